@@ -1,0 +1,45 @@
+import type { BACKING_CATEGORIES, BackingCategory, ProfileName } from './constants.js';
+import type { CacheHint, PrefixCounts } from './fixture.js';
+
+/** Per-profile entry of the machine-readable contract. */
+export interface ContractProfile {
+  description: string;
+  capabilities: string[] | null;
+  counts: PrefixCounts;
+  backingCounts: Record<BackingCategory, number>;
+  names: string[];
+  requiredFields: Record<string, string[]>;
+  confirmTools: string[];
+  hash: string;
+  fixtures: { modern: string; legacy: string };
+}
+
+export interface PromptContractProfile {
+  description: string;
+  capabilities: string[] | null;
+  counts: { total: number };
+  names: string[];
+  requiredTools: Record<string, string[]>;
+  requiredCapabilities: Record<string, string[]>;
+  hash: string;
+  fixture: string;
+}
+
+/** `docs/generated/tool-profile-contract.json`: the contract derived from the modern fixtures. */
+export interface ContractArtifact {
+  contractVersion: number;
+  issue: number;
+  mcpRevision: string;
+  approvedCacheHint: CacheHint;
+  sdk: Record<string, string>;
+  backingCategories: typeof BACKING_CATEGORIES;
+  toolBacking: Record<string, BackingCategory>;
+  profiles: Record<ProfileName, ContractProfile>;
+  promptIssue?: number;
+  promptProfiles?: Record<ProfileName, PromptContractProfile>;
+}
+
+export const CONTRACT_ARTIFACT_PATH = 'docs/generated/tool-profile-contract.json';
+export const PROFILES_DOC_PATH = 'docs/generated/tool-profiles.md';
+export const TOOL_FIXTURES_DIR = 'fixtures/tool-contract';
+export const PROMPT_FIXTURES_DIR = 'fixtures/prompt-contract';

@@ -1,0 +1,50 @@
+/** Facts of the frozen Phase 1 contract shared by the server's generator and the checker. */
+
+export const CONTRACT_VERSION = 1;
+/** Tracking issue of the tool contract; recorded in fixtures for provenance. */
+export const CONTRACT_ISSUE = 49;
+export const PROMPT_CONTRACT_ISSUE = 166;
+
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
+export const MCP_REVISION = MODERN_PROTOCOL_VERSION;
+
+export const SERVER_NAME = 'backblaze-b2';
+
+/** The only cache hint the contract approves for modern `tools/list` and `server/discover`. */
+export const APPROVED_CACHE_HINT = { ttlMs: 30_000, cacheScope: 'private' } as const;
+
+export const PROFILE_NAMES = ['full', 'default', 'read-only'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/** Older spellings a user may still type; resolved before anything else looks at a profile. */
+export const PROFILE_ALIASES: Readonly<Record<string, ProfileName>> = { 'phase1-default': 'default' };
+
+export const ERAS = ['modern', 'legacy'] as const;
+export type Era = (typeof ERAS)[number];
+
+export const BACKING_CATEGORIES = {
+  nativeB2Sdk: {
+    label: 'Native B2 API client',
+    sdkPackage: null,
+    description: 'B2 Native API operations that have no S3-compatible equivalent.',
+  },
+  awsS3Sdk: {
+    label: 'AWS S3 SDK',
+    sdkPackage: '@aws-sdk/client-s3',
+    description: 'The S3-compatible data plane.',
+  },
+  customMcp: {
+    label: 'Neither SDK',
+    sdkPackage: null,
+    description: 'Repository-owned analytics composed from listings and usage reports; no SDK exposes them as a primitive.',
+  },
+} as const;
+export type BackingCategory = keyof typeof BACKING_CATEGORIES;
+export const BACKING_CATEGORY_NAMES = Object.keys(BACKING_CATEGORIES) as BackingCategory[];
+
+/** Resolve a user-typed profile name (aliases included); undefined when unknown. */
+export function resolveProfileName(input: string): ProfileName | undefined {
+  const name = PROFILE_ALIASES[input] ?? input;
+  return (PROFILE_NAMES as readonly string[]).includes(name) ? (name as ProfileName) : undefined;
+}

@@ -1,0 +1,129 @@
+import {
+  APPROVED_CACHE_HINT,
+  CONTRACT_ISSUE,
+  CONTRACT_VERSION,
+  LEGACY_PROTOCOL_VERSION,
+  MCP_REVISION,
+  type Era,
+} from './constants.js';
+import { compareCodePoints, snapshotTools, type ListedTool, type NormalizedTool } from './normalize.js';
+
+export interface CacheHint {
+  ttlMs: number;
+  cacheScope: string;
+}
+
+/** What the modern era adds to a fixture: the `tools/list` cache hint and a `server/discover` summary. */
+export interface ModernBlock {
+  toolsListCacheHint: CacheHint | null;
+  discover: {
+    supportedVersions: string[];
+    capabilities: unknown;
+    ttlMs: number | null;
+    cacheScope: string | null;
+  } | null;
+}
+
+export interface PrefixCounts {
+  total: number;
+  b2: number;
+  s3: number;
+  bz: number;
+}
+
+/** One `fixtures/tool-contract/<profile>.<era>.json` file. */
+export interface ToolFixture {
+  contractVersion: number;
+  issue: number;
+  profile: string;
+  era: Era;
+  protocolVersion: string;
+  transport: string;
+  mcpRevision: string;
+  sdk: Record<string, string>;
+  capabilities: string[] | null;
+  counts: PrefixCounts;
+  names: string[];
+  requiredFields: Record<string, string[]>;
+  confirmTools: string[];
+  tools: NormalizedTool[];
+  modern?: ModernBlock;
+  legacy?: { toolsListCacheHint: null; discover: null };
+  hash: string;
+}
+
+export interface FixtureInput {
+  profile: string;
+  era: Era;
+  /** Negotiated protocol version for modern; legacy fixtures carry the fixed legacy label. */
+  protocolVersion: string;
+  transport: 'streamable-http' | 'stdio';
+  sdk: Record<string, string>;
+  capabilities: string[] | null;
+  tools: readonly ListedTool[];
+  modern?: ModernBlock;
+}
+
+export function prefixCounts(names: readonly string[]): PrefixCounts {
+  return {
+    total: names.length,
+    b2: names.filter((n) => n.startsWith('b2_')).length,
+    s3: names.filter((n) => n.startsWith('s3_')).length,
+    bz: names.filter((n) => n.startsWith('bz_')).length,
+  };
+}
+
+function schemaProperties(tool: NormalizedTool): Record<string, unknown> {
+  const schema = tool.inputSchema as { properties?: Record<string, unknown> } | undefined;
+  return schema?.properties && typeof schema.properties === 'object' ? schema.properties : {};
+}
+
+export function requiredFieldsOf(tools: readonly NormalizedTool[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const tool of tools) {
+    const required = (tool.inputSchema as { required?: unknown } | undefined)?.required;
+    out[tool.name] = Array.isArray(required) ? [...required].map(String).sort(compareCodePoints) : [];
+  }
+  return out;
+}
+
+/** Tools whose input schema offers a `confirm` property: the gated tools, as advertised. */
+export function confirmToolsOf(tools: readonly NormalizedTool[]): string[] {
+  return tools.filter((tool) => 'confirm' in schemaProperties(tool)).map((tool) => tool.name).sort(compareCodePoints);
+}
+
+export function buildToolFixture(input: FixtureInput): ToolFixture {
+  const { names, tools, hash } = snapshotTools(input.tools);
+  const base = {
+    contractVersion: CONTRACT_VERSION,
+    issue: CONTRACT_ISSUE,
+    profile: input.profile,
+    era: input.era,
+    protocolVersion: input.era === 'legacy' ? LEGACY_PROTOCOL_VERSION : input.protocolVersion,
+    transport: input.transport,
+    mcpRevision: MCP_REVISION,
+    sdk: input.sdk,
+    capabilities: input.capabilities,
+    counts: prefixCounts(names),
+    names,
+    requiredFields: requiredFieldsOf(tools),
+    confirmTools: confirmToolsOf(tools),
+    tools,
+  };
+  // Key order is part of the file format: the era block comes last, just before the hash.
+  return input.era === 'modern'
+    ? { ...base, modern: input.modern ?? { toolsListCacheHint: null, discover: null }, hash }
+    : { ...base, legacy: { toolsListCacheHint: null, discover: null }, hash };
+}
+
+export function toolFixtureFileName(profile: string, era: Era): string {
+  return `${profile}.${era}.json`;
+}
+
+export function serializeFixture(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+export function isApprovedCacheHint(hint: CacheHint | null | undefined): boolean {
+  return hint?.ttlMs === APPROVED_CACHE_HINT.ttlMs && hint?.cacheScope === APPROVED_CACHE_HINT.cacheScope;
+}
