@@ -1,0 +1,433 @@
+import { describe, expect, it } from 'vitest';
+import {
+  REDACTED,
+  collectSecretValues,
+  createSanitizer,
+  sanitizeProviderCode,
+  sanitizeRequestId,
+} from '../../src/server/policy/sanitize.js';
+
+const CANARY = 'B2_MCP_CANARY_SECRET_abc123';
+const CONFIGURED = 'K005canaryapplicationkeyXYZ';
+
+const results = createSanitizer([CONFIGURED]);
+const logs = createSanitizer([CONFIGURED], { mode: 'log' });
+
+function serialized(v: unknown): string {
+  return JSON.stringify(v);
+}
+
+describe('key-based redaction', () => {
+  it('K1: every structured secret name, in any normalized spelling, any value type', () => {
+    const out = results.value({
+      applicationKey: 'abc',
+      app_key: 12345,
+      'Master-Key': { nested: 'x' },
+      uploadUrl: 'https://pod-000.backblaze.example/upload',
+      customerKeyMd5: ['a', 'b'],
+      password: null,
+      privateKey: true,
+      bucketName: 'photos',
+    });
+    expect(out).toEqual({
+      applicationKey: REDACTED,
+      app_key: REDACTED,
+      'Master-Key': REDACTED,
+      uploadUrl: REDACTED,
+      customerKeyMd5: REDACTED,
+      password: REDACTED,
+      privateKey: REDACTED,
+      bucketName: 'photos',
+    });
+  });
+
+  it('K2: keys ending in "secret" are redacted, secretName is not', () => {
+    expect(results.value({ clientSecret: 'short', webhook_secret: 'x', secretName: 'prod-hmac' })).toEqual({
+      clientSecret: REDACTED,
+      webhook_secret: REDACTED,
+      secretName: 'prod-hmac',
+    });
+  });
+
+  it('K3: keys ending in "token" are redacted, pagination cursors are not', () => {
+    expect(
+      results.value({
+        refreshToken: 'rt',
+        id_token: 'it',
+        continuationToken: 'cursor-1',
+        NextContinuationToken: 'cursor-2',
+        next_token: 'cursor-3',
+      }),
+    ).toEqual({
+      refreshToken: REDACTED,
+      id_token: REDACTED,
+      continuationToken: 'cursor-1',
+      NextContinuationToken: 'cursor-2',
+      next_token: 'cursor-3',
+    });
+  });
+
+  it('K4: header values under any customHeaders ancestor are redacted, elsewhere "value" is kept', () => {
+    const out = results.value({
+      eventNotificationRules: [
+        {
+          targetConfiguration: {
+            custom_headers: [
+              { name: 'X-Team', value: 'hdr-val' },
+              { name: 'X-Other', detail: { value: 'deep' } },
+            ],
+          },
+        },
+      ],
+      metric: { value: 42 },
+    });
+    expect(out).toEqual({
+      eventNotificationRules: [
+        {
+          targetConfiguration: {
+            custom_headers: [
+              { name: 'X-Team', value: REDACTED },
+              { name: 'X-Other', detail: { value: REDACTED } },
+            ],
+          },
+        },
+      ],
+      metric: { value: 42 },
+    });
+  });
+
+  it('K5: secret header names', () => {
+    const headers = {
+      cookie: 'sid=1',
+      'Set-Cookie': 'sid=2',
+      'x-b2-mcp-key': 'k1',
+      'X-B2-Master-Key': 'k2',
+      'x-b2-app-key': 'k3',
+      'content-type': 'application/json',
+    };
+    expect(results.value({ headers })).toEqual({
+      headers: {
+        cookie: REDACTED,
+        'Set-Cookie': REDACTED,
+        'x-b2-mcp-key': REDACTED,
+        'X-B2-Master-Key': REDACTED,
+        'x-b2-app-key': REDACTED,
+        'content-type': 'application/json',
+      },
+    });
+  });
+
+  it('K6: key ids are kept in results and redacted in log mode', () => {
+    const input = { applicationKeyId: '005abc', accessKeyId: 'AKIA1', app_key_id: 'x', masterKeyId: 'm' };
+    expect(results.value(input)).toEqual(input);
+    expect(logs.value(input)).toEqual({
+      applicationKeyId: REDACTED,
+      accessKeyId: REDACTED,
+      app_key_id: REDACTED,
+      masterKeyId: REDACTED,
+    });
+  });
+
+  it('redacts inside nested arrays of arrays', () => {
+    const out = results.value([[{ authToken: 'a' }], [[{ keep: 'b', nested: [{ sessionToken: 'c' }] }]]]);
+    expect(out).toEqual([[{ authToken: REDACTED }], [[{ keep: 'b', nested: [{ sessionToken: REDACTED }] }]]]);
+  });
+});
+
+describe('string-based redaction', () => {
+  it('S1: configured secrets anywhere in any string, including keys that are not secret', () => {
+    const out = results.value({ note: `created with ${CONFIGURED}.`, list: [CONFIGURED] });
+    expect(out).toEqual({ note: `created with ${REDACTED}.`, list: [REDACTED] });
+  });
+
+  it('S1: several secrets, longest first, overlapping occurrences leave no fragment', () => {
+    const sanitizer = createSanitizer(['abcdefgh12', 'gh12345678', 'abcdefgh12XYZW']);
+    expect(sanitizer.text('a abcdefgh12XYZW b')).toBe(`a ${REDACTED} b`);
+    const overlapped = sanitizer.text('[abcdefgh12345678]');
+    expect(overlapped).toBe(`[${REDACTED}]`);
+    expect(sanitizer.text('x abcdefgh12 y gh12345678 z')).toBe(`x ${REDACTED} y ${REDACTED} z`);
+  });
+
+  it('S1: regex metacharacters in secret values are literal', () => {
+    const sanitizer = createSanitizer(['a+b*c?(d)[e]$']);
+    expect(sanitizer.text('key a+b*c?(d)[e]$ end')).toBe(`key ${REDACTED} end`);
+    expect(sanitizer.text('key aab*c?(d)[e]$ end')).toBe('key aab*c?(d)[e]$ end');
+  });
+
+  it('S1: values shorter than 8 characters, blank values and the marker itself are not secrets', () => {
+    const sanitizer = createSanitizer(['short12', '          ', REDACTED, '']);
+    expect(sanitizer.text('short12 and          spaces')).toBe('short12 and          spaces');
+  });
+
+  it('S2: canary values are redacted wherever they appear', () => {
+    expect(results.text(`prefix ${CANARY}-tail! suffix`)).toBe(`prefix ${REDACTED}! suffix`);
+    expect(results.value({ fileName: `dir/${CANARY}.txt` })).toEqual({ fileName: `dir/${REDACTED}.txt` });
+  });
+
+  it('S3: Bearer and Basic credentials lose the credential, keep the scheme', () => {
+    expect(results.text('sent Bearer eyJhbGciOi.xyz_123 to server')).toBe(`sent Bearer ${REDACTED} to server`);
+    expect(results.text('Basic dXNlcjpwYXNzd29yZA==')).toBe(`Basic ${REDACTED}`);
+    expect(results.text('Bearer short')).toBe('Bearer short');
+  });
+
+  it('S4: labelled secrets in JSON, YAML-ish, header and env forms', () => {
+    expect(results.text('{"applicationKey": "K001zzzzzz", "bucket":"b"}')).toBe(
+      `{"applicationKey": "${REDACTED}", "bucket":"b"}`,
+    );
+    expect(results.text("password='hunter2' user=bob")).toBe(`password='${REDACTED}' user=bob`);
+    expect(results.text('x-b2-mcp-key=abc123&next=1')).toBe(`x-b2-mcp-key=${REDACTED}`);
+    expect(results.text('B2_APPLICATION_KEY = K00xyz, region')).toBe(`B2_APPLICATION_KEY = ${REDACTED}, region`);
+    expect(results.text('AUTHORIZATIONTOKEN:abc}')).toBe(`AUTHORIZATIONTOKEN:${REDACTED}}`);
+    expect(results.text('B2_CREDENTIAL_PROD_MASTER_KEY=abc')).toBe(`B2_CREDENTIAL_PROD_MASTER_KEY=${REDACTED}`);
+  });
+
+  it('S4: longest label wins, already-redacted values and unrelated labels are left alone', () => {
+    expect(results.text('masterApplicationKey: abc')).toBe(`masterApplicationKey: ${REDACTED}`);
+    expect(results.text(`applicationKey: "${REDACTED}"`)).toBe(`applicationKey: "${REDACTED}"`);
+    expect(results.text('applicationKeyId: 005abc, secretName: prod')).toBe('applicationKeyId: 005abc, secretName: prod');
+  });
+
+  it('rules apply in order: S3 then S4 leave neither the bearer credential nor the label value', () => {
+    const out = results.text('Authorization: Bearer abcdefghijkl');
+    expect(out).not.toContain('abcdefghijkl');
+    expect(out).toBe(`Authorization: ${REDACTED} ${REDACTED}`);
+  });
+
+  it('S1 runs before S4: a configured secret with a label is redacted once, not mangled', () => {
+    expect(results.text(`applicationKey=${CONFIGURED}`)).toBe(`applicationKey=${REDACTED}`);
+  });
+
+  it('strings that cannot match any rule come back unchanged', () => {
+    for (const s of ['', 'a:b', 'bucket-1', 'plain text with no secrets in it', 'Bearer', 'size=10']) {
+      expect(results.text(s)).toBe(s);
+    }
+  });
+});
+
+describe('structure handling', () => {
+  it('never invokes accessors: they become [accessor] (or [redacted] under a secret key)', () => {
+    let calls = 0;
+    const hostile = {
+      visible: 'ok',
+      get trap(): string {
+        calls += 1;
+        throw new Error('getter invoked');
+      },
+    };
+    Object.defineProperty(hostile, 'applicationKey', {
+      enumerable: true,
+      get() {
+        calls += 1;
+        return 'leak';
+      },
+    });
+    const list: unknown[] = ['a'];
+    Object.defineProperty(list, 1, {
+      enumerable: true,
+      get() {
+        calls += 1;
+        return 'leak';
+      },
+    });
+    expect(results.value({ hostile, list })).toEqual({
+      hostile: { visible: 'ok', trap: '[accessor]', applicationKey: REDACTED },
+      list: ['a', '[accessor]'],
+    });
+    expect(logs.value(hostile)).toEqual({ visible: 'ok', trap: '[accessor]', applicationKey: REDACTED });
+    expect(calls).toBe(0);
+  });
+
+  it('copies own enumerable properties only', () => {
+    const proto = { inherited: 'no' };
+    const obj = Object.create(proto) as Record<string, unknown>;
+    obj.own = 'yes';
+    Object.defineProperty(obj, 'hidden', { value: 'no', enumerable: false });
+    obj[Symbol('sym') as unknown as string] = 'no';
+    const out = results.value(obj) as Record<string, unknown>;
+    expect(out).toEqual({ own: 'yes' });
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+
+  it('marks circular references, but copies shared (non-circular) references', () => {
+    const shared = { name: 'shared' };
+    const root: Record<string, unknown> = { a: shared, b: shared, list: [] as unknown[] };
+    root.self = root;
+    (root.list as unknown[]).push(root.list, { up: root });
+    expect(results.value(root)).toEqual({
+      a: { name: 'shared' },
+      b: { name: 'shared' },
+      list: ['[circular]', { up: '[circular]' }],
+      self: '[circular]',
+    });
+  });
+
+  it('does not mutate the input', () => {
+    const input = {
+      applicationKey: 'k',
+      note: `uses ${CONFIGURED}`,
+      nested: [{ authToken: 't', message: CANARY }],
+    };
+    const before = structuredClone(input);
+    const out = results.value(input) as typeof input;
+    expect(input).toEqual(before);
+    expect(out).not.toBe(input);
+    expect(out.nested).not.toBe(input.nested);
+  });
+
+  it('a "__proto__" key is copied as data, not as a prototype', () => {
+    const input = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as object;
+    const out = results.value(input) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['__proto__', 'ok']);
+    expect((out as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  it('keeps primitives and undefined array holes', () => {
+    expect(results.value(5)).toBe(5);
+    expect(results.value(null)).toBeNull();
+    expect(results.value(true)).toBe(true);
+    // eslint-disable-next-line no-sparse-arrays
+    expect(serialized(results.value([1, , 3]))).toBe('[1,null,3]');
+  });
+
+  it('result mode drops functions, so a toJSON hook cannot bring back secrets', () => {
+    const sneaky = { keep: 'x', toJSON: () => ({ leaked: CANARY }) };
+    const out = results.value(sneaky);
+    expect(Object.keys(out as object)).toEqual(['keep']);
+    expect(serialized(out)).not.toContain(CANARY);
+  });
+
+  it('binary data is summarized, never copied', () => {
+    const bytes = Buffer.from(`${CONFIGURED}`);
+    expect(results.value({ bytes })).toEqual({ bytes: { type: 'Buffer', byteLength: bytes.length } });
+    expect(logs.value(new Uint8Array(4))).toEqual({ type: 'ArrayBufferView', byteLength: 4 });
+  });
+});
+
+describe('log mode extras', () => {
+  it('functions, dates and invalid dates', () => {
+    expect(logs.value({ fn: () => 1, at: new Date(Date.UTC(2026, 0, 2)), bad: new Date(Number.NaN) })).toEqual({
+      fn: '[function]',
+      at: '2026-01-02T00:00:00.000Z',
+      bad: '[invalid_date]',
+    });
+  });
+
+  it('errors are rebuilt with sanitized name, message, stack, cause and own fields', () => {
+    const cause = new Error(`inner ${CANARY}`);
+    const error = Object.assign(new TypeError(`outer uses ${CONFIGURED}`, { cause }), {
+      code: 'bad_request',
+      authorizationToken: 'tok',
+    });
+    const out = logs.value({ error }) as { error: Record<string, unknown> };
+    expect(out.error.name).toBe('TypeError');
+    expect(out.error.message).toBe(`outer uses ${REDACTED}`);
+    expect(out.error.stack).toContain(`TypeError: outer uses ${REDACTED}`);
+    expect(out.error.code).toBe('bad_request');
+    expect(out.error.authorizationToken).toBe(REDACTED);
+    expect((out.error.cause as Record<string, unknown>).message).toBe(`inner ${REDACTED}`);
+    const text = serialized(out);
+    expect(text).not.toContain(CONFIGURED);
+    expect(text).not.toContain(CANARY);
+  });
+
+  it('error message getters are not invoked and self-referencing causes terminate', () => {
+    let calls = 0;
+    class Hostile extends Error {
+      override get message(): string {
+        calls += 1;
+        return 'leak';
+      }
+    }
+    const error = new Hostile();
+    Object.defineProperty(error, 'cause', { value: error, enumerable: false });
+    const out = logs.value(error) as Record<string, unknown>;
+    expect(calls).toBe(0);
+    expect(out.message).toBe('[accessor]');
+    expect(out.stack).toBe('[accessor]');
+    expect(out.cause).toBe('[circular]');
+  });
+
+  it('a whole log record carries no canary or configured secret', () => {
+    const record = {
+      event: 'tool.call',
+      tool: 'b2_create_key',
+      args: { keyName: 'ci', applicationKeyId: '0050000000000000000001' },
+      detail: `response body {"applicationKey":"${CONFIGURED}","note":"${CANARY}"}`,
+    };
+    const line = serialized(logs.value(record));
+    expect(line).not.toContain(CONFIGURED);
+    expect(line).not.toContain(CANARY);
+    expect(line).not.toContain('0050000000000000000001');
+    expect(line).toContain('b2_create_key');
+  });
+});
+
+describe('collectSecretValues', () => {
+  it('reads the secret env names case-insensitively, keeps values ≥ 8 chars, skips blanks and duplicates', () => {
+    const env = {
+      AWS_SECRET_ACCESS_KEY: 'awssecret123',
+      b2_application_key: 'K005lowercase',
+      B2_APP_KEY: 'short',
+      B2_MASTER_KEY: '          ',
+      B2_CREDENTIAL_PROD_APP_KEY: 'credprod-app',
+      b2_credential_ci_2_master_key: 'credci-master',
+      B2_CREDENTIAL_X_APPLICATION_KEY: 'awssecret123',
+      B2_APPLICATION_KEY_ID: '005keyid00000',
+      B2_CREDENTIAL_PROD_APP_KEY_ID: '005keyid00001',
+      HOME: '/home/someone',
+    };
+    expect(collectSecretValues(env, [undefined, 'configKey-1', 'tiny', CONFIGURED]).sort()).toEqual(
+      ['awssecret123', 'K005lowercase', 'credprod-app', 'credci-master', 'configKey-1', CONFIGURED].sort(),
+    );
+  });
+
+  it('collected values drive S1', () => {
+    const sanitizer = createSanitizer(collectSecretValues({ B2_APPLICATION_KEY: 'K005fromEnvValue' }));
+    expect(sanitizer.text('echo K005fromEnvValue')).toBe(`echo ${REDACTED}`);
+  });
+});
+
+describe('provider identifiers', () => {
+  it('codes: kept when plain, redacted when a rule changes them or the shape is wrong, unknown when empty', () => {
+    expect(sanitizeProviderCode('bad_auth_token', results)).toBe('bad_auth_token');
+    expect(sanitizeProviderCode('NoSuchKey', results)).toBe('NoSuchKey');
+    expect(sanitizeProviderCode(undefined, results)).toBe('unknown_error');
+    expect(sanitizeProviderCode('', results)).toBe('unknown_error');
+    expect(sanitizeProviderCode(CONFIGURED, results)).toBe(REDACTED);
+    expect(sanitizeProviderCode(CANARY, results)).toBe(REDACTED);
+    expect(sanitizeProviderCode('has space', results)).toBe(REDACTED);
+    expect(sanitizeProviderCode('_leading', results)).toBe(REDACTED);
+    expect(sanitizeProviderCode('a'.repeat(129), results)).toBe(REDACTED);
+  });
+
+  it('request ids: kept when id-shaped and unchanged, absent stays absent', () => {
+    expect(sanitizeRequestId('req-1:abc/def+ghi=', results)).toBe('req-1:abc/def+ghi=');
+    expect(sanitizeRequestId(undefined, results)).toBeUndefined();
+    expect(sanitizeRequestId('', results)).toBeUndefined();
+    expect(sanitizeRequestId('password=hunter22', results)).toBe(REDACTED);
+    expect(sanitizeRequestId('id with space', results)).toBe(REDACTED);
+    expect(sanitizeRequestId('a'.repeat(257), results)).toBe(REDACTED);
+  });
+});
+
+describe('throughput', () => {
+  it('sanitizes a 1000-file listing quickly', () => {
+    const files = Array.from({ length: 1000 }, (_, i) => ({
+      fileName: `photos/2026/img_${i}.jpg`,
+      fileId: `4_z27c88f1d182b150646ff0b16_f1004ba650fe24e6b_d20260101_m${i}`,
+      contentLength: 1024 * i,
+      contentType: 'image/jpeg',
+      uploadTimestamp: 1767225600000 + i,
+      fileInfo: { src_last_modified_millis: '1767225600000' },
+      action: 'upload',
+    }));
+    const payload = { files, nextFileName: null, continuationToken: 'c' };
+    const start = performance.now();
+    const out = results.value(payload) as typeof payload;
+    const elapsed = performance.now() - start;
+    expect(out.files).toHaveLength(1000);
+    expect(out.files[999]).toEqual(files[999]);
+    expect(elapsed).toBeLessThan(250);
+  });
+});
