@@ -1,0 +1,42 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { MODERN_PROTOCOL_VERSION, type Era } from '../../src/contract/constants.js';
+import type { ModernBlock } from '../../src/contract/fixture.js';
+import type { ListedTool } from '../../src/contract/normalize.js';
+
+export interface Collected {
+  protocolVersion: string;
+  tools: ListedTool[];
+  modern?: ModernBlock;
+}
+
+/** `tools/list` from a live HTTP endpoint through the official client, pinned to one era. */
+export async function collectTools(url: URL, era: Era): Promise<Collected> {
+  const client = new Client(
+    { name: 'b2-mcp-contract-generator', version: '1' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } } : {},
+  );
+  await client.connect(new StreamableHTTPClientTransport(url));
+  try {
+    const listed = await client.listTools(undefined, { cacheMode: 'refresh' });
+    if (era === 'legacy') return { protocolVersion: client.getNegotiatedProtocolVersion?.() ?? '', tools: listed.tools as ListedTool[] };
+    const discover = client.getDiscoverResult();
+    const hint = listed as { ttlMs?: number; cacheScope?: string };
+    return {
+      protocolVersion: MODERN_PROTOCOL_VERSION,
+      tools: listed.tools as ListedTool[],
+      modern: {
+        toolsListCacheHint: hint.ttlMs === undefined ? null : { ttlMs: hint.ttlMs, cacheScope: hint.cacheScope ?? '' },
+        discover: discover
+          ? {
+              supportedVersions: discover.supportedVersions,
+              capabilities: discover.capabilities,
+              ttlMs: (discover as { ttlMs?: number }).ttlMs ?? null,
+              cacheScope: (discover as { cacheScope?: string }).cacheScope ?? null,
+            }
+          : null,
+      },
+    };
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,54 @@
+import { ConfigError, readSetting } from './config.js';
+import { createRuntime } from './start.js';
+import { serveOverHttp } from './transports/http.js';
+import { serveOverStdio } from './transports/stdio.js';
+
+/** A command-line mistake: exit code 2 with a usage hint. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function parsePort(value: string, source: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new UsageError(`${source} must be a port number between 0 and 65535 (got "${value}").`);
+  }
+  return Number(value);
+}
+
+function onShutdown(stop: () => Promise<void>): void {
+  const exit = (): void => {
+    void stop().finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 10_000).unref();
+  };
+  process.once('SIGINT', exit);
+  process.once('SIGTERM', exit);
+}
+
+export async function runStdio(env: NodeJS.ProcessEnv): Promise<void> {
+  const handle = serveOverStdio(await createRuntime(env, 'stdio'));
+  onShutdown(() => handle.close());
+  process.stdin.once('end', () => void handle.close().finally(() => process.exit(0)));
+}
+
+export async function runHttp(env: NodeJS.ProcessEnv, options: { port?: string; host: string }): Promise<void> {
+  const port = options.port !== undefined ? parsePort(options.port, '--port') : parsePort(readSetting(env, 'http', 'PORT') ?? '3000', 'PORT');
+  const runtime = await createRuntime(env, 'http');
+  const server = await serveOverHttp(runtime, { port, host: options.host });
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  runtime.logger.info('http.listening', { url: `http://${options.host}:${bound}/mcp` });
+  onShutdown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+}
+
+/** The transport used when no subcommand is given. */
+export function defaultTransport(env: NodeJS.ProcessEnv): 'stdio' | 'http' {
+  try {
+    return readSetting(env, 'stdio', 'B2_MCP_TRANSPORT') === 'http' ? 'http' : 'stdio';
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,173 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { PROFILE_ALIASES, resolveProfileName, type ProfileName } from '../contract/constants.js';
+
+export type Transport = 'stdio' | 'http';
+
+/** A configuration problem: reported as one line, exit code 1, never a stack trace. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+interface VariableSpec {
+  name: string;
+  description: string;
+  /** Accepted values (case-insensitive); anything else is a startup error. */
+  values?: readonly string[];
+  defaults?: { stdio?: string; http?: string };
+}
+
+/**
+ * Every environment variable the server reads. The README's configuration table is generated
+ * from this list, and a test fails if the code reads a variable that is not here.
+ */
+export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
+  { name: 'B2_APPLICATION_KEY_ID', description: 'Application key id. Required unless `B2_MCP_PROFILE` or `B2_REGISTER_ALL_TOOLS` pins the surface (tool calls then fail with `missing_credentials`).' },
+  { name: 'B2_APPLICATION_KEY', description: 'Application key secret; set together with `B2_APPLICATION_KEY_ID`.' },
+  { name: 'B2_MASTER_KEY_ID', description: 'Partner (master) key id; a key distinct from the application key enables the Partner/Groups tools.' },
+  { name: 'B2_MASTER_KEY', description: 'Partner (master) key secret; set together with `B2_MASTER_KEY_ID`.' },
+  { name: 'B2_API_URL', description: 'B2 Native API base URL used to authorize (point it at `b2-mcp sandbox` to try everything locally).', defaults: { stdio: 'https://api.backblazeb2.com', http: 'https://api.backblazeb2.com' } },
+  { name: 'B2_MCP_PROFILE', description: 'Pin the tool surface to a named profile without contacting B2 (`phase1-default` is accepted for `default`).', values: ['full', 'default', 'read-only', ...Object.keys(PROFILE_ALIASES)] },
+  { name: 'B2_REGISTER_ALL_TOOLS', description: 'Serve the full surface without reading the key\'s capabilities.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
+  { name: 'B2_MCP_OUTPUT_FORMAT', description: 'Text block of structured results: compact JSON or TOON.', values: ['json', 'toon'], defaults: { stdio: 'json', http: 'json' } },
+  { name: 'B2_DESTRUCTIVE_POLICY', description: 'Destructive and protection-weakening calls: ask for confirmation, refuse, or allow.', values: ['confirm', 'block', 'allow'], defaults: { stdio: 'confirm', http: 'block' } },
+  { name: 'B2_DESTRUCTIVE_ELICITATION', description: 'Ask the human through MCP form elicitation when the client supports it.', values: ['on', 'off', 'true', 'false', '1', '0'], defaults: { stdio: 'on', http: 'on' } },
+  { name: 'B2_SECRET_SINK', description: 'Where durable secrets (new keys, accounts) go: an owner-only file, inline in the result (explicit opt-in), or nowhere (those tools become unavailable stubs).', values: ['file', 'inline', 'off'], defaults: { stdio: 'file', http: 'off' } },
+  { name: 'B2_SECRET_SINK_FILE', description: 'Absolute path of the secret ledger (JSON lines, mode 0600).', defaults: { stdio: '~/.b2-mcp/secrets.jsonl' } },
+  { name: 'B2_ALLOW_INLINE_SECRETS', description: 'Required opt-in for `B2_SECRET_SINK=inline` over HTTP.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
+  { name: 'B2_ALLOW_LOCAL_FILES', description: 'Let `s3_get_object.saveToPath` and `s3_put_object.filePath` touch local files.', values: ['true', 'false'], defaults: { stdio: 'true', http: 'false' } },
+  { name: 'B2_FILE_ROOT', description: 'Absolute directory that local file paths must stay inside (symlinks resolved).' },
+  { name: 'B2_REGION', description: 'Fallback S3 region; the authorized account\'s S3 endpoint wins once known.', defaults: { stdio: 'us-west-004', http: 'us-west-004' } },
+  { name: 'B2_LOG_FILE', description: 'Absolute path for JSON logs instead of stderr (never stdout).' },
+  { name: 'LOG_LEVEL', description: 'Log level.', values: ['debug', 'info', 'warn', 'error', 'silent'], defaults: { stdio: 'info', http: 'info' } },
+  { name: 'B2_ENABLE_MCP_PROMPTS', description: 'Serve the workflow prompts (off unless exactly `true`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
+  { name: 'B2_MCP_TRANSPORT', description: 'Transport when no subcommand is given.', values: ['stdio', 'http'], defaults: { stdio: 'stdio' } },
+  { name: 'PORT', description: 'HTTP listen port when `--port` is not given.', defaults: { http: '3000' } },
+];
+
+export interface Credentials {
+  applicationKeyId: string;
+  applicationKey: string;
+  masterKeyId?: string;
+  masterKey?: string;
+}
+
+export type OutputFormat = 'json' | 'toon';
+export type DestructivePolicy = 'confirm' | 'block' | 'allow';
+export type SecretSinkMode = 'file' | 'inline' | 'off';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface ServerConfig {
+  transport: Transport;
+  credentials?: Credentials;
+  apiUrl: string;
+  /** A pinned profile, or undefined to derive the surface from the key's capabilities. */
+  profile?: ProfileName;
+  registerAllTools: boolean;
+  outputFormat: OutputFormat;
+  destructivePolicy: DestructivePolicy;
+  elicitation: boolean;
+  secretSink: SecretSinkMode;
+  secretSinkFile?: string;
+  allowLocalFiles: boolean;
+  fileRoot?: string;
+  region: string;
+  logFile?: string;
+  logLevel: LogLevel;
+  promptsEnabled: boolean;
+}
+
+const SPECS = new Map(ENVIRONMENT_VARIABLES.map((spec) => [spec.name, spec]));
+
+export function readSetting(env: NodeJS.ProcessEnv, transport: Transport, name: string): string | undefined {
+  const spec = SPECS.get(name);
+  if (!spec) throw new Error(`Undeclared environment variable ${name}`);
+  const raw = env[name]?.trim();
+  const value = raw === undefined || raw === '' ? spec.defaults?.[transport] : raw;
+  if (value === undefined || !spec.values) return value;
+  const normalized = value.toLowerCase();
+  if (!spec.values.includes(normalized)) {
+    throw new ConfigError(`${name} must be one of ${spec.values.join(', ')} (got "${value}").`);
+  }
+  return normalized;
+}
+
+const isTrue = (value: string | undefined): boolean => value === 'true' || value === 'on' || value === '1';
+
+function absolutePath(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const expanded = value.startsWith('~/') ? join(homedir(), value.slice(2)) : value;
+  if (!isAbsolute(expanded)) throw new ConfigError(`${name} must be an absolute path (got "${value}").`);
+  return expanded;
+}
+
+function credentialPair(env: NodeJS.ProcessEnv, idName: string, secretName: string): [string, string] | undefined {
+  const id = env[idName]?.trim();
+  const secret = env[secretName]?.trim();
+  if (!id && !secret) return undefined;
+  if (!id || !secret) {
+    throw new ConfigError(`${idName} and ${secretName} must be set together (only ${id ? idName : secretName} is set).`);
+  }
+  return [id, secret];
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): ServerConfig {
+  const primary = credentialPair(env, 'B2_APPLICATION_KEY_ID', 'B2_APPLICATION_KEY');
+  const master = credentialPair(env, 'B2_MASTER_KEY_ID', 'B2_MASTER_KEY');
+  if (master && !primary) throw new ConfigError('B2_MASTER_KEY_ID needs B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY as well.');
+
+  const profileValue = readSetting(env, transport, 'B2_MCP_PROFILE');
+  const profile = profileValue === undefined ? undefined : resolveProfileName(profileValue);
+  const registerAllTools = isTrue(readSetting(env, transport, 'B2_REGISTER_ALL_TOOLS'));
+  if (!primary && !profile && !registerAllTools) {
+    throw new ConfigError('Set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY (or pin a surface with B2_MCP_PROFILE to run without a key).');
+  }
+
+  const secretSink = readSetting(env, transport, 'B2_SECRET_SINK') as SecretSinkMode;
+  if (secretSink === 'inline' && transport === 'http' && !isTrue(readSetting(env, transport, 'B2_ALLOW_INLINE_SECRETS'))) {
+    throw new ConfigError('B2_SECRET_SINK=inline over HTTP needs B2_ALLOW_INLINE_SECRETS=true.');
+  }
+  const explicitSinkFile = env.B2_SECRET_SINK_FILE?.trim();
+  if (secretSink === 'file' && transport === 'http' && !explicitSinkFile) {
+    throw new ConfigError('B2_SECRET_SINK=file over HTTP needs an explicit B2_SECRET_SINK_FILE.');
+  }
+  const logFile = absolutePath('B2_LOG_FILE', env.B2_LOG_FILE?.trim() || undefined);
+  const secretSinkFile = secretSink === 'file' ? absolutePath('B2_SECRET_SINK_FILE', readSetting(env, transport, 'B2_SECRET_SINK_FILE')) : undefined;
+  if (secretSinkFile && logFile && secretSinkFile === logFile) {
+    throw new ConfigError('B2_SECRET_SINK_FILE must not be the log file.');
+  }
+
+  const apiUrl = readSetting(env, transport, 'B2_API_URL') as string;
+  try {
+    const parsed = new URL(apiUrl);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error('protocol');
+  } catch {
+    throw new ConfigError(`B2_API_URL must be an http(s) URL (got "${apiUrl}").`);
+  }
+
+  return {
+    transport,
+    credentials: primary && {
+      applicationKeyId: primary[0],
+      applicationKey: primary[1],
+      ...(master && { masterKeyId: master[0], masterKey: master[1] }),
+    },
+    apiUrl: apiUrl.replace(/\/+$/, ''),
+    profile,
+    registerAllTools,
+    outputFormat: readSetting(env, transport, 'B2_MCP_OUTPUT_FORMAT') as OutputFormat,
+    destructivePolicy: readSetting(env, transport, 'B2_DESTRUCTIVE_POLICY') as DestructivePolicy,
+    elicitation: isTrue(readSetting(env, transport, 'B2_DESTRUCTIVE_ELICITATION')),
+    secretSink,
+    secretSinkFile,
+    allowLocalFiles: isTrue(readSetting(env, transport, 'B2_ALLOW_LOCAL_FILES')),
+    fileRoot: absolutePath('B2_FILE_ROOT', env.B2_FILE_ROOT?.trim() || undefined),
+    region: readSetting(env, transport, 'B2_REGION') as string,
+    logFile,
+    logLevel: readSetting(env, transport, 'LOG_LEVEL') as LogLevel,
+    promptsEnabled: readSetting(env, transport, 'B2_ENABLE_MCP_PROMPTS') === 'true',
+  };
+}

@@ -1,0 +1,81 @@
+import type { ProfileName } from '../contract/constants.js';
+import type { SecretSinkMode } from './config.js';
+import { PROFILES } from './profiles.js';
+import { annotationsFor, type ToolAnnotations } from './tools/annotations.js';
+import { TOOL_CATALOG } from './tools/catalog.js';
+import { ToolError, type ToolDefinition } from './tools/definition.js';
+import { boolean, toInputSchema, type JsonSchema } from './tools/schema.js';
+
+/** A tool as one surface serves it: the definition after narrowing, and its wire form. */
+export interface ResolvedTool {
+  definition: ToolDefinition;
+  /** A durable-secret tool served without a sink: it explains why it cannot run. */
+  stub: boolean;
+  inputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+}
+
+export interface SurfaceInput {
+  /** The key's capabilities, or null for the full-surface override. */
+  capabilities: ReadonlySet<string> | null;
+  /** A distinct Partner (master) credential is configured. */
+  partner: boolean;
+  secretSink: SecretSinkMode;
+}
+
+const STUB_DESCRIPTION = 'Unavailable: this tool would return durable credential material and this server has no secret sink configured for it.';
+
+function stubOf(tool: ToolDefinition): ToolDefinition {
+  return {
+    ...tool,
+    description: STUB_DESCRIPTION,
+    input: { properties: {} },
+    handler: async () => {
+      throw new ToolError(410, 'tool_unavailable', `${tool.name} is unavailable: it would return durable credential material and no secret sink is configured for it.`);
+    },
+  };
+}
+
+/** The confirmation field is policy: the registry adds it to exactly the gated tools. */
+function wireSchema(tool: ToolDefinition): JsonSchema {
+  if (!tool.gate) return toInputSchema(tool.input);
+  const confirm = boolean({ description: 'Set true only after the user approved this exact call.' });
+  return toInputSchema({ ...tool.input, properties: { ...tool.input.properties, confirm } });
+}
+
+function resolve(tool: ToolDefinition, stub: boolean): ResolvedTool {
+  const definition = stub ? stubOf(tool) : tool;
+  return { definition, stub, inputSchema: wireSchema(definition), annotations: annotationsFor(definition) };
+}
+
+/** Real secret handlers need somewhere to put the secret; trial accounts only fit inline. */
+function sinkAccepts(tool: ToolDefinition, sink: SecretSinkMode): boolean {
+  if (sink === 'inline') return true;
+  return sink === 'file' && tool.name !== 'b2_reserve_trial_create_account';
+}
+
+/** The tools a credential may see, sorted by name. */
+export function resolveSurface(input: SurfaceInput, catalog: readonly ToolDefinition[] = TOOL_CATALOG): ResolvedTool[] {
+  const { capabilities, partner, secretSink } = input;
+  const surface: ResolvedTool[] = [];
+  for (const base of catalog) {
+    const tool = base.narrow ? base.narrow(capabilities) : base;
+    if (!tool) continue;
+    const capable = capabilities === null || tool.capabilities === 'unmapped' || tool.capabilities.some((c) => capabilities.has(c));
+    const partnerOk = !tool.partner || partner || capabilities === null;
+    if (!tool.secretProducing) {
+      if (capable && partnerOk) surface.push(resolve(tool, false));
+    } else if (capable && partnerOk && sinkAccepts(tool, secretSink)) {
+      surface.push(resolve(tool, false));
+    } else if (secretSink !== 'inline') {
+      // Without a sink the name stays visible as a stub, so the surface does not depend on it.
+      surface.push(resolve(tool, true));
+    }
+  }
+  return surface;
+}
+
+export function profileSurface(profile: ProfileName, secretSink: SecretSinkMode = 'off'): ResolvedTool[] {
+  const { capabilities, partner } = PROFILES[profile];
+  return resolveSurface({ capabilities: capabilities && new Set(capabilities), partner, secretSink });
+}

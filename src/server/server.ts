@@ -1,0 +1,132 @@
+import { fromJsonSchema, McpServer, type CallToolResult, type InputRequiredResult, type McpServerFactory } from '@modelcontextprotocol/server';
+import { APPROVED_CACHE_HINT, SERVER_NAME, type Era } from '../contract/constants.js';
+import type { ServerConfig } from './config.js';
+import type { ToolContext } from './context.js';
+import type { Logger } from './logger.js';
+import { ConfirmationStates, evaluateGate } from './policy/gate.js';
+import type { Sanitizer } from './policy/sanitize.js';
+import { errorResult, formatToolError, successResult, type TextEncoder } from './policy/serialize.js';
+import type { ResolvedTool } from './registry.js';
+import { ToolError, type ToolArgs, type ToolOutcome } from './tools/definition.js';
+
+/** Everything one server process shares across connections and requests. */
+export interface ServerRuntime {
+  config: ServerConfig;
+  version: string;
+  logger: Logger;
+  sanitizer: Sanitizer;
+  surface: readonly ResolvedTool[];
+  states: ConfirmationStates;
+}
+
+const FORMAT_SENTENCE: Record<ServerConfig['outputFormat'], string> = {
+  json: 'Structured results carry structuredContent; their text block is compact JSON.',
+  toon: 'Structured results carry structuredContent; their text block is TOON (spec 4.1), with compact JSON when a result is too large for it.',
+};
+
+function instructions(config: ServerConfig): string {
+  return [
+    'Backblaze B2 tools: b2_* for account, buckets, keys, Object Lock and usage analytics; s3_* for objects and multipart uploads.',
+    'Destructive or protection-weakening calls need the user\'s explicit approval; never approve on their behalf.',
+    'Credentials are never accepted as tool arguments and never returned.',
+    FORMAT_SENTENCE[config.outputFormat],
+  ].join(' ');
+}
+
+type ElicitationCapabilities = { elicitation?: unknown } | undefined;
+
+function supportsFormElicitation(capabilities: ElicitationCapabilities): boolean {
+  const elicitation = capabilities?.elicitation;
+  if (elicitation === null || typeof elicitation !== 'object') return false;
+  return Object.keys(elicitation).length === 0 || 'form' in elicitation;
+}
+
+function sanitizeOutcome(outcome: ToolOutcome, sanitizer: Sanitizer): ToolOutcome {
+  return 'text' in outcome ? { text: sanitizer.text(outcome.text) } : { structured: sanitizer.value(outcome.structured) };
+}
+
+/** Builds one McpServer per connection (stdio) or request (HTTP), for either era. */
+export function createServerFactory(runtime: ServerRuntime): McpServerFactory {
+  const { config, logger, sanitizer } = runtime;
+  const warnedFallbacks = new Set<string>();
+  const encoder: TextEncoder = {
+    format: config.outputFormat,
+    onToonFallback: (reason) => {
+      if (warnedFallbacks.has(reason)) return;
+      warnedFallbacks.add(reason);
+      logger.warn('tool.output_format.toon_fallback', { reason });
+    },
+  };
+
+  return ({ era }: { era: Era }) => {
+    const server = new McpServer(
+      { name: SERVER_NAME, version: runtime.version },
+      {
+        instructions: instructions(config),
+        capabilities: { tools: { listChanged: false } },
+        cacheHints: { 'tools/list': { ...APPROVED_CACHE_HINT }, 'server/discover': { ...APPROVED_CACHE_HINT } },
+        maxToolInputElements: 20_000,
+      },
+    );
+
+    for (const tool of runtime.surface) {
+      const { definition } = tool;
+      server.registerTool(
+        definition.name,
+        {
+          title: definition.title,
+          description: definition.description,
+          inputSchema: fromJsonSchema<ToolArgs>(tool.inputSchema),
+          annotations: tool.annotations,
+        },
+        async (args: ToolArgs, ctx): Promise<CallToolResult | InputRequiredResult> => {
+          const started = performance.now();
+          let outcomeLabel = 'ok';
+          try {
+            const effect = tool.stub ? undefined : definition.gate?.(args);
+            if (effect) {
+              const clientCapabilities: ElicitationCapabilities =
+                era === 'modern'
+                  ? (ctx.mcpReq.envelope as Record<string, ElicitationCapabilities> | undefined)?.['io.modelcontextprotocol/clientCapabilities']
+                  : server.server.getClientCapabilities();
+              const gate = evaluateGate(
+                {
+                  toolName: definition.name,
+                  effect,
+                  args,
+                  policy: config.destructivePolicy,
+                  canElicit: config.elicitation && supportsFormElicitation(clientCapabilities),
+                  inputResponses: ctx.mcpReq.inputResponses,
+                  requestState: ctx.mcpReq.requestState<string>(),
+                  verifyState: era === 'modern',
+                },
+                runtime.states,
+              );
+              if (gate.kind === 'ask') {
+                outcomeLabel = 'input_required';
+                return gate.result;
+              }
+            }
+            const context: ToolContext = { config, logger, signal: ctx.mcpReq.signal };
+            const outcome = await definition.handler(args, context);
+            return successResult(sanitizeOutcome(outcome, sanitizer), encoder);
+          } catch (error) {
+            const toolError = error instanceof ToolError ? error : new ToolError(500, 'internal_error', 'The tool failed unexpectedly; see the server log.');
+            outcomeLabel = toolError.code;
+            if (!(error instanceof ToolError)) logger.error('tool.error', { tool: definition.name, error: sanitizer.value(error) });
+            return errorResult(sanitizer.text(formatToolError(toolError)));
+          } finally {
+            logger.info('tool.call', {
+              tool: definition.name,
+              era,
+              argKeys: Object.keys(args ?? {}),
+              outcome: outcomeLabel,
+              durationMs: Math.round(performance.now() - started),
+            });
+          }
+        },
+      );
+    }
+    return server;
+  };
+}

@@ -1,0 +1,220 @@
+import type { ToolArgs, ToolDefinition } from './definition.js';
+import { pendingHandler } from './pending.js';
+import { array, boolean, constant, integer, nullable, object, oneOf, string, stringMap, type JsonSchema } from './schema.js';
+
+const BUCKET_TYPES = ['allPublic', 'allPrivate'] as const;
+
+const bucketInfo = stringMap(
+  string({ minLength: 1, maxLength: 50, pattern: "^[A-Za-z0-9._`~!#$%^&*'|+-]+$" }),
+  string({ maxLength: 10000 }),
+  { description: 'Custom bucket metadata, at most 10 pairs.', maxProperties: 10 },
+);
+
+const headerList = (minItems: number): JsonSchema =>
+  array(string({ minLength: 1, maxLength: 999 }), minItems > 0 ? { minItems, maxItems: 100 } : { maxItems: 100 });
+
+const corsRules = array(
+  object(
+    {
+      corsRuleName: string({ minLength: 6, maxLength: 63, pattern: '^[A-Za-z0-9-]+$' }),
+      allowedOrigins: headerList(1),
+      allowedOperations: headerList(1),
+      allowedHeaders: headerList(0),
+      exposeHeaders: headerList(0),
+      maxAgeSeconds: integer(0, 86400),
+    },
+    ['corsRuleName', 'allowedOrigins', 'allowedOperations', 'allowedHeaders', 'maxAgeSeconds'],
+  ),
+  { maxItems: 100 },
+);
+
+const lifecycleDays = nullable(integer(1, 36500));
+const lifecycleRules = array(
+  object(
+    {
+      fileNamePrefix: string(),
+      daysFromUploadingToHiding: lifecycleDays,
+      daysFromHidingToDeleting: lifecycleDays,
+      daysFromStartingToCancelingUnfinishedLargeFiles: lifecycleDays,
+    },
+    ['fileNamePrefix'],
+  ),
+  { maxItems: 100 },
+);
+
+const serverSideEncryption = object({ mode: oneOf(['none', 'SSE-B2']), algorithm: oneOf(['AES256']) }, ['mode']);
+
+const bucketId = string({ minLength: 1 });
+
+function bucketWouldBePublic(args: ToolArgs): string | undefined {
+  return args.bucketType === 'allPublic' ? 'make every file in the bucket publicly downloadable' : undefined;
+}
+
+/** Each update that removes a protection or widens exposure, in the order they are reported. */
+function updateBucketEffects(args: ToolArgs): string | undefined {
+  const effects: string[] = [];
+  const publicEffect = bucketWouldBePublic(args);
+  if (publicEffect) effects.push(publicEffect);
+  if (args.fileLockEnabled === false) effects.push('turn Object Lock off');
+  const retention = args.defaultRetention as { mode?: unknown } | undefined;
+  if (retention && retention.mode === null) effects.push('clear the default retention');
+  const rules = Array.isArray(args.lifecycleRules) ? (args.lifecycleRules as Array<Record<string, unknown>>) : [];
+  if (rules.some((rule) => rule.daysFromHidingToDeleting !== undefined && rule.daysFromHidingToDeleting !== null)) {
+    effects.push('schedule deletion of hidden file versions');
+  }
+  if (args.replicationConfiguration !== undefined) effects.push('change replication, copying data to another bucket');
+  return effects.length > 0 ? effects.join(' and ') : undefined;
+}
+
+const notificationRule = object(
+  {
+    name: string({ minLength: 1, maxLength: 63 }),
+    eventTypes: array(string({ minLength: 1 }), { minItems: 1, maxItems: 20, description: 'e.g. b2:ObjectCreated:*' }),
+    isEnabled: boolean(),
+    objectNamePrefix: string({ description: 'Defaults to "" (all files).' }),
+    targetConfiguration: object(
+      {
+        targetType: constant('webhook'),
+        url: string({ minLength: 1, maxLength: 2000, description: 'Public https:// endpoint.' }),
+        hmacSha256SigningSecret: string({ minLength: 32, maxLength: 32 }),
+        customHeaders: array(object({ name: string({ minLength: 1 }), value: string() }, ['name', 'value']), { maxItems: 10 }),
+      },
+      ['targetType', 'url'],
+    ),
+  },
+  ['name', 'eventTypes', 'isEnabled', 'targetConfiguration'],
+);
+
+export const bucketTools: ToolDefinition[] = [
+  {
+    name: 'b2_list_buckets',
+    title: 'List buckets',
+    description: 'List buckets visible to the key, optionally filtered by id, name or type. Results are capped at limit with truncated: true when more exist.',
+    input: {
+      properties: {
+        bucketId: string(),
+        bucketName: string(),
+        bucketTypes: array(oneOf(['allPublic', 'allPrivate', 'snapshot', 'all']), { maxItems: 4 }),
+        limit: integer(1, 1000, { default: 100 }),
+      },
+    },
+    backing: 'nativeB2Sdk',
+    capabilities: ['listBuckets'],
+    effect: 'read',
+    handler: pendingHandler('b2_list_buckets'),
+  },
+  {
+    name: 'b2_create_bucket',
+    title: 'Create bucket',
+    description: 'Create a bucket with optional info, CORS rules, lifecycle rules, encryption and Object Lock. Creating an allPublic bucket needs confirmation.',
+    input: {
+      properties: {
+        bucketName: string({ minLength: 6, maxLength: 63, pattern: '^[A-Za-z0-9-]+$' }),
+        bucketType: oneOf(BUCKET_TYPES),
+        bucketInfo,
+        corsRules,
+        lifecycleRules,
+        defaultServerSideEncryption: serverSideEncryption,
+        fileLockEnabled: boolean(),
+      },
+      required: ['bucketName', 'bucketType'],
+    },
+    backing: 'nativeB2Sdk',
+    capabilities: ['writeBuckets'],
+    effect: 'write',
+    gate: bucketWouldBePublic,
+    handler: pendingHandler('b2_create_bucket'),
+  },
+  {
+    name: 'b2_update_bucket',
+    title: 'Update bucket',
+    description: 'Change a bucket\'s type, info, CORS, lifecycle, encryption, Object Lock default retention or replication. Changes that expose data or remove a protection need confirmation.',
+    input: {
+      properties: {
+        bucketId,
+        bucketType: oneOf(BUCKET_TYPES),
+        bucketInfo,
+        corsRules,
+        lifecycleRules,
+        defaultServerSideEncryption: serverSideEncryption,
+        fileLockEnabled: boolean(),
+        defaultRetention: object(
+          {
+            mode: nullable(oneOf(['governance', 'compliance'])),
+            period: nullable(object({ duration: integer(1, 36500), unit: oneOf(['days', 'years']) }, ['duration', 'unit'])),
+          },
+          ['mode', 'period'],
+          { description: 'mode null clears the default retention.' },
+        ),
+        replicationConfiguration: object({
+          asReplicationSource: object(
+            {
+              sourceApplicationKeyId: string({ minLength: 1 }),
+              replicationRules: array(
+                object(
+                  {
+                    replicationRuleName: string({ minLength: 1, maxLength: 64 }),
+                    destinationBucketId: string({ minLength: 1 }),
+                    fileNamePrefix: string(),
+                    includeExistingFiles: boolean(),
+                    isEnabled: boolean(),
+                    priority: integer(1, 2147483647),
+                  },
+                  ['replicationRuleName', 'destinationBucketId', 'isEnabled', 'priority'],
+                ),
+                { maxItems: 10 },
+              ),
+            },
+            ['sourceApplicationKeyId', 'replicationRules'],
+          ),
+          asReplicationDestination: object(
+            { sourceToDestinationKeyMapping: stringMap(string({ minLength: 1 }), string({ minLength: 1 })) },
+            ['sourceToDestinationKeyMapping'],
+          ),
+        }),
+        ifRevisionIs: integer(1, Number.MAX_SAFE_INTEGER, { description: 'Apply only if the bucket revision still matches.' }),
+      },
+      required: ['bucketId'],
+    },
+    backing: 'nativeB2Sdk',
+    capabilities: ['writeBuckets'],
+    effect: 'idempotent-write',
+    gate: updateBucketEffects,
+    handler: pendingHandler('b2_update_bucket'),
+  },
+  {
+    name: 'b2_delete_bucket',
+    title: 'Delete bucket',
+    description: 'Permanently delete an empty bucket.',
+    input: { properties: { bucketId }, required: ['bucketId'] },
+    backing: 'nativeB2Sdk',
+    capabilities: ['deleteBuckets'],
+    effect: 'idempotent-write',
+    gate: () => 'permanently delete the bucket',
+    handler: pendingHandler('b2_delete_bucket'),
+  },
+  {
+    name: 'b2_get_bucket_notification_rules',
+    title: 'Get bucket notification rules',
+    description: 'Get a bucket\'s event notification rules. Webhook URLs paths, signing secrets and custom header values are redacted.',
+    input: { properties: { bucketId }, required: ['bucketId'] },
+    backing: 'nativeB2Sdk',
+    capabilities: ['readBucketNotifications', 'writeBucketNotifications'],
+    effect: 'read',
+    handler: pendingHandler('b2_get_bucket_notification_rules'),
+  },
+  {
+    name: 'b2_set_bucket_notification_rules',
+    title: 'Set bucket notification rules',
+    description: 'Replace ALL event notification rules of a bucket with the given list (an empty list removes them). Webhooks must be public https endpoints.',
+    input: {
+      properties: { bucketId, eventNotificationRules: array(notificationRule, { maxItems: 50 }) },
+      required: ['bucketId', 'eventNotificationRules'],
+    },
+    backing: 'nativeB2Sdk',
+    capabilities: ['writeBucketNotifications'],
+    effect: 'idempotent-write',
+    gate: () => 'replace every event notification rule of the bucket',
+    handler: pendingHandler('b2_set_bucket_notification_rules'),
+  },
+];

@@ -1,0 +1,76 @@
+import type { BackingCategory } from '../../contract/constants.js';
+import type { ToolContext } from '../context.js';
+import type { ToolInput } from './schema.js';
+
+/** The B2 application-key capabilities our tools are mapped to. */
+export const B2_CAPABILITIES = [
+  'listKeys', 'writeKeys', 'deleteKeys',
+  'listBuckets', 'readBuckets', 'writeBuckets', 'deleteBuckets',
+  'listFiles', 'readFiles', 'shareFiles', 'writeFiles', 'deleteFiles',
+  'readBucketEncryption', 'writeBucketEncryption',
+  'readBucketRetentions', 'writeBucketRetentions',
+  'readFileRetentions', 'writeFileRetentions',
+  'readFileLegalHolds', 'writeFileLegalHolds',
+  'bypassGovernance',
+  'readBucketReplications', 'writeBucketReplications',
+  'readBucketNotifications', 'writeBucketNotifications',
+] as const;
+export type B2Capability = (typeof B2_CAPABILITIES)[number];
+
+/**
+ * What a call does to the world; the MCP annotations are derived from it (see annotations.ts).
+ * - `read`: observes only.
+ * - `local-write`: reads remote data but may write a local file (so not read-only).
+ * - `idempotent-write`: repeating the same call leaves the same state.
+ * - `write`: each call can add something new (a bucket, an upload, a delete marker, a secret).
+ */
+export type ToolEffect = 'read' | 'local-write' | 'idempotent-write' | 'write';
+
+export type ToolArgs = Record<string, unknown>;
+
+/**
+ * A confirmation gate: returns what the call would do when it is destructive or weakens a
+ * protection, or `undefined` when this particular call is harmless.
+ */
+export type GateTrigger = (args: ToolArgs) => string | undefined;
+
+/** A failure the model sees as `B2 Error [code] (HTTP status): message`. */
+export class ToolError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly requestId?: string,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+/** A successful handler result: structured data (the canonical form) or a plain status line. */
+export type ToolOutcome = { structured: unknown } | { text: string };
+
+export type ToolHandler = (args: ToolArgs, context: ToolContext) => Promise<ToolOutcome>;
+
+/** One tool: everything the registry, profiles, fixtures and docs derive from. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  input: ToolInput;
+  backing: BackingCategory;
+  /** Registered when the key holds ANY of these; `'unmapped'` tools are always registered. */
+  capabilities: readonly B2Capability[] | 'unmapped';
+  effect: ToolEffect;
+  gate?: GateTrigger;
+  /** Needs a Partner (distinct master) credential. */
+  partner?: boolean;
+  /** Creates durable credential material; only served when a secret sink can take it. */
+  secretProducing?: boolean;
+  /**
+   * Adjusts the definition to what a capability set allows (e.g. a download-only presign
+   * tool); `undefined` drops the tool from that surface.
+   */
+  narrow?: (capabilities: ReadonlySet<string> | null) => ToolDefinition | undefined;
+  handler: ToolHandler;
+}

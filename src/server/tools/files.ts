@@ -1,0 +1,53 @@
+import type { ToolArgs, ToolDefinition } from './definition.js';
+import { pendingHandler } from './pending.js';
+import { boolean, integer, nullable, object, oneOf, string } from './schema.js';
+
+const fileId = string({ minLength: 1 });
+const fileName = string({ minLength: 1 });
+
+function retentionEffects(args: ToolArgs): string | undefined {
+  const effects: string[] = [];
+  const retention = args.fileRetention as { mode?: unknown } | undefined;
+  if (retention && retention.mode === null) effects.push('remove the file\'s retention');
+  if (args.bypassGovernance === true) effects.push('bypass governance-mode retention');
+  return effects.length > 0 ? effects.join(' and ') : undefined;
+}
+
+export const fileTools: ToolDefinition[] = [
+  {
+    name: 'b2_update_file_legal_hold',
+    title: 'Update file legal hold',
+    description: 'Turn the Object Lock legal hold of a file version on or off. Turning it off needs confirmation.',
+    input: { properties: { fileId, fileName, legalHold: oneOf(['on', 'off']) }, required: ['fileId', 'fileName', 'legalHold'] },
+    backing: 'nativeB2Sdk',
+    capabilities: ['writeFileLegalHolds'],
+    effect: 'idempotent-write',
+    gate: (args) => (args.legalHold === 'off' ? 'release the legal hold so the file can be deleted' : undefined),
+    handler: pendingHandler('b2_update_file_legal_hold'),
+  },
+  {
+    name: 'b2_update_file_retention',
+    title: 'Update file retention',
+    description: 'Set or clear the Object Lock retention of a file version (mode and retainUntilTimestamp null clears). Clearing or bypassing governance needs confirmation.',
+    input: {
+      properties: {
+        fileId,
+        fileName,
+        fileRetention: object(
+          {
+            mode: nullable(oneOf(['governance', 'compliance'])),
+            retainUntilTimestamp: nullable(integer(0, Number.MAX_SAFE_INTEGER, { description: 'Milliseconds since epoch.' })),
+          },
+          ['mode', 'retainUntilTimestamp'],
+        ),
+        bypassGovernance: boolean(),
+      },
+      required: ['fileId', 'fileName', 'fileRetention'],
+    },
+    backing: 'nativeB2Sdk',
+    capabilities: ['writeFileRetentions'],
+    effect: 'idempotent-write',
+    gate: retentionEffects,
+    handler: pendingHandler('b2_update_file_retention'),
+  },
+];
