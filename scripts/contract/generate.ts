@@ -27,6 +27,7 @@ import { createRuntime } from '../../src/server/start.js';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
 import { serveOverHttp } from '../../src/server/transports/http.js';
 import { collectTools } from './collect.js';
+import { withConfigTable } from './readme.js';
 
 /** Versions of the packages that produce and read the contract, as resolved in node_modules. */
 function sdkVersions(): Record<string, string> {
@@ -152,5 +153,6 @@ export async function generateContractFiles(): Promise<Map<string, string>> {
   const artifact = artifactFrom(modern, sdk);
   files.set(CONTRACT_ARTIFACT_PATH, serializeFixture(artifact));
   files.set(PROFILES_DOC_PATH, renderProfilesDoc(artifact));
+  files.set('README.md', withConfigTable(readFileSync(join(packageRoot(), 'README.md'), 'utf8')));
   return files;
 }

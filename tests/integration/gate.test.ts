@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { connectStdio, serverEnv, type ClientKind, type Connected, type ElicitAnswer } from '../support/server-harness.js';
+
+/** Arguments that trigger each gated tool's confirmation (and pass schema validation). */
+const TRIGGERING: Record<string, Record<string, unknown>> = {
+  b2_create_bucket: { bucketName: 'public-bucket', bucketType: 'allPublic' },
+  b2_delete_bucket: { bucketId: 'b1' },
+  b2_delete_key: { applicationKeyId: 'k1' },
+  b2_eject_group_member: { adminAccountId: 'a', groupId: 'g', memberAccountId: 'm' },
+  b2_set_bucket_notification_rules: { bucketId: 'b1', eventNotificationRules: [] },
+  b2_update_bucket: { bucketId: 'b1', bucketType: 'allPublic' },
+  b2_update_file_legal_hold: { fileId: 'f', fileName: 'n', legalHold: 'off' },
+  b2_update_file_retention: { fileId: 'f', fileName: 'n', fileRetention: { mode: null, retainUntilTimestamp: null } },
+  s3_abort_multipart_upload: { bucket: 'b', key: 'k', uploadId: 'u' },
+  s3_delete_object: { bucket: 'b', key: 'k' },
+  s3_delete_objects: { bucket: 'b', objects: [{ key: 'k' }] },
+  s3_get_presigned_url: { bucket: 'b', key: 'k', operation: 'PutObject' },
+  s3_put_bucket_lifecycle: { bucket: 'b', rules: [] },
+};
+const SECRET_STUBS = ['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'];
+
+const textOf = (result: Record<string, unknown>): string => ((result.content as Array<{ text: string }>)[0]?.text ?? '');
+
+async function withClient<T>(kind: ClientKind, env: Record<string, string>, run: (c: Connected) => Promise<T>, elicit?: ElicitAnswer): Promise<T> {
+  const client = await connectStdio(kind, serverEnv({ B2_MCP_PROFILE: 'full', ...env }), elicit);
+  try {
+    return await run(client);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('confirmation gate', () => {
+  it('refuses every gated tool without confirm before its handler runs, and lets confirm: true through', async () => {
+    await withClient('legacy', {}, async (client) => {
+      const { tools } = await client.listTools();
+      const gated = tools.filter((t) => 'confirm' in ((t.inputSchema as { properties: object }).properties)).map((t) => t.name as string);
+      expect(gated.sort()).toEqual([...Object.keys(TRIGGERING), ...SECRET_STUBS].sort());
+      for (const [name, args] of Object.entries(TRIGGERING)) {
+        const refused = await client.callTool(name, args);
+        expect(refused.isError, name).toBe(true);
+        expect(textOf(refused), name).toMatch(/^B2 Error \[destructive_confirmation_required\] \(HTTP 409\): Confirmation required: this would /);
+        expect(textOf(refused)).not.toMatch(/B2_DESTRUCTIVE_POLICY|allow/);
+        const confirmed = await client.callTool(name, { ...args, confirm: true });
+        expect(textOf(confirmed), name).not.toMatch(/destructive_/);
+      }
+      for (const name of SECRET_STUBS) {
+        expect(textOf(await client.callTool(name, {}))).toMatch(/^B2 Error \[tool_unavailable\] \(HTTP 410\)/);
+      }
+    });
+  });
+
+  it('does not gate the harmless variant of a conditional gate', async () => {
+    await withClient('modern', {}, async (client) => {
+      for (const [name, args] of [
+        ['b2_update_file_legal_hold', { fileId: 'f', fileName: 'n', legalHold: 'on' }],
+        ['s3_get_presigned_url', { bucket: 'b', key: 'k', operation: 'GetObject' }],
+        ['b2_create_bucket', { bucketName: 'private-bucket', bucketType: 'allPrivate' }],
+        ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] }],
+      ] as const) {
+        expect(textOf(await client.callTool(name, args)), name).not.toMatch(/destructive_/);
+      }
+    });
+  });
+
+  it('block refuses even with confirm: true; allow needs no confirm', async () => {
+    await withClient('legacy', { B2_DESTRUCTIVE_POLICY: 'block' }, async (client) => {
+      const result = await client.callTool('s3_delete_object', { bucket: 'b', key: 'k', confirm: true });
+      expect(textOf(result)).toMatch(/^B2 Error \[destructive_policy_blocked\] \(HTTP 403\)/);
+    });
+    await withClient('legacy', { B2_DESTRUCTIVE_POLICY: 'allow' }, async (client) => {
+      expect(textOf(await client.callTool('s3_delete_object', { bucket: 'b', key: 'k' }))).not.toMatch(/destructive_/);
+    });
+  });
+
+  describe.each(['modern', 'legacy', 'v1'] as const)('elicitation with a %s client', (kind) => {
+    it.each(['decline', 'cancel'] as const)('%s is a refusal, even with confirm: true in the arguments', async (answer) => {
+      await withClient(kind, {}, async (client) => {
+        const result = await client.callTool('b2_delete_bucket', { bucketId: 'b1', confirm: true });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(/destructive_confirmation_refused.*(declined|cancelled)/);
+      }, answer);
+    });
+
+    it('accept lets the call reach its handler', async () => {
+      await withClient(kind, {}, async (client) => {
+        expect(textOf(await client.callTool('b2_delete_bucket', { bucketId: 'b1' }))).not.toMatch(/destructive_/);
+      }, 'accept');
+    });
+  });
+
+  it('skips elicitation when it is turned off and falls back to confirm', async () => {
+    await withClient('modern', { B2_DESTRUCTIVE_ELICITATION: 'off' }, async (client) => {
+      expect(textOf(await client.callTool('b2_delete_bucket', { bucketId: 'b1' }))).toMatch(/destructive_confirmation_required/);
+    }, 'accept');
+  });
+});
