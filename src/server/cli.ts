@@ -28,7 +28,8 @@ function onShutdown(stop: () => Promise<void>): void {
 }
 
 export async function runStdio(env: NodeJS.ProcessEnv): Promise<void> {
-  const handle = serveOverStdio(await createRuntime(env, 'stdio'));
+  const runtime = await createRuntime(env, 'stdio');
+  const handle = await serveOverStdio(runtime);
   onShutdown(() => handle.close());
   process.stdin.once('end', () => void handle.close().finally(() => process.exit(0)));
 }

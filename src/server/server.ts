@@ -1,6 +1,6 @@
 import { fromJsonSchema, McpServer, type CallToolResult, type InputRequiredResult, type McpServerFactory } from '@modelcontextprotocol/server';
 import { APPROVED_CACHE_HINT, SERVER_NAME, type Era } from '../contract/constants.js';
-import type { ServerConfig } from './config.js';
+import type { Credentials, ServerConfig } from './config.js';
 import type { ToolContext } from './context.js';
 import type { Logger } from './logger.js';
 import { ConfirmationStates, evaluateGate } from './policy/gate.js';
@@ -9,14 +9,25 @@ import { errorResult, formatToolError, successResult, type TextEncoder } from '.
 import type { ResolvedTool } from './registry.js';
 import { ToolError, type ToolArgs, type ToolOutcome } from './tools/definition.js';
 
+/** What one credential sees: its tool surface and the backends bound to it. */
+export interface CredentialSession {
+  surface: readonly ResolvedTool[];
+  /** One factory per credential; it builds an McpServer per connection (stdio) or request (HTTP). */
+  factory: McpServerFactory;
+}
+
 /** Everything one server process shares across connections and requests. */
 export interface ServerRuntime {
   config: ServerConfig;
   version: string;
   logger: Logger;
   sanitizer: Sanitizer;
-  surface: readonly ResolvedTool[];
   states: ConfirmationStates;
+  /**
+   * The session for a credential (the process's own when omitted), created once and cached by
+   * a fingerprint of the credential. HTTP `headers` mode calls it per request.
+   */
+  sessionFor(credentials?: Credentials): Promise<CredentialSession>;
 }
 
 const FORMAT_SENTENCE: Record<ServerConfig['outputFormat'], string> = {
@@ -46,7 +57,7 @@ function sanitizeOutcome(outcome: ToolOutcome, sanitizer: Sanitizer): ToolOutcom
 }
 
 /** Builds one McpServer per connection (stdio) or request (HTTP), for either era. */
-export function createServerFactory(runtime: ServerRuntime): McpServerFactory {
+export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, surface: readonly ResolvedTool[]): McpServerFactory {
   const { config, logger, sanitizer } = runtime;
   const warnedFallbacks = new Set<string>();
   const encoder: TextEncoder = {
@@ -69,7 +80,7 @@ export function createServerFactory(runtime: ServerRuntime): McpServerFactory {
       },
     );
 
-    for (const tool of runtime.surface) {
+    for (const tool of surface) {
       const { definition } = tool;
       server.registerTool(
         definition.name,

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { SERVER_NAME } from '../../contract/constants.js';
-import { createServerFactory, type ServerRuntime } from '../server.js';
+import type { ServerRuntime } from '../server.js';
 
 export const MCP_PATHS = new Set(['/mcp', '/api/mcp']);
 const HEALTH_PATHS = new Set(['/health', '/ready', '/api/health']);
@@ -19,7 +19,9 @@ function sendJson(res: import('node:http').ServerResponse, status: number, body:
 
 /** Streamable HTTP at /mcp serving both eras; loopback Host/Origin only. */
 export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions): Promise<Server> {
-  const mcp = toNodeHandler(createMcpHandler(createServerFactory(runtime)));
+  // Server credential mode for now: every request is served with the process's own key.
+  const { factory } = await runtime.sessionFor();
+  const mcp = toNodeHandler(createMcpHandler(factory));
   const validHost = localhostHostValidation();
   const validOrigin = localhostOriginValidation();
 

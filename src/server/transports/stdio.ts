@@ -1,9 +1,10 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createServerFactory, type ServerRuntime } from '../server.js';
+import type { ServerRuntime } from '../server.js';
 
 /** Serves both protocol eras on stdin/stdout; the first message decides the connection's era. */
-export function serveOverStdio(runtime: ServerRuntime): { close(): Promise<void> } {
-  const handle = serveStdio(createServerFactory(runtime), {
+export async function serveOverStdio(runtime: ServerRuntime): Promise<{ close(): Promise<void> }> {
+  const { factory } = await runtime.sessionFor();
+  const handle = serveStdio(factory, {
     legacy: 'serve',
     onerror: (error) => runtime.logger.warn('stdio.error', { message: error.message }),
   });
