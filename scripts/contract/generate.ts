@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net';
 import {
   CONTRACT_ARTIFACT_PATH,
   PROFILES_DOC_PATH,
+  PROMPT_FIXTURES_DIR,
   TOOL_FIXTURES_DIR,
   type ContractArtifact,
   type ContractProfile,
+  type PromptContractProfile,
 } from '../../src/contract/artifact.js';
 import {
   APPROVED_CACHE_HINT,
@@ -17,11 +19,14 @@ import {
   ERAS,
   MCP_REVISION,
   PROFILE_NAMES,
+  PROMPT_CONTRACT_ISSUE,
   type BackingCategory,
   type ProfileName,
 } from '../../src/contract/constants.js';
 import { buildToolFixture, serializeFixture, toolFixtureFileName, type ToolFixture } from '../../src/contract/fixture.js';
+import { buildPromptFixture, type PromptFixture } from '../../src/contract/prompt-fixture.js';
 import { packageRoot } from '../../src/server/package-info.js';
+import { promptArgsSchema } from '../../src/server/prompts/wire.js';
 import { PROFILES } from '../../src/server/profiles.js';
 import { createRuntime } from '../../src/server/start.js';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
@@ -71,11 +76,23 @@ async function fixturesFor(profile: ProfileName, sdk: Record<string, string>): P
   }
 }
 
+/** Prompt fixtures come from the server's own session for the profile, prompts switched on. */
+async function promptFixtureFor(profile: ProfileName, sdk: Record<string, string>): Promise<PromptFixture> {
+  const runtime = await createRuntime({ B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_ENABLE_MCP_PROMPTS: 'true' }, 'http');
+  const { prompts } = await runtime.sessionFor();
+  return buildPromptFixture({
+    profile,
+    sdk,
+    capabilities: PROFILES[profile].capabilities ? [...PROFILES[profile].capabilities!] : null,
+    prompts: prompts.map((p) => ({ ...p, argsSchema: promptArgsSchema(p) })),
+  });
+}
+
 function backingOf(): Record<string, BackingCategory> {
   return Object.fromEntries(TOOL_CATALOG.map((tool) => [tool.name, tool.backing]));
 }
 
-function artifactFrom(modern: Map<ProfileName, ToolFixture>, sdk: Record<string, string>): ContractArtifact {
+function artifactFrom(modern: Map<ProfileName, ToolFixture>, promptFixtures: Map<ProfileName, PromptFixture>, sdk: Record<string, string>): ContractArtifact {
   const toolBacking = backingOf();
   const profiles = {} as Record<ProfileName, ContractProfile>;
   for (const profile of PROFILE_NAMES) {
@@ -106,6 +123,25 @@ function artifactFrom(modern: Map<ProfileName, ToolFixture>, sdk: Record<string,
     backingCategories: BACKING_CATEGORIES,
     toolBacking,
     profiles,
+    promptIssue: PROMPT_CONTRACT_ISSUE,
+    promptProfiles: Object.fromEntries(
+      PROFILE_NAMES.map((profile): [ProfileName, PromptContractProfile] => {
+        const f = promptFixtures.get(profile)!;
+        return [
+          profile,
+          {
+            description: PROFILES[profile].description,
+            capabilities: f.capabilities,
+            counts: f.counts,
+            names: f.names,
+            requiredTools: f.requiredTools,
+            requiredCapabilities: f.requiredCapabilities,
+            hash: f.hash,
+            fixture: `${PROMPT_FIXTURES_DIR}/${profile}.json`,
+          },
+        ];
+      }),
+    ) as Record<ProfileName, PromptContractProfile>,
   };
 }
 
@@ -132,6 +168,8 @@ export function renderProfilesDoc(artifact: ContractArtifact): string {
       `- Backing: ${BACKING_CATEGORY_NAMES.map((c) => `${artifact.backingCategories[c].label} ${profile.backingCounts[c]}`).join(', ')}`,
     );
     lines.push(`- Confirm-gated: ${profile.confirmTools.map((n) => `\`${n}\``).join(', ') || 'none'}`);
+    const prompts = artifact.promptProfiles?.[name as ProfileName];
+    if (prompts) lines.push(`- Prompts (with \`B2_ENABLE_MCP_PROMPTS=true\`): ${prompts.names.map((n) => `\`${n}\``).join(', ') || 'none'}`);
     for (const prefix of ['b2_', 's3_']) {
       lines.push(`- \`${prefix}*\`: ${profile.names.filter((n) => n.startsWith(prefix)).map((n) => `\`${n}\``).join(', ')}`);
     }
@@ -150,7 +188,13 @@ export async function generateContractFiles(): Promise<Map<string, string>> {
       if (fixture.era === 'modern') modern.set(profile, fixture);
     }
   }
-  const artifact = artifactFrom(modern, sdk);
+  const promptFixtures = new Map<ProfileName, PromptFixture>();
+  for (const profile of PROFILE_NAMES) {
+    const fixture = await promptFixtureFor(profile, sdk);
+    promptFixtures.set(profile, fixture);
+    files.set(`${PROMPT_FIXTURES_DIR}/${profile}.json`, serializeFixture(fixture));
+  }
+  const artifact = artifactFrom(modern, promptFixtures, sdk);
   files.set(CONTRACT_ARTIFACT_PATH, serializeFixture(artifact));
   files.set(PROFILES_DOC_PATH, renderProfilesDoc(artifact));
   files.set('README.md', withConfigTable(readFileSync(join(packageRoot(), 'README.md'), 'utf8')));

@@ -11,6 +11,8 @@ export interface ResolvedTool {
   definition: ToolDefinition;
   /** A durable-secret tool served without a sink: it explains why it cannot run. */
   stub: boolean;
+  /** The credential's capabilities (and Partner standing) allow the real tool, stub or not. */
+  permitted: boolean;
   inputSchema: JsonSchema;
   annotations: ToolAnnotations;
 }
@@ -43,9 +45,9 @@ function wireSchema(tool: ToolDefinition): JsonSchema {
   return toInputSchema({ ...tool.input, properties: { ...tool.input.properties, confirm } });
 }
 
-function resolve(tool: ToolDefinition, stub: boolean): ResolvedTool {
+function resolve(tool: ToolDefinition, stub: boolean, permitted: boolean): ResolvedTool {
   const definition = stub ? stubOf(tool) : tool;
-  return { definition, stub, inputSchema: wireSchema(definition), annotations: annotationsFor(definition) };
+  return { definition, stub, permitted, inputSchema: wireSchema(definition), annotations: annotationsFor(definition) };
 }
 
 /** Real secret handlers need somewhere to put the secret; trial accounts only fit inline. */
@@ -62,14 +64,14 @@ export function resolveSurface(input: SurfaceInput, catalog: readonly ToolDefini
     const tool = base.narrow ? base.narrow(capabilities) : base;
     if (!tool) continue;
     const capable = capabilities === null || tool.capabilities === 'unmapped' || tool.capabilities.some((c) => capabilities.has(c));
-    const partnerOk = !tool.partner || partner || capabilities === null;
+    const permitted = capable && (!tool.partner || partner || capabilities === null);
     if (!tool.secretProducing) {
-      if (capable && partnerOk) surface.push(resolve(tool, false));
-    } else if (capable && partnerOk && sinkAccepts(tool, secretSink)) {
-      surface.push(resolve(tool, false));
+      if (permitted) surface.push(resolve(tool, false, true));
+    } else if (permitted && sinkAccepts(tool, secretSink)) {
+      surface.push(resolve(tool, false, true));
     } else if (secretSink !== 'inline') {
       // Without a sink the name stays visible as a stub, so the surface does not depend on it.
-      surface.push(resolve(tool, true));
+      surface.push(resolve(tool, true, permitted));
     }
   }
   return surface;

@@ -6,12 +6,16 @@ import type { Logger } from './logger.js';
 import { ConfirmationStates, evaluateGate } from './policy/gate.js';
 import type { Sanitizer } from './policy/sanitize.js';
 import { errorResult, formatToolError, successResult, type TextEncoder } from './policy/serialize.js';
+import type { PromptDefinition } from './prompts/definition.js';
+import { promptArgsSchema } from './prompts/wire.js';
 import type { ResolvedTool } from './registry.js';
 import { ToolError, type ToolArgs, type ToolOutcome } from './tools/definition.js';
 
 /** What one credential sees: its tool surface and the backends bound to it. */
 export interface CredentialSession {
   surface: readonly ResolvedTool[];
+  /** Empty unless prompts are enabled. */
+  prompts: readonly PromptDefinition[];
   /** One factory per credential; it builds an McpServer per connection (stdio) or request (HTTP). */
   factory: McpServerFactory;
 }
@@ -57,7 +61,11 @@ function sanitizeOutcome(outcome: ToolOutcome, sanitizer: Sanitizer): ToolOutcom
 }
 
 /** Builds one McpServer per connection (stdio) or request (HTTP), for either era. */
-export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, surface: readonly ResolvedTool[]): McpServerFactory {
+export function createServerFactory(
+  runtime: Omit<ServerRuntime, 'sessionFor'>,
+  surface: readonly ResolvedTool[],
+  prompts: readonly PromptDefinition[],
+): McpServerFactory {
   const { config, logger, sanitizer } = runtime;
   const warnedFallbacks = new Set<string>();
   const encoder: TextEncoder = {
@@ -74,8 +82,12 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
       { name: SERVER_NAME, version: runtime.version },
       {
         instructions: instructions(config),
-        capabilities: { tools: { listChanged: false } },
-        cacheHints: { 'tools/list': { ...APPROVED_CACHE_HINT }, 'server/discover': { ...APPROVED_CACHE_HINT } },
+        capabilities: { tools: { listChanged: false }, ...(config.promptsEnabled && { prompts: { listChanged: false } }) },
+        cacheHints: {
+          'tools/list': { ...APPROVED_CACHE_HINT },
+          'server/discover': { ...APPROVED_CACHE_HINT },
+          ...(config.promptsEnabled && { 'prompts/list': { ...APPROVED_CACHE_HINT } }),
+        },
         maxToolInputElements: 20_000,
       },
     );
@@ -136,6 +148,16 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
             });
           }
         },
+      );
+    }
+    for (const prompt of prompts) {
+      server.registerPrompt(
+        prompt.name,
+        { title: prompt.title, description: prompt.description, argsSchema: fromJsonSchema<Record<string, string>>(promptArgsSchema(prompt)) },
+        async (args: Record<string, string>) => ({
+          description: prompt.description,
+          messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.render(args) } }],
+        }),
       );
     }
     return server;

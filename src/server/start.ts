@@ -6,6 +6,7 @@ import { ConfirmationStates } from './policy/gate.js';
 import { collectSecretValues, createSanitizer } from './policy/sanitize.js';
 import { encodeToon } from './policy/toon.js';
 import { PROFILES } from './profiles.js';
+import { availablePrompts } from './prompts/availability.js';
 import { resolveSurface, type SurfaceInput } from './registry.js';
 import { createServerFactory, type CredentialSession, type ServerRuntime } from './server.js';
 
@@ -45,7 +46,8 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
     if (!session) {
       session = surfaceInput(config, credentials).then((input) => {
         const surface = resolveSurface(input);
-        return { surface, factory: createServerFactory(shared, surface) };
+        const prompts = config.promptsEnabled ? availablePrompts(surface, input.capabilities) : [];
+        return { surface, prompts, factory: createServerFactory(shared, surface, prompts) };
       });
       // A failed discovery must not poison the cache: the next request tries again.
       session.catch(() => sessions.delete(key));
