@@ -46,6 +46,16 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_ENABLE_MCP_PROMPTS', description: 'Serve the workflow prompts (off unless exactly `true`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
   { name: 'B2_MCP_TRANSPORT', description: 'Transport when no subcommand is given.', values: ['stdio', 'http'], defaults: { stdio: 'stdio' } },
   { name: 'PORT', description: 'HTTP listen port when `--port` is not given.', defaults: { http: '3000' } },
+  { name: 'B2_HTTP_CREDENTIAL_MODE', description: 'Where the HTTP server gets the B2 key: per-request `X-B2-MCP-Key-Id`/`X-B2-MCP-Key` headers, or its own `B2_APPLICATION_KEY_ID`/`B2_APPLICATION_KEY` (credential headers are then rejected).', values: ['headers', 'server'], defaults: { http: 'headers' } },
+  { name: 'B2_ALLOWED_HOSTS', description: 'Comma-separated `Host` values accepted over HTTP (an entry without a port matches any port); unset with `B2_ALLOWED_ORIGINS` unset means loopback only.' },
+  { name: 'B2_ALLOWED_ORIGINS', description: 'Comma-separated exact `Origin` values accepted over HTTP; unset means the origin must match `B2_ALLOWED_HOSTS` (or be loopback).' },
+  { name: 'B2_TRUST_PROXY_HEADERS', description: 'Take the client address from `X-Forwarded-For` (first hop) or `X-Real-IP` for HTTP rate limits; only behind a trusted proxy.', values: ['true', 'false'], defaults: { http: 'false' } },
+  { name: 'B2_MCP_RATE_LIMIT_RPS', description: 'HTTP token-bucket refill rate per client address and per credential (requests per second).', defaults: { http: '60' } },
+  { name: 'B2_MCP_RATE_LIMIT_BURST', description: 'HTTP token-bucket size per client address and per credential.', defaults: { http: '120' } },
+  { name: 'B2_MAX_SESSIONS', description: 'Most HTTP requests in flight (plus open legacy sessions) at once; more get 503.', defaults: { http: '1000' } },
+  { name: 'B2_MAX_SESSIONS_PER_KEY', description: 'Most HTTP requests in flight (and open legacy sessions) per client address or credential; more get 429.', defaults: { http: '20' } },
+  { name: 'B2_HTTP_REQUEST_TIMEOUT_MS', description: 'Time allowed to receive a whole HTTP request.', defaults: { http: '30000' } },
+  { name: 'B2_HTTP_HEADERS_TIMEOUT_MS', description: 'Time allowed to receive HTTP request headers (capped at the request timeout).', defaults: { http: '10000' } },
 ];
 
 export interface Credentials {
