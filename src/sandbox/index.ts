@@ -1,0 +1,147 @@
+/**
+ * The local B2 sandbox: a B2 Native API emulator (and, from issue [D], an S3-compatible API) over
+ * one in-memory store, plus an admin API for tests and probes.
+ *
+ * Three HTTP listeners:
+ *   apiUrl   — native API, `/b2api/v4/...` and `/file/<bucket>/<name>` (host/port as given)
+ *   s3Url    — S3 API, path-style `/<bucket>/<key>` at the root of its own port, so an AWS SDK
+ *              client with `forcePathStyle: true` and `endpoint: s3Url` works unchanged
+ *   adminUrl — admin API, always bound to 127.0.0.1 and answering loopback callers only
+ * With a fixed `port` P the S3 and admin listeners default to P+1 and P+2; with port 0 (the
+ * default) each gets a free port.
+ */
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdminApi } from './admin-api.js';
+import { RequestLog, type SandboxContext, type SandboxUrls } from './context.js';
+import { FaultInjector, parseFaultSpec } from './faults.js';
+import { createNativeFrontEnd } from './native-api.js';
+import { loadState, saveState } from './persistence.js';
+import { createS3FrontEnd } from './s3/index.js';
+import { applySeed, type SeedName } from './seed.js';
+import { SandboxStore } from './store.js';
+
+export interface SandboxOptions {
+  /** Native API port; 0 (default) picks a free one. */
+  port?: number;
+  /** Defaults to `port + 1` when `port` is fixed, else a free port. */
+  s3Port?: number;
+  /** Defaults to `port + 2` when `port` is fixed, else a free port. */
+  adminPort?: number;
+  /** Listen address of the native and S3 listeners (default 127.0.0.1). */
+  host?: string;
+  /** Initial data for a fresh state (ignored when `stateFile` exists). Default `demo`. */
+  seed?: SeedName;
+  /** Load state from this JSON file if it exists; save it there on close. */
+  stateFile?: string;
+  /** Fault injection spec; see `faults.ts`. */
+  faults?: string;
+  /** Milliseconds since the epoch; defaults to Date.now. */
+  clock?: () => number;
+  /** Fix every derived id and secret (random by default). */
+  idSalt?: string;
+}
+
+export interface RunningSandbox {
+  apiUrl: string;
+  s3Url: string;
+  adminUrl: string;
+  accountId: string;
+  /** The account's master key. */
+  applicationKeyId: string;
+  applicationKey: string;
+  store: SandboxStore;
+  context: SandboxContext;
+  /** Stop listening; saves state first when `stateFile` is set. */
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const faults = new FaultInjector(options.faults ? parseFaultSpec(options.faults) : null);
+  const storeOptions = { ...(options.clock ? { clock: options.clock } : {}), ...(options.idSalt ? { idSalt: options.idSalt } : {}) };
+  const seed = options.seed ?? 'demo';
+  let store: SandboxStore;
+  if (options.stateFile && existsSync(options.stateFile)) {
+    store = await loadState(options.stateFile, storeOptions);
+  } else {
+    store = new SandboxStore(storeOptions);
+    await applySeed(store, seed);
+  }
+
+  const urls: SandboxUrls = { apiUrl: '', s3Url: '', adminUrl: '' };
+  const context: SandboxContext = { store, faults, requests: new RequestLog(), urls };
+  const servers: Server[] = [];
+  const serve = (handler: Handler) => {
+    const server = createServer((req, res) => void handler(req, res));
+    server.keepAliveTimeout = 5_000;
+    servers.push(server);
+    return server;
+  };
+  const apiServer = serve(createNativeFrontEnd(context));
+  const s3Server = serve(createS3FrontEnd(context));
+  const adminServer = serve(createAdminApi(context, seed));
+
+  const close = async () => {
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      ),
+    );
+    if (options.stateFile) await saveState(store, options.stateFile);
+  };
+
+  try {
+    const port = options.port ?? 0;
+    const apiPort = await listen(apiServer, port, host);
+    const s3Port = await listen(s3Server, options.s3Port ?? (port ? port + 1 : 0), host);
+    const adminPort = await listen(adminServer, options.adminPort ?? (port ? port + 2 : 0), '127.0.0.1');
+    urls.apiUrl = `http://${urlHost(host)}:${apiPort}`;
+    urls.s3Url = `http://${urlHost(host)}:${s3Port}`;
+    urls.adminUrl = `http://127.0.0.1:${adminPort}`;
+  } catch (error) {
+    for (const server of servers) if (server.listening) server.close();
+    throw error;
+  }
+
+  const master = store.masterKey;
+  return {
+    apiUrl: urls.apiUrl,
+    s3Url: urls.s3Url,
+    adminUrl: urls.adminUrl,
+    accountId: store.accountId,
+    applicationKeyId: master.applicationKeyId,
+    applicationKey: master.applicationKey,
+    store,
+    context,
+    close,
+  };
+}
+
+export { SandboxStore } from './store.js';
+export { SandboxError } from './errors.js';
+export type { SandboxContext, SandboxUrls } from './context.js';
+export type { SeedName } from './seed.js';
