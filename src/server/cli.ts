@@ -1,7 +1,5 @@
 import { ConfigError, readSetting } from './config.js';
 import { createRuntime } from './start.js';
-import { serveOverHttp } from './transports/http.js';
-import { serveOverStdio } from './transports/stdio.js';
 
 /** A command-line mistake: exit code 2 with a usage hint. */
 export class UsageError extends Error {
@@ -29,6 +27,8 @@ function onShutdown(stop: () => Promise<void>): void {
 
 export async function runStdio(env: NodeJS.ProcessEnv): Promise<void> {
   const runtime = await createRuntime(env, 'stdio');
+  // Transports load on demand: stdio start-up must not pay for the HTTP stack, nor HTTP for stdio.
+  const { serveOverStdio } = await import('./transports/stdio.js');
   const handle = await serveOverStdio(runtime);
   onShutdown(() => handle.close());
   process.stdin.once('end', () => void handle.close().finally(() => process.exit(0)));
@@ -37,6 +37,7 @@ export async function runStdio(env: NodeJS.ProcessEnv): Promise<void> {
 export async function runHttp(env: NodeJS.ProcessEnv, options: { port?: string; host: string }): Promise<void> {
   const port = options.port !== undefined ? parsePort(options.port, '--port') : parsePort(readSetting(env, 'http', 'PORT') ?? '3000', 'PORT');
   const runtime = await createRuntime(env, 'http');
+  const { serveOverHttp } = await import('./transports/http.js');
   const server = await serveOverHttp(runtime, { port, host: options.host });
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;

@@ -5,6 +5,7 @@ import type { ToolContext } from './context.js';
 import type { Logger } from './logger.js';
 import { ConfirmationStates, evaluateGate } from './policy/gate.js';
 import type { Sanitizer } from './policy/sanitize.js';
+import { lazyInputValidator } from './policy/input-validator.js';
 import { errorResult, formatToolError, successResult, type TextEncoder } from './policy/serialize.js';
 import type { PromptDefinition } from './prompts/definition.js';
 import { promptArgsSchema } from './prompts/wire.js';
@@ -99,7 +100,7 @@ export function createServerFactory(
         {
           title: definition.title,
           description: definition.description,
-          inputSchema: fromJsonSchema<ToolArgs>(tool.inputSchema),
+          inputSchema: fromJsonSchema<ToolArgs>(tool.inputSchema, lazyInputValidator),
           annotations: tool.annotations,
         },
         async (args: ToolArgs, ctx): Promise<CallToolResult | InputRequiredResult> => {
@@ -153,7 +154,7 @@ export function createServerFactory(
     for (const prompt of prompts) {
       server.registerPrompt(
         prompt.name,
-        { title: prompt.title, description: prompt.description, argsSchema: fromJsonSchema<Record<string, string>>(promptArgsSchema(prompt)) },
+        { title: prompt.title, description: prompt.description, argsSchema: fromJsonSchema<Record<string, string>>(promptArgsSchema(prompt), lazyInputValidator) },
         async (args: Record<string, string>) => ({
           description: prompt.description,
           messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.render(args) } }],

@@ -1,0 +1,32 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { packageRoot } from '../src/server/package-info.js';
+import { benchStartup } from './startup.js';
+
+/** Each section measures one thing; `npm run bench -- startup` runs only the named sections. */
+const SECTIONS: Record<string, () => Promise<unknown>> = {
+  startup: () => benchStartup(),
+};
+
+const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+const unknown = requested.filter((name) => !(name in SECTIONS));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}\n`);
+  process.exit(2);
+}
+
+const file = join(packageRoot(), 'bench', 'results', 'latest.json');
+const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { sections?: Record<string, unknown> }) : {};
+const sections: Record<string, unknown> = { ...previous.sections };
+for (const name of requested.length > 0 ? requested : Object.keys(SECTIONS)) {
+  process.stderr.write(`bench: ${name}…\n`);
+  sections[name] = { measuredAt: new Date().toISOString(), ...(await SECTIONS[name]!() as object) };
+}
+const results = {
+  machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', platform: process.platform },
+  sections,
+};
+mkdirSync(dirname(file), { recursive: true });
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify(results.sections, null, 2)}\n`);

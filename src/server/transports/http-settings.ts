@@ -1,0 +1,57 @@
+import { ConfigError, readSetting } from '../config.js';
+
+export type HttpCredentialMode = 'headers' | 'server';
+
+/** The HTTP transport's own settings, validated once at startup. */
+export interface HttpSettings {
+  credentialMode: HttpCredentialMode;
+  /** `Host` values accepted; empty means loopback only (unless origins are listed). */
+  allowedHosts: readonly string[];
+  /** Exact `Origin` values accepted; empty means origins are matched like hosts. */
+  allowedOrigins: readonly string[];
+  trustProxyHeaders: boolean;
+  rateLimit: { perSecond: number; burst: number };
+  /** In-flight caps (and legacy-session caps): global ⇒ 503, per key ⇒ 429. */
+  maxInFlight: number;
+  maxInFlightPerKey: number;
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+}
+
+/** Request bodies above this many bytes are refused with 413. */
+export const MAX_BODY_BYTES = 1_048_576;
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+function positiveNumber(name: string, value: string | undefined, integer: boolean): number {
+  const parsed = Number(value);
+  if (value === undefined || !/^\d+(\.\d+)?$/.test(value) || !(parsed > 0) || (integer && !Number.isInteger(parsed))) {
+    throw new ConfigError(`${name} must be a positive ${integer ? 'whole ' : ''}number (got "${value}").`);
+  }
+  return parsed;
+}
+
+export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
+  const requestTimeoutMs = positiveNumber('B2_HTTP_REQUEST_TIMEOUT_MS', readSetting(env, 'http', 'B2_HTTP_REQUEST_TIMEOUT_MS'), true);
+  const headersTimeoutMs = positiveNumber('B2_HTTP_HEADERS_TIMEOUT_MS', readSetting(env, 'http', 'B2_HTTP_HEADERS_TIMEOUT_MS'), true);
+  return {
+    credentialMode: readSetting(env, 'http', 'B2_HTTP_CREDENTIAL_MODE') as HttpCredentialMode,
+    allowedHosts: list(readSetting(env, 'http', 'B2_ALLOWED_HOSTS')).map((host) => host.toLowerCase()),
+    allowedOrigins: list(readSetting(env, 'http', 'B2_ALLOWED_ORIGINS')),
+    trustProxyHeaders: readSetting(env, 'http', 'B2_TRUST_PROXY_HEADERS') === 'true',
+    rateLimit: {
+      perSecond: positiveNumber('B2_MCP_RATE_LIMIT_RPS', readSetting(env, 'http', 'B2_MCP_RATE_LIMIT_RPS'), false),
+      burst: positiveNumber('B2_MCP_RATE_LIMIT_BURST', readSetting(env, 'http', 'B2_MCP_RATE_LIMIT_BURST'), true),
+    },
+    maxInFlight: positiveNumber('B2_MAX_SESSIONS', readSetting(env, 'http', 'B2_MAX_SESSIONS'), true),
+    maxInFlightPerKey: positiveNumber('B2_MAX_SESSIONS_PER_KEY', readSetting(env, 'http', 'B2_MAX_SESSIONS_PER_KEY'), true),
+    requestTimeoutMs,
+    // Node refuses a headers timeout longer than the request timeout.
+    headersTimeoutMs: Math.min(headersTimeoutMs, requestTimeoutMs),
+  };
+}
