@@ -1,10 +1,19 @@
-import type { Logger } from './logger.js';
 import type { ServerConfig } from './config.js';
+import type { Logger } from './logger.js';
 
-/** What a tool handler may use; handlers never reach for process state directly. */
+/**
+ * What a tool handler may use; handlers never reach for process state directly. Backends are
+ * typed by their own modules (`b2/`, `s3/`) and bound to the calling credential.
+ */
 export interface ToolContext {
   config: ServerConfig;
   logger: Logger;
   /** Aborted when the client cancels the call or the connection closes. */
   signal: AbortSignal;
+  /** The credential's capabilities, or null for the full-surface override. */
+  capabilities: ReadonlySet<string> | null;
+  /** The native B2 client for this credential; throws `missing_credentials` when there is none. */
+  b2(): import('./b2/native-client.js').B2NativeApi;
+  /** The S3 data-plane adapter for this credential, created on first use (loads the AWS SDK then). */
+  s3(): Promise<import('./s3/adapter.js').S3Adapter>;
 }
