@@ -31,6 +31,7 @@ import { PROFILES } from '../../src/server/profiles.js';
 import { createRuntime } from '../../src/server/start.js';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
 import { serveOverHttp } from '../../src/server/transports/http.js';
+import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { collectTools } from './collect.js';
 import { withConfigTable } from './readme.js';
 
@@ -50,7 +51,8 @@ function sdkVersions(): Record<string, string> {
 /** Serves one pinned profile over HTTP (secret sink off, as fixtures require) and collects both eras. */
 async function fixturesFor(profile: ProfileName, sdk: Record<string, string>): Promise<ToolFixture[]> {
   const runtime = await createRuntime({ B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' }, 'http');
-  const server = await serveOverHttp(runtime, { port: 0, host: '127.0.0.1' });
+  // The server's own (absent) key: a pinned profile needs none, and the client sends no credential headers.
+  const { server, drain } = await serveOverHttp(runtime, { port: 0, host: '127.0.0.1', settings: loadHttpSettings({ B2_HTTP_CREDENTIAL_MODE: 'server' }) });
   try {
     const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
     const fixtures: ToolFixture[] = [];
@@ -71,8 +73,7 @@ async function fixturesFor(profile: ProfileName, sdk: Record<string, string>): P
     }
     return fixtures;
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
+    await drain();
   }
 }
 

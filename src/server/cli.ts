@@ -36,13 +36,15 @@ export async function runStdio(env: NodeJS.ProcessEnv): Promise<void> {
 
 export async function runHttp(env: NodeJS.ProcessEnv, options: { port?: string; host: string }): Promise<void> {
   const port = options.port !== undefined ? parsePort(options.port, '--port') : parsePort(readSetting(env, 'http', 'PORT') ?? '3000', 'PORT');
+  const { loadHttpSettings } = await import('./transports/http-settings.js');
+  const settings = loadHttpSettings(env);
   const runtime = await createRuntime(env, 'http');
   const { serveOverHttp } = await import('./transports/http.js');
-  const server = await serveOverHttp(runtime, { port, host: options.host });
+  const { server, drain } = await serveOverHttp(runtime, { port, host: options.host, settings });
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   runtime.logger.info('http.listening', { url: `http://${options.host}:${bound}/mcp` });
-  onShutdown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  onShutdown(drain);
 }
 
 /** The transport used when no subcommand is given. */

@@ -49,14 +49,24 @@ export async function connectStdio(kind: ClientKind, env: Record<string, string>
   return wrap(client);
 }
 
-export async function connectHttp(kind: ClientKind, url: URL): Promise<Connected> {
+export interface HttpClientOptions {
+  /** Sent on every request (e.g. `x-b2-mcp-key-id` / `x-b2-mcp-key` in headers credential mode). */
+  headers?: Record<string, string>;
+  elicitation?: ElicitAnswer;
+}
+
+export async function connectHttp(kind: ClientKind, url: URL, options: HttpClientOptions = {}): Promise<Connected> {
+  const { headers, elicitation } = options;
+  const requestInit = headers ? { requestInit: { headers } } : {};
   if (kind === 'v1') {
-    const client = new V1Client({ name: 'v1-witness', version: '1' });
-    await client.connect(new V1HttpClientTransport(url));
+    const client = new V1Client({ name: 'v1-witness', version: '1' }, elicitation ? { capabilities: { elicitation: { form: {} } } } : {});
+    if (elicitation) installV1Elicitation(client, elicitation);
+    await client.connect(new V1HttpClientTransport(url, requestInit));
     return wrap(client);
   }
-  const client = new Client({ name: `test-${kind}`, version: '1' }, modernOptions(kind));
-  await client.connect(new StreamableHTTPClientTransport(url));
+  const client = new Client({ name: `test-${kind}`, version: '1' }, modernOptions(kind, elicitation));
+  if (elicitation) client.setRequestHandler('elicitation/create', async () => answer(elicitation));
+  await client.connect(new StreamableHTTPClientTransport(url, requestInit));
   return wrap(client);
 }
 
@@ -89,9 +99,16 @@ export interface HttpServer {
   stop(): Promise<void>;
 }
 
-/** Starts `b2-mcp http --port 0` and waits for the listening log line to learn the port. */
+/**
+ * Starts `b2-mcp http --port 0` and waits for the listening log line to learn the port.
+ * Unless `env` says otherwise the server uses its own key (`B2_HTTP_CREDENTIAL_MODE=server`), so
+ * clients need no credential headers; HTTP transport tests set the mode explicitly.
+ */
 export async function startHttpServer(env: Record<string, string>): Promise<HttpServer> {
-  const child = spawn(process.execPath, [SERVER_BIN, 'http', '--port', '0'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER_BIN, 'http', '--port', '0'], {
+    env: { B2_HTTP_CREDENTIAL_MODE: 'server', ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = await new Promise<URL>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => reject(new Error(`http server did not start: ${buffered}`)), 10_000);

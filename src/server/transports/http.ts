@@ -1,45 +1,261 @@
-import { createServer, type Server } from 'node:http';
-import { createMcpHandler } from '@modelcontextprotocol/server';
-import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
-import { SERVER_NAME } from '../../contract/constants.js';
-import type { ServerRuntime } from '../server.js';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createServerFactory, type CredentialSession, type ServerRuntime } from '../server.js';
+import { BodyTooLargeError, readBodyWithin } from './body-limit.js';
+import { createHostGuard, isLoopbackAddress } from './host-guard.js';
+import { CredentialFailure, credentialKey, credentialsFromHeaders, rejectCredentialHeaders } from './http-credentials.js';
+import { loadHttpSettings, MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
+import { InFlightLimiter } from './in-flight.js';
+import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
+import { McpNameMismatch, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
+import { TokenBuckets } from './rate-limit.js';
 
 export const MCP_PATHS = new Set(['/mcp', '/api/mcp']);
 const HEALTH_PATHS = new Set(['/health', '/ready', '/api/health']);
+const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
+const MCP_ALLOW = 'GET, POST, DELETE';
+/** The health document names the service, not the MCP server identity. */
+const HEALTH_SERVER_NAME = 'backblaze-b2-mcp';
+
+/** Only these request headers reach the MCP handler; credentials and cookies never do. */
+const FORWARDED_HEADERS = new Set(['accept', 'content-type', 'content-length', 'last-event-id', 'traceparent', 'tracestate', 'baggage']);
+
+const SWEEP_INTERVAL_MS = 60_000;
+const LEGACY_SESSION_IDLE_MS = 30 * 60_000;
+/** Below the CLI's 10 s hard stop, so a drain always finishes on its own. */
+const DEFAULT_DRAIN_MS = 9_000;
 
 export interface HttpOptions {
   port: number;
   host: string;
+  /** Transport settings (allowlists, limits, credential mode); defaults apply when omitted. */
+  settings?: HttpSettings;
 }
 
-function sendJson(res: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export interface HttpHandle {
+  server: Server;
+  /**
+   * Graceful shutdown: new requests get 503 while in-flight ones finish (up to `timeoutMs`),
+   * then sessions and connections are closed.
+   */
+  drain(timeoutMs?: number): Promise<void>;
+}
+
+type Headers = Record<string, string>;
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
-/** Streamable HTTP at /mcp serving both eras; loopback Host/Origin only. */
-export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions): Promise<Server> {
-  // Server credential mode for now: every request is served with the process's own key.
-  const { factory } = await runtime.sessionFor();
-  const mcp = toNodeHandler(createMcpHandler(factory));
-  const validHost = localhostHostValidation();
-  const validOrigin = localhostOriginValidation();
+function jsonRpcError(res: ServerResponse, status: number, id: JsonRpcId, code: number, message: string, data?: unknown): void {
+  sendJson(res, status, { jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined && { data }) } });
+}
 
-  const server = createServer((req, res) => {
+function forwardedHeaders(headers: IncomingHttpHeaders): Headers {
+  const forwarded: Headers = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || !(FORWARDED_HEADERS.has(name) || name.startsWith('mcp-'))) continue;
+    forwarded[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return forwarded;
+}
+
+function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
+}
+
+/** Errors that carry an HTTP status and a stable code (credential and upstream failures). */
+function statusError(error: unknown): { status: number; code: string; message: string } | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { status, code } = error as Error & { status?: unknown; code?: unknown };
+  return typeof status === 'number' && status >= 400 && status <= 599 && typeof code === 'string' ? { status, code, message: error.message } : undefined;
+}
+
+/** Streamable HTTP at /mcp (and /api/mcp) serving both eras behind the guards of CONTRACT §11.3. */
+export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions): Promise<HttpHandle> {
+  const settings = options.settings ?? loadHttpSettings({});
+  const { logger, sanitizer } = runtime;
+  const hostAllowed = createHostGuard(settings);
+  const inFlight = new InFlightLimiter(settings.maxInFlight, settings.maxInFlightPerKey);
+  const buckets = new TokenBuckets(settings.rateLimit.perSecond, settings.rateLimit.burst);
+  const sessions = new LegacySessions(settings.maxInFlight, settings.maxInFlightPerKey, LEGACY_SESSION_IDLE_MS);
+  const onerror = (error: Error): void => logger.error('http.mcp_error', { error: sanitizer.value(error) });
+
+  // Protocol-only traffic (GET/DELETE without a session, non-JSON bodies, other revisions) is
+  // answered by the SDK from a server with no tools: it needs no credential and reaches no backend.
+  const protocolHandler = createMcpHandler(createServerFactory(runtime, [], []), { onerror });
+  const handlers = new WeakMap<CredentialSession, McpHttpHandler>();
+  const handlerFor = (session: CredentialSession): McpHttpHandler => {
+    let handler = handlers.get(session);
+    if (!handler) {
+      handler = createMcpHandler(session.factory, { onerror });
+      handlers.set(session, handler);
+    }
+    return handler;
+  };
+
+  let draining = false;
+
+  const clientAddress = (req: IncomingMessage): string => {
+    if (settings.trustProxyHeaders) {
+      const forwardedFor = firstHeader(req.headers, 'x-forwarded-for')?.split(',')[0]?.trim();
+      const proxied = forwardedFor || firstHeader(req.headers, 'x-real-ip');
+      if (proxied) return proxied;
+    }
+    return req.socket.remoteAddress ?? 'unknown';
+  };
+
+  const health = (res: ServerResponse, method: string): void => {
+    if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, { error: 'Method not allowed' }, { allow: 'GET' });
+    const counters = { activeSessions: sessions.size, inFlightRequests: inFlight.total, openSubscriptions: 0 };
+    const ready = settings.credentialMode === 'headers' || runtime.config.credentials !== undefined;
+    if (!ready) {
+      return sendJson(res, 503, { status: 'error', server: HEALTH_SERVER_NAME, version: runtime.version, error: 'Credential configuration invalid', ...counters });
+    }
+    sendJson(res, 200, { status: 'ok', server: HEALTH_SERVER_NAME, version: runtime.version, ...counters });
+  };
+
+  /** Hands the request (allowed headers and the already-read body only) to an MCP leg. */
+  const forward = (req: IncomingMessage, res: ServerResponse, headers: Headers, body: Buffer, fetch: (request: Request) => Promise<Response>): Promise<void> => {
+    const request = {
+      method: req.method,
+      url: req.url,
+      headers,
+      async *[Symbol.asyncIterator]() {
+        if (body.byteLength > 0) yield body;
+      },
+    };
+    return toNodeHandler({ fetch }, { onerror, maxRequestBodySize: MAX_BODY_BYTES })(request, res);
+  };
+
+  const credentialError = (res: ServerResponse, route: McpRoute, failure: { status: number; code: string; message: string }): void => {
+    const message = sanitizer.text(failure.message);
+    if (route.kind === 'modern') return jsonRpcError(res, failure.status, route.id, -32001, message, { code: failure.code, status: failure.status });
+    sendJson(res, failure.status, { error: message, code: failure.code });
+  };
+
+  const serveMcp = async (req: IncomingMessage, res: ServerResponse, method: string): Promise<void> => {
+    const addressKey = `address:${clientAddress(req)}`;
+    const slot = inFlight.acquire(addressKey);
+    if (slot === 'global') return sendJson(res, 503, { error: 'Server busy: too many requests in flight' }, { 'retry-after': '1' });
+    if (slot === 'key') return sendJson(res, 429, { error: 'Too many requests in flight for this client' }, { 'retry-after': '1' });
+    let lease: LegacyLease | undefined;
+    res.once('close', () => {
+      slot.release();
+      lease?.release();
+    });
+    if (!buckets.take(addressKey)) return sendJson(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '1' });
+
+    let body: Buffer;
+    try {
+      body = await readBodyWithin(req, MAX_BODY_BYTES);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return sendJson(res, 413, { error: 'Request body too large' }, { connection: 'close' });
+      res.destroy();
+      return;
+    }
+
+    const headers = forwardedHeaders(req.headers);
+    let route: McpRoute;
+    try {
+      route = await routeMcpRequest(method, headers, body);
+    } catch (error) {
+      if (!(error instanceof McpNameMismatch)) throw error;
+      return jsonRpcError(res, 400, error.id, -32020, error.message, { mismatch: { header: error.header, body: error.body } });
+    }
+
+    let session: CredentialSession;
+    let ownerKey = addressKey;
+    try {
+      if (settings.credentialMode === 'server') rejectCredentialHeaders(req.headers);
+      if (route.kind === 'protocol') return await forward(req, res, headers, body, protocolHandler.fetch);
+      const credentials = settings.credentialMode === 'headers' ? credentialsFromHeaders(req.headers) : undefined;
+      if (credentials) {
+        ownerKey = `credential:${credentialKey(credentials)}`;
+        if (!slot.rekey(ownerKey)) return sendJson(res, 429, { error: 'Too many requests in flight for this credential' }, { 'retry-after': '1' });
+        if (!buckets.take(ownerKey)) return sendJson(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '1' });
+      }
+      session = await runtime.sessionFor(credentials);
+    } catch (error) {
+      if (error instanceof CredentialFailure) return credentialError(res, route, error);
+      const known = statusError(error);
+      if (known && known.status < 500) return credentialError(res, route, known);
+      throw error;
+    }
+
+    if (route.kind === 'modern') return forward(req, res, headers, body, handlerFor(session).fetch);
+    if (route.sessionId !== undefined) {
+      const resumed = sessions.resume(ownerKey, route.sessionId);
+      if (resumed === 'not_found') return jsonRpcError(res, 404, null, -32001, 'Session not found');
+      lease = resumed;
+      return forward(req, res, headers, body, resumed.fetch);
+    }
+    if (!route.initialize) return forward(req, res, headers, body, handlerFor(session).fetch);
+    const opened = sessions.open(ownerKey, session.factory);
+    if (opened === 'global') return sendJson(res, 503, { error: 'Server busy: too many open sessions' }, { 'retry-after': '1' });
+    if (opened === 'key') return sendJson(res, 429, { error: 'Too many open sessions for this credential' }, { 'retry-after': '1' });
+    lease = opened;
+    return forward(req, res, headers, body, opened.fetch);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const method = (req.method ?? 'GET').toUpperCase();
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (!MCP_PATHS.has(path) && !HEALTH_PATHS.has(path)) return sendJson(res, 404, { error: 'Not found' });
-    if (!validHost(req, res) || !validOrigin(req, res)) return;
-    if (HEALTH_PATHS.has(path)) {
-      return sendJson(res, 200, { status: 'ok', server: SERVER_NAME, version: runtime.version });
+    res.once('finish', () => logger.debug('http.request', { method, path, status: res.statusCode, durationMs: Math.round(performance.now() - started) }));
+    try {
+      if (draining) return sendJson(res, 503, { error: 'Server is shutting down' }, { connection: 'close', 'retry-after': '1' });
+      const isMcp = MCP_PATHS.has(path);
+      const isHealth = HEALTH_PATHS.has(path);
+      if (!isMcp && !isHealth) return sendJson(res, 404, { error: 'Not found' });
+      const hostCheck = {
+        host: firstHeader(req.headers, 'host'),
+        origin: firstHeader(req.headers, 'origin'),
+        loopbackHealthProbe: isHealth && isLoopbackAddress(req.socket.remoteAddress),
+      };
+      if (!hostAllowed(hostCheck)) return sendJson(res, 403, { error: 'Host/Origin not allowed' });
+      if (isHealth) return health(res, method);
+      if (!MCP_METHODS.has(method)) return sendJson(res, 405, { error: 'Method not allowed' }, { allow: MCP_ALLOW });
+      await serveMcp(req, res, method);
+    } catch (error) {
+      logger.error('http.internal_error', { method, path, error: sanitizer.value(error) });
+      jsonRpcError(res, 500, null, -32603, 'Internal server error');
     }
-    if (!['GET', 'POST', 'DELETE'].includes(req.method ?? '')) {
-      return sendJson(res, 405, { error: 'Method not allowed' }, { allow: 'GET, POST, DELETE' });
-    }
-    void mcp(req, res);
-  });
+  };
+
+  const server = createServer({ requestTimeout: settings.requestTimeoutMs, headersTimeout: settings.headersTimeoutMs }, (req, res) => void handle(req, res));
+  const sweep = setInterval(() => {
+    buckets.sweep();
+    sessions.sweep();
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
-  return server;
+
+  return {
+    server,
+    drain: async (timeoutMs = DEFAULT_DRAIN_MS) => {
+      draining = true;
+      const deadline = performance.now() + timeoutMs;
+      while (inFlight.total > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      await sessions.closeAll();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
 }

@@ -1,0 +1,109 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Credentials } from '../config.js';
+
+/** One credential field and the header names (canonical first, then alias) that carry it. */
+interface HeaderField {
+  label: string;
+  names: readonly [string, string];
+}
+
+interface HeaderPair {
+  id: HeaderField;
+  secret: HeaderField;
+}
+
+const pair = (idNames: [string, string], secretNames: [string, string]): HeaderPair => ({
+  id: { label: idNames[0], names: idNames },
+  secret: { label: secretNames[0], names: secretNames },
+});
+
+/**
+ * `headers` credential mode: the primary key pair is required; an application-key override and a
+ * master (Partner) key pair are optional, each all-or-nothing.
+ */
+const PRIMARY = pair(['x-b2-mcp-key-id', 'x-b2-key-id'], ['x-b2-mcp-key', 'x-b2-key']);
+const APPLICATION_OVERRIDE = pair(['x-b2-mcp-app-key-id', 'x-b2-app-key-id'], ['x-b2-mcp-app-key', 'x-b2-app-key']);
+const MASTER = pair(['x-b2-mcp-master-key-id', 'x-b2-master-key-id'], ['x-b2-mcp-master-key', 'x-b2-master-key']);
+
+/** Every header that can carry a B2 credential (lower-case). */
+export const CREDENTIAL_HEADER_NAMES: readonly string[] = [PRIMARY, APPLICATION_OVERRIDE, MASTER].flatMap((p) => [...p.id.names, ...p.secret.names]);
+
+export type CredentialFailureCode = 'missing_credentials' | 'conflicting_headers' | 'partial_credential' | 'credential_headers_rejected';
+
+export class CredentialFailure extends Error {
+  constructor(
+    readonly status: 400 | 401,
+    readonly code: CredentialFailureCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CredentialFailure';
+  }
+}
+
+function headerValues(headers: IncomingHttpHeaders, name: string): string[] {
+  const raw = headers[name];
+  const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return values.map((value) => value.trim()).filter((value) => value !== '');
+}
+
+export function hasCredentialHeaders(headers: IncomingHttpHeaders): boolean {
+  return CREDENTIAL_HEADER_NAMES.some((name) => headerValues(headers, name).length > 0);
+}
+
+/** The field's value from whichever alias carries it; aliases that disagree are an error. */
+function fieldValue(headers: IncomingHttpHeaders, field: HeaderField): string | undefined {
+  const values = new Set(field.names.flatMap((name) => headerValues(headers, name)));
+  if (values.size > 1) {
+    throw new CredentialFailure(400, 'conflicting_headers', `Conflicting credential headers: ${field.names.join(' and ')} carry different values.`);
+  }
+  return values.values().next().value;
+}
+
+function pairValue(headers: IncomingHttpHeaders, p: HeaderPair): [string, string] | undefined {
+  const id = fieldValue(headers, p.id);
+  const secret = fieldValue(headers, p.secret);
+  if (id === undefined && secret === undefined) return undefined;
+  if (id === undefined || secret === undefined) {
+    const [present, absent] = id === undefined ? [p.secret.label, p.id.label] : [p.id.label, p.secret.label];
+    throw new CredentialFailure(400, 'partial_credential', `Incomplete credential pair: ${present} was sent without ${absent}.`);
+  }
+  return [id, secret];
+}
+
+/**
+ * The request's B2 credentials in `headers` mode. Throws {@link CredentialFailure}. With an
+ * application-key override, the override serves native/S3 calls and the primary key stands in
+ * for the master key unless a master pair is sent too.
+ */
+export function credentialsFromHeaders(headers: IncomingHttpHeaders): Credentials {
+  const primary = pairValue(headers, PRIMARY);
+  const application = pairValue(headers, APPLICATION_OVERRIDE);
+  const master = pairValue(headers, MASTER);
+  if (!primary) {
+    throw new CredentialFailure(401, 'missing_credentials', `Missing B2 credentials: send the ${PRIMARY.id.label} and ${PRIMARY.secret.label} headers.`);
+  }
+  const [applicationKeyId, applicationKey] = application ?? primary;
+  const partner = master ?? (application ? primary : undefined);
+  return { applicationKeyId, applicationKey, ...(partner && { masterKeyId: partner[0], masterKey: partner[1] }) };
+}
+
+export function rejectCredentialHeaders(headers: IncomingHttpHeaders): void {
+  if (hasCredentialHeaders(headers)) {
+    throw new CredentialFailure(
+      400,
+      'credential_headers_rejected',
+      'This server uses its own B2 credentials (B2_HTTP_CREDENTIAL_MODE=server); do not send credential headers.',
+    );
+  }
+}
+
+/** A per-process secret, so a credential key is useless outside this process. */
+const FINGERPRINT_SECRET = randomBytes(32);
+
+/** A stable, non-reversible key for a credential (rate limits, in-flight counts, session ownership). */
+export function credentialKey(credentials: Credentials): string {
+  const material = [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId ?? '', credentials.masterKey ?? ''].join('\0');
+  return createHmac('sha256', FINGERPRINT_SECRET).update(material).digest('hex').slice(0, 32);
+}
