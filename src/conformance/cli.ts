@@ -1,0 +1,233 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { ConformError, EXIT } from './errors.js';
+import { SEVERITIES, type Severity } from './findings.js';
+import { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
+import { FORMATS, render, type Format } from './report/index.js';
+import { verdictOf } from './report/verdict.js';
+import { loadRules } from './rules/engine.js';
+import { runCheck, runDiff, runSnapshot, type EraChoice, type RunResult } from './run.js';
+import { httpTarget, parsePairs, stdioTarget, type Target } from './target.js';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether colour may be used on stdout. */
+  color: boolean;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new ConformError('usage', `--timeout must be a positive integer of milliseconds, got "${value}"`);
+  return parsed;
+}
+
+interface TargetOptions {
+  server?: string;
+  url?: string;
+  header: string[];
+  env: string[];
+}
+
+function targetFrom(options: TargetOptions, io: Io): Target | null {
+  if (options.server && options.url) throw new ConformError('usage', 'use either --server or --url, not both');
+  if (options.header.length > 0 && !options.url) throw new ConformError('usage', '--header needs --url');
+  if (options.env.length > 0 && !options.server) throw new ConformError('usage', '--env needs --server (the bundled server never gets extra environment)');
+  if (options.server) return stdioTarget(options.server, parsePairs('--env', options.env, (key) => io.env[key]));
+  if (options.url) return httpTarget(options.url, parsePairs('--header', options.header));
+  return null;
+}
+
+interface ReportOptions {
+  format: string[];
+  output: string[];
+  failOn: Severity;
+}
+
+/** Pair each --format with the --output at the same position; unpaired formats go to stdout (at most one). */
+function reportPlan(options: ReportOptions): { format: Format; file: string | null }[] {
+  const formats = options.format.length > 0 ? options.format : ['pretty'];
+  for (const format of formats) {
+    if (!(FORMATS as readonly string[]).includes(format)) throw new ConformError('usage', `unknown --format "${format}" (expected ${FORMATS.join(', ')})`);
+  }
+  if (options.output.length > formats.length) throw new ConformError('usage', 'more --output than --format options: pair each --output with a --format');
+  const plan = formats.map((format, index) => ({ format: format as Format, file: options.output[index] ?? null }));
+  if (plan.filter((entry) => entry.file === null).length > 1) throw new ConformError('usage', 'only one --format can go to stdout; give the others an --output file');
+  return plan;
+}
+
+function writeReports(result: RunResult, options: ReportOptions, io: Io): number {
+  for (const { format, file } of reportPlan(options)) {
+    const text = render(format, result, { failOn: options.failOn, color: file === null && io.color });
+    if (file === null) {
+      io.stdout(text);
+      continue;
+    }
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    } catch (error) {
+      throw new ConformError('usage', `cannot write ${format} report to ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  const verdict = verdictOf(result.findings, options.failOn);
+  if (!verdict.failed) return EXIT.ok;
+  const count = SEVERITIES.filter((severity) => SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(options.failOn)).reduce((sum, severity) => sum + verdict.counts[severity], 0);
+  throw new FindingsFailure(`${count} finding${count === 1 ? '' : 's'} at or above --fail-on ${options.failOn}`);
+}
+
+/** Exit 1: the run worked and found problems. Carries the one-line summary for the JSON error line. */
+class FindingsFailure extends Error {}
+
+function addTargetOptions(command: Command): Command {
+  return command
+    .option('--debug', 'show stack traces for errors')
+    .option('--server <command>', 'spawn this server command and speak stdio to it (quoted, shell-like words)')
+    .option('--url <url>', 'Streamable HTTP endpoint of a running server, e.g. http://127.0.0.1:3000/mcp')
+    .option('--header <name=value>', 'HTTP header for --url (repeatable)', collect, [])
+    .option('--env <name[=value]>', 'environment variable for --server (repeatable; NAME alone copies it from this shell)', collect, [])
+    .addOption(new Option('--era <era>', 'protocol eras to speak').choices(['modern', 'legacy', 'both']).default('both'))
+    .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
+    .option('--profile <name>', 'contract profile: full, default, read-only (phase1-default = default)', 'default');
+}
+
+function addReportOptions(command: Command): Command {
+  return command
+    .option('--format <format>', `report format: ${FORMATS.join(', ')} (repeatable)`, collect, [])
+    .option('--output <file>', 'write the report of the --format at the same position to this file (repeatable)', collect, [])
+    .addOption(new Option('--fail-on <severity>', 'lowest severity that fails the run').choices([...SEVERITIES]).default('error'))
+    .option('--config <file>', 'config file (default: ./b2-mcp-conform.config.json when present)');
+}
+
+function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command()
+    .name(CHECKER_NAME)
+    .description('Contract-conformance checker for Backblaze B2 MCP servers')
+    .version(CHECKER_VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: () => {} })
+    .showSuggestionAfterError(true);
+
+  const check = program
+    .command('check')
+    .description('check a live server (default: the bundled b2-mcp) against the frozen contract')
+    .option('--fixtures <dir>', 'directory of <profile>.<era>.json fixtures (default: the bundled ones)')
+    .option('--contract <file>', 'contract artifact (default: the bundled docs/generated/tool-profile-contract.json)');
+  addReportOptions(addTargetOptions(check)).action(async (options) => {
+    const result = await runCheck({
+      profile: options.profile,
+      target: targetFrom(options, io),
+      fixturesDir: options.fixtures,
+      contractFile: options.contract,
+      era: options.era as EraChoice,
+      timeoutMs: options.timeout,
+      configFile: options.config,
+      cwd: io.cwd,
+    });
+    setExit(writeReports(result, options, io));
+  });
+
+  const snapshot = program
+    .command('snapshot')
+    .description('write fixtures of a live server in the generator format (pre-release review)')
+    .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into');
+  addTargetOptions(snapshot).action(async (options) => {
+    const { written, surfaces } = await runSnapshot({ profile: options.profile, target: targetFrom(options, io), outDir: options.out, era: options.era as EraChoice, timeoutMs: options.timeout });
+    for (const [index, file] of written.entries()) {
+      const surface = surfaces.filter((candidate) => candidate.connection !== 'witness')[index]!;
+      io.stdout(`wrote ${file} (${surface.names.length} tools, hash ${surface.hash.slice(0, 12)})\n`);
+    }
+    setExit(EXIT.ok);
+  });
+
+  const diff = program
+    .command('diff')
+    .description('compare two fixture directories offline, with the same change classes as check')
+    .argument('<before>', 'fixtures directory with the expected (old) fixtures')
+    .argument('<after>', 'fixtures directory with the new fixtures');
+  addReportOptions(diff)
+    .option('--debug', 'show stack traces for errors')
+    .action(async (before: string, after: string, options) => {
+    const result = runDiff({ before, after, configFile: options.config, cwd: io.cwd });
+    setExit(writeReports(result, options, io));
+  });
+
+  program
+    .command('rules')
+    .description('list every rule with its id, severity, description and documentation')
+    .addOption(new Option('--format <format>', 'output format').choices(['pretty', 'json', 'markdown']).default('pretty'))
+    .action((options) => {
+      io.stdout(renderRules(options.format));
+      setExit(EXIT.ok);
+    });
+  return program;
+}
+
+/** The rules list: a terminal table, JSON, or the Markdown table docs/conformance.md embeds. */
+export function renderRules(format: 'pretty' | 'json' | 'markdown'): string {
+  const { rules } = loadRules();
+  if (format === 'json') {
+    return `${JSON.stringify(rules.map(({ id, severity, frozenSeverity, class: changeClass, category, title, doc }) => ({ id, severity, frozenSeverity, class: changeClass, category, title, doc })), null, 2)}\n`;
+  }
+  if (format === 'markdown') {
+    const rows = rules.map((rule) => `| [\`${rule.id}\`](${rule.doc.replace(/^docs\//, '')}) | ${rule.severity}${rule.class ? ` (${rule.class})` : ''} | ${rule.title} |`);
+    return `${['| Rule | Severity | Description |', '| --- | --- | --- |', ...rows].join('\n')}\n`;
+  }
+  const width = Math.max(...rules.map((rule) => rule.id.length));
+  return `${rules.map((rule) => `${rule.id.padEnd(width)}  ${rule.severity.padEnd(7)}  ${rule.title}\n${' '.repeat(width + 11)}${rule.doc}`).join('\n')}\n`;
+}
+
+function wantsJson(argv: readonly string[]): boolean {
+  return argv.some((arg, index) => arg === '--format=json' || (arg === '--format' && argv[index + 1] === 'json'));
+}
+
+function errorLine(code: string, message: string, json: boolean): string {
+  return json ? `${JSON.stringify({ error: { code, message } })}\n` : `${CHECKER_NAME}: ${code === 'findings' ? '' : 'error: '}${message}\n`;
+}
+
+function defaultIo(): Io {
+  const env = process.env;
+  const color = env.NO_COLOR ? false : env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' ? true : Boolean(process.stdout.isTTY);
+  return { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), color, cwd: process.cwd(), env };
+}
+
+/** Run the CLI and return the exit code (0 ok, 1 findings, 2 usage/config, 3 connection/protocol, 4 nothing tested). */
+export async function main(argv: readonly string[] = process.argv, io: Io = defaultIo()): Promise<number> {
+  const args = argv.slice(2);
+  const json = wantsJson(args);
+  const debug = args.includes('--debug');
+  let exitCode: number = EXIT.ok;
+  try {
+    await buildProgram(io, (code) => (exitCode = code)).parseAsync([...args], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof FindingsFailure) {
+      if (json) io.stderr(errorLine('findings', error.message, true));
+      return EXIT.findings;
+    }
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return EXIT.ok; // --help, --version
+      const message = error.message.replace(/^error: /, '').split('\n')[0]!;
+      io.stderr(errorLine('usage', message, json));
+      return EXIT.usage;
+    }
+    if (error instanceof ConformError) {
+      io.stderr(errorLine(error.code, error.message, json));
+      if (debug && error.stack) io.stderr(`${error.stack}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(errorLine('internal', `${message.split('\n')[0]}${debug ? '' : ' (run with --debug for details)'}`, json));
+    if (debug && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    return EXIT.usage;
+  }
+}

@@ -1,0 +1,288 @@
+import { Client, SdkError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { Client as WitnessClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as WitnessStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as WitnessHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
+import type { CacheHint, ModernBlock } from '../contract/fixture.js';
+import { stable, type ListedTool } from '../contract/normalize.js';
+import { ConformError } from './errors.js';
+import { CHECKER_NAME, CHECKER_VERSION, toolVersions } from './package-root.js';
+import { ChildStdioTransport, type ChildDiagnostics } from './stdio-transport.js';
+import { redact, secretValuesOf, type Target } from './target.js';
+
+/**
+ * The three independent looks at one server: the 2.x client pinned to the modern era, the 2.x
+ * client in the 2025 (legacy) era, and the 1.x SDK client as a second legacy witness.
+ */
+export const CONNECTIONS = ['modern', 'legacy', 'witness'] as const;
+export type ConnectionId = (typeof CONNECTIONS)[number];
+
+export const ERA_OF: Record<ConnectionId, Era> = { modern: 'modern', legacy: 'legacy', witness: 'legacy' };
+
+/** Everything one connection saw, in the order the server sent it. */
+export interface Observation {
+  connection: ConnectionId;
+  era: Era;
+  /** The client package and version that made this connection. */
+  client: { package: string; version: string };
+  protocolVersion: string | null;
+  serverInfo: { name: string; version: string } | null;
+  /** Modern only: the `server/discover` summary, shaped like a fixture's modern block. */
+  discover: ModernBlock['discover'];
+  /** Modern only: the cache hint on the `tools/list` result. */
+  toolsListCacheHint: CacheHint | null;
+  tools: ListedTool[];
+  timings: { connectMs: number; listToolsMs: number };
+}
+
+export interface ConnectOptions {
+  connections: readonly ConnectionId[];
+  /** Per-request budget, also the modern probe's budget. */
+  timeoutMs: number;
+}
+
+export type Observations = Partial<Record<ConnectionId, Observation>>;
+
+interface Session {
+  connect(): Promise<void>;
+  listTools(): Promise<{ tools: ListedTool[]; cacheHint: CacheHint | null }>;
+  describe(): Pick<Observation, 'protocolVersion' | 'serverInfo' | 'discover'>;
+  close(): Promise<void>;
+  /** Rejects when the server side breaks (stdio only); never resolves. */
+  broken: Promise<never>;
+  diagnostics?: ChildDiagnostics;
+}
+
+const NEVER = new Promise<never>(() => {});
+
+/** Connect every requested way in parallel, list the tools, and close again. */
+export async function observe(target: Target, options: ConnectOptions): Promise<Observations> {
+  const sessions = options.connections.map((connection) => ({ connection, session: openSession(connection, target, options.timeoutMs) }));
+  const failures: { connection: ConnectionId; error: unknown; diagnostics?: ChildDiagnostics }[] = [];
+  let closing: Promise<unknown> | undefined;
+  const closeAll = () => (closing ??= Promise.allSettled(sessions.map(({ session }) => session.close())));
+  const settled = await Promise.allSettled(
+    sessions.map(({ connection, session }) =>
+      observeOne(connection, session, options.timeoutMs).catch((error: unknown) => {
+        failures.push({ connection, error, diagnostics: session.diagnostics });
+        void closeAll(); // one broken look is enough: stop the others instead of waiting them out
+        throw error;
+      }),
+    ),
+  );
+  await closeAll();
+  if (failures.length > 0) {
+    // Prefer a failure the child process itself explains (exit, bad stdout, spawn error).
+    const explained = failures.find(({ diagnostics }) => diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined));
+    const first = explained ?? failures[0]!;
+    throw explainFailure(first.connection, first.error, first.diagnostics, target, options.timeoutMs);
+  }
+  const out: Observations = {};
+  for (const result of settled) {
+    if (result.status === 'fulfilled') out[result.value.connection] = result.value;
+  }
+  return out;
+}
+
+async function observeOne(connection: ConnectionId, session: Session, timeoutMs: number): Promise<Observation> {
+  const guard = deadline(2 * timeoutMs + 1000);
+  try {
+    const started = performance.now();
+    await Promise.race([session.connect(), session.broken, guard.expired]);
+    const connected = performance.now();
+    const listed = await Promise.race([session.listTools(), session.broken, guard.expired]);
+    const done = performance.now();
+    return {
+      connection,
+      era: ERA_OF[connection],
+      client: clientOf(connection),
+      ...session.describe(),
+      toolsListCacheHint: listed.cacheHint,
+      tools: listed.tools,
+      timings: { connectMs: round(connected - started), listToolsMs: round(done - connected) },
+    };
+  } finally {
+    guard.cancel();
+  }
+}
+
+function clientOf(connection: ConnectionId): { package: string; version: string } {
+  const name = connection === 'witness' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/client';
+  return { package: name, version: toolVersions()[name] ?? 'unknown' };
+}
+
+function userAgent(connection: ConnectionId): string {
+  return `${CHECKER_NAME}/${CHECKER_VERSION} (${connection === 'witness' ? '1.x witness' : `2.x ${connection}`})`;
+}
+
+function openSession(connection: ConnectionId, target: Target, timeoutMs: number): Session {
+  return connection === 'witness' ? witnessSession(target, timeoutMs) : currentSdkSession(connection, target, timeoutMs);
+}
+
+function currentSdkSession(connection: 'modern' | 'legacy', target: Target, timeoutMs: number): Session {
+  const client = new Client(
+    { name: CHECKER_NAME, version: CHECKER_VERSION },
+    {
+      capabilities: {},
+      versionNegotiation:
+        connection === 'modern' ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs } } : { mode: 'legacy' },
+    },
+  );
+  let transport: Transport;
+  let stdio: ChildStdioTransport | undefined;
+  if (target.kind === 'stdio') {
+    stdio = new ChildStdioTransport({ command: target.command, args: target.args, env: target.env });
+    transport = stdio;
+  } else {
+    transport = new StreamableHTTPClientTransport(target.url, {
+      requestInit: { headers: { ...target.headers, 'user-agent': userAgent(connection) } },
+    });
+  }
+  return {
+    connect: () => client.connect(transport, { timeout: timeoutMs }),
+    async listTools() {
+      const result = await client.listTools(undefined, { cacheMode: 'bypass', timeout: timeoutMs });
+      const hinted = result as { ttlMs?: unknown; cacheScope?: unknown };
+      const cacheHint =
+        typeof hinted.ttlMs === 'number' && typeof hinted.cacheScope === 'string' ? { ttlMs: hinted.ttlMs, cacheScope: hinted.cacheScope } : null;
+      return { tools: result.tools as ListedTool[], cacheHint };
+    },
+    describe() {
+      const info = client.getServerVersion();
+      const discover = client.getDiscoverResult();
+      return {
+        protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
+        serverInfo: info ? { name: info.name, version: info.version } : null,
+        discover: discover
+          ? {
+              supportedVersions: [...discover.supportedVersions],
+              capabilities: stable(discover.capabilities),
+              ttlMs: typeof discover.ttlMs === 'number' ? discover.ttlMs : null,
+              cacheScope: typeof discover.cacheScope === 'string' ? discover.cacheScope : null,
+            }
+          : null,
+      };
+    },
+    close: () => client.close().catch(() => {}),
+    broken: stdio?.broken ?? NEVER,
+    ...(stdio ? { diagnostics: stdio.diagnostics } : {}),
+  };
+}
+
+/** The 1.x SDK client on its own transports: an independent second reading of the 2025 era. */
+function witnessSession(target: Target, timeoutMs: number): Session {
+  const client = new WitnessClient({ name: `${CHECKER_NAME}-witness`, version: CHECKER_VERSION }, { capabilities: {} });
+  const base =
+    target.kind === 'stdio'
+      ? new WitnessStdioTransport({ command: target.command, args: target.args, env: target.env, stderr: 'ignore' })
+      : new WitnessHttpTransport(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent('witness') } } });
+  let protocolVersion: string | null = null;
+  const transport = recordingInitializeResult(base, (version) => {
+    protocolVersion = version;
+  });
+  return {
+    connect: () => client.connect(transport, { timeout: timeoutMs }),
+    async listTools() {
+      const tools: ListedTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+        tools.push(...(page.tools as ListedTool[]));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return { tools, cacheHint: null };
+    },
+    describe() {
+      const info = client.getServerVersion();
+      return { protocolVersion, serverInfo: info ? { name: info.name, version: info.version } : null, discover: null };
+    },
+    close: () => client.close().catch(() => {}),
+    broken: NEVER,
+  };
+}
+
+/** The 1.x client keeps the negotiated version to itself: read it off the `initialize` result. */
+function recordingInitializeResult<T extends { onmessage?: (message: never) => void }>(transport: T, record: (version: string) => void): T {
+  return new Proxy(transport, {
+    set(target, property, value) {
+      if (property === 'onmessage' && typeof value === 'function') {
+        (target as Record<string, unknown>).onmessage = (message: { result?: { protocolVersion?: unknown } }, ...rest: unknown[]) => {
+          const version = message?.result?.protocolVersion;
+          if (typeof version === 'string') record(version);
+          return (value as (...args: unknown[]) => unknown)(message, ...rest);
+        };
+        return true;
+      }
+      return Reflect.set(target, property, value);
+    },
+  });
+}
+
+function explainFailure(connection: ConnectionId, error: unknown, diagnostics: ChildDiagnostics | undefined, target: Target, timeoutMs: number): ConformError {
+  const secrets = secretValuesOf(target);
+  const clean = (text: string) => redact(text, secrets).replace(/\s+/g, ' ').trim();
+  const where = target.kind === 'http' ? `${target.url.origin}${target.url.pathname}` : `"${target.command}"`;
+  const stderrHint = () => {
+    const last = diagnostics?.stderrTail.at(-1);
+    return last ? ` (stderr: ${clean(last).slice(0, 200)})` : '';
+  };
+
+  if (diagnostics?.spawnError) {
+    return new ConformError('connect', `could not start server ${where}: ${diagnostics.spawnError === 'ENOENT' ? 'command not found' : diagnostics.spawnError}`);
+  }
+  if (diagnostics?.badStdoutLine !== undefined) {
+    const line = clean(diagnostics.badStdoutLine).slice(0, 80);
+    return new ConformError('protocol', `server wrote non-JSON-RPC output on stdout ("${line}"); stdout must carry protocol frames only`);
+  }
+  if (diagnostics?.exit) {
+    const { code, signal } = diagnostics.exit;
+    return new ConformError('server-exited', `server exited ${signal ? `on ${signal}` : `with code ${code}`} before answering${stderrHint()}`);
+  }
+  if (error instanceof DeadlineError || isTimeout(error)) {
+    return new ConformError('timeout', `server did not answer the ${connection} connection within ${timeoutMs} ms (--timeout)${stderrHint()}`);
+  }
+  const message = clean(error instanceof Error ? error.message : String(error));
+  const cause = errorCause(error);
+  if (cause === 'ECONNREFUSED' || cause === 'ENOTFOUND' || cause === 'EHOSTUNREACH' || /fetch failed/i.test(message)) {
+    return new ConformError('connect', `could not connect to ${where}: ${cause === 'ECONNREFUSED' ? 'connection refused' : (cause ?? 'network error')}`);
+  }
+  if (connection === 'modern' && /did not offer pinned protocol version/i.test(message)) {
+    return new ConformError('protocol', `server does not offer MCP ${MODERN_PROTOCOL_VERSION} (modern era) via server/discover; use --era legacy to check the 2025 era only`);
+  }
+  const status = (error as { data?: { status?: unknown } })?.data?.status;
+  if (typeof status === 'number') {
+    return new ConformError('protocol', `the ${connection} connection to ${where} got HTTP ${status}`);
+  }
+  return new ConformError('protocol', `the ${connection} connection failed: ${message.slice(0, 300)}${stderrHint()}`);
+}
+
+function isTimeout(error: unknown): boolean {
+  if (error instanceof SdkError && String(error.code) === 'REQUEST_TIMEOUT') return true;
+  const message = error instanceof Error ? error.message : '';
+  return /timed? ?out/i.test(message);
+}
+
+function errorCause(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    current = (current as { cause?: unknown; data?: { cause?: unknown } }).cause ?? (current as { data?: { cause?: unknown } }).data?.cause;
+  }
+  return undefined;
+}
+
+class DeadlineError extends Error {}
+
+function deadline(ms: number): { expired: Promise<never>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError('deadline')), ms);
+  });
+  expired.catch(() => {});
+  return { expired, cancel: () => clearTimeout(timer) };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

@@ -1,0 +1,69 @@
+import type { CacheHint, ModernBlock } from '../contract/fixture.js';
+import type { ConnectionId } from './connect.js';
+import type { ConformConfig } from './config.js';
+import type { Drift } from './diff.js';
+import type { Finding } from './findings.js';
+import type { SuppressionOutcome } from './rules/types.js';
+import type { LiveSurface } from './snapshot.js';
+
+export interface ConnectionEvidence {
+  client: { package: string; version: string };
+  era: string;
+  protocolVersion: string | null;
+  serverInfo: { name: string; version: string } | null;
+  tools: number;
+  hash: string;
+  timings: { connectMs: number; listToolsMs: number };
+}
+
+/** Expected versus found, for one era (check) or one fixture file (diff). */
+export interface HashComparison {
+  expected: { source: string; hash: string };
+  found: { source: string; hash: string };
+  drift: Drift;
+}
+
+/** What every report carries so a reader can trust (or reproduce) the verdict. */
+export interface Evidence {
+  command: 'check' | 'diff' | 'snapshot';
+  /** Versions of the checker, the two client SDKs and Node. */
+  versions: Record<string, string>;
+  profile: string | null;
+  /** How the server was reached; env and header names only, never values. */
+  target: Record<string, unknown> | null;
+  connections: Partial<Record<ConnectionId, ConnectionEvidence>>;
+  /** The contract's frozen profile hash, when one applies. */
+  contractHash: string | null;
+  hashes: Record<string, HashComparison>;
+  cacheHints: { approved: CacheHint; modern: ModernBlock | null } | null;
+  config: { file: string | null; overrides: number; suppressed: number; stale: number; expired: number };
+  rulesEvaluated: number;
+  durationMs: number;
+}
+
+export function connectionEvidence(surfaces: readonly LiveSurface[]): Partial<Record<ConnectionId, ConnectionEvidence>> {
+  const out: Partial<Record<ConnectionId, ConnectionEvidence>> = {};
+  for (const surface of surfaces) {
+    const { observation } = surface;
+    out[surface.connection] = {
+      client: observation.client,
+      era: observation.era,
+      protocolVersion: observation.protocolVersion,
+      serverInfo: observation.serverInfo,
+      tools: surface.names.length,
+      hash: surface.hash,
+      timings: observation.timings,
+    };
+  }
+  return out;
+}
+
+export function configEvidence(config: ConformConfig, findings: readonly Finding[], outcome: SuppressionOutcome): Evidence['config'] {
+  return {
+    file: config.file,
+    overrides: Object.keys(config.rules).length,
+    suppressed: findings.filter((finding) => finding.suppressed).length,
+    stale: outcome.stale.length,
+    expired: outcome.expired.length,
+  };
+}

@@ -1,0 +1,93 @@
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ContractArtifact } from '../contract/artifact.js';
+import { ERAS, type Era } from '../contract/constants.js';
+import { toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
+import { profileHash } from '../contract/normalize.js';
+import { ConformError } from './errors.js';
+
+/** The fixtures of one profile, by era, with the file each came from. */
+export interface FixtureSet {
+  dir: string;
+  profile: string;
+  byEra: Partial<Record<Era, ToolFixture>>;
+  files: Partial<Record<Era, string>>;
+}
+
+function readJson(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new ConformError('usage', `${what} not found: ${file}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConformError('usage', `${what} is not valid JSON: ${file} (${(error as Error).message})`);
+  }
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/** Parse one fixture file; refuses a file whose recorded hash does not cover its own tools. */
+export function readFixture(file: string): ToolFixture {
+  const value = readJson(file, 'fixture') as Partial<ToolFixture>;
+  const ok =
+    value &&
+    typeof value === 'object' &&
+    typeof value.profile === 'string' &&
+    (ERAS as readonly unknown[]).includes(value.era) &&
+    isStringArray(value.names) &&
+    Array.isArray(value.tools) &&
+    typeof value.hash === 'string';
+  if (!ok) throw new ConformError('usage', `not a tool fixture (needs profile, era, names, tools, hash): ${file}`);
+  const fixture = value as ToolFixture;
+  if (profileHash(fixture.names, fixture.tools) !== fixture.hash) {
+    throw new ConformError('usage', `fixture ${file}: its recorded hash does not match its names and tools; regenerate it instead of editing it`);
+  }
+  return fixture;
+}
+
+export function loadFixtureSet(dir: string, profile: string, eras: readonly Era[]): FixtureSet {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConformError('usage', `fixtures directory not found: ${dir}`);
+  const set: FixtureSet = { dir, profile, byEra: {}, files: {} };
+  for (const era of eras) {
+    const file = join(dir, toolFixtureFileName(profile, era));
+    if (!existsSync(file)) throw new ConformError('usage', `fixture for profile "${profile}" (${era} era) not found: ${file}`);
+    const fixture = readFixture(file);
+    if (fixture.profile !== profile || fixture.era !== era) {
+      throw new ConformError('usage', `fixture ${file} records profile "${fixture.profile}" and era "${fixture.era}", expected "${profile}" and "${era}"`);
+    }
+    set.byEra[era] = fixture;
+    set.files[era] = file;
+  }
+  return set;
+}
+
+/** Every `<profile>.<era>.json` fixture in a directory, keyed by file name. */
+export function listFixtureFiles(dir: string): Map<string, ToolFixture> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConformError('usage', `fixtures directory not found: ${dir}`);
+  const out = new Map<string, ToolFixture>();
+  for (const name of readdirSync(dir).sort()) {
+    if (/^[^.]+\.(modern|legacy)\.json$/.test(name)) out.set(name, readFixture(join(dir, name)));
+  }
+  return out;
+}
+
+export function loadContract(file: string): ContractArtifact {
+  const value = readJson(file, 'contract artifact') as Partial<ContractArtifact>;
+  const ok =
+    value &&
+    typeof value === 'object' &&
+    value.profiles &&
+    typeof value.profiles === 'object' &&
+    value.toolBacking &&
+    typeof value.toolBacking === 'object' &&
+    value.approvedCacheHint &&
+    typeof value.approvedCacheHint === 'object';
+  if (!ok) throw new ConformError('usage', `not a contract artifact (needs profiles, toolBacking, approvedCacheHint): ${file}`);
+  return value as ContractArtifact;
+}

@@ -1,0 +1,59 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CONTRACT_ARTIFACT_PATH, TOOL_FIXTURES_DIR } from '../contract/artifact.js';
+
+/**
+ * The directory holding this package's package.json, found by walking up from this module:
+ * the same answer from `src/conformance/` (vitest) and from `dist/src/conformance/` (built).
+ */
+function findPackageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'package.json');
+    if (existsSync(candidate) && JSON.parse(readFileSync(candidate, 'utf8')).name === 'b2-mcp') return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('b2-mcp package root not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+export const PACKAGE_ROOT = findPackageRoot();
+
+/** Everything the checker ships with and falls back to when no option overrides it. */
+export const BUNDLED = {
+  serverEntry: join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp.js'),
+  fixturesDir: join(PACKAGE_ROOT, TOOL_FIXTURES_DIR),
+  contractFile: join(PACKAGE_ROOT, CONTRACT_ARTIFACT_PATH),
+  rulesDir: join(PACKAGE_ROOT, 'rules'),
+  reportSchema: join(PACKAGE_ROOT, 'docs', 'report.schema.json'),
+} as const;
+
+function readVersion(packageJsonPath: string): string {
+  return String(JSON.parse(readFileSync(packageJsonPath, 'utf8')).version);
+}
+
+/** Installed version of a dependency, found the way Node resolves it: the nearest node_modules upward. */
+function dependencyVersion(name: string): string {
+  let dir = PACKAGE_ROOT;
+  for (;;) {
+    const candidate = join(dir, 'node_modules', name, 'package.json');
+    if (existsSync(candidate)) return readVersion(candidate);
+    const parent = dirname(dir);
+    if (parent === dir) return 'unknown';
+    dir = parent;
+  }
+}
+
+export const CHECKER_NAME = 'b2-mcp-conform';
+export const CHECKER_VERSION = readVersion(join(PACKAGE_ROOT, 'package.json'));
+
+/** Versions of the checker and of the clients it speaks through: part of every evidence block. */
+export function toolVersions(): Record<string, string> {
+  return {
+    [CHECKER_NAME]: CHECKER_VERSION,
+    '@modelcontextprotocol/client': dependencyVersion('@modelcontextprotocol/client'),
+    '@modelcontextprotocol/sdk': dependencyVersion('@modelcontextprotocol/sdk'),
+    node: process.versions.node,
+  };
+}

@@ -1,0 +1,52 @@
+import type { Evidence } from '../evidence.js';
+
+const short = (hash: string) => hash.slice(0, 12);
+
+/** The evidence block as plain lines (label, value), shared by the text-based reports. */
+export function evidenceLines(evidence: Evidence): [string, string][] {
+  const lines: [string, string][] = [];
+  lines.push(['Versions', Object.entries(evidence.versions).map(([name, version]) => `${name} ${version}`).join(' · ')]);
+  if (evidence.profile) lines.push(['Profile', evidence.profile]);
+  if (evidence.target) lines.push(['Target', describe(evidence.target)]);
+  for (const [connection, seen] of Object.entries(evidence.connections)) {
+    const server = seen.serverInfo ? `${seen.serverInfo.name} ${seen.serverInfo.version}` : 'unnamed server';
+    lines.push([
+      `Connection ${connection}`,
+      `${seen.client.package} ${seen.client.version} → ${server}, protocol ${seen.protocolVersion ?? 'unknown'}, ${seen.tools} tools, hash ${short(seen.hash)}, ${Math.round(seen.timings.connectMs + seen.timings.listToolsMs)} ms`,
+    ]);
+  }
+  if (evidence.contractHash) lines.push(['Contract hash', short(evidence.contractHash)]);
+  for (const [scope, comparison] of Object.entries(evidence.hashes)) {
+    lines.push([`Hash ${scope}`, `expected ${short(comparison.expected.hash)} (${comparison.expected.source}), found ${short(comparison.found.hash)} (${comparison.found.source}): ${driftText(comparison.drift)}`]);
+  }
+  if (evidence.cacheHints) {
+    const approved = evidence.cacheHints.approved;
+    const modern = evidence.cacheHints.modern;
+    const hint = (value: { ttlMs: unknown; cacheScope: unknown } | null | undefined) => (value ? `${value.ttlMs} ms ${value.cacheScope}` : 'none');
+    lines.push([
+      'Cache hints',
+      `approved ${hint(approved)}; tools/list ${hint(modern?.toolsListCacheHint)}; server/discover ${hint(modern?.discover ? { ttlMs: modern.discover.ttlMs, cacheScope: modern.discover.cacheScope } : null)}`,
+    ]);
+  }
+  const config = evidence.config;
+  lines.push(['Config', `${config.file ?? 'none'}; ${config.overrides} overrides, ${config.suppressed} suppressed, ${config.stale} stale, ${config.expired} expired`]);
+  lines.push(['Rules evaluated', String(evidence.rulesEvaluated)]);
+  lines.push(['Duration', `${evidence.durationMs} ms`]);
+  return lines;
+}
+
+function describe(target: Record<string, unknown>): string {
+  return Object.entries(target)
+    .filter(([, value]) => !(Array.isArray(value) && value.length === 0))
+    .map(([key, value]) => `${key} ${Array.isArray(value) ? value.join(' ') : String(value)}`)
+    .join('; ');
+}
+
+export function driftText(drift: Evidence['hashes'][string]['drift']): string {
+  if (drift.status === 'match') return 'match';
+  if (drift.status === 'tool-set-differs') {
+    const parts = [drift.added.length ? `added ${drift.added.join(', ')}` : '', drift.removed.length ? `removed ${drift.removed.join(', ')}` : ''];
+    return `the tool set differs (${parts.filter(Boolean).join('; ')})`;
+  }
+  return `same names, definitions differ: ${drift.tools.map(({ tool, paths }) => `${tool} (${paths.join(', ')})`).join('; ')}`;
+}

@@ -1,0 +1,31 @@
+import type { Severity } from '../findings.js';
+import type { RunResult } from '../run.js';
+import { renderGithub } from './github.js';
+import { renderJson } from './json.js';
+import { renderJunit } from './junit.js';
+import { renderMarkdown } from './markdown.js';
+import { renderPretty } from './pretty.js';
+import { renderSarif } from './sarif.js';
+import { verdictOf } from './verdict.js';
+
+export const FORMATS = ['pretty', 'json', 'sarif', 'junit', 'markdown', 'github'] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** Every report is a rendering of the same findings and evidence. */
+export function render(format: Format, result: RunResult, options: { failOn: Severity; color: boolean }): string {
+  const verdict = verdictOf(result.findings, options.failOn);
+  switch (format) {
+    case 'pretty':
+      return renderPretty(result, verdict, { color: options.color });
+    case 'json':
+      return renderJson(result, verdict);
+    case 'sarif':
+      return renderSarif(result, verdict);
+    case 'junit':
+      return renderJunit(result, verdict);
+    case 'markdown':
+      return renderMarkdown(result, verdict);
+    case 'github':
+      return renderGithub(result, verdict);
+  }
+}

@@ -1,0 +1,52 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Finding } from '../findings.js';
+import type { RunResult } from '../run.js';
+
+export interface SourceLocation {
+  /** Relative to the working directory when the file lies under it (what code scanning expects), else a file URI. */
+  uri: string;
+  file: string;
+  line: number;
+}
+
+/**
+ * Findings are about a server, not a source file; they are anchored to the fixture that records
+ * the expected tool (the file a reviewer edits by regenerating), at the tool's line when found.
+ */
+export function locate(finding: Finding, result: RunResult, cwd = process.cwd()): SourceLocation | undefined {
+  const file = fileFor(finding, result);
+  if (!file) return undefined;
+  return { uri: uriOf(file, cwd), file, line: lineOf(file, finding.tool) };
+}
+
+function fileFor(finding: Finding, result: RunResult): string | undefined {
+  const { evidence } = result;
+  if (finding.category === 'config') return evidence.config.file ?? undefined;
+  const comparisons = evidence.hashes;
+  const scope = finding.scopes.find((candidate) => candidate in comparisons) ?? Object.keys(comparisons)[0];
+  if (!scope) return undefined;
+  const comparison = comparisons[scope]!;
+  return evidence.command === 'diff' ? comparison.found.source : comparison.expected.source;
+}
+
+export function uriOf(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  if (rel && !rel.startsWith('..') && !isAbsolute(rel)) return rel.split('\\').join('/');
+  return pathToFileURL(file).href;
+}
+
+const lineCache = new Map<string, string[]>();
+
+function lineOf(file: string, tool: string | undefined): number {
+  if (!tool || !existsSync(file)) return 1;
+  let lines = lineCache.get(file);
+  if (!lines) {
+    lines = readFileSync(file, 'utf8').split('\n');
+    lineCache.set(file, lines);
+  }
+  const needle = `"name": ${JSON.stringify(tool)}`;
+  const index = lines.findIndex((line) => line.includes(needle));
+  return index === -1 ? 1 : index + 1;
+}

@@ -1,0 +1,38 @@
+import type { Severity } from '../findings.js';
+import type { RunResult } from '../run.js';
+import { evidenceLines } from './evidence-lines.js';
+import { countsLine, type Verdict } from './verdict.js';
+
+const ICON: Record<Severity, string> = { error: '🔴', warning: '🟡', info: '🔵' };
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** A compact pull-request comment: verdict, a findings table, the evidence in a collapsed block. */
+export function renderMarkdown(result: RunResult, verdict: Verdict): string {
+  const { evidence } = result;
+  const out: string[] = [];
+  out.push(`### b2-mcp-conform ${evidence.command}${evidence.profile ? ` · \`${evidence.profile}\`` : ''}: ${verdict.failed ? '❌ fail' : '✅ pass'}`, '');
+  out.push(`${countsLine(verdict)} (fail-on \`${verdict.failOn}\`)`, '');
+  const active = result.findings.filter((finding) => !finding.suppressed);
+  if (active.length > 0) {
+    out.push('| | Rule | Tool | Path | Finding | Fix |', '| --- | --- | --- | --- | --- | --- |');
+    for (const finding of active) {
+      out.push(
+        `| ${ICON[finding.severity]} | \`${finding.ruleId}\`${finding.class ? ` (${finding.class})` : ''} | ${finding.tool ? `\`${finding.tool}\`` : ''} | ${finding.path ? `\`${cell(finding.path)}\`` : ''} | ${cell(finding.message)} | ${cell(finding.fix)} |`,
+      );
+    }
+    out.push('');
+  }
+  const suppressed = result.findings.filter((finding) => finding.suppressed);
+  if (suppressed.length > 0) {
+    out.push(`<details><summary>${suppressed.length} suppressed</summary>`, '');
+    for (const finding of suppressed) out.push(`- \`${finding.ruleId}\` ${finding.tool ? `\`${finding.tool}\`` : ''}: ${cell(finding.suppressed!.reason)}`);
+    out.push('', '</details>', '');
+  }
+  out.push('<details><summary>Evidence</summary>', '', '| | |', '| --- | --- |');
+  for (const [label, value] of evidenceLines(evidence)) out.push(`| ${cell(label)} | ${cell(value)} |`);
+  out.push('', '</details>', '');
+  return out.join('\n');
+}

@@ -1,0 +1,64 @@
+import type { Severity } from '../findings.js';
+import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
+import type { RunResult } from '../run.js';
+import { locate } from './locations.js';
+import type { Verdict } from './verdict.js';
+
+const LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
+/** Key under which each result's fingerprint is published (versioned, as SARIF recommends). */
+export const FINGERPRINT_KEY = 'b2McpConform/v1';
+
+/** SARIF 2.1.0, loadable by GitHub code scanning (every result carries a physical location). */
+export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.cwd()): Record<string, unknown> {
+  const rules = result.rules.rules;
+  const index = new Map(rules.map((rule, position) => [rule.id, position]));
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: CHECKER_NAME,
+            version: CHECKER_VERSION,
+            semanticVersion: CHECKER_VERSION,
+            rules: rules.map((rule) => ({
+              id: rule.id,
+              name: rule.id.replace(/[/-](.)/g, (_match, letter: string) => letter.toUpperCase()),
+              shortDescription: { text: rule.title },
+              fullDescription: { text: rule.rationale },
+              help: { text: `${rule.rationale}\nFix: ${rule.fix}\nDocs: ${rule.doc}`, markdown: `${rule.rationale}\n\n**Fix:** ${rule.fix}\n\nDocs: \`${rule.doc}\`` },
+              defaultConfiguration: { level: LEVEL[rule.severity] },
+              properties: { category: rule.category, tags: ['mcp', 'b2-mcp-conform', rule.category], ...(rule.class ? { class: rule.class } : {}) },
+            })),
+          },
+        },
+        results: result.findings.map((finding) => {
+          const location = locate(finding, result, cwd);
+          const logical = finding.tool ? [{ name: finding.tool, fullyQualifiedName: finding.path ? `${finding.tool}.${finding.path}` : finding.tool, kind: 'member' }] : [];
+          return {
+            ruleId: finding.ruleId,
+            ruleIndex: index.get(finding.ruleId),
+            level: LEVEL[finding.severity],
+            message: { text: `${finding.message}. Fix: ${finding.fix}` },
+            locations: [
+              {
+                ...(location ? { physicalLocation: { artifactLocation: { uri: location.uri }, region: { startLine: location.line } } } : {}),
+                ...(logical.length ? { logicalLocations: logical } : {}),
+              },
+            ],
+            partialFingerprints: { [FINGERPRINT_KEY]: finding.fingerprint },
+            ...(finding.suppressed ? { suppressions: [{ kind: 'external', justification: finding.suppressed.reason }] } : {}),
+            properties: { scopes: finding.scopes, ...(finding.class ? { class: finding.class } : {}), ...(finding.path ? { path: finding.path } : {}) },
+          };
+        }),
+        invocations: [{ executionSuccessful: true, exitCode: verdict.failed ? 1 : 0 }],
+        properties: { evidence: result.evidence, verdict: verdict.failed ? 'fail' : 'pass', failOn: verdict.failOn },
+      },
+    ],
+  };
+}
+
+export function renderSarif(result: RunResult, verdict: Verdict): string {
+  return `${JSON.stringify(sarifReport(result, verdict), null, 2)}\n`;
+}

@@ -1,0 +1,140 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ConformError } from '../errors.js';
+import { fingerprintOf, type Finding, type Severity } from '../findings.js';
+import { BUNDLED } from '../package-root.js';
+import { CHECK_KINDS } from './kinds/index.js';
+import type { CheckKind, RawFinding, RuleContext, RuleDefinition } from './types.js';
+
+export interface RuleSet {
+  rules: RuleDefinition[];
+  byId: Map<string, RuleDefinition>;
+}
+
+const RULE_FILE_SCHEMA = 'rule-file.schema.json';
+
+/** Load every rules/*.json file, validate it against the rule-file schema and its check kind's parameters. */
+export function loadRules(dir: string = BUNDLED.rulesDir): RuleSet {
+  const ajv = new Ajv2020({ strict: false, allErrors: false });
+  const validateFile = ajv.compile(JSON.parse(readFileSync(join(dir, RULE_FILE_SCHEMA), 'utf8')));
+  const rules: RuleDefinition[] = [];
+  const files = readdirSync(dir).filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json')).sort();
+  for (const name of files) {
+    const file = join(dir, name);
+    const data = JSON.parse(readFileSync(file, 'utf8')) as { category: string; rules: Omit<RuleDefinition, 'category'>[] };
+    if (!validateFile(data)) {
+      const error = validateFile.errors?.[0];
+      throw new ConformError('config', `rules file ${name}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
+    }
+    for (const rule of data.rules) {
+      const kind = CHECK_KINDS[rule.check.kind];
+      if (!kind) throw new ConformError('config', `rule ${rule.id} (${name}): unknown check kind "${rule.check.kind}"`);
+      const { kind: _kind, ...params } = rule.check;
+      const validateParams = ajv.compile(kind.params);
+      if (!validateParams(params)) {
+        const error = validateParams.errors?.[0];
+        throw new ConformError('config', `rule ${rule.id} (${name}): check parameters ${error?.instancePath || ''} ${error?.message ?? 'are invalid'}`.replace(/\s+/g, ' '));
+      }
+      if (!rule.id.startsWith(`${data.category}/`)) throw new ConformError('config', `rule ${rule.id} (${name}): id must start with "${data.category}/"`);
+      rules.push({ ...rule, category: data.category });
+    }
+  }
+  const byId = new Map<string, RuleDefinition>();
+  for (const rule of rules) {
+    if (byId.has(rule.id)) throw new ConformError('config', `rule id ${rule.id} is defined twice`);
+    byId.set(rule.id, rule);
+  }
+  for (const rule of rules) {
+    for (const other of rule.subsumedBy ?? []) {
+      if (!byId.has(other)) throw new ConformError('config', `rule ${rule.id}: subsumedBy names unknown rule ${other}`);
+    }
+  }
+  return { rules, byId };
+}
+
+function kindOf(rule: RuleDefinition): CheckKind {
+  return CHECK_KINDS[rule.check.kind]!;
+}
+
+/** Whether the context holds everything the rule's check kind needs. */
+export function applicable(rule: RuleDefinition, context: RuleContext): boolean {
+  return kindOf(rule).needs.every((need) => {
+    if (need === 'live') return context.mode === 'check' && context.surfaces.length > 0;
+    if (need === 'contract') return context.contract !== undefined;
+    if (need === 'changes') return true;
+    return context.suppressions !== undefined;
+  });
+}
+
+function formatValue(value: unknown): string {
+  if (Array.isArray(value)) return value.map(formatValue).join(', ');
+  if (value !== null && typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+export function renderMessage(template: string, values: Record<string, unknown>): string {
+  return template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (token, name: string) => (values[name] === undefined ? token : formatValue(values[name])));
+}
+
+export interface Evaluation {
+  findings: Finding[];
+  /** Rules that were enabled and applicable in this context (zero means nothing was tested). */
+  evaluated: string[];
+}
+
+/**
+ * Run every enabled, applicable rule of a phase and dress its raw findings: severity, message,
+ * fingerprint, and one finding per fingerprint with the union of the scopes it was seen in.
+ */
+export function evaluate(
+  ruleSet: RuleSet,
+  context: RuleContext,
+  severityOf: (rule: RuleDefinition) => Severity | 'off',
+  phase: 'findings' | 'suppressions',
+): Evaluation {
+  const byFingerprint = new Map<string, Finding>();
+  const evaluated: string[] = [];
+  for (const rule of ruleSet.rules) {
+    const isSuppressionRule = kindOf(rule).needs.includes('suppressions');
+    if (isSuppressionRule !== (phase === 'suppressions')) continue;
+    const severity = severityOf(rule);
+    if (severity === 'off' || !applicable(rule, context)) continue;
+    evaluated.push(rule.id);
+    const { kind: _kind, ...params } = rule.check;
+    for (const raw of kindOf(rule).run(params, context)) addFinding(byFingerprint, rule, severity, raw, context.profile);
+  }
+  return { findings: phase === 'findings' ? dropSubsumed([...byFingerprint.values()], ruleSet) : [...byFingerprint.values()], evaluated };
+}
+
+function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: Severity, raw: RawFinding, profile: string): void {
+  const fingerprint = fingerprintOf({ ruleId: rule.id, profile, tool: raw.tool, path: raw.path, key: raw.key });
+  const existing = into.get(fingerprint);
+  if (existing) {
+    if (raw.scope && !existing.scopes.includes(raw.scope)) existing.scopes.push(raw.scope);
+    return;
+  }
+  const values = { ...raw.data, tool: raw.tool, path: raw.path, scope: raw.scope, profile };
+  into.set(fingerprint, {
+    ruleId: rule.id,
+    severity,
+    category: rule.category,
+    ...(rule.class ? { class: rule.class } : {}),
+    message: renderMessage(rule.message, values),
+    fix: renderMessage(rule.fix, values),
+    doc: rule.doc,
+    ...(raw.tool !== undefined ? { tool: raw.tool } : {}),
+    ...(raw.path !== undefined ? { path: raw.path } : {}),
+    scopes: raw.scope ? [raw.scope] : [],
+    fingerprint,
+  });
+}
+
+/** A rule that only restates a root cause steps back when the root cause is reported. */
+function dropSubsumed(findings: Finding[], ruleSet: RuleSet): Finding[] {
+  return findings.filter((finding) => {
+    const by = ruleSet.byId.get(finding.ruleId)?.subsumedBy;
+    if (!by?.length) return true;
+    return !findings.some((other) => by.includes(other.ruleId) && (finding.tool === undefined || other.tool === finding.tool));
+  });
+}

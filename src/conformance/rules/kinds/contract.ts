@@ -1,0 +1,61 @@
+import { prefixCounts } from '../../../contract/fixture.js';
+import type { CheckKind, RawFinding, RuleContext } from '../types.js';
+import { judgedSurfaces } from './traverse.js';
+
+function contractProfile(context: RuleContext) {
+  return context.contract?.profiles[context.profile as keyof typeof context.contract.profiles];
+}
+
+function liveGroups(names: readonly string[], groupBy: string, context: RuleContext): Record<string, number> {
+  if (groupBy === 'prefix') {
+    const { total: _total, ...byPrefix } = prefixCounts(names);
+    return byPrefix;
+  }
+  const backing = (context.contract?.toolBacking ?? {}) as Record<string, string>;
+  const out: Record<string, number> = {};
+  for (const name of names) {
+    const category = backing[name] ?? 'unmapped';
+    out[category] = (out[category] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** Tool counts per prefix (or per backing category) equal the contract's counts for the profile. */
+const countsEqualContract: CheckKind = {
+  params: { type: 'object', properties: { groupBy: { enum: ['prefix', 'backing'] } }, required: ['groupBy'] },
+  needs: ['live', 'contract'],
+  run(params, context) {
+    const profile = contractProfile(context);
+    if (!profile) return [];
+    const expected: Record<string, number> = { ...(params.groupBy === 'prefix' ? profile.counts : profile.backingCounts) };
+    delete expected.total;
+    const out: RawFinding[] = [];
+    for (const surface of judgedSurfaces(context)) {
+      const actual = liveGroups(surface.names, String(params.groupBy), context);
+      for (const group of [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort()) {
+        if ((expected[group] ?? 0) !== (actual[group] ?? 0)) {
+          out.push({ scope: surface.connection, key: group, data: { group, expected: expected[group] ?? 0, actual: actual[group] ?? 0 } });
+        }
+      }
+    }
+    return out;
+  },
+};
+
+/** The live profile hash equals the contract's frozen hash for the profile. */
+const hashEqualContract: CheckKind = {
+  params: { type: 'object', properties: {} },
+  needs: ['live', 'contract'],
+  run(_params, context) {
+    const profile = contractProfile(context);
+    if (!profile) return [];
+    return judgedSurfaces(context)
+      .filter((surface) => surface.hash !== profile.hash)
+      .map((surface) => ({ scope: surface.connection, data: { expected: profile.hash.slice(0, 12), actual: surface.hash.slice(0, 12) } }));
+  },
+};
+
+export const CONTRACT_KINDS: Record<string, CheckKind> = {
+  'counts-equal-contract': countsEqualContract,
+  'hash-equal-contract': hashEqualContract,
+};

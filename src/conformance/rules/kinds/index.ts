@@ -1,0 +1,21 @@
+import type { CheckKind } from '../types.js';
+import { CHANGE_CHECK_KINDS } from './changes.js';
+import { CONTRACT_KINDS } from './contract.js';
+import { KEY_KINDS } from './keys.js';
+import { NAME_KINDS } from './names.js';
+import { PROTOCOL_KINDS } from './protocol.js';
+import { SCHEMA_KINDS } from './schema.js';
+import { SUPPRESSION_KINDS } from './suppressions.js';
+import { TOOL_SHAPE_KINDS } from './tool-shape.js';
+
+/** Every check kind a rule in rules/*.json may name. */
+export const CHECK_KINDS: Readonly<Record<string, CheckKind>> = {
+  ...NAME_KINDS,
+  ...KEY_KINDS,
+  ...SCHEMA_KINDS,
+  ...TOOL_SHAPE_KINDS,
+  ...CONTRACT_KINDS,
+  ...PROTOCOL_KINDS,
+  ...CHANGE_CHECK_KINDS,
+  ...SUPPRESSION_KINDS,
+};

@@ -1,0 +1,151 @@
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { deepEqual, joinPath } from '../../diff.js';
+import type { CheckKind, RawFinding } from '../types.js';
+import { PART_SCHEMA, isObject, listedTools, walkKeys, type ToolPart } from './traverse.js';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object's default.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+let validator: Ajv2020 | undefined;
+
+/** One JSON Schema 2020-12 validator (with formats) for the whole process. */
+function schemaValidator(): Ajv2020 {
+  if (!validator) {
+    validator = new Ajv2020({ strict: false, allErrors: true, logger: false, addUsedSchema: false });
+    addFormats(validator);
+  }
+  return validator;
+}
+
+/** `/properties/a` → `properties.a` */
+function pointerToPath(base: string, pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<string>((path, token) => joinPath(path, /^\d+$/.test(token) ? Number(token) : token), base);
+}
+
+/** Why a schema is not valid JSON Schema 2020-12, or undefined when it is. */
+function schemaProblem(schema: unknown): { pointer: string; message: string } | undefined {
+  const ajv = schemaValidator();
+  if (!ajv.validateSchema(schema as object)) {
+    const error = (ajv.errors ?? [])[0] as ErrorObject | undefined;
+    return { pointer: error?.instancePath ?? '', message: error?.message ?? 'does not match the 2020-12 meta-schema' };
+  }
+  try {
+    ajv.compile(schema as object);
+    return undefined;
+  } catch (error) {
+    return { pointer: '', message: (error as Error).message };
+  }
+}
+
+/** Every present schema part must validate against the 2020-12 meta-schema and compile. */
+const schemaCompiles: CheckKind = {
+  params: { type: 'object', properties: { parts: PART_SCHEMA }, required: ['parts'] },
+  needs: ['live'],
+  run(params, context) {
+    const verdicts = new Map<string, ReturnType<typeof schemaProblem>>();
+    const out: RawFinding[] = [];
+    for (const { tool, scope } of listedTools(context)) {
+      for (const part of params.parts as ToolPart[]) {
+        const schema = tool[part];
+        if (schema === undefined) continue;
+        const key = JSON.stringify(schema);
+        if (!verdicts.has(key)) verdicts.set(key, schemaProblem(schema));
+        const problem = verdicts.get(key);
+        if (problem) out.push({ tool: tool.name, path: pointerToPath(part, problem.pointer), scope, data: { problem: problem.message } });
+      }
+    }
+    return out;
+  },
+};
+
+/** The root of a schema part must carry `equals` keywords with exactly those values, and the `present` ones. */
+const schemaRoot: CheckKind = {
+  params: {
+    type: 'object',
+    properties: {
+      part: { enum: ['inputSchema', 'outputSchema'] },
+      equals: { type: 'object' },
+      present: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['part'],
+  },
+  needs: ['live'],
+  run(params, context) {
+    const part = params.part as ToolPart;
+    const equals = (params.equals as Record<string, unknown> | undefined) ?? {};
+    const present = (params.present as string[] | undefined) ?? [];
+    const out: RawFinding[] = [];
+    for (const { tool, scope } of listedTools(context)) {
+      const schema = tool[part];
+      if (schema === undefined && part === 'outputSchema') continue;
+      const root = isObject(schema) ? schema : {};
+      for (const [keyword, expected] of Object.entries(equals)) {
+        if (!deepEqual(root[keyword], expected)) {
+          out.push({ tool: tool.name, path: joinPath(part, keyword), scope, data: { expected: JSON.stringify(expected), actual: JSON.stringify(root[keyword]) ?? 'absent' } });
+        }
+      }
+      for (const keyword of present) {
+        if (!(keyword in root)) out.push({ tool: tool.name, path: joinPath(part, keyword), scope, data: { expected: 'present', actual: 'absent' } });
+      }
+    }
+    return out;
+  },
+};
+
+function nestingDepth(value: unknown): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(nestingDepth));
+  if (isObject(value)) return 1 + Math.max(0, ...Object.values(value).map(nestingDepth));
+  return 0;
+}
+
+/** Structural limits that keep a schema cheap and self-contained for every client. */
+const schemaLimits: CheckKind = {
+  params: {
+    type: 'object',
+    properties: {
+      parts: PART_SCHEMA,
+      maxDepth: { type: 'integer', minimum: 1 },
+      maxRefs: { type: 'integer', minimum: 0 },
+      localRefsOnly: { type: 'boolean' },
+    },
+    required: ['parts'],
+  },
+  needs: ['live'],
+  run(params, context) {
+    const out: RawFinding[] = [];
+    for (const { tool, scope } of listedTools(context)) {
+      for (const part of params.parts as ToolPart[]) {
+        const schema = tool[part];
+        if (schema === undefined) continue;
+        const depth = nestingDepth(schema);
+        if (typeof params.maxDepth === 'number' && depth > params.maxDepth) {
+          out.push({ tool: tool.name, path: part, scope, key: 'depth', data: { limit: 'nesting depth', actual: depth, max: params.maxDepth } });
+        }
+        const refs: { path: string; target: string }[] = [];
+        walkKeys(schema, part, (key, child, path) => {
+          if (key === '$ref' && typeof child === 'string') refs.push({ path, target: child });
+        });
+        if (typeof params.maxRefs === 'number' && refs.length > params.maxRefs) {
+          out.push({ tool: tool.name, path: part, scope, key: 'refs', data: { limit: '$ref count', actual: refs.length, max: params.maxRefs } });
+        }
+        if (params.localRefsOnly) {
+          for (const ref of refs.filter((candidate) => !candidate.target.startsWith('#'))) {
+            out.push({ tool: tool.name, path: ref.path, scope, key: 'remote-ref', data: { limit: 'local $ref only', actual: ref.target, max: '#…' } });
+          }
+        }
+      }
+    }
+    return out;
+  },
+};
+
+export const SCHEMA_KINDS: Record<string, CheckKind> = {
+  'schema-compiles': schemaCompiles,
+  'schema-root': schemaRoot,
+  'schema-limits': schemaLimits,
+};

@@ -1,0 +1,78 @@
+import type { ListedTool } from '../../../contract/normalize.js';
+import { joinPath } from '../../diff.js';
+import type { LiveSurface } from '../../snapshot.js';
+import type { RuleContext } from '../types.js';
+
+/** The surfaces static rules judge: both 2.x eras (the 1.x witness is compared, not judged). */
+export function judgedSurfaces(context: RuleContext): LiveSurface[] {
+  return context.surfaces.filter((surface) => surface.connection !== 'witness');
+}
+
+/** Each listed tool of each judged surface, with the surface's scope. */
+export function* listedTools(context: RuleContext): Generator<{ tool: ListedTool; scope: string }> {
+  for (const surface of judgedSurfaces(context)) {
+    for (const tool of surface.listed) yield { tool, scope: surface.connection };
+  }
+}
+
+export const TOOL_PARTS = ['description', 'inputSchema', 'outputSchema', 'annotations', '_meta'] as const;
+export type ToolPart = (typeof TOOL_PARTS)[number];
+
+export const PART_SCHEMA = { type: 'array', items: { enum: [...TOOL_PARTS] }, minItems: 1 } as const;
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Visit every object key at any depth, with its JSON path. */
+export function walkKeys(value: unknown, path: string, visit: (key: string, child: unknown, childPath: string) => void): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => walkKeys(item, joinPath(path, index), visit));
+  } else if (isObject(value)) {
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = joinPath(path, key);
+      visit(key, child, childPath);
+      walkKeys(child, childPath, visit);
+    }
+  }
+}
+
+/** Visit every string at any depth, with its JSON path. */
+export function walkStrings(value: unknown, path: string, visit: (text: string, path: string) => void): void {
+  if (typeof value === 'string') visit(value, path);
+  else if (Array.isArray(value)) value.forEach((item, index) => walkStrings(item, joinPath(path, index), visit));
+  else if (isObject(value)) for (const [key, child] of Object.entries(value)) walkStrings(child, joinPath(path, key), visit);
+}
+
+export interface PropertyVisit {
+  name: string;
+  schema: unknown;
+  path: string;
+  /** 0 for a top-level input property, 1 for a property of a property's object, ... */
+  depth: number;
+}
+
+/** Every named property declared by a schema (`properties` maps), through all subschemas. */
+export function walkProperties(schema: unknown, path: string, visit: (property: PropertyVisit) => void, depth = 0): void {
+  if (Array.isArray(schema)) {
+    schema.forEach((item, index) => walkProperties(item, joinPath(path, index), visit, depth));
+    return;
+  }
+  if (!isObject(schema)) return;
+  for (const [key, child] of Object.entries(schema)) {
+    const childPath = joinPath(path, key);
+    if (key === 'properties' && isObject(child)) {
+      for (const [name, propertySchema] of Object.entries(child)) {
+        const propertyPath = joinPath(childPath, name);
+        visit({ name, schema: propertySchema, path: propertyPath, depth });
+        walkProperties(propertySchema, propertyPath, visit, depth + 1);
+      }
+    } else {
+      walkProperties(child, childPath, visit, depth);
+    }
+  }
+}
+
+export function compileRegex(pattern: unknown, flags?: unknown): RegExp {
+  return new RegExp(String(pattern), typeof flags === 'string' ? flags : '');
+}

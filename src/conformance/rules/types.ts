@@ -1,0 +1,68 @@
+import type { ContractArtifact } from '../../contract/artifact.js';
+import type { Change } from '../diff.js';
+import type { ChangeClass, Scope, Severity } from '../findings.js';
+import type { LiveSurface } from '../snapshot.js';
+
+/** A rule as written in rules/*.json. */
+export interface RuleDefinition {
+  id: string;
+  severity: Severity;
+  category: string;
+  title: string;
+  /** Template: `{tool}`, `{path}`, `{scope}` and any key of the finding's data. */
+  message: string;
+  rationale: string;
+  fix: string;
+  doc: string;
+  /** Where the rule comes from (contract section, issue), for reviewers. */
+  source?: string;
+  check: { kind: string } & Record<string, unknown>;
+  /** Diff rules: the class of the change they report. */
+  class?: ChangeClass;
+  /** Severity while checking a live server against the frozen contract (overrides `severity`). */
+  frozenSeverity?: Severity;
+  /** Drop this rule's finding when one of these rules reports the same tool (or anything, for findings without a tool). */
+  subsumedBy?: string[];
+}
+
+export interface ScopedChange {
+  scope: Scope;
+  change: Change;
+}
+
+/** What the suppression stage learned; input of the config-phase check kinds. */
+export interface SuppressionOutcome {
+  stale: { index: number; description: string }[];
+  expired: { index: number; description: string; expires: string }[];
+}
+
+/** Everything a check kind may look at. Absent parts make kinds that need them skip. */
+export interface RuleContext {
+  mode: 'check' | 'diff';
+  profile: string;
+  /** Check mode: one per connection (modern, legacy, witness). */
+  surfaces: LiveSurface[];
+  contract?: ContractArtifact;
+  changes: ScopedChange[];
+  suppressions?: SuppressionOutcome;
+}
+
+/** A finding before the engine dresses it with the rule's metadata. */
+export interface RawFinding {
+  tool?: string;
+  path?: string;
+  scope?: Scope;
+  /** Extra discriminator for the fingerprint when tool + path are not unique. */
+  key?: string;
+  data?: Record<string, unknown>;
+}
+
+export type Need = 'live' | 'contract' | 'changes' | 'suppressions';
+
+/** A generic check: a pure function of its parameters and the context. */
+export interface CheckKind {
+  /** JSON Schema of the parameters a rule passes (next to `kind`). */
+  params: Record<string, unknown>;
+  needs: Need[];
+  run(params: Record<string, unknown>, context: RuleContext): RawFinding[];
+}

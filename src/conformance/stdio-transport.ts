@@ -1,0 +1,150 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+
+/** What went wrong on the child's side of the pipe, kept for a precise error message. */
+export interface ChildDiagnostics {
+  /** Why the process could not be started (e.g. ENOENT). */
+  spawnError?: string;
+  /** The first stdout line that was not a JSON-RPC 2.0 message. */
+  badStdoutLine?: string;
+  /** Set when the process ended before we asked it to. */
+  exit?: { code: number | null; signal: string | null };
+  /** The last lines the child wrote on stderr. */
+  stderrTail: string[];
+}
+
+const STDERR_TAIL_LINES = 5;
+
+/**
+ * A stdio transport that owns its child process, so the checker can tell a server that exits,
+ * a server that writes non-protocol bytes on stdout, and a silent server apart. It is a custom
+ * stdio-shaped transport (it exposes `pid` and `stderr`), so the 2.x client probes the modern era
+ * in place on this one process instead of spawning a disposable sibling.
+ */
+export class ChildStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly diagnostics: ChildDiagnostics = { stderrTail: [] };
+  /** Rejects as soon as the child breaks the stdio contract; never resolves. */
+  readonly broken: Promise<never>;
+
+  private child?: ChildProcess;
+  private stdoutBuffer = '';
+  private closing = false;
+  private rejectBroken!: (error: Error) => void;
+
+  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string> }) {
+    this.broken = new Promise<never>((_, reject) => {
+      this.rejectBroken = reject;
+    });
+    this.broken.catch(() => {}); // observed by whoever races it; never an unhandled rejection
+  }
+
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  get stderr(): Readable | null {
+    return this.child?.stderr ?? null;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.params.command, this.params.args, {
+        env: { ...getDefaultEnvironment(), ...this.params.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+      });
+      this.child = child;
+      child.once('spawn', () => resolve());
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        this.diagnostics.spawnError = error.code ?? error.message;
+        this.fail(error);
+        reject(error);
+      });
+      child.once('exit', (code, signal) => {
+        if (!this.closing) {
+          this.diagnostics.exit = { code, signal };
+          this.fail(new Error('server process exited'));
+        }
+      });
+      child.once('close', () => this.onclose?.());
+      child.stdin?.on('error', () => {}); // a dead child's stdin: reported through 'exit'
+      child.stdout?.setEncoding('utf8');
+      child.stdout?.on('data', (chunk: string) => this.readStdout(chunk));
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => this.readStderr(chunk));
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin || stdin.destroyed) {
+        reject(new Error('server process is not running'));
+        return;
+      }
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else stdin.once('drain', () => resolve());
+    });
+  }
+
+  /** Close stdin and give the server a moment to leave on its own, then stop it. */
+  async close(): Promise<void> {
+    const child = this.child;
+    this.closing = true;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const within = (ms: number) => Promise.race([exited.then(() => true), delay(ms).then(() => false)]);
+    child.stdin?.end();
+    if (await within(300)) return;
+    child.kill('SIGTERM');
+    if (await within(1000)) return;
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  private readStdout(chunk: string): void {
+    this.stdoutBuffer += chunk;
+    let newline: number;
+    while ((newline = this.stdoutBuffer.indexOf('\n')) !== -1) {
+      const line = this.stdoutBuffer.slice(0, newline).replace(/\r$/, '');
+      this.stdoutBuffer = this.stdoutBuffer.slice(newline + 1);
+      if (line.trim() === '') continue;
+      const message = parseJsonRpc(line);
+      if (!message) {
+        this.diagnostics.badStdoutLine ??= line;
+        this.fail(new Error('server wrote non-JSON-RPC output on stdout'));
+        return;
+      }
+      this.onmessage?.(message);
+    }
+  }
+
+  private readStderr(chunk: string): void {
+    const lines = chunk.split(/\r?\n/).filter((line) => line.trim() !== '');
+    this.diagnostics.stderrTail.push(...lines);
+    this.diagnostics.stderrTail.splice(0, Math.max(0, this.diagnostics.stderrTail.length - STDERR_TAIL_LINES));
+  }
+
+  private fail(error: Error): void {
+    this.rejectBroken(error);
+  }
+}
+
+function parseJsonRpc(line: string): JSONRPCMessage | undefined {
+  try {
+    const value = JSON.parse(line) as { jsonrpc?: unknown };
+    return value && typeof value === 'object' && value.jsonrpc === '2.0' ? (value as JSONRPCMessage) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,68 @@
+// A tiny MCP server on the official SDK whose whole tool surface is data, so each
+// broken variant a conformance test needs is one JSON mutation of a correct baseline.
+//
+//   node surface-server.mjs stdio <surface.json>
+//   node surface-server.mjs http <variants.json>   (serves every variant at /<name>/mcp;
+//                                                   prints "listening <port>" on stdout)
+//
+// A surface: { serverInfo, cacheHint, tools, legacyTools?, witnessTools? }. `legacyTools`
+// replaces the tool list for 2025-era connections; `witnessTools` replaces it for HTTP
+// requests whose User-Agent names the 1.x witness client.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+
+function buildServer(surface, tools) {
+  const options = {};
+  if (surface.cacheHint) {
+    options.cacheHints = { 'tools/list': surface.cacheHint, 'server/discover': surface.cacheHint };
+  }
+  const server = new McpServer(surface.serverInfo ?? { name: 'surface-test', version: '1.0.0' }, options);
+  for (const tool of tools) {
+    const config = { inputSchema: fromJsonSchema(tool.inputSchema ?? { type: 'object', properties: {} }) };
+    if (tool.description !== undefined) config.description = tool.description;
+    if (tool.outputSchema !== undefined) config.outputSchema = fromJsonSchema(tool.outputSchema);
+    if (tool.annotations !== undefined) config.annotations = tool.annotations;
+    if (tool._meta !== undefined) config._meta = tool._meta;
+    server.registerTool(tool.name, config, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+  }
+  return server;
+}
+
+function factoryFor(surface, pickTools) {
+  return (ctx) => buildServer(surface, pickTools(ctx));
+}
+
+const [mode, file] = process.argv.slice(2);
+const data = JSON.parse(readFileSync(file, 'utf8'));
+
+if (mode === 'stdio') {
+  serveStdio(factoryFor(data, (ctx) => (ctx.era === 'legacy' && data.legacyTools) || data.tools));
+} else if (mode === 'http') {
+  const handlers = new Map();
+  for (const [name, surface] of Object.entries(data)) {
+    const eraTools = (ctx) => (ctx.era === 'legacy' && surface.legacyTools) || surface.tools;
+    handlers.set(name, {
+      main: toNodeHandler(createMcpHandler(factoryFor(surface, eraTools))),
+      witness: toNodeHandler(createMcpHandler(factoryFor(surface, (ctx) => surface.witnessTools ?? eraTools(ctx)))),
+    });
+  }
+  const server = createServer((req, res) => {
+    const match = /^\/([^/]+)\/mcp$/.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
+    const entry = match && handlers.get(match[1]);
+    if (!entry) {
+      res.writeHead(404).end();
+      return;
+    }
+    const witness = /witness/i.test(req.headers['user-agent'] ?? '');
+    void (witness ? entry.witness : entry.main)(req, res);
+  });
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`listening ${server.address().port}\n`);
+  });
+} else {
+  process.stderr.write('usage: surface-server.mjs stdio|http <file>\n');
+  process.exit(2);
+}
