@@ -113,14 +113,12 @@ export function createNativeFrontEnd(ctx: SandboxContext): (req: IncomingMessage
     if (method !== 'GET' && method !== 'POST' && !(method === 'HEAD' && operation === 'b2_download_file_by_id')) {
       throw new SandboxError(405, 'method_not_allowed', `${method} is not supported; use GET or POST`);
     }
+    if (url.pathname.startsWith('/b2api/') && !url.pathname.startsWith(API_PREFIX)) {
+      throw notFound(`this sandbox serves the B2 Native API ${API_VERSION} only (${API_PREFIX}...)`);
+    }
     if (operation === 'b2_upload_file') return { kind: 'json', body: await uploadFile(url, req, mutated) };
     if (operation === 'b2_upload_part') return { kind: 'json', body: await uploadPart(url, req, mutated) };
-    if (!(operation in NATIVE_REQUESTS)) {
-      if (/^\/b2api\/v\d+\//.test(url.pathname) && !url.pathname.startsWith(API_PREFIX)) {
-        throw notFound(`this sandbox serves the B2 Native API ${API_VERSION} only (${API_PREFIX}...)`);
-      }
-      throw notFound(`unknown API operation: ${url.pathname}`);
-    }
+    if (!(operation in NATIVE_REQUESTS)) throw notFound(`unknown API operation: ${url.pathname}`);
     const op = operation as NativeOperation;
     const input = await readInput(op, url, req);
     const key = store.resolveToken(authorizationOf(req, url));
@@ -772,9 +770,7 @@ type BucketSettingsInput = Partial<NativeRequest<'b2_update_bucket'>>;
 
 /** Sub-settings of a bucket need their own write capability, as on B2. */
 function requireSettingCapabilities(key: KeyRecord, input: BucketSettingsInput): void {
-  if (input.fileLockEnabled !== undefined || input.defaultRetention !== undefined) {
-    if (input.fileLockEnabled || input.defaultRetention) requireCapability(key, 'writeBucketRetentions');
-  }
+  if (input.fileLockEnabled !== undefined || input.defaultRetention !== undefined) requireCapability(key, 'writeBucketRetentions');
   if (input.defaultServerSideEncryption) requireCapability(key, 'writeBucketEncryption');
   if (input.replicationConfiguration !== undefined) requireCapability(key, 'writeBucketReplications');
 }
