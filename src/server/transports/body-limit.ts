@@ -52,3 +52,21 @@ export function readBodyWithin(req: IncomingMessage, limit: number): Promise<Buf
     req.on('close', onClosed);
   });
 }
+
+/** How long a refused upload may keep sending before its connection is closed. */
+const LINGER_MS = 2_000;
+
+/**
+ * Makes the `Connection: close` after a refusal a lingering close: the socket is half-closed once
+ * the answer is written, and whatever the client is still uploading is read and discarded for a
+ * moment. Closing outright would reset the connection while the client is sending, and many
+ * clients then report the reset instead of the 413.
+ */
+export function lingerOnClose(req: IncomingMessage): void {
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+}

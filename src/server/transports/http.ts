@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createServerFactory, type CredentialSession, type ServerRuntime } from '../server.js';
-import { BodyTooLargeError, readBodyWithin } from './body-limit.js';
+import { BodyTooLargeError, lingerOnClose, readBodyWithin } from './body-limit.js';
 import { createHostGuard, isLoopbackAddress } from './host-guard.js';
 import { CredentialFailure, credentialKey, credentialsFromHeaders, rejectCredentialHeaders } from './http-credentials.js';
 import { loadHttpSettings, MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
@@ -157,7 +157,10 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
     try {
       body = await readBodyWithin(req, MAX_BODY_BYTES);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return sendJson(res, 413, { error: 'Request body too large' }, { connection: 'close' });
+      if (error instanceof BodyTooLargeError) {
+        lingerOnClose(req);
+        return sendJson(res, 413, { error: 'Request body too large' }, { connection: 'close' });
+      }
       res.destroy();
       return;
     }
@@ -230,7 +233,17 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
     }
   };
 
-  const server = createServer({ requestTimeout: settings.requestTimeoutMs, headersTimeout: settings.headersTimeoutMs }, (req, res) => void handle(req, res));
+  const server = createServer(
+    {
+      requestTimeout: settings.requestTimeoutMs,
+      headersTimeout: settings.headersTimeoutMs,
+      // Node enforces both timeouts on this tick (30 s by default); check often enough to honour them.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(settings.headersTimeoutMs / 4))),
+      // A request without Host is refused by the Host/Origin guard (403), not by Node's parser (400).
+      requireHostHeader: false,
+    },
+    (req, res) => void handle(req, res),
+  );
   const sweep = setInterval(() => {
     buckets.sweep();
     sessions.sweep();

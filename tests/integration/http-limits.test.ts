@@ -1,0 +1,164 @@
+import { spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
+import { JSON_HEADERS, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
+
+const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret' };
+const TENANT_B = { 'x-b2-mcp-key-id': 'tenant-b-id', 'x-b2-mcp-key': 'tenant-b-secret' };
+
+function withServer(env: Record<string, string>): Promise<HttpServer> {
+  return startHttpServer(serverEnv({ B2_MCP_PROFILE: 'default', B2_API_URL: 'http://127.0.0.1:9', B2_HTTP_CREDENTIAL_MODE: 'headers', ...env }));
+}
+
+async function inFlight(http: HttpServer): Promise<number> {
+  return ((await rawRequest(http.url, { method: 'GET', path: '/health' })).json() as { inFlightRequests: number }).inFlightRequests;
+}
+
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A modern tools/list whose body is held back after the first byte, keeping the request in flight. */
+function heldRequest(http: HttpServer, headers: Record<string, string>): { request: StreamingRequest; finish(): void } {
+  const body = JSON.stringify(modernMessage('tools/list'));
+  const request = openRequest(http.url, { headers: { ...JSON_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+  request.write(body.slice(0, 1));
+  return { request, finish: () => request.end(body.slice(1)) };
+}
+
+describe('HTTP rate limits', () => {
+  let http: HttpServer;
+  beforeAll(async () => {
+    http = await withServer({ B2_MCP_RATE_LIMIT_RPS: '0.1', B2_MCP_RATE_LIMIT_BURST: '2', B2_TRUST_PROXY_HEADERS: 'true' });
+  });
+  afterAll(() => http.stop());
+
+  it('limits each client address to its burst, then answers 429 with Retry-After', async () => {
+    const from = { 'x-forwarded-for': '10.0.0.1, 192.0.2.7' };
+    expect((await rawRequest(http.url, { method: 'GET', headers: from })).status).toBe(405);
+    expect((await rawRequest(http.url, { method: 'GET', headers: from })).status).toBe(405);
+    const limited = await rawRequest(http.url, { method: 'GET', headers: from });
+    expect([limited.status, limited.headers['retry-after'], limited.json()]).toEqual([429, '1', { error: 'Rate limit exceeded' }]);
+    // Another address (X-Real-IP when there is no X-Forwarded-For) has its own bucket.
+    expect((await rawRequest(http.url, { method: 'GET', headers: { 'x-real-ip': '10.0.0.2' } })).status).toBe(405);
+  });
+
+  it('limits each credential to its burst across client addresses', async () => {
+    const call = (address: string, tenant: Record<string, string>) => postJson(http.url, modernMessage('tools/list'), { ...tenant, 'x-forwarded-for': address });
+    expect((await call('10.0.1.1', TENANT_A)).status).toBe(200);
+    expect((await call('10.0.1.2', TENANT_A)).status).toBe(200);
+    const limited = await call('10.0.1.3', TENANT_A);
+    expect([limited.status, limited.headers['retry-after'], limited.json()]).toEqual([429, '1', { error: 'Rate limit exceeded' }]);
+    expect((await call('10.0.1.4', TENANT_B)).status).toBe(200);
+  });
+});
+
+describe('HTTP in-flight caps', () => {
+  let http: HttpServer;
+  beforeAll(async () => {
+    http = await withServer({ B2_MAX_SESSIONS: '2', B2_MAX_SESSIONS_PER_KEY: '1', B2_TRUST_PROXY_HEADERS: 'true' });
+  });
+  afterAll(() => http.stop());
+
+  it('answers 429 over the per-client cap and 503 over the global cap, both with Retry-After', async () => {
+    const first = heldRequest(http, { ...TENANT_A, 'x-forwarded-for': '10.1.0.1' });
+    await until(async () => (await inFlight(http)) === 1, 'the first request to be in flight');
+
+    const sameClient = await postJson(http.url, modernMessage('tools/list'), { ...TENANT_A, 'x-forwarded-for': '10.1.0.1' });
+    expect([sameClient.status, sameClient.headers['retry-after'], sameClient.json()]).toEqual([429, '1', { error: 'Too many requests in flight for this client' }]);
+
+    const second = heldRequest(http, { ...TENANT_B, 'x-forwarded-for': '10.1.0.2' });
+    await until(async () => (await inFlight(http)) === 2, 'the second request to be in flight');
+    const overGlobal = await postJson(http.url, modernMessage('tools/list'), { ...TENANT_B, 'x-forwarded-for': '10.1.0.3' });
+    expect([overGlobal.status, overGlobal.headers['retry-after'], overGlobal.json()]).toEqual([503, '1', { error: 'Server busy: too many requests in flight' }]);
+
+    first.finish();
+    second.finish();
+    for (const held of [first, second]) {
+      const res = await held.request.response;
+      expect(res.status).toBe(200);
+      expect((res.json() as { result: { tools: unknown[] } }).result.tools.length).toBe(37);
+    }
+    await until(async () => (await inFlight(http)) === 0, 'the requests to finish');
+    expect((await postJson(http.url, modernMessage('tools/list'), { ...TENANT_A, 'x-forwarded-for': '10.1.0.1' })).status).toBe(200);
+  });
+});
+
+describe('HTTP timeouts', () => {
+  let http: HttpServer;
+  beforeAll(async () => {
+    http = await withServer({ B2_HTTP_REQUEST_TIMEOUT_MS: '1200', B2_HTTP_HEADERS_TIMEOUT_MS: '300' });
+  });
+  afterAll(() => http.stop());
+
+  /** Writes `text` on a raw socket and resolves with everything received until the server closes. */
+  const rawExchange = (text: string): Promise<{ reply: string; ms: number }> =>
+    new Promise((resolve, reject) => {
+      const started = Date.now();
+      const socket = connect(Number(http.url.port), http.url.hostname, () => socket.write(text));
+      let reply = '';
+      socket.on('data', (chunk) => (reply += chunk.toString()));
+      socket.once('close', () => resolve({ reply, ms: Date.now() - started }));
+      socket.once('error', reject);
+    });
+
+  it('closes a connection whose headers do not arrive in time with 408', async () => {
+    const { reply, ms } = await rawExchange('GET /health HTTP/1.1\r\nHost: localhost\r\n');
+    expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+    expect(ms).toBeGreaterThanOrEqual(250);
+    expect(ms).toBeLessThan(1_200);
+  });
+
+  it('closes a request whose body does not arrive in time with 408', async () => {
+    const { reply, ms } = await rawExchange('POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"json');
+    expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+    expect(ms).toBeGreaterThanOrEqual(1_100);
+    expect(ms).toBeLessThan(3_000);
+  });
+});
+
+describe('HTTP settings validation', () => {
+  it.each([
+    ['B2_MCP_RATE_LIMIT_RPS', 'fast', 'B2_MCP_RATE_LIMIT_RPS must be a positive number (got "fast").'],
+    ['B2_MCP_RATE_LIMIT_BURST', '1.5', 'B2_MCP_RATE_LIMIT_BURST must be a positive whole number (got "1.5").'],
+    ['B2_MAX_SESSIONS', '0', 'B2_MAX_SESSIONS must be a positive whole number (got "0").'],
+    ['B2_HTTP_REQUEST_TIMEOUT_MS', '-5', 'B2_HTTP_REQUEST_TIMEOUT_MS must be a positive whole number (got "-5").'],
+    ['B2_HTTP_CREDENTIAL_MODE', 'principal', 'B2_HTTP_CREDENTIAL_MODE must be one of headers, server (got "principal").'],
+    ['B2_TRUST_PROXY_HEADERS', 'yes', 'B2_TRUST_PROXY_HEADERS must be one of true, false (got "yes").'],
+  ])('%s=%s is a startup error', (name, value, message) => {
+    const run = spawnSync(process.execPath, [SERVER_BIN, 'http', '--port', '0'], {
+      env: serverEnv({ B2_MCP_PROFILE: 'default', [name]: value }),
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(`b2-mcp: configuration error: ${message}\n`);
+  });
+});
+
+describe('HTTP graceful drain on SIGTERM', () => {
+  it('finishes the request in flight, refuses new ones with 503, and exits promptly', async () => {
+    const http = await withServer({});
+    const exited = new Promise<number | null>((resolve) => http.process.once('exit', (code) => resolve(code)));
+    const held = heldRequest(http, TENANT_A);
+    await until(async () => (await inFlight(http)) === 1, 'the request to be in flight');
+
+    const signalled = Date.now();
+    http.process.kill('SIGTERM');
+    await until(async () => (await rawRequest(http.url, { method: 'GET', path: '/health' })).status === 503, 'draining to start');
+    const refused = await postJson(http.url, modernMessage('tools/list'), TENANT_B);
+    expect([refused.status, refused.headers.connection, refused.json()]).toEqual([503, 'close', { error: 'Server is shutting down' }]);
+
+    held.finish();
+    const finished = await held.request.response;
+    expect(finished.status).toBe(200);
+    expect((finished.json() as { result: { tools: unknown[] } }).result.tools.length).toBe(37);
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+  });
+});
