@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { connect } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime } from '../../src/server/start.js';
+import { serveOverHttp } from '../../src/server/transports/http.js';
+import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
 import { JSON_HEADERS, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
 
@@ -160,5 +163,25 @@ describe('HTTP graceful drain on SIGTERM', () => {
     expect((finished.json() as { result: { tools: unknown[] } }).result.tools.length).toBe(37);
     expect(await exited).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(10_000);
+  });
+});
+
+describe('HTTP drain deadline (in process)', () => {
+  it('closes a request that never finishes once the drain deadline passes', async () => {
+    const runtime = await createRuntime({ B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' }, 'http');
+    const handle = await serveOverHttp(runtime, { port: 0, host: '127.0.0.1', settings: loadHttpSettings({}) });
+    const http = { url: new URL(`http://127.0.0.1:${(handle.server.address() as AddressInfo).port}/mcp`) } as HttpServer;
+    const stalled = heldRequest(http, TENANT_A);
+    const outcome = stalled.request.response.then(
+      (res) => `answered ${res.status}`,
+      (error: NodeJS.ErrnoException) => `closed ${error.code}`,
+    );
+    await until(async () => (await inFlight(http)) === 1, 'the request to be in flight');
+    const started = Date.now();
+    await handle.drain(300);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(await outcome).toBe('closed ECONNRESET');
+    expect(handle.server.listening).toBe(false);
   });
 });
