@@ -190,7 +190,7 @@ export interface FileVersion {
   legalHold: 'on' | 'off' | null;
   serverSideEncryption: ServerSideEncryption;
   /** Only for action `start`: the parts uploaded so far. */
-  parts?: Map<number, PartRecord>;
+  parts: Map<number, PartRecord> | undefined;
 }
 
 export interface GroupMember {

@@ -4,7 +4,7 @@
  * sandbox makes clients re-authorize, as B2 does after token loss.
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { compareVersions, SandboxStore, type StoreOptions } from './store.js';
+import { compareVersions, fileVersionRecord, SandboxStore, type StoreOptions } from './store.js';
 import type { BucketRecord, FileVersion, KeyRecord, PartRecord, StoredBody } from './model.js';
 import { SortedList } from './sorted-list.js';
 
@@ -19,7 +19,7 @@ type BodyJson =
 
 type FileJson = Omit<FileVersion, 'body' | 'parts'> & {
   body: BodyJson | null;
-  parts?: Array<Omit<PartRecord, 'body'> & { body: BodyJson }>;
+  parts?: Array<Omit<PartRecord, 'body'> & { body: BodyJson }> | undefined;
 };
 
 type BucketJson = Omit<BucketRecord, 'versions' | 'unfinished'> & { versions: FileJson[] };
@@ -116,11 +116,14 @@ export async function loadState(path: string, options: Pick<StoreOptions, 'clock
     const unfinished: FileVersion[] = [];
     for (const fileJson of versions) {
       const { body, parts, ...rest } = fileJson;
-      const file: FileVersion = {
-        ...rest,
-        body: body ? bodyFromJson(body) : null,
-        ...(parts ? { parts: new Map(parts.map((p) => [p.partNumber, { ...p, body: bodyFromJson(p.body) }])) } : {}),
-      };
+      const file = fileVersionRecord(
+        {
+          ...rest,
+          body: body ? bodyFromJson(body) : null,
+          parts: parts ? new Map(parts.map((p) => [p.partNumber, { ...p, body: bodyFromJson(p.body) }])) : undefined,
+        },
+        rest,
+      );
       bucket.versions.insert(file);
       internals.filesById.set(file.fileId, file);
       if (file.action === 'start') unfinished.push(file);
