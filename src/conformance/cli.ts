@@ -4,11 +4,13 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConformError, EXIT } from './errors.js';
 import { SEVERITIES, type Severity } from './findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
-import { FORMATS, render, type Format } from './report/index.js';
-import { verdictOf } from './report/verdict.js';
-import { loadRules } from './rules/engine.js';
-import { runCheck, runDiff, runSnapshot, type EraChoice, type RunResult } from './run.js';
-import { httpTarget, parsePairs, stdioTarget, type Target } from './target.js';
+import { CONNECTIONS_FOR, type EraChoice } from './connections.js';
+import type { RunResult } from './run.js';
+import { FORMATS, type Format } from './report/formats.js';
+import { launchServers } from './stdio-transport.js';
+import { bundledTarget, httpTarget, parsePairs, resolveProfile, stdioTarget, type Target } from './target.js';
+
+// Reports, rules and the SDK clients load lazily: a stdio server starts first and boots while they load.
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -65,8 +67,11 @@ function reportPlan(options: ReportOptions): { format: Format; file: string | nu
   return plan;
 }
 
-function writeReports(result: RunResult, options: ReportOptions, io: Io): number {
-  for (const { format, file } of reportPlan(options)) {
+async function writeReports(result: RunResult, options: ReportOptions, io: Io): Promise<number> {
+  const plan = reportPlan(options);
+  const { render } = await import('./report/index.js');
+  const { verdictOf } = await import('./report/verdict.js');
+  for (const { format, file } of plan) {
     const text = render(format, result, { failOn: options.failOn, color: file === null && io.color });
     if (file === null) {
       io.stdout(text);
@@ -123,17 +128,21 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--fixtures <dir>', 'directory of <profile>.<era>.json fixtures (default: the bundled ones)')
     .option('--contract <file>', 'contract artifact (default: the bundled docs/generated/tool-profile-contract.json)');
   addReportOptions(addTargetOptions(check)).action(async (options) => {
+    reportPlan(options); // a bad --format/--output fails before anything is started
+    const target = targetFrom(options, io) ?? bundledTarget(resolveProfile(options.profile));
+    const launched = launchServers(target, CONNECTIONS_FOR[options.era as EraChoice]);
+    const { runCheck } = await import('./run.js');
     const result = await runCheck({
       profile: options.profile,
-      target: targetFrom(options, io),
+      target,
       fixturesDir: options.fixtures,
       contractFile: options.contract,
       era: options.era as EraChoice,
       timeoutMs: options.timeout,
       configFile: options.config,
       cwd: io.cwd,
-    });
-    setExit(writeReports(result, options, io));
+    }, launched);
+    setExit(await writeReports(result, options, io));
   });
 
   const snapshot = program
@@ -141,6 +150,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('write fixtures of a live server in the generator format (pre-release review)')
     .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into');
   addTargetOptions(snapshot).action(async (options) => {
+    const { runSnapshot } = await import('./run.js');
     const { written, surfaces } = await runSnapshot({ profile: options.profile, target: targetFrom(options, io), outDir: options.out, era: options.era as EraChoice, timeoutMs: options.timeout });
     for (const [index, file] of written.entries()) {
       const surface = surfaces.filter((candidate) => candidate.connection !== 'witness')[index]!;
@@ -157,24 +167,27 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
   addReportOptions(diff)
     .option('--debug', 'show stack traces for errors')
     .action(async (before: string, after: string, options) => {
-    const result = runDiff({ before, after, configFile: options.config, cwd: io.cwd });
-    setExit(writeReports(result, options, io));
-  });
+      reportPlan(options);
+      const { runDiff } = await import('./run.js');
+      const result = runDiff({ before, after, configFile: options.config, cwd: io.cwd });
+      setExit(await writeReports(result, options, io));
+    });
 
   program
     .command('rules')
     .description('list every rule with its id, severity, description and documentation')
     .addOption(new Option('--format <format>', 'output format').choices(['pretty', 'json', 'markdown']).default('pretty'))
-    .action((options) => {
-      io.stdout(renderRules(options.format));
+    .action(async (options) => {
+      io.stdout(await renderRules(options.format));
       setExit(EXIT.ok);
     });
   return program;
 }
 
 /** The rules list: a terminal table, JSON, or the Markdown table docs/conformance.md embeds. */
-export function renderRules(format: 'pretty' | 'json' | 'markdown'): string {
-  const { rules } = loadRules();
+export async function renderRules(format: 'pretty' | 'json' | 'markdown'): Promise<string> {
+  const { loadRules } = await import('./rules/engine.js');
+  const { rules } = loadRules(undefined, { validate: true });
   if (format === 'json') {
     return `${JSON.stringify(rules.map(({ id, severity, frozenSeverity, class: changeClass, category, title, doc }) => ({ id, severity, frozenSeverity, class: changeClass, category, title, doc })), null, 2)}\n`;
   }

@@ -1,13 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { ConformError } from './errors.js';
 import type { Finding, Severity } from './findings.js';
+import { jsonSchemaValidator } from './json-schema.js';
 import type { RuleSet } from './rules/engine.js';
 import type { RuleDefinition, SuppressionOutcome } from './rules/types.js';
-
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 export const DEFAULT_CONFIG_FILE = 'b2-mcp-conform.config.json';
 
@@ -70,9 +67,7 @@ export function loadConfig(explicit: string | undefined, ruleSet: RuleSet, cwd =
   } catch (error) {
     throw new ConformError('config', `config ${file} is not valid JSON: ${(error as Error).message}`);
   }
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  addFormats(ajv);
-  const validate = ajv.compile(CONFIG_SCHEMA);
+  const validate = jsonSchemaValidator().compile(CONFIG_SCHEMA);
   if (!validate(data)) {
     const error = validate.errors?.find((candidate) => candidate.keyword === 'additionalProperties') ?? validate.errors?.[0];
     const where = error?.instancePath || '(top level)';

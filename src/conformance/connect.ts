@@ -1,23 +1,15 @@
 import { Client, SdkError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { Client as WitnessClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport as WitnessStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as WitnessHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport as WitnessTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
 import { stable, type ListedTool } from '../contract/normalize.js';
 import { ConformError } from './errors.js';
 import { CHECKER_NAME, CHECKER_VERSION, toolVersions } from './package-root.js';
-import { ChildStdioTransport, type ChildDiagnostics } from './stdio-transport.js';
+import { ERA_OF, type ConnectionId } from './connections.js';
+import { launchServers, type ChildDiagnostics, type ChildStdioTransport, type LaunchedServers } from './stdio-transport.js';
 import { redact, secretValuesOf, type Target } from './target.js';
-
-/**
- * The three independent looks at one server: the 2.x client pinned to the modern era, the 2.x
- * client in the 2025 (legacy) era, and the 1.x SDK client as a second legacy witness.
- */
-export const CONNECTIONS = ['modern', 'legacy', 'witness'] as const;
-export type ConnectionId = (typeof CONNECTIONS)[number];
-
-export const ERA_OF: Record<ConnectionId, Era> = { modern: 'modern', legacy: 'legacy', witness: 'legacy' };
 
 /** Everything one connection saw, in the order the server sent it. */
 export interface Observation {
@@ -55,9 +47,12 @@ interface Session {
 
 const NEVER = new Promise<never>(() => {});
 
-/** Connect every requested way in parallel, list the tools, and close again. */
-export async function observe(target: Target, options: ConnectOptions): Promise<Observations> {
-  const sessions = options.connections.map((connection) => ({ connection, session: openSession(connection, target, options.timeoutMs) }));
+/**
+ * Connect every requested way in parallel, list the tools, and close again. For stdio, the
+ * server processes may have been launched earlier (see launchServers) to overlap their start-up.
+ */
+export async function observe(target: Target, options: ConnectOptions, launched: LaunchedServers = launchServers(target, options.connections)): Promise<Observations> {
+  const sessions = options.connections.map((connection) => ({ connection, session: openSession(connection, target, options.timeoutMs, launched[connection]) }));
   const failures: { connection: ConnectionId; error: unknown; diagnostics?: ChildDiagnostics }[] = [];
   let closing: Promise<unknown> | undefined;
   const closeAll = () => (closing ??= Promise.allSettled(sessions.map(({ session }) => session.close())));
@@ -115,11 +110,12 @@ function userAgent(connection: ConnectionId): string {
   return `${CHECKER_NAME}/${CHECKER_VERSION} (${connection === 'witness' ? '1.x witness' : `2.x ${connection}`})`;
 }
 
-function openSession(connection: ConnectionId, target: Target, timeoutMs: number): Session {
-  return connection === 'witness' ? witnessSession(target, timeoutMs) : currentSdkSession(connection, target, timeoutMs);
+function openSession(connection: ConnectionId, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
+  if (target.kind === 'stdio' && !stdio) throw new Error(`no server process launched for the ${connection} connection`);
+  return connection === 'witness' ? witnessSession(target, timeoutMs, stdio) : currentSdkSession(connection, target, timeoutMs, stdio);
 }
 
-function currentSdkSession(connection: 'modern' | 'legacy', target: Target, timeoutMs: number): Session {
+function currentSdkSession(connection: 'modern' | 'legacy', target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
   const client = new Client(
     { name: CHECKER_NAME, version: CHECKER_VERSION },
     {
@@ -128,16 +124,10 @@ function currentSdkSession(connection: 'modern' | 'legacy', target: Target, time
         connection === 'modern' ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs } } : { mode: 'legacy' },
     },
   );
-  let transport: Transport;
-  let stdio: ChildStdioTransport | undefined;
-  if (target.kind === 'stdio') {
-    stdio = new ChildStdioTransport({ command: target.command, args: target.args, env: target.env });
-    transport = stdio;
-  } else {
-    transport = new StreamableHTTPClientTransport(target.url, {
-      requestInit: { headers: { ...target.headers, 'user-agent': userAgent(connection) } },
-    });
-  }
+  const transport: Transport =
+    target.kind === 'stdio'
+      ? stdio!
+      : new StreamableHTTPClientTransport(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent(connection) } } });
   return {
     connect: () => client.connect(transport, { timeout: timeoutMs }),
     async listTools() {
@@ -169,12 +159,15 @@ function currentSdkSession(connection: 'modern' | 'legacy', target: Target, time
   };
 }
 
-/** The 1.x SDK client on its own transports: an independent second reading of the 2025 era. */
-function witnessSession(target: Target, timeoutMs: number): Session {
+/**
+ * The 1.x SDK client: an independent second reading of the 2025 era. Over HTTP it uses the 1.x
+ * transport; over stdio it gets a pre-launched child (newline-delimited JSON framing is the same).
+ */
+function witnessSession(target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
   const client = new WitnessClient({ name: `${CHECKER_NAME}-witness`, version: CHECKER_VERSION }, { capabilities: {} });
-  const base =
+  const base: WitnessTransport =
     target.kind === 'stdio'
-      ? new WitnessStdioTransport({ command: target.command, args: target.args, env: target.env, stderr: 'ignore' })
+      ? (stdio as unknown as WitnessTransport)
       : new WitnessHttpTransport(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent('witness') } } });
   let protocolVersion: string | null = null;
   const transport = recordingInitializeResult(base, (version) => {
@@ -197,7 +190,8 @@ function witnessSession(target: Target, timeoutMs: number): Session {
       return { protocolVersion, serverInfo: info ? { name: info.name, version: info.version } : null, discover: null };
     },
     close: () => client.close().catch(() => {}),
-    broken: NEVER,
+    broken: stdio?.broken ?? NEVER,
+    ...(stdio ? { diagnostics: stdio.diagnostics } : {}),
   };
 }
 

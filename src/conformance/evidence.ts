@@ -1,5 +1,5 @@
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
-import type { ConnectionId } from './connect.js';
+import type { ConnectionId } from './connections.js';
 import type { ConformConfig } from './config.js';
 import type { Drift } from './diff.js';
 import type { Finding } from './findings.js';

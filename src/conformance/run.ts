@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROFILE_ALIASES, PROFILE_NAMES, resolveProfileName, type ProfileName } from '../contract/constants.js';
+import type { ProfileName } from '../contract/constants.js';
 import type { ToolFixture } from '../contract/fixture.js';
 import { applySuppressions, loadConfig, severityResolver, type ConformConfig } from './config.js';
-import { ERA_OF, observe, type ConnectionId } from './connect.js';
+import { observe } from './connect.js';
+import { CONNECTIONS_FOR, ERA_OF, type EraChoice } from './connections.js';
 import { diffModernBlock, diffTools, explainDrift } from './diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
@@ -13,15 +13,8 @@ import { BUNDLED, toolVersions } from './package-root.js';
 import { evaluate, loadRules, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { snapshotAll, writeSnapshot, type LiveSurface } from './snapshot.js';
-import { bundledTarget, describeTarget, type Target } from './target.js';
-
-export type EraChoice = 'modern' | 'legacy' | 'both';
-
-export const CONNECTIONS_FOR: Record<EraChoice, ConnectionId[]> = {
-  modern: ['modern'],
-  legacy: ['legacy', 'witness'],
-  both: ['modern', 'legacy', 'witness'],
-};
+import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
+import { bundledTarget, describeTarget, resolveProfile, type Target } from './target.js';
 
 /** The outcome every report renders. */
 export interface RunResult {
@@ -48,26 +41,8 @@ export interface CheckRequest {
   today?: string;
 }
 
-export function resolveProfile(input: string): ProfileName {
-  const profile = resolveProfileName(input);
-  if (!profile) {
-    const aliases = Object.entries(PROFILE_ALIASES).map(([alias, name]) => `${alias} = ${name}`);
-    throw new ConformError('usage', `unknown profile "${input}" (expected ${PROFILE_NAMES.join(', ')}; alias ${aliases.join(', ')})`);
-  }
-  return profile;
-}
-
 function today(): string {
   return new Date().toISOString().slice(0, 10);
-}
-
-function resolveTarget(explicit: Target | null, profile: ProfileName): Target {
-  if (explicit) return explicit;
-  const target = bundledTarget(profile);
-  if (!existsSync(BUNDLED.serverEntry)) {
-    throw new ConformError('connect', `the bundled server is not built (${BUNDLED.serverEntry} is missing); run npm run build`);
-  }
-  return target;
 }
 
 /** Evaluate the rules, apply the config's suppressions, then the rules about suppressions. */
@@ -87,9 +62,24 @@ function eraChanges(surface: LiveSurface, fixture: ToolFixture): ScopedChange[] 
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
 
-export async function runCheck(request: CheckRequest): Promise<RunResult> {
+/**
+ * Check a live server against the frozen contract. `launched` carries server processes the caller
+ * already started for this target (the CLI does, to overlap their start-up with its own).
+ */
+export async function runCheck(request: CheckRequest, launched?: LaunchedServers): Promise<RunResult> {
   const started = performance.now();
   const profile = resolveProfile(request.profile);
+  const target = request.target ?? bundledTarget(profile);
+  const connections = CONNECTIONS_FOR[request.era];
+  const servers = launched ?? launchServers(target, connections);
+  try {
+    return await checkLaunched(request, profile, target, servers, started);
+  } finally {
+    await stopServers(servers);
+  }
+}
+
+async function checkLaunched(request: CheckRequest, profile: ProfileName, target: Target, servers: LaunchedServers, started: number): Promise<RunResult> {
   const ruleSet = loadRules(request.rulesDir);
   const config = loadConfig(request.configFile, ruleSet, request.cwd);
   const contract = loadContract(request.contractFile ?? BUNDLED.contractFile);
@@ -98,9 +88,8 @@ export async function runCheck(request: CheckRequest): Promise<RunResult> {
   const connections = CONNECTIONS_FOR[request.era];
   const eras = [...new Set(connections.map((connection) => ERA_OF[connection]))];
   const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras);
-  const target = resolveTarget(request.target, profile);
 
-  const observations = await observe(target, { connections, timeoutMs: request.timeoutMs });
+  const observations = await observe(target, { connections, timeoutMs: request.timeoutMs }, servers);
   const surfaces = snapshotAll(observations, profile, target);
   if (surfaces.every((surface) => surface.names.length === 0)) {
     throw new ConformError('nothing-tested', 'the server listed no tools; nothing was tested');
@@ -198,7 +187,7 @@ export interface SnapshotRequest {
 /** Write fixtures of a live server in the generator's format (the 1.x witness is not needed). */
 export async function runSnapshot(request: SnapshotRequest): Promise<{ written: string[]; surfaces: LiveSurface[] }> {
   const profile = resolveProfile(request.profile);
-  const target = resolveTarget(request.target, profile);
+  const target = request.target ?? bundledTarget(profile);
   const connections = CONNECTIONS_FOR[request.era].filter((connection) => connection !== 'witness');
   const observations = await observe(target, { connections, timeoutMs: request.timeoutMs });
   const surfaces = snapshotAll(observations, profile, target);

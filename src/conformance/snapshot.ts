@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildToolFixture, serializeFixture, toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
 import { snapshotTools, type ListedTool, type ToolSnapshot } from '../contract/normalize.js';
-import type { ConnectionId, Observation, Observations } from './connect.js';
+import type { Observation, Observations } from './connect.js';
+import type { ConnectionId } from './connections.js';
 import { ConformError } from './errors.js';
 import type { Target } from './target.js';
 

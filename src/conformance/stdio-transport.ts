@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import type { ConnectionId } from './connections.js';
+import type { Target } from './target.js';
 
 /** What went wrong on the child's side of the pipe, kept for a precise error message. */
 export interface ChildDiagnostics {
@@ -16,6 +17,24 @@ export interface ChildDiagnostics {
 }
 
 const STDERR_TAIL_LINES = 5;
+
+/**
+ * The only parent variables a spawned server inherits (the MCP SDK's safe defaults); everything
+ * else it needs is passed explicitly, so the checker's own secrets never leak into a server.
+ */
+const INHERITED_ENV =
+  process.platform === 'win32'
+    ? ['APPDATA', 'COMSPEC', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PATHEXT', 'PROCESSOR_ARCHITECTURE', 'PROGRAMDATA', 'PROGRAMFILES', 'PROGRAMFILES(X86)', 'PROGRAMW6432', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'USERNAME', 'USERPROFILE', 'WINDIR']
+    : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
+
+function inheritedEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of INHERITED_ENV) {
+    const value = process.env[key];
+    if (value !== undefined && !value.startsWith('()')) env[key] = value;
+  }
+  return env;
+}
 
 /**
  * A stdio transport that owns its child process, so the checker can tell a server that exits,
@@ -33,6 +52,7 @@ export class ChildStdioTransport implements Transport {
   readonly broken: Promise<never>;
 
   private child?: ChildProcess;
+  private launched?: Promise<void>;
   private stdoutBuffer = '';
   private closing = false;
   private rejectBroken!: (error: Error) => void;
@@ -52,10 +72,11 @@ export class ChildStdioTransport implements Transport {
     return this.child?.stderr ?? null;
   }
 
-  start(): Promise<void> {
-    return new Promise((resolve, reject) => {
+  /** Spawn the child now (before the client connects), so its boot overlaps the checker's own start-up. */
+  launch(): Promise<void> {
+    this.launched ??= new Promise((resolve, reject) => {
       const child = spawn(this.params.command, this.params.args, {
-        env: { ...getDefaultEnvironment(), ...this.params.env },
+        env: { ...inheritedEnvironment(), ...this.params.env },
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
       });
@@ -79,6 +100,12 @@ export class ChildStdioTransport implements Transport {
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (chunk: string) => this.readStderr(chunk));
     });
+    this.launched.catch(() => {}); // reported through `broken` and start()
+    return this.launched;
+  }
+
+  start(): Promise<void> {
+    return this.launch();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -147,4 +174,23 @@ function parseJsonRpc(line: string): JSONRPCMessage | undefined {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Server processes spawned ahead of the clients, one per connection. */
+export type LaunchedServers = Partial<Record<ConnectionId, ChildStdioTransport>>;
+
+/** For a stdio target, start one server process per connection right away; HTTP needs nothing. */
+export function launchServers(target: Target, connections: readonly ConnectionId[]): LaunchedServers {
+  const launched: LaunchedServers = {};
+  if (target.kind !== 'stdio') return launched;
+  for (const connection of connections) {
+    const transport = new ChildStdioTransport({ command: target.command, args: target.args, env: target.env });
+    void transport.launch();
+    launched[connection] = transport;
+  }
+  return launched;
+}
+
+export async function stopServers(launched: LaunchedServers): Promise<void> {
+  await Promise.allSettled(Object.values(launched).map((transport) => transport!.close()));
 }

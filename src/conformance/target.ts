@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
+import { PROFILE_ALIASES, PROFILE_NAMES, resolveProfileName, type ProfileName } from '../contract/constants.js';
 import { ConformError } from './errors.js';
 import { BUNDLED } from './package-root.js';
-import type { ProfileName } from '../contract/constants.js';
 
 /** A server spawned as a child process, spoken to over stdio. */
 export interface StdioTarget {
@@ -22,8 +23,20 @@ export interface HttpTarget {
 
 export type Target = StdioTarget | HttpTarget;
 
+export function resolveProfile(input: string): ProfileName {
+  const profile = resolveProfileName(input);
+  if (!profile) {
+    const aliases = Object.entries(PROFILE_ALIASES).map(([alias, name]) => `${alias} = ${name}`);
+    throw new ConformError('usage', `unknown profile "${input}" (expected ${PROFILE_NAMES.join(', ')}; alias ${aliases.join(', ')})`);
+  }
+  return profile;
+}
+
 /** The embedded default: the bundled server, pinned to a profile, no credentials, no B2 contact. */
 export function bundledTarget(profile: ProfileName): StdioTarget {
+  if (!existsSync(BUNDLED.serverEntry)) {
+    throw new ConformError('connect', `the bundled server is not built (${BUNDLED.serverEntry} is missing); run npm run build`);
+  }
   return { kind: 'stdio', command: process.execPath, args: [BUNDLED.serverEntry], env: { B2_MCP_PROFILE: profile }, bundled: true };
 }
 

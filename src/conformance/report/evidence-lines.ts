@@ -9,6 +9,7 @@ export function evidenceLines(evidence: Evidence): [string, string][] {
   if (evidence.profile) lines.push(['Profile', evidence.profile]);
   if (evidence.target) lines.push(['Target', describe(evidence.target)]);
   for (const [connection, seen] of Object.entries(evidence.connections)) {
+    if (!seen) continue;
     const server = seen.serverInfo ? `${seen.serverInfo.name} ${seen.serverInfo.version}` : 'unnamed server';
     lines.push([
       `Connection ${connection}`,

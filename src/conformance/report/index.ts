@@ -8,8 +8,9 @@ import { renderPretty } from './pretty.js';
 import { renderSarif } from './sarif.js';
 import { verdictOf } from './verdict.js';
 
-export const FORMATS = ['pretty', 'json', 'sarif', 'junit', 'markdown', 'github'] as const;
-export type Format = (typeof FORMATS)[number];
+import type { Format } from './formats.js';
+
+export { FORMATS, type Format } from './formats.js';
 
 /** Every report is a rendering of the same findings and evidence. */
 export function render(format: Format, result: RunResult, options: { failOn: Severity; color: boolean }): string {

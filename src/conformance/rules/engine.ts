@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ConformError } from '../errors.js';
+import { jsonSchemaValidator } from '../json-schema.js';
 import { fingerprintOf, type Finding, type Severity } from '../findings.js';
 import { BUNDLED } from '../package-root.js';
 import { CHECK_KINDS } from './kinds/index.js';
@@ -14,16 +14,21 @@ export interface RuleSet {
 
 const RULE_FILE_SCHEMA = 'rule-file.schema.json';
 
-/** Load every rules/*.json file, validate it against the rule-file schema and its check kind's parameters. */
-export function loadRules(dir: string = BUNDLED.rulesDir): RuleSet {
-  const ajv = new Ajv2020({ strict: false, allErrors: false });
-  const validateFile = ajv.compile(JSON.parse(readFileSync(join(dir, RULE_FILE_SCHEMA), 'utf8')));
+/**
+ * Load every rules/*.json file. With `validate`, each file is checked against the rule-file schema
+ * and each check's parameters against its kind's schema (the test suite and `rules` do this; a
+ * check run skips it, since the bundled rules are validated before they ship).
+ */
+export function loadRules(dir: string = BUNDLED.rulesDir, options: { validate?: boolean } = {}): RuleSet {
+  const ajv = options.validate ? jsonSchemaValidator() : undefined;
+  const validateFile = ajv?.compile(JSON.parse(readFileSync(join(dir, RULE_FILE_SCHEMA), 'utf8')));
+  const paramValidators = new Map<CheckKind, NonNullable<typeof validateFile>>();
   const rules: RuleDefinition[] = [];
   const files = readdirSync(dir).filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json')).sort();
   for (const name of files) {
     const file = join(dir, name);
     const data = JSON.parse(readFileSync(file, 'utf8')) as { category: string; rules: Omit<RuleDefinition, 'category'>[] };
-    if (!validateFile(data)) {
+    if (validateFile && !validateFile(data)) {
       const error = validateFile.errors?.[0];
       throw new ConformError('config', `rules file ${name}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
     }
@@ -31,8 +36,9 @@ export function loadRules(dir: string = BUNDLED.rulesDir): RuleSet {
       const kind = CHECK_KINDS[rule.check.kind];
       if (!kind) throw new ConformError('config', `rule ${rule.id} (${name}): unknown check kind "${rule.check.kind}"`);
       const { kind: _kind, ...params } = rule.check;
-      const validateParams = ajv.compile(kind.params);
-      if (!validateParams(params)) {
+      const validateParams = ajv ? (paramValidators.get(kind) ?? ajv.compile(kind.params)) : undefined;
+      if (validateParams) paramValidators.set(kind, validateParams);
+      if (validateParams && !validateParams(params)) {
         const error = validateParams.errors?.[0];
         throw new ConformError('config', `rule ${rule.id} (${name}): check parameters ${error?.instancePath || ''} ${error?.message ?? 'are invalid'}`.replace(/\s+/g, ' '));
       }

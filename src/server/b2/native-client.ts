@@ -231,11 +231,11 @@ class B2NativeClient implements B2NativeApi {
     signal: AbortSignal | undefined,
     streaming: boolean,
   ): Promise<{ response: Response; text: string }> {
+    if (signal?.aborted) throw signal.reason;
     const controller = new AbortController();
     const timeout = new Error('timeout');
     const timer = setTimeout(() => controller.abort(timeout), this.timeoutMs);
     const forward = () => controller.abort(signal!.reason);
-    if (signal?.aborted) throw signal.reason;
     signal?.addEventListener('abort', forward, { once: true });
     try {
       const response = await this.fetchImpl(url, {

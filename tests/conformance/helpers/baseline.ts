@@ -13,7 +13,7 @@ export interface SurfaceTool {
 /** What tests/conformance/servers/surface-server.mjs serves. */
 export interface Surface {
   serverInfo?: { name: string; version: string };
-  cacheHint?: { ttlMs: number; cacheScope: string };
+  cacheHints?: Record<'tools/list' | 'server/discover', { ttlMs: number; cacheScope: string }>;
   tools: SurfaceTool[];
   legacyTools?: SurfaceTool[];
   witnessTools?: SurfaceTool[];
@@ -32,7 +32,7 @@ function input(properties: Record<string, unknown>, required?: string[]): Record
 export function baselineSurface(): Surface {
   return {
     serverInfo: { name: 'surface-test', version: '1.0.0' },
-    cacheHint: { ttlMs: 30_000, cacheScope: 'private' },
+    cacheHints: { 'tools/list': { ttlMs: 30_000, cacheScope: 'private' }, 'server/discover': { ttlMs: 30_000, cacheScope: 'private' } },
     tools: [
       {
         name: 'b2_authorize_account',

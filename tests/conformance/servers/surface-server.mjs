@@ -5,7 +5,8 @@
 //   node surface-server.mjs http <variants.json>   (serves every variant at /<name>/mcp;
 //                                                   prints "listening <port>" on stdout)
 //
-// A surface: { serverInfo, cacheHint, tools, legacyTools?, witnessTools? }. `legacyTools`
+// A surface: { serverInfo, cacheHints, tools, legacyTools?, witnessTools? }. `cacheHints` goes to
+// McpServer as is (keys 'tools/list', 'server/discover'). `legacyTools`
 // replaces the tool list for 2025-era connections; `witnessTools` replaces it for HTTP
 // requests whose User-Agent names the 1.x witness client.
 import { readFileSync } from 'node:fs';
@@ -15,10 +16,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 
 function buildServer(surface, tools) {
-  const options = {};
-  if (surface.cacheHint) {
-    options.cacheHints = { 'tools/list': surface.cacheHint, 'server/discover': surface.cacheHint };
-  }
+  const options = surface.cacheHints ? { cacheHints: surface.cacheHints } : {};
   const server = new McpServer(surface.serverInfo ?? { name: 'surface-test', version: '1.0.0' }, options);
   for (const tool of tools) {
     const config = { inputSchema: fromJsonSchema(tool.inputSchema ?? { type: 'object', properties: {} }) };

@@ -93,7 +93,7 @@ const namesSorted: CheckKind = {
   },
 };
 
-/** A tool's prefix must be the one its backing category (from the contract) prescribes. */
+/** A tool with a known prefix must carry the one its backing category (from the contract) prescribes. */
 const prefixMatchesBacking: CheckKind = {
   params: {
     type: 'object',
@@ -103,9 +103,11 @@ const prefixMatchesBacking: CheckKind = {
   needs: ['live', 'contract'],
   run(params, context) {
     const prefixes = params.prefixes as Record<string, string>;
+    const known = Object.values(prefixes);
     const backing = context.contract?.toolBacking ?? {};
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
+      if (!known.some((prefix) => tool.name.startsWith(prefix))) continue; // an unknown prefix is the prefix rule's finding
       const category = (backing as Record<string, string>)[tool.name];
       const prefix = category === undefined ? undefined : prefixes[category];
       if (prefix !== undefined && !tool.name.startsWith(prefix)) out.push({ tool: tool.name, scope, data: { category, prefix } });

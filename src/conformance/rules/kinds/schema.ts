@@ -1,22 +1,8 @@
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { deepEqual, joinPath } from '../../diff.js';
+import { jsonSchemaValidator } from '../../json-schema.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import { PART_SCHEMA, isObject, listedTools, walkKeys, type ToolPart } from './traverse.js';
-
-// ajv-formats is CommonJS: under NodeNext its default import is the module object's default.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-let validator: Ajv2020 | undefined;
-
-/** One JSON Schema 2020-12 validator (with formats) for the whole process. */
-function schemaValidator(): Ajv2020 {
-  if (!validator) {
-    validator = new Ajv2020({ strict: false, allErrors: true, logger: false, addUsedSchema: false });
-    addFormats(validator);
-  }
-  return validator;
-}
 
 /** `/properties/a` → `properties.a` */
 function pointerToPath(base: string, pointer: string): string {
@@ -29,7 +15,7 @@ function pointerToPath(base: string, pointer: string): string {
 
 /** Why a schema is not valid JSON Schema 2020-12, or undefined when it is. */
 function schemaProblem(schema: unknown): { pointer: string; message: string } | undefined {
-  const ajv = schemaValidator();
+  const ajv = jsonSchemaValidator();
   if (!ajv.validateSchema(schema as object)) {
     const error = (ajv.errors ?? [])[0] as ErrorObject | undefined;
     return { pointer: error?.instancePath ?? '', message: error?.message ?? 'does not match the 2020-12 meta-schema' };

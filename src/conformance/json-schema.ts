@@ -1,0 +1,20 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object's default.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+let shared: Ajv2020 | undefined;
+
+/**
+ * One JSON Schema 2020-12 validator (with ajv-formats) for the whole process, so the 2020-12
+ * meta-schema is compiled once. It reports the first error only and skips code optimisation:
+ * every schema it sees is compiled once, mostly to prove that it compiles.
+ */
+export function jsonSchemaValidator(): Ajv2020 {
+  if (!shared) {
+    shared = new Ajv2020({ strict: false, allErrors: false, logger: false, addUsedSchema: false, code: { optimize: false } });
+    addFormats(shared);
+  }
+  return shared;
+}

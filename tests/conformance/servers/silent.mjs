@@ -1,0 +1,2 @@
+// A server that reads requests and never answers.
+process.stdin.resume();
