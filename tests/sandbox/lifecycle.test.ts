@@ -148,6 +148,12 @@ describe('demo seed and admin controls', () => {
       const again = await b2Post(sandbox, fresh, 'b2_list_file_names', { bucketId: await bucketIdOf(sandbox, 'demo-locked-records'), prefix: 'ledger/2026' });
       expect(again.body.files).toHaveLength(1);
       await expect(admin(sandbox, 'POST', '/reset', { seed: 'bogus' })).rejects.toThrow(/seed must be one of/);
+      // Every native request fails now, the admin API never does.
+      await admin(sandbox, 'PUT', '/faults', { spec: 'rate=1,kinds=500|reset' });
+      expect((await b2Post(sandbox, fresh, 'b2_list_buckets', { accountId: sandbox.accountId }).catch(() => ({ status: 0 }))).status).not.toBe(200);
+      expect((await admin(sandbox, 'GET', '/state')).accountId).toBe(sandbox.accountId);
+      expect(Object.values((await admin(sandbox, 'GET', '/faults')).injected)).toEqual([1]);
+      await admin(sandbox, 'DELETE', '/faults');
       await expect(admin(sandbox, 'PUT', '/faults', { spec: 'rate=9,kinds=500' })).rejects.toThrow(/rate/);
     } finally {
       await sandbox.close();
