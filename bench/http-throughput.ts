@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { MODERN_PROTOCOL_VERSION } from '../src/contract/constants.js';
+import { packageRoot } from '../src/server/package-info.js';
+
+const SERVER = join(packageRoot(), 'dist', 'bin', 'b2-mcp.js');
+const CONCURRENCY = 8;
+const WARM_UP = 80;
+const MEASURED = 800;
+
+const BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/list',
+  params: {
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
+
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+  'mcp-method': 'tools/list',
+  // Default `headers` credential mode: every request resolves its credential, as in production.
+  'x-b2-mcp-key-id': 'bench-key-id',
+  'x-b2-mcp-key': 'bench-key-secret',
+};
+
+/** Starts the built server on a free port; resolves with its /mcp URL. */
+function startServer(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [SERVER, 'http', '--port', '0'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      B2_MCP_PROFILE: 'default',
+      B2_SECRET_SINK: 'off',
+      LOG_LEVEL: 'info',
+      // The per-client and per-credential rate limit (60/s) would cap the measurement itself.
+      B2_MCP_RATE_LIMIT_RPS: '1000000',
+      B2_MCP_RATE_LIMIT_BURST: '1000000',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 15_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+}
+
+async function listTools(url: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, { method: 'POST', headers: HEADERS, body: BODY });
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes('"tools":[')) throw new Error(`tools/list failed: HTTP ${response.status} ${text.slice(0, 200)}`);
+  return performance.now() - started;
+}
+
+/** Runs `total` requests with `CONCURRENCY` workers; returns each request's latency. */
+async function run(url: string, total: number): Promise<number[]> {
+  const latencies: number[] = [];
+  let issued = 0;
+  const worker = async (): Promise<void> => {
+    while (issued < total) {
+      issued += 1;
+      latencies.push(await listTools(url));
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return latencies;
+}
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const round = (value: number): number => Math.round(value * 10) / 10;
+
+/** Modern `tools/list` over HTTP with raw fetch at concurrency 8, after a warm-up. */
+export async function benchHttpToolsList(): Promise<{ rps: number; p50Ms: number; p99Ms: number; concurrency: number; requests: number }> {
+  const { url, child } = await startServer();
+  try {
+    await run(url, WARM_UP);
+    const started = performance.now();
+    const latencies = await run(url, MEASURED);
+    const elapsedMs = performance.now() - started;
+    const sorted = latencies.sort((a, b) => a - b);
+    return {
+      rps: Math.round((latencies.length / elapsedMs) * 1000),
+      p50Ms: round(percentile(sorted, 50)),
+      p99Ms: round(percentile(sorted, 99)),
+      concurrency: CONCURRENCY,
+      requests: latencies.length,
+    };
+  } finally {
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  }
+}
