@@ -42,7 +42,6 @@ export const ABSOLUTE_MINIMUM_PART_SIZE = 5_000_000;
 export const RECOMMENDED_PART_SIZE = 100_000_000;
 export const MAX_LIST_COUNT = 10_000;
 export const MAX_KEY_DURATION_SECONDS = 86_400_000;
-export const REGION = 'us-west-004';
 
 export interface StoreOptions {
   clock?: () => number;
