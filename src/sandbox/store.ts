@@ -42,6 +42,8 @@ export const ABSOLUTE_MINIMUM_PART_SIZE = 5_000_000;
 export const RECOMMENDED_PART_SIZE = 100_000_000;
 export const MAX_LIST_COUNT = 10_000;
 export const MAX_KEY_DURATION_SECONDS = 86_400_000;
+/** The region the sandbox account lives in (its S3 endpoint's SigV4 region). */
+export const REGION = 'us-west-004';
 
 export interface StoreOptions {
   clock?: () => number;
