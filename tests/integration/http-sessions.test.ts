@@ -189,3 +189,27 @@ describe('per-request credential isolation (in process)', () => {
     expect(res.text).toMatch(/b2_lïst/);
   });
 });
+
+describe('session resolution failures (in process)', () => {
+  it('answer a B2 credential failure with its status, and anything else with 500 and no details', async () => {
+    const runtime = await createRuntime({ B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' }, 'http');
+    const failures: Error[] = [
+      Object.assign(new Error('The application key was rejected by B2.'), { status: 401, code: 'bad_auth_token' }),
+      new Error('boom: internal detail'),
+    ];
+    const failing: ServerRuntime = { ...runtime, sessionFor: () => Promise.reject(failures.shift()) };
+    const handle = await serveOverHttp(failing, { port: 0, host: '127.0.0.1', settings: loadHttpSettings({}) });
+    try {
+      const url = new URL(`http://127.0.0.1:${(handle.server.address() as AddressInfo).port}/mcp`);
+      const rejected = await postJson(url, modernMessage('tools/list', {}, 1), TENANT_A);
+      expect([rejected.status, rejected.json()]).toEqual([
+        401,
+        { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'The application key was rejected by B2.', data: { code: 'bad_auth_token', status: 401 } } },
+      ]);
+      const broken = await postJson(url, modernMessage('tools/list', {}, 2), TENANT_A);
+      expect([broken.status, broken.json()]).toEqual([500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal server error' } }]);
+    } finally {
+      await handle.drain(500);
+    }
+  });
+});

@@ -71,7 +71,7 @@ function firstHeader(headers: IncomingHttpHeaders, name: string): string | undef
   return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
 }
 
-/** Errors that carry an HTTP status and a stable code (credential and upstream failures). */
+/** Errors that carry an HTTP status and a stable code (B2 credential and upstream failures while resolving a session). */
 function statusError(error: unknown): { status: number; code: string; message: string } | undefined {
   if (!(error instanceof Error)) return undefined;
   const { status, code } = error as Error & { status?: unknown; code?: unknown };
@@ -135,9 +135,13 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
     return toNodeHandler({ fetch }, { onerror, maxRequestBodySize: MAX_BODY_BYTES })(request, res);
   };
 
-  const credentialError = (res: ServerResponse, route: McpRoute, failure: { status: number; code: string; message: string }): void => {
+  /** A credential (or upstream) failure: JSON-RPC for modern requests, plain JSON otherwise. */
+  const failureResponse = (res: ServerResponse, route: McpRoute, failure: { status: number; code: string; message: string }): void => {
     const message = sanitizer.text(failure.message);
-    if (route.kind === 'modern') return jsonRpcError(res, failure.status, route.id, -32001, message, { code: failure.code, status: failure.status });
+    if (route.kind === 'modern') {
+      const code = failure.status < 500 ? -32001 : -32603;
+      return jsonRpcError(res, failure.status, route.id, code, message, { code: failure.code, status: failure.status });
+    }
     sendJson(res, failure.status, { error: message, code: failure.code });
   };
 
@@ -187,10 +191,11 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
       }
       session = await runtime.sessionFor(credentials);
     } catch (error) {
-      if (error instanceof CredentialFailure) return credentialError(res, route, error);
+      if (error instanceof CredentialFailure) return failureResponse(res, route, error);
       const known = statusError(error);
-      if (known && known.status < 500) return credentialError(res, route, known);
-      throw error;
+      if (!known) throw error;
+      if (known.status >= 500) logger.warn('http.session_failed', { status: known.status, code: known.code });
+      return failureResponse(res, route, known);
     }
 
     if (route.kind === 'modern') return forward(req, res, headers, body, handlerFor(session).fetch);
@@ -203,7 +208,7 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
     if (!route.initialize) return forward(req, res, headers, body, handlerFor(session).fetch);
     const opened = sessions.open(ownerKey, session.factory);
     if (opened === 'global') return sendJson(res, 503, { error: 'Server busy: too many open sessions' }, { 'retry-after': '1' });
-    if (opened === 'key') return sendJson(res, 429, { error: 'Too many open sessions for this credential' }, { 'retry-after': '1' });
+    if (opened === 'key') return sendJson(res, 429, { error: 'Too many open sessions for this client' }, { 'retry-after': '1' });
     lease = opened;
     return forward(req, res, headers, body, opened.fetch);
   };
@@ -211,7 +216,7 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const method = (req.method ?? 'GET').toUpperCase();
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = (req.url ?? '/').split('?')[0]!;
     res.once('finish', () => logger.debug('http.request', { method, path, status: res.statusCode, durationMs: Math.round(performance.now() - started) }));
     try {
       if (draining) return sendJson(res, 503, { error: 'Server is shutting down' }, { connection: 'close', 'retry-after': '1' });
