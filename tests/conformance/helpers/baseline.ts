@@ -38,13 +38,13 @@ export function baselineSurface(): Surface {
         name: 'b2_authorize_account',
         description: 'Authorize with Backblaze B2 and report the account, API URL and allowed capabilities.',
         inputSchema: input({}),
-        annotations: READ,
+        annotations: { ...READ },
       },
       {
         name: 'b2_delete_bucket',
         description: 'Delete an empty B2 bucket permanently. Requires confirmation.',
         inputSchema: input({ bucketId: { type: 'string', minLength: 1 }, confirm: { type: 'boolean', description: 'Set true to confirm.' } }, ['bucketId']),
-        annotations: DESTRUCTIVE,
+        annotations: { ...DESTRUCTIVE },
       },
       {
         name: 'b2_list_buckets',
@@ -53,19 +53,19 @@ export function baselineSurface(): Surface {
           bucketName: { type: 'string' },
           bucketTypes: { type: 'array', items: { type: 'string', enum: ['allPublic', 'allPrivate', 'snapshot'] }, maxItems: 3 },
         }),
-        annotations: READ,
+        annotations: { ...READ },
       },
       {
         name: 'b2_rank_egress_leaders',
         description: 'Rank the files of a bucket that caused the most download egress in a period.',
         inputSchema: input({ bucket: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 100 } }, ['bucket']),
-        annotations: READ,
+        annotations: { ...READ },
       },
       {
         name: 'b2_unfinished_uploads',
         description: 'List large-file uploads of a bucket that were started but never finished.',
         inputSchema: input({ bucket: { type: 'string' } }, ['bucket']),
-        annotations: READ,
+        annotations: { ...READ },
       },
       {
         name: 'b2_update_bucket',
@@ -91,7 +91,7 @@ export function baselineSurface(): Surface {
           },
           ['bucketId'],
         ),
-        annotations: DESTRUCTIVE,
+        annotations: { ...DESTRUCTIVE },
       },
       {
         name: 's3_get_presigned_url',
@@ -106,7 +106,7 @@ export function baselineSurface(): Surface {
           },
           ['bucket', 'key', 'operation'],
         ),
-        annotations: DESTRUCTIVE,
+        annotations: { ...DESTRUCTIVE },
       },
       {
         name: 's3_list_objects_v2',
@@ -120,7 +120,7 @@ export function baselineSurface(): Surface {
           },
           ['bucket'],
         ),
-        annotations: READ,
+        annotations: { ...READ },
       },
       {
         name: 's3_put_object',
@@ -134,7 +134,7 @@ export function baselineSurface(): Surface {
           },
           ['bucket', 'key'],
         ),
-        annotations: WRITE,
+        annotations: { ...WRITE },
       },
     ],
   };

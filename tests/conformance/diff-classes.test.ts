@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CHANGE_KINDS, type ChangeKind } from '../../src/conformance/diff.js';
+import { runDiff } from '../../src/conformance/run.js';
+import { baselineSurface, type Surface } from './helpers/baseline.js';
+import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from './helpers/harness.js';
+
+/**
+ * One server change per diff class. Live: the changed server is checked against the baseline's
+ * fixtures and contract, and must be caught by exactly `diff/<kind>`, as an error (the contract is
+ * frozen). Offline: `diff baseline changed` must report exactly that rule, at its class severity.
+ */
+interface Change {
+  kind: ChangeKind;
+  surface: (surface: Surface) => void;
+  /** Where the finding points (tool, path). */
+  at: { tool?: string; path?: string };
+}
+
+const itemsOf = (surface: Surface) => (propsOf(surface, 'b2_update_bucket').lifecycleRules!.items as Record<string, unknown>);
+
+const CHANGES: Change[] = [
+  { kind: 'tool-removed', surface: (s) => void (s.tools = s.tools.filter((tool) => tool.name !== 's3_put_object')), at: { tool: 's3_put_object' } },
+  { kind: 'tool-renamed', surface: (s) => void (toolOf(s, 'b2_unfinished_uploads').name = 'b2_report_unfinished_uploads'), at: { tool: 'b2_report_unfinished_uploads' } },
+  {
+    kind: 'tool-added',
+    surface: (s) => void s.tools.splice(3, 0, { ...structuredClone(toolOf(s, 'b2_list_buckets')), name: 'b2_list_keys', description: 'List the application keys of the account, without their secrets.' }),
+    at: { tool: 'b2_list_keys' },
+  },
+  { kind: 'required-added', surface: (s) => void (toolOf(s, 's3_list_objects_v2').inputSchema!.required = ['bucket', 'prefix']), at: { tool: 's3_list_objects_v2', path: 'inputSchema.properties.prefix' } },
+  { kind: 'required-removed', surface: (s) => void (toolOf(s, 's3_put_object').inputSchema!.required = ['bucket']), at: { tool: 's3_put_object', path: 'inputSchema.properties.key' } },
+  { kind: 'property-removed', surface: (s) => void delete propsOf(s, 's3_list_objects_v2').prefix, at: { tool: 's3_list_objects_v2', path: 'inputSchema.properties.prefix' } },
+  { kind: 'property-added', surface: (s) => void (propsOf(s, 's3_list_objects_v2').delimiter = { type: 'string' }), at: { tool: 's3_list_objects_v2', path: 'inputSchema.properties.delimiter' } },
+  { kind: 'type-narrowed', surface: (s) => void (propsOf(s, 'b2_rank_egress_leaders').limit!.type = 'string'), at: { tool: 'b2_rank_egress_leaders', path: 'inputSchema.properties.limit.type' } },
+  { kind: 'type-widened', surface: (s) => void (propsOf(s, 'b2_rank_egress_leaders').limit!.type = 'number'), at: { tool: 'b2_rank_egress_leaders', path: 'inputSchema.properties.limit.type' } },
+  { kind: 'enum-narrowed', surface: (s) => void (propsOf(s, 'b2_update_bucket').bucketType!.enum = ['allPrivate']), at: { tool: 'b2_update_bucket', path: 'inputSchema.properties.bucketType.enum' } },
+  { kind: 'enum-widened', surface: (s) => void (propsOf(s, 'b2_update_bucket').bucketType!.enum = ['allPublic', 'allPrivate', 'snapshot']), at: { tool: 'b2_update_bucket', path: 'inputSchema.properties.bucketType.enum' } },
+  { kind: 'bounds-tightened', surface: (s) => void (propsOf(s, 's3_list_objects_v2').maxKeys!.maximum = 500), at: { tool: 's3_list_objects_v2', path: 'inputSchema.properties.maxKeys.maximum' } },
+  { kind: 'bounds-loosened', surface: (s) => void (propsOf(s, 's3_list_objects_v2').maxKeys!.maximum = 5000), at: { tool: 's3_list_objects_v2', path: 'inputSchema.properties.maxKeys.maximum' } },
+  { kind: 'additional-properties-closed', surface: (s) => void (toolOf(s, 's3_put_object').inputSchema!.additionalProperties = false), at: { tool: 's3_put_object', path: 'inputSchema.additionalProperties' } },
+  { kind: 'additional-properties-opened', surface: (s) => void delete itemsOf(s).additionalProperties, at: { tool: 'b2_update_bucket', path: 'inputSchema.properties.lifecycleRules.items.additionalProperties' } },
+  { kind: 'description-changed', surface: (s) => void (toolOf(s, 'b2_list_buckets').description = 'List every bucket of the account, with its type and settings.'), at: { tool: 'b2_list_buckets', path: 'description' } },
+  { kind: 'default-changed', surface: (s) => void (propsOf(s, 's3_get_presigned_url').expiresIn!.default = 900), at: { tool: 's3_get_presigned_url', path: 'inputSchema.properties.expiresIn.default' } },
+  { kind: 'annotation-toward-danger', surface: (s) => void (toolOf(s, 's3_put_object').annotations!.readOnlyHint = true), at: { tool: 's3_put_object', path: 'annotations.readOnlyHint' } },
+  { kind: 'annotation-toward-caution', surface: (s) => void (toolOf(s, 'b2_list_buckets').annotations!.idempotentHint = false), at: { tool: 'b2_list_buckets', path: 'annotations.idempotentHint' } },
+  {
+    kind: 'output-schema-changed',
+    surface: (s) => void (toolOf(s, 'b2_list_buckets').outputSchema = { type: 'object', properties: { buckets: { type: 'array' } } }),
+    at: { tool: 'b2_list_buckets', path: 'outputSchema' },
+  },
+  { kind: 'meta-changed', surface: (s) => void (toolOf(s, 'b2_list_buckets')._meta = { 'example.com/tier': 'gold' }), at: { tool: 'b2_list_buckets', path: '_meta' } },
+  { kind: 'schema-changed', surface: (s) => void (toolOf(s, 's3_put_object').inputSchema!.dependentRequired = { body: ['key'] }), at: { tool: 's3_put_object', path: 'inputSchema.dependentRequired' } },
+  {
+    kind: 'modern-block-changed',
+    surface: (s) => void (s.cacheHints = { 'tools/list': { ttlMs: 30_000, cacheScope: 'public' }, 'server/discover': { ttlMs: 30_000, cacheScope: 'public' } }),
+    at: { path: 'modern.toolsListCacheHint' },
+  },
+];
+
+let server: SurfaceHttpServer;
+let baselineFixtures: string;
+let baselineContract: string;
+
+beforeAll(async () => {
+  const surfaces: Record<string, Surface> = { baseline: baselineSurface() };
+  for (const change of CHANGES) surfaces[change.kind] = mutate(baselineSurface(), change.surface);
+  server = await startSurfaceHttp(surfaces);
+  baselineFixtures = await snapshotFixtures(server.target('baseline'));
+  baselineContract = writeContract(baselineFixtures);
+});
+
+afterAll(() => {
+  server?.stop();
+  removeTempDirs();
+});
+
+test('every change kind the differ can name has a case here', () => {
+  expect(CHANGES.map((change) => change.kind).sort()).toEqual([...CHANGE_KINDS].sort());
+});
+
+describe.concurrent('live: each changed server is caught by exactly its diff rule, as an error under the frozen contract', () => {
+  for (const change of CHANGES) {
+    test(change.kind, async () => {
+      // The approved cache hint is contract data: for the modern-block case it follows the server,
+      // so only the drift from the fixture remains.
+      const contractFile =
+        change.kind === 'modern-block-changed' ? writeContract(baselineFixtures, (contract) => void (contract.approvedCacheHint = { ttlMs: 30_000, cacheScope: 'public' })) : baselineContract;
+      const result = await check(server.target(change.kind), { fixturesDir: baselineFixtures, contractFile });
+      expect(firedRules(result)).toEqual([`diff/${change.kind}`]);
+      expect(result.findings.map((finding) => ({ tool: finding.tool, path: finding.path }))).toContainEqual({ tool: change.at.tool, path: change.at.path });
+      for (const finding of result.findings) {
+        expect(finding.severity).toBe('error');
+        expect(finding.class).toMatch(/^(breaking|non-breaking|info)$/);
+      }
+    });
+  }
+});
+
+describe.concurrent('offline: diff <baseline> <changed> reports the same rule at its class severity', () => {
+  for (const change of CHANGES) {
+    test(change.kind, async () => {
+      const changedFixtures = await snapshotFixtures(server.target(change.kind));
+      const result = runDiff({ before: baselineFixtures, after: changedFixtures, cwd: tempDir() });
+      expect(firedRules(result)).toEqual([`diff/${change.kind}`]);
+      const finding = result.findings[0]!;
+      const expected = { breaking: 'error', 'non-breaking': change.kind === 'annotation-toward-caution' ? 'info' : 'warning', info: 'info' }[finding.class!];
+      expect(finding.severity, `${change.kind} is ${finding.class}`).toBe(change.kind === 'modern-block-changed' ? 'warning' : expected);
+      const scopes = change.kind === 'modern-block-changed' ? ['default.modern'] : ['default.legacy', 'default.modern'];
+      expect([...finding.scopes].sort()).toEqual(scopes);
+    });
+  }
+});
+
+test('hash drift is explained: same names with differing definitions, or a different tool set', async () => {
+  const described = await check(server.target('description-changed'), { fixturesDir: baselineFixtures, contractFile: baselineContract });
+  expect(described.evidence.hashes.modern!.drift).toEqual({ status: 'definitions-differ', tools: [{ tool: 'b2_list_buckets', paths: ['description'] }] });
+  const removed = await check(server.target('tool-removed'), { fixturesDir: baselineFixtures, contractFile: baselineContract });
+  expect(removed.evidence.hashes.legacy!.drift).toEqual({ status: 'tool-set-differs', added: [], removed: ['s3_put_object'] });
+});
