@@ -131,6 +131,8 @@ function currentSdkSession(connection: 'modern' | 'legacy', target: Target, time
   return {
     connect: () => client.connect(transport, { timeout: timeoutMs }),
     async listTools() {
+      // A server without the tools capability has no tools (and the client would log to stdout).
+      if (!client.getServerCapabilities()?.tools) return { tools: [], cacheHint: null };
       const result = await client.listTools(undefined, { cacheMode: 'bypass', timeout: timeoutMs });
       const hinted = result as { ttlMs?: unknown; cacheScope?: unknown };
       const cacheHint =
@@ -177,6 +179,7 @@ function witnessSession(target: Target, timeoutMs: number, stdio: ChildStdioTran
     connect: () => client.connect(transport, { timeout: timeoutMs }),
     async listTools() {
       const tools: ListedTool[] = [];
+      if (!client.getServerCapabilities()?.tools) return { tools, cacheHint: null };
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
@@ -237,8 +240,9 @@ function explainFailure(connection: ConnectionId, error: unknown, diagnostics: C
   }
   const message = clean(error instanceof Error ? error.message : String(error));
   const cause = errorCause(error);
-  if (cause === 'ECONNREFUSED' || cause === 'ENOTFOUND' || cause === 'EHOSTUNREACH' || /fetch failed/i.test(message)) {
-    return new ConformError('connect', `could not connect to ${where}: ${cause === 'ECONNREFUSED' ? 'connection refused' : (cause ?? 'network error')}`);
+  if (cause || /fetch failed/i.test(message)) {
+    const reason = cause?.code === 'ECONNREFUSED' ? 'connection refused' : cause?.code === 'ENOTFOUND' ? 'host not found' : (cause?.code ?? cause?.message ?? 'network error');
+    return new ConformError('connect', `could not connect to ${where}: ${clean(reason)}`);
   }
   if (connection === 'modern' && /did not offer pinned protocol version/i.test(message)) {
     return new ConformError('protocol', `server does not offer MCP ${MODERN_PROTOCOL_VERSION} (modern era) via server/discover; use --era legacy to check the 2025 era only`);
@@ -256,14 +260,18 @@ function isTimeout(error: unknown): boolean {
   return /timed? ?out/i.test(message);
 }
 
-function errorCause(error: unknown): string | undefined {
+/** The network-level reason under a failed fetch: a system error code, or the innermost cause's message. */
+function errorCause(error: unknown): { code?: string; message?: string } | undefined {
   let current: unknown = error;
-  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
-    current = (current as { cause?: unknown; data?: { cause?: unknown } }).cause ?? (current as { data?: { cause?: unknown } }).data?.cause;
+  let innermost: { code?: string; message?: string } | undefined;
+  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { code };
+    if (depth > 0 && typeof message === 'string') innermost = { message };
+    const next = current as { cause?: unknown; data?: { cause?: unknown }; errors?: unknown[] };
+    current = next.cause ?? next.data?.cause ?? next.errors?.[0];
   }
-  return undefined;
+  return innermost && !/fetch failed/i.test(innermost.message ?? '') ? innermost : undefined;
 }
 
 class DeadlineError extends Error {}

@@ -1,0 +1,206 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { main } from '../../src/conformance/cli.js';
+import { baselineSurface } from './helpers/baseline.js';
+import { SERVERS_DIR, mutate, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(...args: string[]): Promise<Outcome> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(['node', 'b2-mcp-conform', ...args], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    color: false,
+    cwd: tempDir(),
+    env: { PATH: process.env.PATH },
+  });
+  return { code, stdout, stderr };
+}
+
+/** A loopback port nobody listens on. */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+const script = (name: string) => `"${process.execPath}" "${join(SERVERS_DIR, name)}"`;
+
+/** One clear line on stderr, no stack trace. */
+function expectOneLine(outcome: Outcome, pattern: RegExp): void {
+  const lines = outcome.stderr.trimEnd().split('\n');
+  expect(lines, outcome.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+  expect(outcome.stderr).not.toMatch(/^\s+at /m);
+}
+
+let server: SurfaceHttpServer;
+let fixtures: string;
+let contract: string;
+
+beforeAll(async () => {
+  server = await startSurfaceHttp({
+    baseline: baselineSurface(),
+    renamed: mutate(baselineSurface(), (s) => void (s.tools[1]!.name = 'b2_bucket_delete')),
+    empty: { ...baselineSurface(), tools: [] },
+  });
+  fixtures = await snapshotFixtures(server.target('baseline'));
+  contract = writeContract(fixtures);
+});
+
+afterAll(() => {
+  server?.stop();
+  removeTempDirs();
+});
+
+const urlOf = (name: string) => (server.target(name) as { url: URL }).url.href;
+const against = (name: string) => ['check', '--url', urlOf(name), '--fixtures', fixtures, '--contract', contract];
+
+describe.concurrent('exit codes', () => {
+  test('0: a conforming server', async () => {
+    const outcome = await run(...against('baseline'));
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(/^PASS 0 errors/m);
+    expect(outcome.stderr).toBe('');
+  });
+
+  test('1: findings at or above --fail-on, with one JSON error line when --format json', async () => {
+    const outcome = await run(...against('renamed'), '--format', 'json');
+    expect(outcome.code).toBe(1);
+    expect(JSON.parse(outcome.stdout).verdict).toBe('fail');
+    expectOneLine(outcome, /^\{"error":\{"code":"findings","message":"\d+ findings? at or above --fail-on error"\}\}$/);
+  });
+
+  test('1 or 0 depending on --fail-on', async () => {
+    const config = writeJson(tempDir(), 'config.json', { rules: { 'naming/verb-first': 'warning', 'diff/tool-renamed': 'warning' } });
+    expect((await run(...against('renamed'), '--config', config)).code).toBe(0);
+    expect((await run(...against('renamed'), '--config', config, '--fail-on', 'warning')).code).toBe(1);
+  });
+
+  test('2: unknown profile (the phase1-default alias is accepted)', async () => {
+    expectOneLine(await run('check', '--profile', 'everything'), /^b2-mcp-conform: error: unknown profile "everything" \(expected full, default, read-only; alias phase1-default = default\)$/);
+    const json = await run('check', '--profile', 'everything', '--format', 'json');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'usage', message: expect.stringContaining('unknown profile') } });
+    const alias = await run(...against('baseline'), '--profile', 'phase1-default');
+    expect(alias.code).toBe(0);
+  });
+
+  test('2: missing fixtures directory', async () => {
+    const outcome = await run('check', '--url', urlOf('baseline'), '--fixtures', '/nonexistent/fixtures', '--contract', contract);
+    expect(outcome.code).toBe(2);
+    expectOneLine(outcome, /^b2-mcp-conform: error: fixtures directory not found: \/nonexistent\/fixtures$/);
+  });
+
+  test('2: usage mistakes', async () => {
+    expectOneLine(await run('check', '--server', 'x', '--url', 'http://127.0.0.1:1/mcp'), /use either --server or --url, not both/);
+    expectOneLine(await run('check', '--bogus'), /^b2-mcp-conform: error: unknown option '--bogus'/);
+    expectOneLine(await run('check', '--format', 'yaml'), /unknown --format "yaml"/);
+    expectOneLine(await run('check', '--format', 'json', '--format', 'sarif'), /only one --format can go to stdout/);
+    expectOneLine(await run('check', '--timeout', '-5'), /--timeout must be a positive integer/);
+    expectOneLine(await run('check', '--url', 'ftp://example.invalid/mcp'), /--url must be http/);
+    expect((await run('check', '--bogus')).code).toBe(2);
+  });
+
+  test('3: unreachable URL', async () => {
+    const port = await closedPort();
+    const outcome = await run('check', '--url', `http://127.0.0.1:${port}/mcp`, '--fixtures', fixtures, '--contract', contract);
+    expect(outcome.code).toBe(3);
+    expectOneLine(outcome, new RegExp(`^b2-mcp-conform: error: could not connect to http://127\\.0\\.0\\.1:${port}/mcp: connection refused$`));
+  });
+
+  test('3: a server that exits at once', async () => {
+    const outcome = await run('check', '--server', script('exits-at-once.mjs'), '--fixtures', fixtures, '--contract', contract);
+    expect(outcome.code).toBe(3);
+    expectOneLine(outcome, /^b2-mcp-conform: error: server exited with code 1 before answering \(stderr: fatal: no configuration found\)$/);
+  });
+
+  test('3: a server that prints garbage on stdout', async () => {
+    const outcome = await run('check', '--server', script('garbage-stdout.mjs'), '--fixtures', fixtures, '--contract', contract);
+    expect(outcome.code).toBe(3);
+    expectOneLine(outcome, /^b2-mcp-conform: error: server wrote non-JSON-RPC output on stdout \("starting chatty server v1 \.\.\."\); stdout must carry protocol frames only$/);
+  });
+
+  test('3: a server that never answers times out', async () => {
+    const started = performance.now();
+    const outcome = await run('check', '--server', script('silent.mjs'), '--fixtures', fixtures, '--contract', contract, '--timeout', '400', '--format', 'json');
+    expect(outcome.code).toBe(3);
+    expect(JSON.parse(outcome.stderr)).toEqual({ error: { code: 'timeout', message: expect.stringMatching(/did not answer the \w+ connection within 400 ms \(--timeout\)/) } });
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  test('3: a command that does not exist', async () => {
+    expectOneLine(await run('check', '--server', 'no-such-mcp-server --stdio', '--fixtures', fixtures, '--contract', contract), /could not start server "no-such-mcp-server": command not found/);
+  });
+
+  test('--debug adds the stack trace', async () => {
+    const outcome = await run('check', '--server', script('exits-at-once.mjs'), '--fixtures', fixtures, '--contract', contract, '--debug');
+    expect(outcome.code).toBe(3);
+    expect(outcome.stderr).toMatch(/^\s+at /m);
+  });
+
+  test('4: a server with no tools', async () => {
+    const outcome = await run(...against('empty'));
+    expect(outcome.code).toBe(4);
+    expectOneLine(outcome, /the server listed no tools; nothing was tested/);
+  });
+
+  test('4: every rule turned off', async () => {
+    const { loadRules } = await import('../../src/conformance/rules/engine.js');
+    const off = Object.fromEntries(loadRules().rules.map((rule) => [rule.id, 'off']));
+    const outcome = await run(...against('baseline'), '--config', writeJson(tempDir(), 'config.json', { rules: off }));
+    expect(outcome.code).toBe(4);
+    expectOneLine(outcome, /nothing was tested/);
+  });
+
+  test('4: diff of two directories with no fixture in common', async () => {
+    const outcome = await run('diff', fixtures, tempDir());
+    expect(outcome.code).toBe(4);
+  });
+});
+
+describe.concurrent('commands', () => {
+  test('several --format/--output pairs in one run', async () => {
+    const dir = tempDir();
+    const outcome = await run(...against('baseline'), '--format', 'json', '--output', join(dir, 'r.json'), '--format', 'sarif', '--output', join(dir, 'r.sarif'), '--format', 'pretty');
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(/^b2-mcp-conform check/);
+    const { readFileSync } = await import('node:fs');
+    expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')).verdict).toBe('pass');
+    expect(JSON.parse(readFileSync(join(dir, 'r.sarif'), 'utf8')).version).toBe('2.1.0');
+  });
+
+  test('snapshot writes fixtures that diff as identical to the generator-format ones', async () => {
+    const out = tempDir();
+    const outcome = await run('snapshot', '--url', urlOf('baseline'), '--out', out);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(/wrote .*default\.modern\.json \(9 tools, hash [0-9a-f]{12}\)/);
+    const diff = await run('diff', fixtures, out);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toMatch(/No findings/);
+  });
+
+  test('rules lists every rule with severity and doc link', async () => {
+    const outcome = await run('rules', '--format', 'json');
+    const rules = JSON.parse(outcome.stdout) as { id: string; severity: string; doc: string }[];
+    expect(rules.length).toBeGreaterThan(50);
+    for (const rule of rules) expect(rule.doc).toMatch(/^docs\/rules\/[a-z-]+\.md#/);
+    expect((await run('rules')).stdout).toMatch(/^naming\/verb-first\s+error\s+The word after the prefix is an allowed verb$/m);
+  });
+
+  test('--version and --help exit 0', async () => {
+    expect((await run('--version')).code).toBe(0);
+    const help = await run('check', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--fail-on <severity>/);
+  });
+});
