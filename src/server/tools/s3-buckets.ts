@@ -1,5 +1,6 @@
-import type { ToolArgs, ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import type { LifecycleRuleInput } from '../s3/adapter.js';
+import { badArguments } from '../s3/rules.js';
+import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { array, boolean, integer, object, oneOf, string } from './schema.js';
 
 const bucket = string({ minLength: 1 });
@@ -14,6 +15,38 @@ function lifecycleEffects(args: ToolArgs): string | undefined {
   return expires ? 'schedule objects or old versions for automatic deletion' : undefined;
 }
 
+const headBucket: ToolHandler = async (args, context) => {
+  const bucket = args.bucket as string;
+  const s3 = await context.s3();
+  const result = await s3.headBucket(bucket, { signal: context.signal });
+  return { text: `Bucket ${bucket} exists and this key can access it${result.region ? ` (region ${result.region})` : ''}.` };
+};
+
+const getBucketLocation: ToolHandler = async (args, context) => {
+  const s3 = await context.s3();
+  return { structured: await s3.getBucketLocation(args.bucket as string, { signal: context.signal }) };
+};
+
+const putBucketLifecycle: ToolHandler = async (args, context) => {
+  const bucket = args.bucket as string;
+  const rules = args.rules as LifecycleRuleInput[];
+  const ids = new Set<string>();
+  for (const rule of rules) {
+    if (ids.has(rule.id)) throw badArguments(`Rule ids must be unique; "${rule.id}" appears more than once.`);
+    ids.add(rule.id);
+    if (rule.expiration && rule.expiration.days === undefined && rule.expiration.expiredObjectDeleteMarker === undefined) {
+      throw badArguments(`Rule "${rule.id}": expiration needs days or expiredObjectDeleteMarker.`);
+    }
+  }
+  const s3 = await context.s3();
+  if (rules.length === 0) {
+    await s3.deleteBucketLifecycle(bucket, { signal: context.signal });
+    return { text: `Removed the lifecycle configuration of bucket ${bucket}.` };
+  }
+  await s3.putBucketLifecycle(bucket, rules, { signal: context.signal });
+  return { text: `Replaced the lifecycle configuration of bucket ${bucket} with ${rules.length} rule(s).` };
+};
+
 export const s3BucketTools: ToolDefinition[] = [
   {
     name: 's3_head_bucket',
@@ -23,7 +56,7 @@ export const s3BucketTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['listBuckets'],
     effect: 'read',
-    handler: pendingHandler('s3_head_bucket'),
+    handler: headBucket,
   },
   {
     name: 's3_get_bucket_location',
@@ -33,7 +66,7 @@ export const s3BucketTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['listBuckets'],
     effect: 'read',
-    handler: pendingHandler('s3_get_bucket_location'),
+    handler: getBucketLocation,
   },
   {
     name: 's3_put_bucket_lifecycle',
@@ -63,6 +96,6 @@ export const s3BucketTools: ToolDefinition[] = [
     capabilities: ['writeBuckets'],
     effect: 'idempotent-write',
     gate: lifecycleEffects,
-    handler: pendingHandler('s3_put_bucket_lifecycle'),
+    handler: putBucketLifecycle,
   },
 ];

@@ -1,11 +1,96 @@
-import type { ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import type { CompletedPart } from '../s3/adapter.js';
+import { badArguments, MIN_PART_BYTES, splitCopySource } from '../s3/rules.js';
+import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { array, integer, object, oneOf, string, stringMap } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 const key = string({ minLength: 1 });
 const uploadId = string({ minLength: 1 });
 const partNumber = integer(1, 10000);
+
+type Args<T> = ToolArgs & T;
+interface UploadRef {
+  bucket: string;
+  key: string;
+  uploadId: string;
+}
+
+const createMultipartUpload: ToolHandler = async (args, context) => {
+  const a = args as Args<{ bucket: string; key: string; contentType?: string; metadata?: Record<string, string>; serverSideEncryption?: 'AES256' }>;
+  const s3 = await context.s3();
+  const upload = await s3.createMultipartUpload(
+    { bucket: a.bucket, key: a.key, contentType: a.contentType, metadata: a.metadata, serverSideEncryption: a.serverSideEncryption },
+    { signal: context.signal },
+  );
+  return { structured: { ...upload, minimumPartSize: MIN_PART_BYTES } };
+};
+
+const uploadPartCopy: ToolHandler = async (args, context) => {
+  const a = args as Args<UploadRef & { partNumber: number; copySource: string; copySourceVersionId?: string; copySourceRange?: string }>;
+  const source = splitCopySource(a.copySource);
+  if (a.copySourceRange) {
+    const [first, last] = a.copySourceRange.slice('bytes='.length).split('-').map(Number) as [number, number];
+    if (first > last) throw badArguments(`copySourceRange ${a.copySourceRange} ends before it starts.`);
+  }
+  const s3 = await context.s3();
+  const part = await s3.uploadPartCopy(
+    {
+      bucket: a.bucket,
+      key: a.key,
+      uploadId: a.uploadId,
+      partNumber: a.partNumber,
+      sourceBucket: source.bucket,
+      sourceKey: source.key,
+      sourceVersionId: a.copySourceVersionId,
+      sourceRange: a.copySourceRange,
+    },
+    { signal: context.signal },
+  );
+  return { structured: { bucket: a.bucket, key: a.key, uploadId: a.uploadId, ...part } };
+};
+
+const completeMultipartUpload: ToolHandler = async (args, context) => {
+  const a = args as Args<UploadRef & { parts: CompletedPart[] }>;
+  for (let i = 1; i < a.parts.length; i++) {
+    if (a.parts[i]!.partNumber <= a.parts[i - 1]!.partNumber) {
+      throw badArguments('parts must be listed in ascending partNumber order, each part once.');
+    }
+  }
+  const s3 = await context.s3();
+  return {
+    structured: await s3.completeMultipartUpload({ bucket: a.bucket, key: a.key, uploadId: a.uploadId, parts: a.parts }, { signal: context.signal }),
+  };
+};
+
+const abortMultipartUpload: ToolHandler = async (args, context) => {
+  const a = args as Args<UploadRef>;
+  const s3 = await context.s3();
+  await s3.abortMultipartUpload({ bucket: a.bucket, key: a.key, uploadId: a.uploadId }, { signal: context.signal });
+  return { text: `Aborted multipart upload ${a.uploadId} of s3://${a.bucket}/${a.key}; its uploaded parts were discarded.` };
+};
+
+const listParts: ToolHandler = async (args, context) => {
+  const a = args as Args<UploadRef & { maxParts?: number; partNumberMarker?: number }>;
+  const s3 = await context.s3();
+  return {
+    structured: await s3.listParts(
+      { bucket: a.bucket, key: a.key, uploadId: a.uploadId, maxParts: a.maxParts ?? 100, partNumberMarker: a.partNumberMarker },
+      { signal: context.signal },
+    ),
+  };
+};
+
+const listMultipartUploads: ToolHandler = async (args, context) => {
+  const a = args as Args<{ bucket: string; prefix?: string; delimiter?: string; maxUploads?: number; keyMarker?: string; uploadIdMarker?: string }>;
+  if (a.uploadIdMarker !== undefined && a.keyMarker === undefined) throw badArguments('uploadIdMarker needs keyMarker (the key that upload belongs to).');
+  const s3 = await context.s3();
+  return {
+    structured: await s3.listMultipartUploads(
+      { bucket: a.bucket, prefix: a.prefix, delimiter: a.delimiter, maxUploads: a.maxUploads ?? 100, keyMarker: a.keyMarker, uploadIdMarker: a.uploadIdMarker },
+      { signal: context.signal },
+    ),
+  };
+};
 
 export const s3MultipartTools: ToolDefinition[] = [
   {
@@ -26,7 +111,7 @@ export const s3MultipartTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'write',
-    handler: pendingHandler('s3_create_multipart_upload'),
+    handler: createMultipartUpload,
   },
   {
     name: 's3_upload_part_copy',
@@ -47,7 +132,7 @@ export const s3MultipartTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
-    handler: pendingHandler('s3_upload_part_copy'),
+    handler: uploadPartCopy,
   },
   {
     name: 's3_complete_multipart_upload',
@@ -65,7 +150,7 @@ export const s3MultipartTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
-    handler: pendingHandler('s3_complete_multipart_upload'),
+    handler: completeMultipartUpload,
   },
   {
     name: 's3_abort_multipart_upload',
@@ -76,7 +161,7 @@ export const s3MultipartTools: ToolDefinition[] = [
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
     gate: () => 'discard every uploaded part of the multipart upload',
-    handler: pendingHandler('s3_abort_multipart_upload'),
+    handler: abortMultipartUpload,
   },
   {
     name: 's3_list_parts',
@@ -95,7 +180,7 @@ export const s3MultipartTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['listFiles'],
     effect: 'read',
-    handler: pendingHandler('s3_list_parts'),
+    handler: listParts,
   },
   {
     name: 's3_list_multipart_uploads',
@@ -115,6 +200,6 @@ export const s3MultipartTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['listFiles'],
     effect: 'read',
-    handler: pendingHandler('s3_list_multipart_uploads'),
+    handler: listMultipartUploads,
   },
 ];

@@ -1,5 +1,8 @@
-import type { ToolArgs, ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import type { Readable } from 'node:stream';
+import type { ObjectRef } from '../s3/adapter.js';
+import { prepareLocalTarget, readLocalFile, saveStream, SAVE_IDLE_TIMEOUT_MS } from '../s3/local-files.js';
+import { badArguments, INLINE_OBJECT_BYTES, requireCapability } from '../s3/rules.js';
+import { ToolError, type ToolArgs, type ToolDefinition, type ToolHandler } from './definition.js';
 import { array, boolean, integer, object, oneOf, string, stringMap } from './schema.js';
 
 const bucket = string({ minLength: 1 });
@@ -7,6 +10,201 @@ const key = string({ minLength: 1 });
 const versionId = string({ minLength: 1 });
 const metadata = stringMap(string({ minLength: 1, maxLength: 128 }), string({ maxLength: 2048 }), { maxProperties: 50 });
 const acl = oneOf(['private', 'public-read'], { description: 'Accepted for compatibility; B2 ignores object ACLs.' });
+
+/** Arguments as the schema guarantees them (validated before a handler runs). */
+type Args<T> = ToolArgs & T;
+
+const s3Uri = (ref: ObjectRef) => `s3://${ref.bucket}/${ref.key}${ref.versionId ? ` (version ${ref.versionId})` : ''}`;
+
+const listObjects: ToolHandler = async (args, context) => {
+  const a = args as Args<{ bucket: string; prefix?: string; delimiter?: string; maxKeys?: number; continuationToken?: string; startAfter?: string }>;
+  const s3 = await context.s3();
+  return {
+    structured: await s3.listObjectsV2(
+      { bucket: a.bucket, prefix: a.prefix, delimiter: a.delimiter, maxKeys: a.maxKeys ?? 1000, continuationToken: a.continuationToken, startAfter: a.startAfter },
+      { signal: context.signal },
+    ),
+  };
+};
+
+const listVersions: ToolHandler = async (args, context) => {
+  const a = args as Args<{ bucket: string; prefix?: string; delimiter?: string; maxKeys?: number; keyMarker?: string; versionIdMarker?: string }>;
+  if (a.versionIdMarker !== undefined && a.keyMarker === undefined) throw badArguments('versionIdMarker needs keyMarker (the key that version belongs to).');
+  const s3 = await context.s3();
+  return {
+    structured: await s3.listObjectVersions(
+      { bucket: a.bucket, prefix: a.prefix, delimiter: a.delimiter, maxKeys: a.maxKeys ?? 1000, keyMarker: a.keyMarker, versionIdMarker: a.versionIdMarker },
+      { signal: context.signal },
+    ),
+  };
+};
+
+const headObject: ToolHandler = async (args, context) => {
+  const a = args as Args<ObjectRef>;
+  const s3 = await context.s3();
+  return { structured: await s3.headObject({ bucket: a.bucket, key: a.key, versionId: a.versionId }, { signal: context.signal }) };
+};
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|csv|x-ndjson|toml)\b|[^;]*\+(json|xml)\b)/i;
+
+/** Text types that decode as UTF-8 come back as text; everything else as base64. */
+function encodeContent(bytes: Buffer, contentType: string | undefined): { encoding: 'utf8' | 'base64'; content: string } {
+  if (contentType && TEXT_TYPES.test(contentType)) {
+    try {
+      return { encoding: 'utf8', content: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+    } catch {
+      // not UTF-8 after all
+    }
+  }
+  return { encoding: 'base64', content: bytes.toString('base64') };
+}
+
+function tooLargeInline(ref: ObjectRef, size: number | undefined): ToolError {
+  const what = size === undefined ? 'more than 1 MiB' : `${size} bytes`;
+  return new ToolError(
+    413,
+    'object_too_large',
+    `${s3Uri(ref)} is ${what}; inline reads are limited to 1 MiB (${INLINE_OBJECT_BYTES} bytes). Read a slice with range (e.g. "bytes=0-${INLINE_OBJECT_BYTES - 1}"), stream it to a local file with saveToPath, or mint a download link with s3_get_presigned_url.`,
+  );
+}
+
+/** The whole body if it stays within `limit`, else undefined (the stream is then destroyed). */
+async function readWithin(body: Readable, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const getObject: ToolHandler = async (args, context) => {
+  const a = args as Args<ObjectRef & { range?: string; saveToPath?: string }>;
+  const ref: ObjectRef = { bucket: a.bucket, key: a.key, ...(a.versionId ? { versionId: a.versionId } : {}) };
+  // Refuse a bad destination before anything is downloaded.
+  const target = a.saveToPath !== undefined ? await prepareLocalTarget(context.config, a.saveToPath) : undefined;
+  const s3 = await context.s3();
+  const object = await s3.getObject({ ...ref, range: a.range }, { signal: context.signal });
+  if (target) {
+    const bytes = await saveStream(object.body, target, { idleTimeoutMs: SAVE_IDLE_TIMEOUT_MS, signal: context.signal });
+    const slice = a.range ? ` (${object.contentRange ?? a.range})` : '';
+    return { text: `Saved ${bytes} bytes of ${s3Uri({ ...ref, versionId: object.versionId ?? ref.versionId })}${slice} to ${target.path}.` };
+  }
+  if (object.contentLength !== undefined && object.contentLength > INLINE_OBJECT_BYTES) {
+    object.body.destroy();
+    throw tooLargeInline(ref, object.contentLength);
+  }
+  const bytes = await readWithin(object.body, INLINE_OBJECT_BYTES);
+  if (!bytes) throw tooLargeInline(ref, undefined);
+  const { body: _stream, ...info } = object;
+  return { structured: { ...info, ...encodeContent(bytes, object.contentType) } };
+};
+
+/** Strict base64 (standard or URL-safe alphabet, padding optional); Buffer.from would skip junk silently. */
+function decodeBase64(content: string): Buffer {
+  const compact = content.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) {
+    throw badArguments('content must be base64-encoded bytes.');
+  }
+  return Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
+}
+
+const putObject: ToolHandler = async (args, context) => {
+  const a = args as Args<{
+    bucket: string;
+    key: string;
+    content?: string;
+    filePath?: string;
+    contentType?: string;
+    metadata?: Record<string, string>;
+    serverSideEncryption?: 'AES256';
+  }>;
+  if (a.content !== undefined && a.filePath !== undefined) throw badArguments('Give content or filePath, not both.');
+  if (a.content === undefined && a.filePath === undefined) throw badArguments('Give content (base64; "" makes an empty object) or filePath.');
+  const body = a.content !== undefined ? decodeBase64(a.content) : await readLocalFile(context.config, a.filePath!, INLINE_OBJECT_BYTES);
+  if (body.length > INLINE_OBJECT_BYTES) {
+    throw new ToolError(
+      413,
+      'object_too_large',
+      `The body is ${body.length} bytes; s3_put_object uploads at most 1 MiB (${INLINE_OBJECT_BYTES} bytes). For larger objects use s3_get_presigned_url (PutObject) or a multipart upload.`,
+    );
+  }
+  const s3 = await context.s3();
+  const result = await s3.putObject(
+    { bucket: a.bucket, key: a.key, body, contentType: a.contentType, metadata: a.metadata, serverSideEncryption: a.serverSideEncryption },
+    { signal: context.signal },
+  );
+  return { text: `Uploaded ${result.size} bytes to ${s3Uri({ ...result, versionId: result.versionId })}${result.etag ? `, ETag ${result.etag}` : ''}.` };
+};
+
+const copyObject: ToolHandler = async (args, context) => {
+  const a = args as Args<{
+    sourceBucket: string;
+    sourceKey: string;
+    sourceVersionId?: string;
+    destinationBucket: string;
+    destinationKey: string;
+    metadataDirective?: 'COPY' | 'REPLACE';
+    metadata?: Record<string, string>;
+    contentType?: string;
+  }>;
+  const directive = a.metadataDirective ?? 'COPY';
+  if (directive === 'COPY' && (a.metadata !== undefined || a.contentType !== undefined)) {
+    throw badArguments('metadata and contentType take effect only with metadataDirective "REPLACE" (COPY keeps the source\'s).');
+  }
+  const s3 = await context.s3();
+  const result = await s3.copyObject(
+    {
+      sourceBucket: a.sourceBucket,
+      sourceKey: a.sourceKey,
+      sourceVersionId: a.sourceVersionId,
+      destinationBucket: a.destinationBucket,
+      destinationKey: a.destinationKey,
+      metadataDirective: directive,
+      metadata: a.metadata,
+      contentType: a.contentType,
+    },
+    { signal: context.signal },
+  );
+  const source = s3Uri({ bucket: a.sourceBucket, key: a.sourceKey, versionId: result.copySourceVersionId ?? a.sourceVersionId });
+  const destination = s3Uri({ bucket: a.destinationBucket, key: a.destinationKey, versionId: result.versionId });
+  return { text: `Copied ${source} to ${destination}${result.etag ? `, ETag ${result.etag}` : ''}.` };
+};
+
+const deleteObject: ToolHandler = async (args, context) => {
+  const a = args as Args<ObjectRef>;
+  const s3 = await context.s3();
+  const result = await s3.deleteObject({ bucket: a.bucket, key: a.key, versionId: a.versionId }, { signal: context.signal });
+  const target = s3Uri({ bucket: a.bucket, key: a.key });
+  if (a.versionId) return { text: `Deleted version ${a.versionId} of ${target} permanently${result.deleteMarker ? ' (it was a delete marker)' : ''}.` };
+  if (result.deleteMarker) {
+    return { text: `${target} is now hidden by delete marker ${result.versionId ?? '(no id)'}; earlier versions remain until deleted by versionId.` };
+  }
+  return { text: `${target} had no current version; nothing changed.` };
+};
+
+const deleteObjects: ToolHandler = async (args, context) => {
+  const a = args as Args<{ bucket: string; objects: Array<{ key: string; versionId?: string }>; quiet?: boolean; bypassGovernance?: boolean }>;
+  const bypassGovernance = a.bypassGovernance === true;
+  if (bypassGovernance) requireCapability(context.capabilities, 'bypassGovernance', 'Deleting with bypassGovernance');
+  const quiet = a.quiet ?? true;
+  const s3 = await context.s3();
+  const result = await s3.deleteObjects({ bucket: a.bucket, objects: a.objects, quiet, bypassGovernance }, { signal: context.signal });
+  return {
+    structured: {
+      bucket: a.bucket,
+      requested: a.objects.length,
+      failed: result.errors.length,
+      ...(quiet ? {} : { deleted: result.deleted }),
+      errors: result.errors,
+    },
+  };
+};
 
 export const s3ObjectTools: ToolDefinition[] = [
   {
@@ -27,7 +225,7 @@ export const s3ObjectTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['listFiles'],
     effect: 'read',
-    handler: pendingHandler('s3_list_objects_v2'),
+    handler: listObjects,
   },
   {
     name: 's3_list_object_versions',
@@ -47,7 +245,7 @@ export const s3ObjectTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['listFiles'],
     effect: 'read',
-    handler: pendingHandler('s3_list_object_versions'),
+    handler: listVersions,
   },
   {
     name: 's3_head_object',
@@ -57,7 +255,7 @@ export const s3ObjectTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['readFiles'],
     effect: 'read',
-    handler: pendingHandler('s3_head_object'),
+    handler: headObject,
   },
   {
     name: 's3_get_object',
@@ -76,7 +274,7 @@ export const s3ObjectTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['readFiles'],
     effect: 'local-write',
-    handler: pendingHandler('s3_get_object'),
+    handler: getObject,
   },
   {
     name: 's3_put_object',
@@ -99,7 +297,7 @@ export const s3ObjectTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
-    handler: pendingHandler('s3_put_object'),
+    handler: putObject,
   },
   {
     name: 's3_copy_object',
@@ -122,7 +320,7 @@ export const s3ObjectTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
-    handler: pendingHandler('s3_copy_object'),
+    handler: copyObject,
   },
   {
     name: 's3_delete_object',
@@ -133,7 +331,7 @@ export const s3ObjectTools: ToolDefinition[] = [
     capabilities: ['deleteFiles'],
     effect: 'write',
     gate: () => 'delete the object',
-    handler: pendingHandler('s3_delete_object'),
+    handler: deleteObject,
   },
   {
     name: 's3_delete_objects',
@@ -156,6 +354,6 @@ export const s3ObjectTools: ToolDefinition[] = [
       const bypass = args.bypassGovernance === true ? ', bypassing governance retention' : '';
       return `delete ${count} object(s)${bypass}`;
     },
-    handler: pendingHandler('s3_delete_objects'),
+    handler: deleteObjects,
   },
 ];

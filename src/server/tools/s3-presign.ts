@@ -1,10 +1,60 @@
-import type { ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import { badArguments, MIN_PART_BYTES, requireCapability } from '../s3/rules.js';
+import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { array, integer, oneOf, string } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 const key = string({ minLength: 1 });
 const expiresIn = integer(1, 604800, { default: 3600, description: 'Seconds the URL stays valid.' });
+
+const DEFAULT_EXPIRES_IN = 3600;
+const expiry = (signedAt: number, expiresIn: number) => new Date(signedAt + expiresIn * 1000).toISOString();
+
+const presignObject: ToolHandler = async (args, context) => {
+  const a = args as ToolArgs & { bucket: string; key: string; operation: 'GetObject' | 'PutObject'; versionId?: string; contentType?: string; expiresIn?: number };
+  const expiresIn = a.expiresIn ?? DEFAULT_EXPIRES_IN;
+  // The narrowed schema hides what the key cannot do; a caller bypassing it still meets this check.
+  if (a.operation === 'PutObject') {
+    requireCapability(context.capabilities, 'writeFiles', 'A PutObject URL');
+    if (a.versionId !== undefined) throw badArguments('versionId applies to GetObject URLs only.');
+  } else {
+    requireCapability(context.capabilities, 'readFiles', 'A GetObject URL');
+    if (a.contentType !== undefined) throw badArguments('contentType applies to PutObject URLs only.');
+  }
+  const s3 = await context.s3();
+  const signedAt = Date.now();
+  const url =
+    a.operation === 'PutObject'
+      ? await s3.presignPutObject({ bucket: a.bucket, key: a.key, contentType: a.contentType, expiresIn })
+      : await s3.presignGetObject({ bucket: a.bucket, key: a.key, versionId: a.versionId, expiresIn });
+  return {
+    structured: {
+      url,
+      operation: a.operation,
+      method: a.operation === 'PutObject' ? 'PUT' : 'GET',
+      bucket: a.bucket,
+      key: a.key,
+      ...(a.versionId ? { versionId: a.versionId } : {}),
+      ...(a.contentType ? { requiredHeaders: { 'Content-Type': a.contentType } } : {}),
+      expiresIn,
+      expiresAt: expiry(signedAt, expiresIn),
+    },
+  };
+};
+
+const presignParts: ToolHandler = async (args, context) => {
+  const a = args as ToolArgs & { bucket: string; key: string; uploadId: string; partNumbers: number[]; expiresIn?: number };
+  if (new Set(a.partNumbers).size !== a.partNumbers.length) throw badArguments('partNumbers must not repeat a part number.');
+  const expiresIn = a.expiresIn ?? DEFAULT_EXPIRES_IN;
+  const s3 = await context.s3();
+  const signedAt = Date.now();
+  const parts: Array<{ partNumber: number; url: string }> = [];
+  for (const partNumber of a.partNumbers) {
+    parts.push({ partNumber, url: await s3.presignUploadPart({ bucket: a.bucket, key: a.key, uploadId: a.uploadId, partNumber, expiresIn }) });
+  }
+  return {
+    structured: { bucket: a.bucket, key: a.key, uploadId: a.uploadId, expiresIn, expiresAt: expiry(signedAt, expiresIn), minimumPartSize: MIN_PART_BYTES, parts },
+  };
+};
 
 const presignedUrl: ToolDefinition = {
   name: 's3_get_presigned_url',
@@ -25,7 +75,7 @@ const presignedUrl: ToolDefinition = {
   capabilities: ['readFiles', 'writeFiles'],
   effect: 'idempotent-write',
   gate: (args) => (args.operation === 'PutObject' ? 'mint a URL that lets anyone holding it write the object' : undefined),
-  handler: pendingHandler('s3_get_presigned_url'),
+  handler: presignObject,
   narrow: (capabilities) => {
     const canRead = capabilities === null || capabilities.has('readFiles');
     const canWrite = capabilities === null || capabilities.has('writeFiles');
@@ -74,6 +124,6 @@ export const s3PresignTools: ToolDefinition[] = [
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
-    handler: pendingHandler('s3_get_presigned_upload_part_url'),
+    handler: presignParts,
   },
 ];
