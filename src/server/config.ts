@@ -41,6 +41,7 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_ALLOW_LOCAL_FILES', description: 'Let `s3_get_object.saveToPath` and `s3_put_object.filePath` touch local files.', values: ['true', 'false'], defaults: { stdio: 'true', http: 'false' } },
   { name: 'B2_FILE_ROOT', description: 'Absolute directory that local file paths must stay inside (symlinks resolved).' },
   { name: 'B2_REGION', description: 'Fallback S3 region; the authorized account\'s S3 endpoint wins once known.', defaults: { stdio: 'us-west-004', http: 'us-west-004' } },
+  { name: 'B2_MCP_UA_SUFFIX', description: 'A token appended to the outbound User-Agent (`b2-mcp/<version> <suffix>`).' },
   { name: 'B2_LOG_FILE', description: 'Absolute path for JSON logs instead of stderr (never stdout).' },
   { name: 'LOG_LEVEL', description: 'Log level.', values: ['debug', 'info', 'warn', 'error', 'silent'], defaults: { stdio: 'info', http: 'info' } },
   { name: 'B2_ENABLE_MCP_PROMPTS', description: 'Serve the workflow prompts (off unless exactly `true`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },

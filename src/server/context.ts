@@ -1,5 +1,7 @@
+import type { B2NativeApi } from './b2/native-client.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './logger.js';
+import type { S3Adapter } from './s3/adapter.js';
 
 /**
  * What a tool handler may use; handlers never reach for process state directly. Backends are
@@ -13,7 +15,9 @@ export interface ToolContext {
   /** The credential's capabilities, or null for the full-surface override. */
   capabilities: ReadonlySet<string> | null;
   /** The native B2 client for this credential; throws `missing_credentials` when there is none. */
-  b2(): import('./b2/native-client.js').B2NativeApi;
+  b2(): B2NativeApi;
+  /** The Partner (master) key's client, or the primary one when no distinct master key is set. */
+  partner(): B2NativeApi;
   /** The S3 data-plane adapter for this credential, created on first use (loads the AWS SDK then). */
-  s3(): Promise<import('./s3/adapter.js').S3Adapter>;
+  s3(): Promise<S3Adapter>;
 }

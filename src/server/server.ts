@@ -1,5 +1,7 @@
 import { fromJsonSchema, McpServer, type CallToolResult, type InputRequiredResult, type McpServerFactory } from '@modelcontextprotocol/server';
 import { APPROVED_CACHE_HINT, SERVER_NAME, type Era } from '../contract/constants.js';
+import type { Backends } from './backends.js';
+import { B2Error } from './b2/errors.js';
 import type { Credentials, ServerConfig } from './config.js';
 import type { ToolContext } from './context.js';
 import type { Logger } from './logger.js';
@@ -62,11 +64,28 @@ function sanitizeOutcome(outcome: ToolOutcome, sanitizer: Sanitizer): ToolOutcom
 }
 
 /** Builds one McpServer per connection (stdio) or request (HTTP), for either era. */
-export function createServerFactory(
-  runtime: Omit<ServerRuntime, 'sessionFor'>,
-  surface: readonly ResolvedTool[],
-  prompts: readonly PromptDefinition[],
-): McpServerFactory {
+/** What a session's tools are bound to. */
+export interface SessionBinding {
+  surface: readonly ResolvedTool[];
+  prompts: readonly PromptDefinition[];
+  capabilities: ReadonlySet<string> | null;
+  /** Absent when the process runs without a key (pinned profile): calls needing B2 then fail clearly. */
+  backends?: Backends;
+}
+
+function missingCredentials(): never {
+  throw new ToolError(401, 'missing_credentials', 'No B2 application key is configured for this server (set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY).');
+}
+
+/** Provider failures carry their own status and code; everything else is an internal error. */
+function toToolError(error: unknown): ToolError | undefined {
+  if (error instanceof ToolError) return error;
+  if (error instanceof B2Error) return new ToolError(error.status, error.code, error.message, error.requestId);
+  return undefined;
+}
+
+export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, binding: SessionBinding): McpServerFactory {
+  const { surface, prompts, backends } = binding;
   const { config, logger, sanitizer } = runtime;
   const warnedFallbacks = new Set<string>();
   const encoder: TextEncoder = {
@@ -131,13 +150,22 @@ export function createServerFactory(
                 return gate.result;
               }
             }
-            const context: ToolContext = { config, logger, signal: ctx.mcpReq.signal };
+            const context: ToolContext = {
+              config,
+              logger,
+              signal: ctx.mcpReq.signal,
+              capabilities: binding.capabilities,
+              b2: () => backends?.b2 ?? missingCredentials(),
+              partner: () => backends?.partner ?? missingCredentials(),
+              s3: async () => (backends ? backends.s3() : missingCredentials()),
+            };
             const outcome = await definition.handler(args, context);
             return successResult(sanitizeOutcome(outcome, sanitizer), encoder);
           } catch (error) {
-            const toolError = error instanceof ToolError ? error : new ToolError(500, 'internal_error', 'The tool failed unexpectedly; see the server log.');
+            const known = toToolError(error);
+            const toolError = known ?? new ToolError(500, 'internal_error', 'The tool failed unexpectedly; see the server log.');
             outcomeLabel = toolError.code;
-            if (!(error instanceof ToolError)) logger.error('tool.error', { tool: definition.name, error: sanitizer.value(error) });
+            if (!known) logger.error('tool.error', { tool: definition.name, error: sanitizer.value(error) });
             return errorResult(sanitizer.text(formatToolError(toolError)));
           } finally {
             logger.info('tool.call', {

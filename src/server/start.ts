@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
-import { ConfigError, loadConfig, type Credentials, type ServerConfig, type Transport } from './config.js';
-import { createLogger } from './logger.js';
+import { createBackends, type Backends } from './backends.js';
+import { b2UserAgent } from './b2/native-client.js';
+import { B2Error } from './b2/errors.js';
+import { ConfigError, loadConfig, readSetting, type Credentials, type ServerConfig, type Transport } from './config.js';
+import { createLogger, type Logger } from './logger.js';
 import { packageVersion } from './package-info.js';
 import { ConfirmationStates } from './policy/gate.js';
 import { collectSecretValues, createSanitizer } from './policy/sanitize.js';
@@ -10,16 +13,42 @@ import { availablePrompts } from './prompts/availability.js';
 import { resolveSurface, type SurfaceInput } from './registry.js';
 import { createServerFactory, type CredentialSession, type ServerRuntime } from './server.js';
 
-/** Which surface this process serves: a pinned profile, the full override, or the key's own capabilities. */
-async function surfaceInput(config: ServerConfig, credentials: Credentials | undefined): Promise<SurfaceInput> {
+/** A credential problem found while reading the key's capabilities; `status` follows B2's answer. */
+export class CredentialError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+    this.name = 'CredentialError';
+  }
+}
+
+/**
+ * Which surface a credential gets: a pinned profile, the full override, or the key's own
+ * capabilities read from B2. A key B2 rejects fails closed; B2 being unreachable degrades to
+ * the full surface on stdio (calls will fail clearly later) and fails the request on HTTP.
+ */
+async function surfaceInput(config: ServerConfig, credentials: Credentials | undefined, backends: Backends | undefined, logger: Logger): Promise<SurfaceInput> {
   const secretSink = config.secretSink;
   if (config.profile) {
     const profile = PROFILES[config.profile];
     return { capabilities: profile.capabilities && new Set(profile.capabilities), partner: profile.partner, secretSink };
   }
   if (config.registerAllTools) return { capabilities: null, partner: true, secretSink };
-  const partner = Boolean(credentials?.masterKeyId && credentials.masterKeyId !== credentials.applicationKeyId);
-  throw new ConfigError(`Capability discovery needs the native B2 client, which is not part of this build; pin B2_MCP_PROFILE or set B2_REGISTER_ALL_TOOLS=true.${partner ? '' : ''}`);
+  if (!backends || !credentials) throw new CredentialError(401, 'missing_credentials', 'No B2 application key was provided.');
+  const partner = backends.partner !== backends.b2;
+  try {
+    const info = await backends.b2.authorize();
+    return { capabilities: new Set(info.allowed.capabilities), partner, secretSink };
+  } catch (error) {
+    if (!(error instanceof B2Error)) throw error;
+    if (error.status === 401 || error.status === 403) {
+      throw new CredentialError(error.status, 'capability_auth_failed', `B2 rejected the application key (${error.code}).`);
+    }
+    if (config.transport === 'stdio' && (error.status === 429 || error.status >= 500)) {
+      logger.warn('capabilities.unavailable', { code: error.code, status: error.status, fallback: 'full surface' });
+      return { capabilities: null, partner, secretSink };
+    }
+    throw new CredentialError(error.status >= 500 ? 503 : 502, 'capability_upstream_unavailable', `Could not read the key's capabilities from B2 (${error.code}).`);
+  }
 }
 
 /** A cache key for a credential that reveals nothing about it. */
@@ -38,16 +67,21 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
   const sanitizer = createSanitizer(secrets);
   const logSanitizer = createSanitizer(secrets, { mode: 'log' });
   const logger = createLogger({ level: config.logLevel, file: config.logFile, redact: (record) => logSanitizer.value(record) });
-  const shared = { config, version: packageVersion(), logger, sanitizer, states: new ConfirmationStates() };
+  const version = packageVersion();
+  const userAgent = b2UserAgent(version, readSetting(env, transport, 'B2_MCP_UA_SUFFIX'));
+  const shared = { config, version, logger, sanitizer, states: new ConfirmationStates() };
+
   const sessions = new Map<string, Promise<CredentialSession>>();
   const sessionFor = (credentials: Credentials | undefined = config.credentials): Promise<CredentialSession> => {
     const key = credentialFingerprint(credentials);
     let session = sessions.get(key);
     if (!session) {
-      session = surfaceInput(config, credentials).then((input) => {
+      const backends = credentials && createBackends(config, credentials, userAgent, logger);
+      session = surfaceInput(config, credentials, backends, logger).then((input) => {
         const surface = resolveSurface(input);
         const prompts = config.promptsEnabled ? availablePrompts(surface, input.capabilities) : [];
-        return { surface, prompts, factory: createServerFactory(shared, surface, prompts) };
+        const binding = { surface, prompts, capabilities: input.capabilities, backends };
+        return { surface, prompts, factory: createServerFactory(shared, binding) };
       });
       // A failed discovery must not poison the cache: the next request tries again.
       session.catch(() => sessions.delete(key));

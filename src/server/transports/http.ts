@@ -90,7 +90,7 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
 
   // Protocol-only traffic (GET/DELETE without a session, non-JSON bodies, other revisions) is
   // answered by the SDK from a server with no tools: it needs no credential and reaches no backend.
-  const protocolHandler = createMcpHandler(createServerFactory(runtime, [], []), { onerror });
+  const protocolHandler = createMcpHandler(createServerFactory(runtime, { surface: [], prompts: [], capabilities: new Set() }), { onerror });
   const handlers = new WeakMap<CredentialSession, McpHttpHandler>();
   const handlerFor = (session: CredentialSession): McpHttpHandler => {
     let handler = handlers.get(session);
