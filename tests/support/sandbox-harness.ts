@@ -1,0 +1,62 @@
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { connectStdio, serverEnv, type ClientKind, type Connected, type ElicitAnswer } from './server-harness.js';
+
+export interface SandboxKey {
+  applicationKeyId: string;
+  applicationKey: string;
+}
+
+/** Every capability a key can hold (the master key's set). */
+export const ALL_KEY_CAPABILITIES = [
+  'listKeys', 'writeKeys', 'deleteKeys', 'listBuckets', 'readBuckets', 'writeBuckets', 'deleteBuckets',
+  'listFiles', 'readFiles', 'shareFiles', 'writeFiles', 'deleteFiles', 'readBucketEncryption', 'writeBucketEncryption',
+  'readBucketRetentions', 'writeBucketRetentions', 'readFileRetentions', 'writeFileRetentions', 'readFileLegalHolds',
+  'writeFileLegalHolds', 'bypassGovernance', 'readBucketReplications', 'writeBucketReplications',
+  'readBucketNotifications', 'writeBucketNotifications',
+];
+
+export async function adminCall<T = unknown>(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${sandbox.adminUrl}${path}`, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!response.ok) throw new Error(`admin ${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** An application key (S3 refuses master keys) with the given capabilities. */
+export function createKey(sandbox: RunningSandbox, body: { capabilities: string[]; [field: string]: unknown }): Promise<SandboxKey> {
+  return adminCall<SandboxKey>(sandbox, 'POST', '/keys', { keyName: 'test-key', ...body });
+}
+
+export interface MutationRecord {
+  seq: number;
+  api: string;
+  operation: string;
+  [field: string]: unknown;
+}
+
+export async function mutations(sandbox: RunningSandbox): Promise<MutationRecord[]> {
+  const result = await adminCall<{ mutations: MutationRecord[] } | MutationRecord[]>(sandbox, 'GET', '/mutations');
+  return Array.isArray(result) ? result : result.mutations;
+}
+
+export function startTestSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  return startSandbox({ seed: 'demo', idSalt: 'tests', ...options });
+}
+
+/** The built server on stdio, pointed at the sandbox with the given key. */
+export function connectToSandbox(
+  sandbox: RunningSandbox,
+  key: SandboxKey,
+  options: { kind?: ClientKind; env?: Record<string, string>; elicit?: ElicitAnswer } = {},
+): Promise<Connected> {
+  return connectStdio(
+    options.kind ?? 'legacy',
+    serverEnv({ B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: key.applicationKey, ...options.env }),
+    options.elicit,
+  );
+}
+
+export const textOf = (result: Record<string, unknown>): string => ((result.content as Array<{ text: string }>)[0]?.text ?? '');
