@@ -1,0 +1,170 @@
+import { readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BUNDLED } from '../../src/conformance/package-root.js';
+import { render, type Format } from '../../src/conformance/report/index.js';
+import { locate } from '../../src/conformance/report/locations.js';
+import type { RunResult } from '../../src/conformance/run.js';
+import { httpTarget } from '../../src/conformance/target.js';
+import { baselineSurface } from './helpers/baseline.js';
+import { check, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+function validator(schemaFile: string) {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  return ajv.compile(JSON.parse(readFileSync(schemaFile, 'utf8')));
+}
+
+const SECRET_HEADER = 'Bearer sk-test-0123456789abcdefDEADBEEF';
+
+let server: SurfaceHttpServer;
+/** Errors, a warning, an info and a suppressed finding, from one run. */
+let result: RunResult;
+
+beforeAll(async () => {
+  server = await startSurfaceHttp({
+    baseline: baselineSurface(),
+    broken: mutate(baselineSurface(), (s) => {
+      propsOf(s, 's3_list_objects_v2').maxKeys!.maximum = 500; // breaking diff
+      toolOf(s, 'b2_list_buckets').description = 'List buckets.'; // description drift + length warning
+      propsOf(s, 's3_put_object').apiKey = { type: 'string' }; // prohibited field
+      toolOf(s, 'b2_list_buckets').annotations!.idempotentHint = false; // toward caution
+    }),
+  });
+  const fixturesDir = await snapshotFixtures(server.target('baseline'));
+  const configFile = writeJson(tempDir(), 'config.json', {
+    rules: { 'diff/annotation-toward-caution': 'info', 'description/length': 'warning' },
+    suppressions: [{ rule: 'diff/description-changed', tool: 'b2_list_buckets', reason: 'copy edit reviewed in the PR', expires: '2099-12-31' }],
+  });
+  const base = server.target('broken') as { url: URL };
+  const target = httpTarget(base.url.href, { Authorization: SECRET_HEADER });
+  result = await check(target, { fixturesDir, contractFile: writeContract(fixturesDir), configFile });
+});
+
+afterAll(() => {
+  server?.stop();
+  removeTempDirs();
+});
+
+const renderAs = (format: Format, failOn: 'error' | 'warning' | 'info' = 'error', color = false) => render(format, result, { failOn, color });
+
+test('the sample run has findings of every severity and a suppressed one', () => {
+  const severities = new Set(result.findings.filter((finding) => !finding.suppressed).map((finding) => finding.severity));
+  expect([...severities].sort()).toEqual(['error', 'info', 'warning']);
+  expect(result.findings.filter((finding) => finding.suppressed).map((finding) => finding.ruleId)).toEqual(['diff/description-changed']);
+});
+
+test('JSON matches docs/report.schema.json', () => {
+  const validate = validator(BUNDLED.reportSchema);
+  const report = JSON.parse(renderAs('json'));
+  expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+  expect(report.verdict).toBe('fail');
+  expect(report.summary.suppressed).toBe(1);
+});
+
+test('fingerprints are stable across runs and independent of message wording', async () => {
+  const again = await check(httpTarget((server.target('broken') as { url: URL }).url.href, {}), {
+    fixturesDir: result.evidence.hashes.modern!.expected.source.replace(/\/default\.modern\.json$/, ''),
+    contractFile: writeContract(result.evidence.hashes.modern!.expected.source.replace(/\/default\.modern\.json$/, '')),
+  });
+  const first = new Map(result.findings.map((finding) => [finding.fingerprint, finding.ruleId]));
+  for (const finding of again.findings) {
+    if (first.has(finding.fingerprint)) expect(first.get(finding.fingerprint)).toBe(finding.ruleId);
+  }
+  const shared = again.findings.filter((finding) => first.has(finding.fingerprint));
+  expect(shared.length).toBeGreaterThanOrEqual(4);
+});
+
+test('SARIF 2.1.0 validates against the code-scanning subset of the spec and references its rules', () => {
+  const sarif = JSON.parse(renderAs('sarif'));
+  const validate = validator(new URL('./helpers/sarif-2.1.0-subset.schema.json', import.meta.url).pathname);
+  expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+  const run = sarif.runs[0];
+  const ids = run.tool.driver.rules.map((rule: { id: string }) => rule.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  for (const entry of run.results) {
+    expect(ids[entry.ruleIndex]).toBe(entry.ruleId);
+    expect(entry.partialFingerprints['b2McpConform/v1']).toMatch(/^[0-9a-f]{32}$/);
+    expect(entry.locations[0].physicalLocation.artifactLocation.uri).not.toMatch(/^\//);
+  }
+  const suppressed = run.results.filter((entry: { suppressions?: unknown[] }) => entry.suppressions);
+  expect(suppressed).toHaveLength(1);
+  expect(suppressed[0].suppressions[0]).toEqual({ kind: 'external', justification: 'copy edit reviewed in the PR' });
+  const apiKey = run.results.find((entry: { ruleId: string }) => entry.ruleId === 'credentials/prohibited-field');
+  expect(apiKey.locations[0].logicalLocations[0].fullyQualifiedName).toBe('s3_put_object.inputSchema.properties.apiKey');
+  expect(apiKey.locations[0].physicalLocation.region.startLine).toBeGreaterThan(1);
+});
+
+test('JUnit XML parses: one suite per category, one case per rule, failures at or above --fail-on', () => {
+  const xml = renderAs('junit');
+  expect(XMLValidator.validate(xml)).toBe(true);
+  const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
+  const suites = parsed.testsuites.testsuite as { name: string; tests: string; testcase: { name: string; failure?: unknown; skipped?: unknown }[] }[];
+  const cases = suites.flatMap((suite) => (Array.isArray(suite.testcase) ? suite.testcase : [suite.testcase]));
+  expect(cases.length).toBe(result.rules.rules.length);
+  const failed = cases.filter((entry) => entry.failure).map((entry) => entry.name).sort();
+  expect(failed).toEqual(['credentials/prohibited-field', 'diff/bounds-tightened', 'diff/property-added']);
+  expect(Number(parsed.testsuites.failures)).toBe(3);
+  const warningsFail = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(renderAs('junit', 'warning'));
+  expect(Number(warningsFail.testsuites.failures)).toBeGreaterThan(3);
+});
+
+describe('text reports', () => {
+  test('pretty groups by severity, carries rule id, tool, path and fix, and honours colour off', () => {
+    const text = renderAs('pretty');
+    expect(text).not.toMatch(/\u001b\[/);
+    expect(text.indexOf('✖')).toBeLessThan(text.indexOf('⚠'));
+    expect(text).toMatch(/credentials\/prohibited-field\s+s3_put_object \(modern, legacy\)/);
+    expect(text).toMatch(/at inputSchema\.properties\.apiKey/);
+    expect(text).toMatch(/fix: Remove "apiKey" from s3_put_object/);
+    expect(text).toMatch(/^FAIL /m);
+    expect(renderAs('pretty', 'error', true)).toMatch(/\u001b\[/);
+  });
+
+  test('markdown is a PR comment with a findings table and the evidence collapsed', () => {
+    const text = renderAs('markdown');
+    expect(text).toMatch(/^### b2-mcp-conform check · `default`: ❌ fail/);
+    expect(text).toMatch(/^\| \| Rule \| Tool \| Path \| Finding \| Fix \|$/m);
+    expect(text).toMatch(/<details><summary>Evidence<\/summary>/);
+  });
+
+  test('github emits one workflow command per unsuppressed finding, escaped', () => {
+    const lines = renderAs('github').split('\n');
+    const annotations = lines.filter((line) => /^::(error|warning|notice) /.test(line));
+    expect(annotations).toHaveLength(result.findings.filter((finding) => !finding.suppressed).length);
+    // The fixtures of this run live outside the working directory, so no file= (GitHub would reject it).
+    expect(annotations.find((line) => line.includes('credentials/prohibited-field'))).toMatch(/^::error title=credentials\/prohibited-field s3_put_object::Tool s3_put_object declares/);
+    for (const line of annotations) expect(line).not.toMatch(/\n/);
+  });
+
+  test('findings are anchored to the fixture line of their tool, relative to the working directory', () => {
+    const finding = result.findings.find((candidate) => candidate.ruleId === 'credentials/prohibited-field')!;
+    const fixture = result.evidence.hashes.modern!.expected.source;
+    const location = locate(finding, result, dirname(dirname(fixture)));
+    expect(location?.uri).toBe(`${basename(dirname(fixture))}/default.modern.json`);
+    expect(readFileSync(fixture, 'utf8').split('\n')[location!.line - 1]).toContain('"name": "s3_put_object"');
+  });
+
+  test('every report carries the evidence block', () => {
+    for (const format of ['pretty', 'markdown', 'github', 'junit'] as const) {
+      const text = renderAs(format);
+      expect(text, format).toMatch(/@modelcontextprotocol\/sdk 1\.32\.2/);
+      expect(text, format).toMatch(/Hash modern/);
+      expect(text, format).toMatch(/protocol 2026-07-28/);
+    }
+    const evidence = JSON.parse(renderAs('sarif')).runs[0].properties.evidence;
+    expect(Object.keys(evidence.connections).sort()).toEqual(['legacy', 'modern', 'witness']);
+  });
+
+  test('no report contains a header or env value given on the command line', () => {
+    for (const format of ['pretty', 'json', 'sarif', 'junit', 'markdown', 'github'] as const) {
+      expect(renderAs(format), format).not.toContain('sk-test-0123456789');
+    }
+    expect(result.evidence.target).toMatchObject({ headers: ['Authorization'] });
+  });
+});
