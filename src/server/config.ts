@@ -32,7 +32,7 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_API_URL', description: 'B2 Native API base URL used to authorize (point it at `b2-mcp sandbox` to try everything locally).', defaults: { stdio: 'https://api.backblazeb2.com', http: 'https://api.backblazeb2.com' } },
   { name: 'B2_MCP_PROFILE', description: 'Pin the tool surface to a named profile without contacting B2 (`phase1-default` is accepted for `default`).', values: ['full', 'default', 'read-only', ...Object.keys(PROFILE_ALIASES)] },
   { name: 'B2_REGISTER_ALL_TOOLS', description: 'Serve the full surface without reading the key\'s capabilities.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
-  { name: 'B2_MCP_OUTPUT_FORMAT', description: 'Text block of structured results: compact JSON or TOON.', values: ['json', 'toon'], defaults: { stdio: 'json', http: 'json' } },
+  { name: 'B2_MCP_OUTPUT_FORMAT', description: 'Text block of structured results: compact JSON, TOON, or `auto` (per result, whichever is estimated to need fewer tokens; clients must accept both shapes). `structuredContent` is always the canonical JSON.', values: ['json', 'toon', 'auto'], defaults: { stdio: 'json', http: 'json' } },
   { name: 'B2_DESTRUCTIVE_POLICY', description: 'Destructive and protection-weakening calls: ask for confirmation, refuse, or allow.', values: ['confirm', 'block', 'allow'], defaults: { stdio: 'confirm', http: 'block' } },
   { name: 'B2_DESTRUCTIVE_ELICITATION', description: 'Ask the human through MCP form elicitation when the client supports it.', values: ['on', 'off', 'true', 'false', '1', '0'], defaults: { stdio: 'on', http: 'on' } },
   { name: 'B2_SECRET_SINK', description: 'Where durable secrets (new keys, accounts) go: an owner-only file, inline in the result (explicit opt-in), or nowhere (those tools become unavailable stubs).', values: ['file', 'inline', 'off'], defaults: { stdio: 'file', http: 'off' } },
@@ -66,7 +66,7 @@ export interface Credentials {
   masterKey?: string;
 }
 
-export type OutputFormat = 'json' | 'toon';
+export type OutputFormat = 'json' | 'toon' | 'auto';
 export type DestructivePolicy = 'confirm' | 'block' | 'allow';
 export type SecretSinkMode = 'file' | 'inline' | 'off';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';

@@ -40,6 +40,7 @@ export interface ServerRuntime {
 const FORMAT_SENTENCE: Record<ServerConfig['outputFormat'], string> = {
   json: 'Structured results carry structuredContent; their text block is compact JSON.',
   toon: 'Structured results carry structuredContent; their text block is TOON (spec 4.1), with compact JSON when a result is too large for it.',
+  auto: 'Structured results carry structuredContent; their text block is TOON (spec 4.1) or compact JSON, whichever is shorter for that result.',
 };
 
 function instructions(config: ServerConfig): string {

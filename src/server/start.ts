@@ -60,8 +60,8 @@ function credentialFingerprint(credentials: Credentials | undefined): string {
 
 export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport): Promise<ServerRuntime> {
   const config = loadConfig(env, transport);
-  if (config.outputFormat === 'toon' && encodeToon({ ok: true }) !== 'ok: true') {
-    throw new ConfigError('B2_MCP_OUTPUT_FORMAT=toon failed its self-test; use json.');
+  if (config.outputFormat !== 'json' && encodeToon({ ok: true }) !== 'ok: true') {
+    throw new ConfigError(`B2_MCP_OUTPUT_FORMAT=${config.outputFormat} failed its TOON self-test; use json.`);
   }
   const secrets = collectSecretValues(env, [config.credentials?.applicationKey, config.credentials?.masterKey]);
   const sanitizer = createSanitizer(secrets);

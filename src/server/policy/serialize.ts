@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { OutputFormat } from '../config.js';
 import { ToolError, type ToolOutcome } from '../tools/definition.js';
+import { estimateTokens } from './token-estimate.js';
 import { encodeToon, exceedsToonBounds } from './toon.js';
 
 export interface TextEncoder {
@@ -15,8 +16,7 @@ function toJsonValue(value: unknown): unknown {
   return text === undefined ? null : JSON.parse(text);
 }
 
-function textBlock(value: unknown, compactJson: string, encoder: TextEncoder): string {
-  if (encoder.format === 'json') return compactJson;
+function toonOrJson(value: unknown, compactJson: string, encoder: TextEncoder): string {
   if (exceedsToonBounds(value, compactJson.length)) {
     encoder.onToonFallback?.('bounds');
     return compactJson;
@@ -27,6 +27,14 @@ function textBlock(value: unknown, compactJson: string, encoder: TextEncoder): s
     encoder.onToonFallback?.('encode_error');
     return compactJson;
   }
+}
+
+/** `auto` keeps TOON only when it is estimated to cost fewer tokens than compact JSON. */
+function textBlock(value: unknown, compactJson: string, encoder: TextEncoder): string {
+  if (encoder.format === 'json') return compactJson;
+  const toon = toonOrJson(value, compactJson, encoder);
+  if (encoder.format === 'toon' || toon === compactJson) return toon;
+  return estimateTokens(toon) < estimateTokens(compactJson) ? toon : compactJson;
 }
 
 /**
