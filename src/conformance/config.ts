@@ -74,7 +74,7 @@ export function loadConfig(explicit: string | undefined, ruleSet: RuleSet, cwd =
     const detail =
       error?.keyword === 'additionalProperties'
         ? `unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`
-        : error?.keyword === 'anyOf'
+        : error?.schemaPath.includes('/anyOf')
           ? 'a suppression must name a rule, a tool or a fingerprint'
           : (error?.message ?? 'is invalid');
     throw new ConformError('config', `config ${file}: ${where} ${detail}`);

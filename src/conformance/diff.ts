@@ -112,7 +112,9 @@ function diffEnum(a: Schema, b: Schema, path: string, emit: Emit): void {
   const where = joinPath(path, Array.isArray(b.enum) || Array.isArray(a.enum) ? 'enum' : 'const');
   const covers = (values: unknown[] | null, value: unknown) => values === null || values.some((item) => deepEqual(item, value));
   const widened = after === null || (before !== null && before.every((value) => covers(after, value)));
-  emit(widened ? 'enum-widened' : 'enum-narrowed', where, before ?? undefined, after ?? undefined);
+  const reordered = widened && after !== null && after.every((value) => covers(before, value));
+  // Same values in another order: validation is unchanged, only what the model reads first.
+  emit(reordered ? 'meta-changed' : widened ? 'enum-widened' : 'enum-narrowed', where, before ?? undefined, after ?? undefined);
 }
 
 function diffBounds(a: Schema, b: Schema, path: string, emit: Emit): void {
