@@ -2,11 +2,13 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../src/server/package-info.js';
+import { benchHttpToolsList } from './http-throughput.js';
 import { benchStartup } from './startup.js';
 
 /** Each section measures one thing; `npm run bench -- startup` runs only the named sections. */
 const SECTIONS: Record<string, () => Promise<unknown>> = {
   startup: () => benchStartup(),
+  http: () => benchHttpToolsList(),
 };
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
