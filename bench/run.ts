@@ -3,12 +3,15 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../src/server/package-info.js';
 import { benchHttpToolsList } from './http-throughput.js';
+import { renderBenchmarksDoc } from './report.js';
+import { benchResultText } from './result-text.js';
 import { benchStartup } from './startup.js';
 
 /** Each section measures one thing; `npm run bench -- startup` runs only the named sections. */
 const SECTIONS: Record<string, () => Promise<unknown>> = {
   startup: () => benchStartup(),
   http: () => benchHttpToolsList(),
+  resultText: () => benchResultText(),
 };
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
@@ -31,4 +34,5 @@ const results = {
 };
 mkdirSync(dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-process.stdout.write(`${JSON.stringify(results.sections, null, 2)}\n`);
+writeFileSync(join(packageRoot(), 'docs', 'benchmarks.md'), renderBenchmarksDoc(results));
+process.stdout.write(`wrote bench/results/latest.json and docs/benchmarks.md\n\n${renderBenchmarksDoc(results).split('\n## Result text')[0]}`);
