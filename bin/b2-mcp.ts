@@ -43,8 +43,12 @@ program
   .option('--state <file>', 'load state from and save it to this JSON file')
   .option('--faults <spec>', 'inject failures, e.g. rate=0.2,kinds=500|503|429|reset|stall')
   .action(async (options: Record<string, string | undefined>) => {
-    const { runSandboxCommand } = await import('../src/sandbox/cli.js');
-    await runSandboxCommand(options);
+    const { runSandboxCommand, SandboxUsageError } = await import('../src/sandbox/cli.js');
+    try {
+      await runSandboxCommand(options);
+    } catch (error) {
+      throw error instanceof SandboxUsageError ? new UsageError(error.message) : error;
+    }
   });
 
 try {
