@@ -187,13 +187,14 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
 /** The rules list: a terminal table, JSON, or the Markdown table docs/conformance.md embeds. */
 export async function renderRules(format: 'pretty' | 'json' | 'markdown'): Promise<string> {
   const { loadRules } = await import('./rules/engine.js');
-  const { rules } = loadRules(undefined, { validate: true });
+  const ruleSet = loadRules(undefined, { validate: true });
+  const { rules } = ruleSet;
   if (format === 'json') {
     return `${JSON.stringify(rules.map(({ id, severity, frozenSeverity, class: changeClass, category, title, doc }) => ({ id, severity, frozenSeverity, class: changeClass, category, title, doc })), null, 2)}\n`;
   }
   if (format === 'markdown') {
-    const rows = rules.map((rule) => `| [\`${rule.id}\`](${rule.doc.replace(/^docs\//, '')}) | ${rule.severity}${rule.class ? ` (${rule.class})` : ''} | ${rule.title} |`);
-    return `${['| Rule | Severity | Description |', '| --- | --- | --- |', ...rows].join('\n')}\n`;
+    const { renderRulesTable } = await import('./rules/docs.js');
+    return renderRulesTable(ruleSet, 'docs/rules/');
   }
   const width = Math.max(...rules.map((rule) => rule.id.length));
   return `${rules.map((rule) => `${rule.id.padEnd(width)}  ${rule.severity.padEnd(7)}  ${rule.title}\n${' '.repeat(width + 11)}${rule.doc}`).join('\n')}\n`;

@@ -32,12 +32,16 @@ export function resolveProfile(input: string): ProfileName {
   return profile;
 }
 
-/** The embedded default: the bundled server, pinned to a profile, no credentials, no B2 contact. */
+/**
+ * The embedded default: the bundled server pinned to a profile and configured as the fixture
+ * generator configures it (no secret sink, so the durable-secret tools are the contract's stubs):
+ * no credentials, no B2 contact, nothing written to the home directory.
+ */
 export function bundledTarget(profile: ProfileName): StdioTarget {
   if (!existsSync(BUNDLED.serverEntry)) {
     throw new ConformError('connect', `the bundled server is not built (${BUNDLED.serverEntry} is missing); run npm run build`);
   }
-  return { kind: 'stdio', command: process.execPath, args: [BUNDLED.serverEntry], env: { B2_MCP_PROFILE: profile }, bundled: true };
+  return { kind: 'stdio', command: process.execPath, args: [BUNDLED.serverEntry], env: { B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off' }, bundled: true };
 }
 
 /**

@@ -10,6 +10,8 @@ import type { CheckKind, RawFinding, RuleContext, RuleDefinition } from './types
 export interface RuleSet {
   rules: RuleDefinition[];
   byId: Map<string, RuleDefinition>;
+  /** One per rules file, in file order. */
+  categories: { name: string; description: string }[];
 }
 
 const RULE_FILE_SCHEMA = 'rule-file.schema.json';
@@ -24,14 +26,16 @@ export function loadRules(dir: string = BUNDLED.rulesDir, options: { validate?: 
   const validateFile = ajv?.compile(JSON.parse(readFileSync(join(dir, RULE_FILE_SCHEMA), 'utf8')));
   const paramValidators = new Map<CheckKind, NonNullable<typeof validateFile>>();
   const rules: RuleDefinition[] = [];
+  const categories: RuleSet['categories'] = [];
   const files = readdirSync(dir).filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json')).sort();
   for (const name of files) {
     const file = join(dir, name);
-    const data = JSON.parse(readFileSync(file, 'utf8')) as { category: string; rules: Omit<RuleDefinition, 'category'>[] };
+    const data = JSON.parse(readFileSync(file, 'utf8')) as { category: string; description: string; rules: Omit<RuleDefinition, 'category'>[] };
     if (validateFile && !validateFile(data)) {
       const error = validateFile.errors?.[0];
       throw new ConformError('config', `rules file ${name}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
     }
+    categories.push({ name: data.category, description: data.description });
     for (const rule of data.rules) {
       const kind = CHECK_KINDS[rule.check.kind];
       if (!kind) throw new ConformError('config', `rule ${rule.id} (${name}): unknown check kind "${rule.check.kind}"`);
@@ -56,7 +60,7 @@ export function loadRules(dir: string = BUNDLED.rulesDir, options: { validate?: 
       if (!byId.has(other)) throw new ConformError('config', `rule ${rule.id}: subsumedBy names unknown rule ${other}`);
     }
   }
-  return { rules, byId };
+  return { rules, byId, categories };
 }
 
 function kindOf(rule: RuleDefinition): CheckKind {
