@@ -1,68 +1,55 @@
-/** Shared set-up for the S3 tests: a sandbox, application keys made through its admin API, and log readers. */
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+/** S3-test helpers on top of the sandbox harness: an adapter for a key, and admin-log readers. */
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { createS3Adapter, type S3Adapter } from '../../src/server/s3/adapter.js';
+import { adminCall, type SandboxKey } from '../support/sandbox-harness.js';
 
-export const FULL_DATA_CAPABILITIES = [
+/** Everything the data-plane tools touch. */
+export const DATA_CAPABILITIES = [
   'listBuckets', 'readBuckets', 'writeBuckets', 'listFiles', 'readFiles', 'writeFiles', 'deleteFiles',
   'readFileLegalHolds', 'writeFileLegalHolds', 'readFileRetentions', 'writeFileRetentions', 'bypassGovernance',
 ];
 
-export interface AppKey {
-  applicationKeyId: string;
-  applicationKey: string;
-}
-
-async function admin<T>(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${sandbox.adminUrl}${path}`, {
-    method,
-    ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-  });
-  const json = (await response.json()) as T;
-  if (!response.ok) throw new Error(`admin ${method} ${path}: ${JSON.stringify(json)}`);
-  return json;
-}
-
-/** An application key made through the admin API (S3 refuses the master key). */
-export function createKey(sandbox: RunningSandbox, capabilities = FULL_DATA_CAPABILITIES, extra: Record<string, unknown> = {}): Promise<AppKey> {
-  return admin<AppKey>(sandbox, 'POST', '/keys', { keyName: 's3-tests', capabilities, ...extra });
-}
-
-export function adapterFor(sandbox: RunningSandbox, key: AppKey): S3Adapter {
+export function adapterFor(sandbox: RunningSandbox, key: SandboxKey): S3Adapter {
   return createS3Adapter({ endpoint: sandbox.s3Url, region: 'us-west-004', accessKeyId: key.applicationKeyId, secretAccessKey: key.applicationKey });
 }
 
-export interface Mutation {
+export interface LoggedMutation {
   seq: number;
   api: string;
   operation: string;
   fileName?: string;
-  uploadId?: string;
 }
 
-export async function mutationsSince(sandbox: RunningSandbox, since: number): Promise<Mutation[]> {
-  return (await admin<{ mutations: Mutation[] }>(sandbox, 'GET', `/mutations?since=${since}`)).mutations;
+export async function mutationsSince(sandbox: RunningSandbox, since: number): Promise<LoggedMutation[]> {
+  return (await adminCall<{ mutations: LoggedMutation[] }>(sandbox, 'GET', `/mutations?since=${since}`)).mutations;
 }
 
 export async function lastMutationSeq(sandbox: RunningSandbox): Promise<number> {
-  const all = await mutationsSince(sandbox, 0);
-  return all.length ? all[all.length - 1]!.seq : 0;
+  return (await mutationsSince(sandbox, 0)).at(-1)?.seq ?? 0;
 }
 
-export async function requestsSince(sandbox: RunningSandbox, since: number): Promise<Array<{ seq: number; api: string; operation: string; status: number }>> {
-  return (await admin<{ requests: Array<{ seq: number; api: string; operation: string; status: number }> }>(sandbox, 'GET', `/requests?since=${since}`)).requests;
+export interface LoggedRequest {
+  seq: number;
+  api: string;
+  operation: string;
+  status: number;
+}
+
+export async function requestsSince(sandbox: RunningSandbox, since: number): Promise<LoggedRequest[]> {
+  return (await adminCall<{ requests: LoggedRequest[] }>(sandbox, 'GET', `/requests?since=${since}`)).requests;
 }
 
 export async function lastRequestSeq(sandbox: RunningSandbox): Promise<number> {
-  const all = await requestsSince(sandbox, 0);
-  return all.length ? all[all.length - 1]!.seq : 0;
+  return (await requestsSince(sandbox, 0)).at(-1)?.seq ?? 0;
 }
 
 export function advanceClock(sandbox: RunningSandbox, ms: number): Promise<unknown> {
-  return admin(sandbox, 'POST', '/clock', { advanceMs: ms });
+  return adminCall(sandbox, 'POST', '/clock', { advanceMs: ms });
 }
 
+/** A file added behind the APIs' backs (the admin API), as a native upload would. */
 export function addFile(sandbox: RunningSandbox, bucketName: string, fileName: string, text: string): Promise<{ fileId: string }> {
-  return admin(sandbox, 'POST', '/files', { bucketName, fileName, text, contentType: 'text/plain' });
+  return adminCall(sandbox, 'POST', '/files', { bucketName, fileName, text, contentType: 'text/plain' });
 }
 
 export async function collect(stream: AsyncIterable<unknown>): Promise<Buffer> {
@@ -70,5 +57,3 @@ export async function collect(stream: AsyncIterable<unknown>): Promise<Buffer> {
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
 }
-
-export { startSandbox, type RunningSandbox };

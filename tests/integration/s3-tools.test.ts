@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createB2NativeClient } from '../../src/server/b2/native-client.js';
 import type { Connected } from '../support/server-harness.js';
 import { ALL_KEY_CAPABILITIES, connectToSandbox, createKey, startTestSandbox, textOf, type SandboxKey } from '../support/sandbox-harness.js';
-import { lastMutationSeq, lastRequestSeq, mutationsSince, requestsSince, type RunningSandbox } from './s3-support.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { lastMutationSeq, lastRequestSeq, mutationsSince, requestsSince } from './s3-support.js';
 
 const BUCKET = 'demo-private-assets';
 const MiB = 1024 * 1024;

@@ -9,29 +9,23 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HOSTILE_FILE_NAMES } from '../../src/sandbox/seed.js';
 import type { S3Adapter } from '../../src/server/s3/adapter.js';
-import {
-  adapterFor,
-  addFile,
-  advanceClock,
-  collect,
-  createKey,
-  lastMutationSeq,
-  mutationsSince,
-  startSandbox,
-  type AppKey,
-  type RunningSandbox,
-} from '../integration/s3-support.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { adapterFor, addFile, advanceClock, collect, DATA_CAPABILITIES, lastMutationSeq, mutationsSince } from '../integration/s3-support.js';
+import { createKey as createAppKey, startTestSandbox, type SandboxKey } from '../support/sandbox-harness.js';
 
 const BUCKET = 'demo-private-assets';
 const LOCKED = 'demo-locked-records';
 const MiB = 1024 * 1024;
 
 let sandbox: RunningSandbox;
-let key: AppKey;
+let key: SandboxKey;
 let s3: S3Adapter;
 
+const createKey = (target: RunningSandbox, capabilities = DATA_CAPABILITIES, extra: Record<string, unknown> = {}) =>
+  createAppKey(target, { capabilities, ...extra });
+
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 'demo' });
+  sandbox = await startTestSandbox();
   key = await createKey(sandbox);
   s3 = adapterFor(sandbox, key);
 });
@@ -169,7 +163,7 @@ describe('presigned URLs', () => {
 
   test('an expired URL is refused', async () => {
     // Its own sandbox: moving the clock must not skew the other tests.
-    const other = await startSandbox({ seed: 'demo' });
+    const other = await startTestSandbox();
     try {
       const url = await adapterFor(other, await createKey(other)).presignGetObject({ bucket: BUCKET, key: 'reports/2025/q4.csv', expiresIn: 60 });
       expect((await fetch(url)).status).toBe(200);
