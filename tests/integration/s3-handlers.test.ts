@@ -20,7 +20,7 @@ function contextWith(capabilities: ReadonlySet<string> | null): ToolContext {
   };
   return {
     config: loadConfig({ B2_MCP_PROFILE: 'full', LOG_LEVEL: 'silent', B2_SECRET_SINK: 'off' }, 'stdio'),
-    logger: createLogger({ level: 'silent' } as never),
+    logger: createLogger({ level: 'silent', redact: (record) => record }),
     signal: new AbortController().signal,
     capabilities,
     b2: unreachable,
