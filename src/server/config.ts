@@ -83,6 +83,8 @@ export interface ServerConfig {
   elicitation: boolean;
   secretSink: SecretSinkMode;
   secretSinkFile?: string;
+  /** Why the secret tools are stubs although the sink was not switched off (set at start-up). */
+  secretSinkUnavailable?: string;
   allowLocalFiles: boolean;
   fileRoot?: string;
   region: string;

@@ -2,6 +2,7 @@ import type { B2NativeApi } from './b2/native-client.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { S3Adapter } from './s3/adapter.js';
+import type { SecretStore } from './secrets/store.js';
 
 /**
  * What a tool handler may use; handlers never reach for process state directly. Backends are
@@ -20,4 +21,8 @@ export interface ToolContext {
   partner(): B2NativeApi;
   /** The S3 data-plane adapter for this credential, created on first use (loads the AWS SDK then). */
   s3(): Promise<S3Adapter>;
+  /** The process's durable-secret sink (file ledger or inline); absent when the sink is off. */
+  secrets?: SecretStore;
+  /** A non-secret id of the calling credential; idempotency keys are scoped to it. */
+  callerId?: string;
 }

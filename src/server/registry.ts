@@ -32,8 +32,13 @@ function stubOf(tool: ToolDefinition): ToolDefinition {
     ...tool,
     description: STUB_DESCRIPTION,
     input: { properties: {} },
-    handler: async () => {
-      throw new ToolError(410, 'tool_unavailable', `${tool.name} is unavailable: it would return durable credential material and no secret sink is configured for it.`);
+    handler: async (_args, context) => {
+      const reason =
+        context.config.secretSinkUnavailable ??
+        (context.config.secretSink === 'file' && tool.name === 'b2_reserve_trial_create_account'
+          ? 'the file secret sink does not support trial accounts (B2 cannot undo one if the ledger write fails); only B2_SECRET_SINK=inline serves it'
+          : 'it would return durable credential material and no secret sink is configured for it');
+      throw new ToolError(410, 'tool_unavailable', `${tool.name} is unavailable: ${reason}.`);
     },
   };
 }

@@ -12,6 +12,7 @@ import { errorResult, formatToolError, successResult, type TextEncoder } from '.
 import type { PromptDefinition } from './prompts/definition.js';
 import { promptArgsSchema } from './prompts/wire.js';
 import type { ResolvedTool } from './registry.js';
+import type { SecretStore } from './secrets/store.js';
 import { ToolError, type ToolArgs, type ToolOutcome } from './tools/definition.js';
 
 /** What one credential sees: its tool surface and the backends bound to it. */
@@ -30,6 +31,8 @@ export interface ServerRuntime {
   logger: Logger;
   sanitizer: Sanitizer;
   states: ConfirmationStates;
+  /** The durable-secret sink, opened once at start-up; absent when the sink is off. */
+  secrets?: SecretStore;
   /**
    * The session for a credential (the process's own when omitted), created once and cached by
    * a fingerprint of the credential. HTTP `headers` mode calls it per request.
@@ -72,6 +75,8 @@ export interface SessionBinding {
   capabilities: ReadonlySet<string> | null;
   /** Absent when the process runs without a key (pinned profile): calls needing B2 then fail clearly. */
   backends?: Backends;
+  /** A non-secret id of the credential (see `callerIdOf`). */
+  callerId?: string;
 }
 
 function missingCredentials(): never {
@@ -159,6 +164,8 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
               b2: () => backends?.b2 ?? missingCredentials(),
               partner: () => backends?.partner ?? missingCredentials(),
               s3: async () => (backends ? backends.s3() : missingCredentials()),
+              secrets: runtime.secrets,
+              callerId: binding.callerId,
             };
             const outcome = await definition.handler(args, context);
             return successResult(sanitizeOutcome(outcome, sanitizer), encoder);

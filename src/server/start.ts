@@ -11,6 +11,8 @@ import { encodeToon } from './policy/toon.js';
 import { PROFILES } from './profiles.js';
 import { availablePrompts } from './prompts/availability.js';
 import { resolveSurface, type SurfaceInput } from './registry.js';
+import { openSecretStore } from './secrets/open.js';
+import { callerIdOf } from './secrets/store.js';
 import { createServerFactory, type CredentialSession, type ServerRuntime } from './server.js';
 
 /** A credential problem found while reading the key's capabilities; `status` follows B2's answer. */
@@ -59,7 +61,8 @@ function credentialFingerprint(credentials: Credentials | undefined): string {
 }
 
 export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport): Promise<ServerRuntime> {
-  const config = loadConfig(env, transport);
+  // The secret sink is opened (and its ledger preflighted) once per process.
+  const { config, store: secretStore } = openSecretStore(loadConfig(env, transport), env);
   if (config.outputFormat !== 'json' && encodeToon({ ok: true }) !== 'ok: true') {
     throw new ConfigError(`B2_MCP_OUTPUT_FORMAT=${config.outputFormat} failed its TOON self-test; use json.`);
   }
@@ -69,7 +72,9 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
   const logger = createLogger({ level: config.logLevel, file: config.logFile, redact: (record) => logSanitizer.value(record) });
   const version = packageVersion();
   const userAgent = b2UserAgent(version, readSetting(env, transport, 'B2_MCP_UA_SUFFIX'));
-  const shared = { config, version, logger, sanitizer, states: new ConfirmationStates() };
+  if (config.secretSinkUnavailable) logger.warn('secret_sink.unavailable', { reason: config.secretSinkUnavailable });
+  if (config.secretSink === 'inline') logger.warn('secret_sink.inline', { note: 'new keys and accounts are returned in tool results; rotate them after use' });
+  const shared = { config, version, logger, sanitizer, states: new ConfirmationStates(), secrets: secretStore };
 
   const sessions = new Map<string, Promise<CredentialSession>>();
   const sessionFor = (credentials: Credentials | undefined = config.credentials): Promise<CredentialSession> => {
@@ -80,7 +85,8 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
       session = surfaceInput(config, credentials, backends, logger).then((input) => {
         const surface = resolveSurface(input);
         const prompts = config.promptsEnabled ? availablePrompts(surface, input.capabilities) : [];
-        const binding = { surface, prompts, capabilities: input.capabilities, backends };
+        const callerId = callerIdOf(credentials?.applicationKeyId, credentials?.masterKeyId);
+        const binding = { surface, prompts, capabilities: input.capabilities, backends, callerId };
         return { surface, prompts, factory: createServerFactory(shared, binding) };
       });
       // A failed discovery must not poison the cache: the next request tries again.

@@ -1,13 +1,24 @@
-import { randomUUID } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 
 /** Why a ledger cannot be used; the message names the rule, never a secret. */
 export class SecretSinkError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** A failed write could not be rolled back: the ledger may hold part of the record. */
+    readonly ambiguous = false,
+  ) {
     super(message);
     this.name = 'SecretSinkError';
   }
+}
+
+/** An exclusive reservation of one idempotency key while its creation is in flight. */
+export interface LedgerClaim {
+  /** The `.pending` file that marks the reservation (kept if the process dies mid-creation). */
+  readonly path: string;
+  release(): void;
 }
 
 export interface SinkReceipt {
@@ -45,6 +56,8 @@ function checkOwnerOnly(path: string, what: string, stat: { uid: number; mode: n
 export class FileSecretSink {
   readonly path: string;
   private index?: Map<string, LedgerRecord>;
+  /** Ledger size when `index` was read: another process's append changes it. */
+  private indexedSize = -1;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(path: string, private readonly logFile?: string) {
@@ -88,7 +101,8 @@ export class FileSecretSink {
   }
 
   private load(): Map<string, LedgerRecord> {
-    if (this.index) return this.index;
+    const size = currentSize(this.path);
+    if (this.index && size === this.indexedSize) return this.index;
     const index = new Map<string, LedgerRecord>();
     let text = '';
     try {
@@ -96,6 +110,7 @@ export class FileSecretSink {
     } catch {
       // A missing ledger is an empty one; prepare() creates it.
     }
+    this.indexedSize = size;
     for (const line of text.split('\n')) {
       if (!line) continue;
       try {
@@ -117,6 +132,47 @@ export class FileSecretSink {
     return { kind: 'replay', result: record.result, receipt: { type: 'file', path: this.path, recordId: record.recordId } };
   }
 
+  /**
+   * Reserves (tool, key) until `release()`: a `<ledger>.<hash>.pending` file created exclusively,
+   * so concurrent calls in this or another process cannot both create. Returns undefined when the
+   * key is already reserved. The file outlives a crash on purpose: the outcome is then unknown.
+   */
+  claim(tool: string, key: string): LedgerClaim | undefined {
+    const path = this.pendingPath(tool, key);
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return undefined;
+      throw new SecretSinkError(`Cannot reserve the idempotency key next to the secret ledger (${code ?? 'error'}).`);
+    }
+    try {
+      writeSync(fd, `${JSON.stringify({ ts: new Date().toISOString(), tool, pid: process.pid })}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    let released = false;
+    return {
+      path,
+      release: () => {
+        if (released) return;
+        released = true;
+        try {
+          unlinkSync(path);
+        } catch {
+          // Already gone: nothing to release.
+        }
+      },
+    };
+  }
+
+  /** Where the reservation of (tool, key) lives; the name reveals neither. */
+  pendingPath(tool: string, key: string): string {
+    const digest = createHash('sha256').update(`${tool}\0${key}`).digest('hex').slice(0, 32);
+    return `${this.path}.${digest}.pending`;
+  }
+
   /** Appends one record (serialized with other appends of this process). */
   append(tool: string, idempotency: { key: string; fingerprint: string }, result: unknown): Promise<SinkReceipt> {
     const run = this.queue.then(() => this.appendNow(tool, idempotency, result));
@@ -136,7 +192,7 @@ export class FileSecretSink {
         ftruncateSync(fd, before);
         fsyncSync(fd);
       } catch {
-        throw new SecretSinkError('Writing the secret ledger failed and could not be rolled back; the record may be partial.');
+        throw new SecretSinkError('Writing the secret ledger failed and could not be rolled back; the record may be partial.', true);
       }
       throw new SecretSinkError('Writing the secret ledger failed.');
     } finally {
@@ -144,6 +200,14 @@ export class FileSecretSink {
     }
     this.load().set(`${tool}\0${idempotency.key}`, record);
     return { type: 'file', path: this.path, recordId: record.recordId };
+  }
+}
+
+function currentSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
   }
 }
 
