@@ -63,8 +63,11 @@ function supportsFormElicitation(capabilities: ElicitationCapabilities): boolean
   return Object.keys(elicitation).length === 0 || 'form' in elicitation;
 }
 
-function sanitizeOutcome(outcome: ToolOutcome, sanitizer: Sanitizer): ToolOutcome {
-  return 'text' in outcome ? { text: sanitizer.text(outcome.text) } : { structured: sanitizer.value(outcome.structured) };
+function sanitizeOutcome(outcome: ToolOutcome, sanitizer: Sanitizer, config: ServerConfig): ToolOutcome {
+  if ('text' in outcome) return { text: sanitizer.text(outcome.text) };
+  // The one exception to sanitizing (contract §8.2): an inline-sink secret result, by operator opt-in.
+  if (outcome.containsSecret && config.secretSink === 'inline') return outcome;
+  return { structured: sanitizer.value(outcome.structured) };
 }
 
 /** Builds one McpServer per connection (stdio) or request (HTTP), for either era. */
@@ -168,7 +171,7 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
               callerId: binding.callerId,
             };
             const outcome = await definition.handler(args, context);
-            return successResult(sanitizeOutcome(outcome, sanitizer), encoder);
+            return successResult(sanitizeOutcome(outcome, sanitizer, config), encoder);
           } catch (error) {
             const known = toToolError(error);
             const toolError = known ?? new ToolError(500, 'internal_error', 'The tool failed unexpectedly; see the server log.');

@@ -47,8 +47,12 @@ export class ToolError extends Error {
   }
 }
 
-/** A successful handler result: structured data (the canonical form) or a plain status line. */
-export type ToolOutcome = { structured: unknown } | { text: string };
+/**
+ * A successful handler result: structured data (the canonical form) or a plain status line.
+ * `containsSecret` marks a durable-secret result; the server skips the sanitizer for it only
+ * when the operator chose `B2_SECRET_SINK=inline` (the secret is then the point of the result).
+ */
+export type ToolOutcome = { structured: unknown; containsSecret?: true } | { text: string };
 
 export type ToolHandler = (args: ToolArgs, context: ToolContext) => Promise<ToolOutcome>;
 
