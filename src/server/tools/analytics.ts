@@ -1,8 +1,58 @@
-import type { ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import { rankEgressLeaders, type EgressGrouping } from '../analytics/egress-leaders.js';
+import { listLargestFiles } from '../analytics/largest-files.js';
+import { listUnfinishedUploads } from '../analytics/unfinished-uploads.js';
+import { reportUsageGrowth, type GrowthOrder, type GrowthPeriod } from '../analytics/usage-growth.js';
+import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { integer, oneOf, string } from './schema.js';
 
 const bucket = string({ minLength: 1, description: 'Bucket name.' });
+
+type Args<T> = ToolArgs & T;
+
+const largestFiles: ToolHandler = async (args, context) => {
+  const a = args as Args<{ bucket: string; prefix?: string; limit?: number; max_scan?: number }>;
+  return {
+    structured: await listLargestFiles(context.b2(), {
+      bucketName: a.bucket,
+      prefix: a.prefix,
+      limit: a.limit ?? 10,
+      maxScan: a.max_scan ?? 50_000,
+      signal: context.signal,
+    }),
+  };
+};
+
+const unfinishedUploads: ToolHandler = async (args, context) => {
+  const a = args as Args<{ bucket: string; older_than_days?: number; max_uploads?: number }>;
+  return {
+    structured: await listUnfinishedUploads(context.b2(), {
+      bucketName: a.bucket,
+      olderThanDays: a.older_than_days,
+      maxUploads: a.max_uploads ?? 1000,
+      signal: context.signal,
+    }),
+  };
+};
+
+const egressLeaders: ToolHandler = async (args, context) => {
+  const a = args as Args<{ by?: EgressGrouping; days?: number; limit?: number }>;
+  return {
+    structured: await rankEgressLeaders(context.b2(), { by: a.by ?? 'account', days: a.days, limit: a.limit ?? 15, signal: context.signal }),
+  };
+};
+
+const usageGrowth: ToolHandler = async (args, context) => {
+  const a = args as Args<{ period?: GrowthPeriod; days?: number; order?: GrowthOrder; limit?: number }>;
+  return {
+    structured: await reportUsageGrowth(context.b2(), {
+      period: a.period ?? 'month',
+      days: a.days,
+      order: a.order ?? 'most_grown',
+      limit: a.limit ?? 50,
+      signal: context.signal,
+    }),
+  };
+};
 
 export const analyticsTools: ToolDefinition[] = [
   {
@@ -21,7 +71,7 @@ export const analyticsTools: ToolDefinition[] = [
     backing: 'customMcp',
     capabilities: ['listFiles'],
     effect: 'read',
-    handler: pendingHandler('b2_list_largest_files'),
+    handler: largestFiles,
   },
   {
     name: 'b2_unfinished_uploads',
@@ -38,7 +88,7 @@ export const analyticsTools: ToolDefinition[] = [
     backing: 'customMcp',
     capabilities: ['listFiles'],
     effect: 'read',
-    handler: pendingHandler('b2_unfinished_uploads'),
+    handler: unfinishedUploads,
   },
   {
     name: 'b2_rank_egress_leaders',
@@ -54,7 +104,7 @@ export const analyticsTools: ToolDefinition[] = [
     backing: 'customMcp',
     capabilities: ['readFiles'],
     effect: 'read',
-    handler: pendingHandler('b2_rank_egress_leaders'),
+    handler: egressLeaders,
   },
   {
     name: 'b2_report_usage_growth',
@@ -71,6 +121,6 @@ export const analyticsTools: ToolDefinition[] = [
     backing: 'customMcp',
     capabilities: ['readFiles'],
     effect: 'read',
-    handler: pendingHandler('b2_report_usage_growth'),
+    handler: usageGrowth,
   },
 ];
