@@ -1,5 +1,9 @@
-import type { ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
+
+/** A fresh authorization; the client already dropped the token from the account info. */
+const authorizeAccount: ToolHandler = async (_args, context) => ({
+  structured: (await context.b2().authorize({ force: true, signal: context.signal })).response,
+});
 
 export const accountTools: ToolDefinition[] = [
   {
@@ -10,6 +14,6 @@ export const accountTools: ToolDefinition[] = [
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',
     effect: 'read',
-    handler: pendingHandler('b2_authorize_account'),
+    handler: authorizeAccount,
   },
 ];

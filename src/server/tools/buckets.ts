@@ -1,5 +1,8 @@
-import type { ToolArgs, ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import type { B2Bucket, B2BucketTypeFilter, B2CorsRule, B2CreateBucketRequest, B2ListBucketsRequest, B2NotificationRule, B2UpdateBucketRequest } from '../b2/types.js';
+import { checkBucketInfo, checkCorsRules } from './bucket-settings.js';
+import { ToolError, type ToolArgs, type ToolDefinition, type ToolHandler } from './definition.js';
+import { redactNotificationRules } from './notification-redaction.js';
+import { checkWebhookUrl } from './webhook-guard.js';
 import { array, boolean, constant, integer, nullable, object, oneOf, string, stringMap, type JsonSchema } from './schema.js';
 
 const BUCKET_TYPES = ['allPublic', 'allPrivate'] as const;
@@ -85,6 +88,94 @@ const notificationRule = object(
   ['name', 'eventTypes', 'isEnabled', 'targetConfiguration'],
 );
 
+const DEFAULT_BUCKET_LIMIT = 100;
+
+/** Settings shared by create and update, passed on only when given. */
+const SETTING_FIELDS = [
+  'bucketInfo', 'corsRules', 'lifecycleRules', 'defaultServerSideEncryption', 'fileLockEnabled',
+  'defaultRetention', 'replicationConfiguration',
+] as const;
+
+function settingsOf(args: ToolArgs): Partial<B2UpdateBucketRequest> {
+  if (args.bucketInfo !== undefined) checkBucketInfo(args.bucketInfo as Record<string, string>);
+  if (args.corsRules !== undefined) checkCorsRules(args.corsRules as B2CorsRule[]);
+  const settings: Record<string, unknown> = {};
+  for (const field of SETTING_FIELDS) if (args[field] !== undefined) settings[field] = args[field];
+  return settings as Partial<B2UpdateBucketRequest>;
+}
+
+/**
+ * B2 returns every matching bucket; the tool caps the list. A bucket-restricted key may not list
+ * without a filter, so without one the tool asks for each of the key's buckets by id.
+ */
+const listBuckets: ToolHandler = async (args, context) => {
+  const b2 = context.b2();
+  const { signal } = context;
+  const limit = (args.limit as number | undefined) ?? DEFAULT_BUCKET_LIMIT;
+  const types: B2ListBucketsRequest = args.bucketTypes === undefined ? {} : { bucketTypes: args.bucketTypes as B2BucketTypeFilter[] };
+  let buckets: B2Bucket[];
+  if (args.bucketId !== undefined || args.bucketName !== undefined) {
+    const request: B2ListBucketsRequest = { ...types, bucketId: args.bucketId as string | undefined, bucketName: args.bucketName as string | undefined };
+    buckets = (await b2.listBuckets(request, { signal })).buckets;
+  } else {
+    const allowed = (await b2.authorize({ signal })).allowed.buckets;
+    buckets = [];
+    if (allowed === null) buckets = (await b2.listBuckets(types, { signal })).buckets;
+    else for (const { id } of allowed) buckets.push(...(await b2.listBuckets({ ...types, bucketId: id }, { signal })).buckets);
+  }
+  const shown = buckets.slice(0, limit);
+  const truncated = buckets.length > shown.length;
+  return {
+    structured: {
+      buckets: shown,
+      bucket_count: shown.length,
+      total_bucket_count: buckets.length,
+      ...(truncated && {
+        truncated: true,
+        note: `Showing ${shown.length} of ${buckets.length} buckets; raise limit (up to 1000) or filter by bucketName, bucketId or bucketTypes.`,
+      }),
+    },
+  };
+};
+
+const createBucket: ToolHandler = async (args, context) => {
+  const request: B2CreateBucketRequest = {
+    bucketName: args.bucketName as string,
+    bucketType: args.bucketType as B2CreateBucketRequest['bucketType'],
+    ...settingsOf(args),
+  };
+  return { structured: await context.b2().createBucket(request, { signal: context.signal }) };
+};
+
+const updateBucket: ToolHandler = async (args, context) => {
+  const settings = settingsOf(args);
+  if (args.bucketType === undefined && Object.keys(settings).length === 0) {
+    throw new ToolError(400, 'bad_request', 'Nothing to update: give at least one setting besides bucketId (and ifRevisionIs).');
+  }
+  const request: B2UpdateBucketRequest = {
+    bucketId: args.bucketId as string,
+    ...(args.bucketType !== undefined && { bucketType: args.bucketType as B2UpdateBucketRequest['bucketType'] }),
+    ...(args.ifRevisionIs !== undefined && { ifRevisionIs: args.ifRevisionIs as number }),
+    ...settings,
+  };
+  return { structured: await context.b2().updateBucket(request, { signal: context.signal }) };
+};
+
+const deleteBucket: ToolHandler = async (args, context) => ({
+  structured: await context.b2().deleteBucket({ bucketId: args.bucketId as string }, { signal: context.signal }),
+});
+
+const getNotificationRules: ToolHandler = async (args, context) => ({
+  structured: redactNotificationRules(await context.b2().getBucketNotificationRules({ bucketId: args.bucketId as string }, { signal: context.signal })),
+});
+
+const setNotificationRules: ToolHandler = async (args, context) => {
+  const rules = (args.eventNotificationRules as B2NotificationRule[]).map((rule) => ({ ...rule, objectNamePrefix: rule.objectNamePrefix ?? '' }));
+  for (const rule of rules) await checkWebhookUrl(rule.targetConfiguration.url);
+  const response = await context.b2().setBucketNotificationRules({ bucketId: args.bucketId as string, eventNotificationRules: rules }, { signal: context.signal });
+  return { structured: redactNotificationRules(response) };
+};
+
 export const bucketTools: ToolDefinition[] = [
   {
     name: 'b2_list_buckets',
@@ -101,7 +192,7 @@ export const bucketTools: ToolDefinition[] = [
     backing: 'nativeB2Sdk',
     capabilities: ['listBuckets'],
     effect: 'read',
-    handler: pendingHandler('b2_list_buckets'),
+    handler: listBuckets,
   },
   {
     name: 'b2_create_bucket',
@@ -123,7 +214,7 @@ export const bucketTools: ToolDefinition[] = [
     capabilities: ['writeBuckets'],
     effect: 'write',
     gate: bucketWouldBePublic,
-    handler: pendingHandler('b2_create_bucket'),
+    handler: createBucket,
   },
   {
     name: 'b2_update_bucket',
@@ -180,7 +271,7 @@ export const bucketTools: ToolDefinition[] = [
     capabilities: ['writeBuckets'],
     effect: 'idempotent-write',
     gate: updateBucketEffects,
-    handler: pendingHandler('b2_update_bucket'),
+    handler: updateBucket,
   },
   {
     name: 'b2_delete_bucket',
@@ -191,7 +282,7 @@ export const bucketTools: ToolDefinition[] = [
     capabilities: ['deleteBuckets'],
     effect: 'idempotent-write',
     gate: () => 'permanently delete the bucket',
-    handler: pendingHandler('b2_delete_bucket'),
+    handler: deleteBucket,
   },
   {
     name: 'b2_get_bucket_notification_rules',
@@ -201,7 +292,7 @@ export const bucketTools: ToolDefinition[] = [
     backing: 'nativeB2Sdk',
     capabilities: ['readBucketNotifications', 'writeBucketNotifications'],
     effect: 'read',
-    handler: pendingHandler('b2_get_bucket_notification_rules'),
+    handler: getNotificationRules,
   },
   {
     name: 'b2_set_bucket_notification_rules',
@@ -215,6 +306,6 @@ export const bucketTools: ToolDefinition[] = [
     capabilities: ['writeBucketNotifications'],
     effect: 'idempotent-write',
     gate: () => 'replace every event notification rule of the bucket',
-    handler: pendingHandler('b2_set_bucket_notification_rules'),
+    handler: setNotificationRules,
   },
 ];

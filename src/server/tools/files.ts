@@ -1,5 +1,6 @@
-import type { ToolArgs, ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import type { B2FileRetentionSetting } from '../b2/types.js';
+import { requireCapability } from '../s3/rules.js';
+import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { boolean, integer, nullable, object, oneOf, string } from './schema.js';
 
 const fileId = string({ minLength: 1 });
@@ -13,6 +14,20 @@ function retentionEffects(args: ToolArgs): string | undefined {
   return effects.length > 0 ? effects.join(' and ') : undefined;
 }
 
+const updateLegalHold: ToolHandler = async (args, context) => ({
+  structured: await context.b2().updateFileLegalHold(
+    { fileId: args.fileId as string, fileName: args.fileName as string, legalHold: args.legalHold as 'on' | 'off' },
+    { signal: context.signal },
+  ),
+});
+
+const updateRetention: ToolHandler = async (args, context) => {
+  const bypassGovernance = args.bypassGovernance === true;
+  if (bypassGovernance) requireCapability(context.capabilities, 'bypassGovernance', 'bypassGovernance: true');
+  const request = { fileId: args.fileId as string, fileName: args.fileName as string, fileRetention: args.fileRetention as B2FileRetentionSetting, bypassGovernance };
+  return { structured: await context.b2().updateFileRetention(request, { signal: context.signal }) };
+};
+
 export const fileTools: ToolDefinition[] = [
   {
     name: 'b2_update_file_legal_hold',
@@ -23,7 +38,7 @@ export const fileTools: ToolDefinition[] = [
     capabilities: ['writeFileLegalHolds'],
     effect: 'idempotent-write',
     gate: (args) => (args.legalHold === 'off' ? 'release the legal hold so the file can be deleted' : undefined),
-    handler: pendingHandler('b2_update_file_legal_hold'),
+    handler: updateLegalHold,
   },
   {
     name: 'b2_update_file_retention',
@@ -48,6 +63,6 @@ export const fileTools: ToolDefinition[] = [
     capabilities: ['writeFileRetentions'],
     effect: 'idempotent-write',
     gate: retentionEffects,
-    handler: pendingHandler('b2_update_file_retention'),
+    handler: updateRetention,
   },
 ];

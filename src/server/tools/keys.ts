@@ -1,6 +1,39 @@
-import { B2_CAPABILITIES, type ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import type { B2CreateKeyRequest } from '../b2/types.js';
+import { createWithSecret } from '../secrets/create-secret.js';
+import { B2_CAPABILITIES, type ToolDefinition, type ToolHandler } from './definition.js';
 import { array, integer, oneOf, string } from './schema.js';
+
+const DEFAULT_KEY_COUNT = 100;
+
+const listKeys: ToolHandler = async (args, context) => {
+  const request = {
+    maxKeyCount: (args.maxKeyCount as number | undefined) ?? DEFAULT_KEY_COUNT,
+    ...(args.startApplicationKeyId !== undefined && { startApplicationKeyId: args.startApplicationKeyId as string }),
+  };
+  return { structured: await context.b2().listKeys(request, { signal: context.signal }) };
+};
+
+const createKey: ToolHandler = async (args, context) => {
+  const request: B2CreateKeyRequest = {
+    keyName: args.keyName as string,
+    capabilities: args.capabilities as string[],
+    ...(args.bucketIds !== undefined && { bucketIds: args.bucketIds as string[] }),
+    ...(args.namePrefix !== undefined && { namePrefix: args.namePrefix as string }),
+    ...(args.validDurationInSeconds !== undefined && { validDurationInSeconds: args.validDurationInSeconds as number }),
+  };
+  const b2 = context.b2();
+  return createWithSecret(args, context, {
+    tool: 'b2_create_key',
+    describe: (key) => `application key ${key.applicationKeyId}`,
+    create: () => b2.createKey(request, { signal: context.signal }),
+    // No signal: an undo must finish even when the caller has gone away.
+    undo: { run: async (key) => void (await b2.deleteKey({ applicationKeyId: key.applicationKeyId })), done: 'deleted' },
+  });
+};
+
+const deleteKey: ToolHandler = async (args, context) => ({
+  structured: await context.b2().deleteKey({ applicationKeyId: args.applicationKeyId as string }, { signal: context.signal }),
+});
 
 export const keyTools: ToolDefinition[] = [
   {
@@ -16,7 +49,7 @@ export const keyTools: ToolDefinition[] = [
     backing: 'nativeB2Sdk',
     capabilities: ['listKeys'],
     effect: 'read',
-    handler: pendingHandler('b2_list_keys'),
+    handler: listKeys,
   },
   {
     name: 'b2_create_key',
@@ -38,7 +71,7 @@ export const keyTools: ToolDefinition[] = [
     effect: 'write',
     secretProducing: true,
     gate: () => 'create a durable application key',
-    handler: pendingHandler('b2_create_key'),
+    handler: createKey,
   },
   {
     name: 'b2_delete_key',
@@ -49,6 +82,6 @@ export const keyTools: ToolDefinition[] = [
     capabilities: ['deleteKeys'],
     effect: 'idempotent-write',
     gate: () => 'permanently delete the application key',
-    handler: pendingHandler('b2_delete_key'),
+    handler: deleteKey,
   },
 ];

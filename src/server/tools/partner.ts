@@ -1,11 +1,79 @@
-import type { ToolDefinition } from './definition.js';
-import { pendingHandler } from './pending.js';
+import type { B2Region } from '../b2/types.js';
+import { createWithSecret } from '../secrets/create-secret.js';
+import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { integer, nullable, oneOf, string } from './schema.js';
 
 const accountId = string({ minLength: 1 });
 const email = string({ format: 'email', maxLength: 254 });
 const region = nullable(oneOf(['us-east', 'us-west', 'ca-east', 'eu-central']));
 const idempotencyKey = string({ minLength: 1, maxLength: 200, description: 'Repeat-safe id for this creation.' });
+
+const DEFAULT_GROUP_COUNT = 100;
+const DEFAULT_MEMBER_COUNT = 100;
+
+/** Copies the optional arguments that were given. */
+function given(args: ToolArgs, names: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) if (args[name] !== undefined) out[name] = args[name];
+  return out;
+}
+
+const listGroups: ToolHandler = async (args, context) => {
+  const request = {
+    adminAccountId: args.adminAccountId as string,
+    maxGroupCount: (args.maxGroupCount as number | undefined) ?? DEFAULT_GROUP_COUNT,
+    ...given(args, ['groupName', 'startGroupId']),
+  };
+  return { structured: await context.partner().listGroups(request, { signal: context.signal }) };
+};
+
+const listGroupMembers: ToolHandler = async (args, context) => {
+  const request = {
+    adminAccountId: args.adminAccountId as string,
+    groupId: args.groupId as string,
+    maxMemberCount: (args.maxMemberCount as number | undefined) ?? DEFAULT_MEMBER_COUNT,
+    ...given(args, ['startEmail']),
+  };
+  return { structured: await context.partner().listGroupMembers(request, { signal: context.signal }) };
+};
+
+const ejectGroupMember: ToolHandler = async (args, context) => {
+  const request = { adminAccountId: args.adminAccountId as string, groupId: args.groupId as string, memberAccountId: args.memberAccountId as string, ...given(args, ['email']) };
+  return { structured: await context.partner().ejectGroupMember(request, { signal: context.signal }) };
+};
+
+const createGroupMember: ToolHandler = async (args, context) => {
+  const partner = context.partner();
+  const adminAccountId = args.adminAccountId as string;
+  const groupId = args.groupId as string;
+  const request = { adminAccountId, groupId, memberEmail: args.memberEmail as string, ...(args.region != null && { region: args.region as B2Region }) };
+  return createWithSecret(args, context, {
+    tool: 'b2_create_group_member',
+    describe: (created) => `group member account ${created.groupMember.accountId}`,
+    create: () => partner.createGroupMember(request, { signal: context.signal }),
+    // No signal: an undo must finish even when the caller has gone away.
+    undo: {
+      run: async (created) => void (await partner.ejectGroupMember({ adminAccountId, groupId, memberAccountId: created.groupMember.accountId })),
+      done: 'ejected from the group',
+    },
+  });
+};
+
+/** Served in inline mode only (the registry's rule): B2 cannot undo a trial account. */
+const reserveTrialAccount: ToolHandler = async (args, context) => {
+  const partner = context.partner();
+  const request = {
+    email: args.email as string,
+    term: args.term as number,
+    storage: args.storage as number,
+    ...(args.region != null && { region: args.region as B2Region }),
+  };
+  return createWithSecret(args, context, {
+    tool: 'b2_reserve_trial_create_account',
+    describe: (created) => `trial account ${created.accountId}`,
+    create: () => partner.reserveTrialCreateAccount(request, { signal: context.signal }),
+  });
+};
 
 export const partnerTools: ToolDefinition[] = [
   {
@@ -25,7 +93,7 @@ export const partnerTools: ToolDefinition[] = [
     capabilities: 'unmapped',
     partner: true,
     effect: 'read',
-    handler: pendingHandler('b2_list_groups'),
+    handler: listGroups,
   },
   {
     name: 'b2_list_group_members',
@@ -44,7 +112,7 @@ export const partnerTools: ToolDefinition[] = [
     capabilities: 'unmapped',
     partner: true,
     effect: 'read',
-    handler: pendingHandler('b2_list_group_members'),
+    handler: listGroupMembers,
   },
   {
     name: 'b2_eject_group_member',
@@ -59,7 +127,7 @@ export const partnerTools: ToolDefinition[] = [
     partner: true,
     effect: 'idempotent-write',
     gate: () => 'eject the member from the group for good',
-    handler: pendingHandler('b2_eject_group_member'),
+    handler: ejectGroupMember,
   },
   {
     name: 'b2_create_group_member',
@@ -75,7 +143,7 @@ export const partnerTools: ToolDefinition[] = [
     effect: 'write',
     secretProducing: true,
     gate: () => 'create a real, non-deletable B2 account and its durable key',
-    handler: pendingHandler('b2_create_group_member'),
+    handler: createGroupMember,
   },
   {
     name: 'b2_reserve_trial_create_account',
@@ -91,6 +159,6 @@ export const partnerTools: ToolDefinition[] = [
     effect: 'write',
     secretProducing: true,
     gate: () => 'create a real trial account and its durable key',
-    handler: pendingHandler('b2_reserve_trial_create_account'),
+    handler: reserveTrialAccount,
   },
 ];
