@@ -38,14 +38,19 @@ const NON_GLOBAL_IPV6: ReadonlyArray<[string, number]> = [
   ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ];
 
-const nonGlobal = new BlockList();
-for (const [network, prefix] of NON_GLOBAL_IPV4) nonGlobal.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of NON_GLOBAL_IPV6) nonGlobal.addSubnet(network, prefix, 'ipv6');
+/** One list per family: a BlockList also matches IPv4 addresses against IPv4-mapped IPv6 rules. */
+function blockList(ranges: ReadonlyArray<[string, number]>, family: 'ipv4' | 'ipv6'): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix] of ranges) list.addSubnet(network, prefix, family);
+  return list;
+}
+const nonGlobalV4 = blockList(NON_GLOBAL_IPV4, 'ipv4');
+const nonGlobalV6 = blockList(NON_GLOBAL_IPV6, 'ipv6');
 
 /** True when the address is a globally routable unicast address. */
 export function isGlobalAddress(address: string): boolean {
-  if (isIPv4(address)) return !nonGlobal.check(address, 'ipv4');
-  if (isIPv6(address)) return !nonGlobal.check(address, 'ipv6');
+  if (isIPv4(address)) return !nonGlobalV4.check(address, 'ipv4');
+  if (isIPv6(address)) return !nonGlobalV6.check(address, 'ipv6');
   return false;
 }
 
