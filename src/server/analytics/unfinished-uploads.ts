@@ -3,6 +3,7 @@
  * occupy (billed storage that no finished file uses). Bounded by `max_uploads` and the time
  * budget; when a bound stops the scan the wasted total is a lower bound.
  */
+import { B2Error } from '../b2/errors.js';
 import type { CallOptions } from '../b2/native-client.js';
 import type { B2ListUnfinishedLargeFilesRequest, B2ListUnfinishedLargeFilesResponse } from '../b2/types.js';
 import { requireBucketByName, type BucketLookupApi } from './buckets.js';
@@ -22,7 +23,7 @@ export interface PartsPage {
 
 export interface UnfinishedUploadsApi extends BucketLookupApi {
   listUnfinishedLargeFiles(request: B2ListUnfinishedLargeFilesRequest, options?: CallOptions): Promise<B2ListUnfinishedLargeFilesResponse>;
-  /** `b2_list_parts`. Without it part sizes, and so wasted bytes, are unknown. */
+  /** `b2_list_parts` (B2 requires writeFiles for it). Without it part sizes, and so wasted bytes, are unknown. */
   listParts?(request: { fileId: string; startPartNumber?: number; maxPartCount?: number }, options?: CallOptions): Promise<PartsPage>;
 }
 
@@ -69,6 +70,12 @@ export interface UnfinishedUploadsResult {
   note?: string;
 }
 
+type PartSizes = 'known' | 'no_client_support' | 'not_permitted';
+
+function partSizeSupport(api: UnfinishedUploadsApi): PartSizes {
+  return typeof api.listParts === 'function' ? 'known' : 'no_client_support';
+}
+
 interface Found {
   fileName: string;
   fileId: string;
@@ -90,7 +97,7 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
   const now = (request.now ?? Date.now)();
   const cutoff = request.olderThanDays === undefined ? Number.POSITIVE_INFINITY : now - request.olderThanDays * DAY_MS;
   const pageSize = Math.min(request.pageSize ?? MAX_UNFINISHED_PAGE, MAX_UNFINISHED_PAGE);
-  const partSizesKnown = typeof api.listParts === 'function';
+  let partSizes = partSizeSupport(api);
   const found: Found[] = [];
   let scanned = 0;
   let stoppedBy: UnfinishedStop | undefined;
@@ -115,7 +122,7 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
           }
           const upload: Found = { fileName: file.fileName, fileId: file.fileId, startedAt: file.uploadTimestamp, parts: 0, bytes: 0 };
           found.push(upload);
-          if (partSizesKnown) await addPartSizes(api, upload, options);
+          if (partSizes === 'known' && !(await addPartSizes(api, upload, options))) partSizes = 'not_permitted';
         }
         if (page.nextFileId === null) return;
         startFileId = page.nextFileId;
@@ -126,6 +133,7 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
     }
   });
 
+  const partSizesKnown = partSizes === 'known';
   found.sort(rankWaste);
   const wasted = found.reduce((sum, upload) => sum + upload.bytes, 0);
   const result: UnfinishedUploadsResult = {
@@ -152,23 +160,33 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
   const notes = [
     stoppedBy === 'max_uploads' && `More than ${request.maxUploads} unfinished uploads match; raise max_uploads to see them all.`,
     stoppedBy === 'time_budget' && `Stopped by the ${budgetMs / 1000} s time budget after ${scanned} unfinished uploads.`,
-    !partSizesKnown && 'Part sizes are not available from this B2 client, so wasted bytes are unknown.',
+    partSizes === 'no_client_support' && 'Part sizes are not available from this B2 client, so wasted bytes are unknown.',
+    partSizes === 'not_permitted' && 'Wasted bytes are unknown: B2 lists upload parts only for keys with the writeFiles capability.',
     found.length > 0 && 'Cancel uploads that will not finish (s3_abort_multipart_upload), or add a lifecycle rule with daysFromStartingToCancelingUnfinishedLargeFiles.',
   ].filter((note): note is string => typeof note === 'string');
   if (notes.length > 0) result.note = notes.join(' ');
   return result;
 }
 
-/** Adds the sizes of an upload's parts to it, page by page (partial if the budget runs out). */
-async function addPartSizes(api: UnfinishedUploadsApi, upload: Found, options: CallOptions): Promise<void> {
+/**
+ * Adds the sizes of an upload's parts to it, page by page (partial if the budget runs out).
+ * Returns false when the key may not list parts.
+ */
+async function addPartSizes(api: UnfinishedUploadsApi, upload: Found, options: CallOptions): Promise<boolean> {
   let startPartNumber: number | undefined;
   for (;;) {
-    const page = await api.listParts!({ fileId: upload.fileId, maxPartCount: MAX_PARTS_PAGE, ...(startPartNumber !== undefined && { startPartNumber }) }, options);
+    let page: PartsPage;
+    try {
+      page = await api.listParts!({ fileId: upload.fileId, maxPartCount: MAX_PARTS_PAGE, ...(startPartNumber !== undefined && { startPartNumber }) }, options);
+    } catch (error) {
+      if (error instanceof B2Error && error.status === 401 && error.code === 'unauthorized') return false;
+      throw error;
+    }
     for (const part of page.parts) {
       upload.parts += 1;
       upload.bytes += part.contentLength;
     }
-    if (page.nextPartNumber === null) return;
+    if (page.nextPartNumber === null) return true;
     startPartNumber = page.nextPartNumber;
   }
 }
