@@ -119,12 +119,13 @@ export function evaluate(
 
 function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: Severity, raw: RawFinding, profile: string): void {
   const fingerprint = fingerprintOf({ ruleId: rule.id, profile, tool: raw.tool, path: raw.path, key: raw.key });
+  const scopes = raw.scope === undefined ? [] : Array.isArray(raw.scope) ? raw.scope : [raw.scope];
   const existing = into.get(fingerprint);
   if (existing) {
-    if (raw.scope && !existing.scopes.includes(raw.scope)) existing.scopes.push(raw.scope);
+    for (const scope of scopes) if (!existing.scopes.includes(scope)) existing.scopes.push(scope);
     return;
   }
-  const values = { ...raw.data, tool: raw.tool, path: raw.path, scope: raw.scope, profile };
+  const values = { ...raw.data, tool: raw.tool, path: raw.path, scope: scopes.join(', '), profile };
   into.set(fingerprint, {
     ruleId: rule.id,
     severity,
@@ -135,7 +136,7 @@ function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: 
     doc: rule.doc,
     ...(raw.tool !== undefined ? { tool: raw.tool } : {}),
     ...(raw.path !== undefined ? { path: raw.path } : {}),
-    scopes: raw.scope ? [raw.scope] : [],
+    scopes: [...scopes],
     fingerprint,
   });
 }

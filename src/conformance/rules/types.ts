@@ -51,7 +51,8 @@ export interface RuleContext {
 export interface RawFinding {
   tool?: string;
   path?: string;
-  scope?: Scope;
+  /** The era(s) or file(s) it was seen in. */
+  scope?: Scope | Scope[];
   /** Extra discriminator for the fingerprint when tool + path are not unique. */
   key?: string;
   data?: Record<string, unknown>;

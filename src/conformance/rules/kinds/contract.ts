@@ -30,11 +30,11 @@ const countsEqualContract: CheckKind = {
     const expected: Record<string, number> = { ...(params.groupBy === 'prefix' ? profile.counts : profile.backingCounts) };
     delete expected.total;
     const out: RawFinding[] = [];
-    for (const surface of judgedSurfaces(context)) {
+    for (const { surface, scope } of judgedSurfaces(context)) {
       const actual = liveGroups(surface.names, String(params.groupBy), context);
       for (const group of [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort()) {
         if ((expected[group] ?? 0) !== (actual[group] ?? 0)) {
-          out.push({ scope: surface.connection, key: group, data: { group, expected: expected[group] ?? 0, actual: actual[group] ?? 0 } });
+          out.push({ scope, key: group, data: { group, expected: expected[group] ?? 0, actual: actual[group] ?? 0 } });
         }
       }
     }
@@ -50,8 +50,8 @@ const hashEqualContract: CheckKind = {
     const profile = contractProfile(context);
     if (!profile) return [];
     return judgedSurfaces(context)
-      .filter((surface) => surface.hash !== profile.hash)
-      .map((surface) => ({ scope: surface.connection, data: { expected: profile.hash.slice(0, 12), actual: surface.hash.slice(0, 12) } }));
+      .filter(({ surface }) => surface.hash !== profile.hash)
+      .map(({ surface, scope }) => ({ scope, data: { expected: profile.hash.slice(0, 12), actual: surface.hash.slice(0, 12) } }));
   },
 };
 

@@ -67,11 +67,11 @@ const namesUnique: CheckKind = {
   needs: ['live'],
   run(_params, context) {
     const out: RawFinding[] = [];
-    for (const surface of judgedSurfaces(context)) {
+    for (const { surface, scope } of judgedSurfaces(context)) {
       const seen = new Map<string, number>();
       for (const tool of surface.listed) seen.set(tool.name, (seen.get(tool.name) ?? 0) + 1);
       for (const [name, count] of seen) {
-        if (count > 1) out.push({ tool: name, scope: surface.connection, data: { count } });
+        if (count > 1) out.push({ tool: name, scope, data: { count } });
       }
     }
     return out;
@@ -84,10 +84,10 @@ const namesSorted: CheckKind = {
   needs: ['live'],
   run(_params, context) {
     const out: RawFinding[] = [];
-    for (const surface of judgedSurfaces(context)) {
+    for (const { surface, scope } of judgedSurfaces(context)) {
       const names = surface.listed.map((tool) => tool.name);
       const index = names.findIndex((name, i) => i > 0 && compareCodePoints(names[i - 1]!, name) > 0);
-      if (index > 0) out.push({ tool: names[index], scope: surface.connection, data: { previous: names[index - 1] } });
+      if (index > 0) out.push({ tool: names[index], scope, data: { previous: names[index - 1] } });
     }
     return out;
   },

@@ -3,15 +3,25 @@ import { joinPath } from '../../diff.js';
 import type { LiveSurface } from '../../snapshot.js';
 import type { RuleContext } from '../types.js';
 
-/** The surfaces static rules judge: both 2.x eras (the 1.x witness is compared, not judged). */
-export function judgedSurfaces(context: RuleContext): LiveSurface[] {
-  return context.surfaces.filter((surface) => surface.connection !== 'witness');
+/**
+ * The surfaces static rules judge: the 2.x eras (the 1.x witness is compared, not judged). Eras
+ * that list identical tools (same profile hash) are judged once, on behalf of all of them.
+ */
+export function judgedSurfaces(context: RuleContext): { surface: LiveSurface; scope: string[] }[] {
+  const byHash = new Map<string, { surface: LiveSurface; scope: string[] }>();
+  for (const surface of context.surfaces) {
+    if (surface.connection === 'witness') continue;
+    const seen = byHash.get(surface.hash);
+    if (seen) seen.scope.push(surface.connection);
+    else byHash.set(surface.hash, { surface, scope: [surface.connection] });
+  }
+  return [...byHash.values()];
 }
 
-/** Each listed tool of each judged surface, with the surface's scope. */
-export function* listedTools(context: RuleContext): Generator<{ tool: ListedTool; scope: string }> {
-  for (const surface of judgedSurfaces(context)) {
-    for (const tool of surface.listed) yield { tool, scope: surface.connection };
+/** Each listed tool of each judged surface, with the eras it stands for. */
+export function* listedTools(context: RuleContext): Generator<{ tool: ListedTool; scope: string[] }> {
+  for (const { surface, scope } of judgedSurfaces(context)) {
+    for (const tool of surface.listed) yield { tool, scope };
   }
 }
 
