@@ -19,7 +19,7 @@ const SERVICE = 's3';
 const MAX_SKEW_MS = 15 * 60_000;
 const MAX_PRESIGNED_SECONDS = 7 * 24 * 3600;
 const PAYLOAD_HEADER = 'x-amz-content-sha256';
-export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 
 /** Decoded query parameters; a repeated name keeps every value. */
 export type Query = Record<string, string | string[]>;

@@ -42,8 +42,7 @@ export function toS3Failure(error: unknown): S3Failure {
 }
 
 export const noSuchBucket = (bucket: string) => new S3Failure(404, 'NoSuchBucket', `The specified bucket does not exist: ${bucket}`);
-export const noSuchKey = (key: string, headers: Record<string, string> = {}) =>
-  new S3Failure(404, 'NoSuchKey', `The specified key does not exist: ${key}`, headers);
+export const noSuchKey = (key: string) => new S3Failure(404, 'NoSuchKey', `The specified key does not exist: ${key}`);
 export const noSuchUpload = (uploadId: string) =>
   new S3Failure(404, 'NoSuchUpload', `The specified multipart upload does not exist: ${uploadId}`);
 export const invalidArgument = (message: string) => new S3Failure(400, 'InvalidArgument', message);

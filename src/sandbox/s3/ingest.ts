@@ -14,9 +14,9 @@ import type { PayloadPromise } from './auth.js';
 import { S3Failure } from './errors.js';
 
 /** Bodies up to this size stay in memory; larger ones are spilled to disk. */
-export const SPILL_BYTES = 1024 * 1024;
+const SPILL_BYTES = 1024 * 1024;
 /** S3's single-request upload limit. */
-export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
+const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
 
 export interface IngestedBody {
   body: StoredBody;

@@ -32,8 +32,8 @@ import {
 import { childList, childNode, childText, parseXml, xmlDocument, type XmlObject } from './xml.js';
 
 /** S3's minimum size for every part but the last. */
-export const MIN_PART_BYTES = 5 * 1024 * 1024;
-export const MAX_PART_BYTES = 5 * 1024 ** 3;
+const MIN_PART_BYTES = 5 * 1024 * 1024;
+const MAX_PART_BYTES = 5 * 1024 ** 3;
 const XML_BODY_LIMIT = 4 * 1024 * 1024;
 
 function uploadFor(state: S3State, call: S3Call, bucket: BucketRecord): FileVersion {

@@ -49,7 +49,7 @@ function checkKeyName(name: string): void {
 }
 
 /** The version a read names: a specific version id, or the latest visible one. */
-export function versionFor(state: S3State, bucket: BucketRecord, name: string, versionId: string | undefined): FileVersion {
+function versionFor(state: S3State, bucket: BucketRecord, name: string, versionId: string | undefined): FileVersion {
   if (versionId !== undefined) {
     const file = state.ctx.store.findFile(versionId);
     if (!file || file.bucketId !== bucket.bucketId || file.fileName !== name || file.action === 'start') {

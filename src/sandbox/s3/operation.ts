@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { hasCapability, keyAllowsBucket, requireAccess, type AccessNeed } from '../access.js';
+import { hasCapability, requireAccess, type AccessNeed } from '../access.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import type { BucketRecord, Capability, FileRetention, FileVersion, KeyRecord, MutationTarget } from '../model.js';
@@ -106,10 +106,6 @@ export function checkNamePrefix(key: KeyRecord, fileName: string): void {
   if (key.namePrefix && !fileName.startsWith(key.namePrefix)) {
     throw accessDenied(`application key is restricted to keys starting with "${key.namePrefix}"`);
   }
-}
-
-export function keyAllows(key: KeyRecord | null, bucket: BucketRecord): boolean {
-  return key === null ? bucket.bucketType === 'allPublic' : keyAllowsBucket(key, bucket.bucketId);
 }
 
 export function etagOf(state: S3State, file: FileVersion): string {

@@ -8,7 +8,7 @@ const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', processEntities: true });
 
 /** Element values: strings, numbers, booleans, nested objects, arrays (repeated elements); undefined is left out. */
-export type XmlValue = string | number | boolean | undefined | XmlObject | XmlObject[] | string[];
+type XmlValue = string | number | boolean | undefined | XmlObject | XmlObject[] | string[];
 export interface XmlObject {
   [name: string]: XmlValue;
 }
