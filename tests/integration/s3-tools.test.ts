@@ -12,7 +12,7 @@ import { createB2NativeClient } from '../../src/server/b2/native-client.js';
 import type { Connected } from '../support/server-harness.js';
 import { ALL_KEY_CAPABILITIES, connectToSandbox, createKey, startTestSandbox, textOf, type SandboxKey } from '../support/sandbox-harness.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { lastMutationSeq, lastRequestSeq, mutationsSince, requestsSince } from './s3-support.js';
+import { advanceClock, lastMutationSeq, lastRequestSeq, mutationsSince, requestsSince } from './s3-support.js';
 
 const BUCKET = 'demo-private-assets';
 const MiB = 1024 * 1024;
@@ -332,5 +332,17 @@ describe('runtime capability checks', () => {
     } finally {
       await connection.close();
     }
+  });
+});
+
+// Last in the file: it moves the sandbox clock forward.
+describe('expiry', () => {
+  test('a presigned URL from the tool stops working once it expires', async () => {
+    const minted = await ok('s3_get_presigned_url', { bucket: BUCKET, key: 'docs/readme.txt', operation: 'GetObject', expiresIn: 60 });
+    expect((await fetch(minted.url as string)).status).toBe(200);
+    await advanceClock(sandbox, 61_000);
+    const expired = await fetch(minted.url as string);
+    expect(expired.status).toBe(403);
+    expect(await expired.text()).toContain('Request has expired');
   });
 });
