@@ -15,7 +15,7 @@ describe('HTTP transport with default settings (headers mode, loopback only)', (
   beforeAll(async () => {
     http = await withServer({});
   });
-  afterAll(() => http.stop());
+  afterAll(() => http?.stop());
 
   it('answers 404 off the MCP and health paths, and 405 with Allow for other methods', async () => {
     const missing = await rawRequest(http.url, { method: 'GET', path: '/elsewhere' });
@@ -164,7 +164,7 @@ describe('HTTP transport in server credential mode', () => {
       withServer({ B2_HTTP_CREDENTIAL_MODE: 'server' }),
     ]);
   });
-  afterAll(() => Promise.all([withKey.stop(), withoutKey.stop()]));
+  afterAll(() => Promise.all([withKey?.stop(), withoutKey?.stop()]));
 
   it('serves without credential headers and refuses any credential header with 400', async () => {
     expect((await postJson(withKey.url, modernMessage('tools/list'))).status).toBe(200);
@@ -203,7 +203,7 @@ describe('HTTP Host/Origin allowlists', () => {
       withServer({ B2_ALLOWED_HOSTS: 'mcp.example.com', B2_ALLOWED_ORIGINS: 'https://app.example.com' }),
     ]);
   });
-  afterAll(() => Promise.all([hostsOnly.stop(), withOrigins.stop()]));
+  afterAll(() => Promise.all([hostsOnly?.stop(), withOrigins?.stop()]));
 
   const status = async (http: HttpServer, headers: Record<string, string>, path = '/mcp'): Promise<number> =>
     (await rawRequest(http.url, { method: 'GET', path, headers })).status;

@@ -39,7 +39,7 @@ describe('HTTP rate limits', () => {
   beforeAll(async () => {
     http = await withServer({ B2_MCP_RATE_LIMIT_RPS: '0.1', B2_MCP_RATE_LIMIT_BURST: '2', B2_TRUST_PROXY_HEADERS: 'true' });
   });
-  afterAll(() => http.stop());
+  afterAll(() => http?.stop());
 
   it('limits each client address to its burst, then answers 429 with Retry-After', async () => {
     const from = { 'x-forwarded-for': '10.0.0.1, 192.0.2.7' };
@@ -66,7 +66,7 @@ describe('HTTP in-flight caps', () => {
   beforeAll(async () => {
     http = await withServer({ B2_MAX_SESSIONS: '2', B2_MAX_SESSIONS_PER_KEY: '1', B2_TRUST_PROXY_HEADERS: 'true' });
   });
-  afterAll(() => http.stop());
+  afterAll(() => http?.stop());
 
   it('answers 429 over the per-client cap and 503 over the global cap, both with Retry-After', async () => {
     const first = heldRequest(http, { ...TENANT_A, 'x-forwarded-for': '10.1.0.1' });
@@ -97,7 +97,7 @@ describe('HTTP timeouts', () => {
   beforeAll(async () => {
     http = await withServer({ B2_HTTP_REQUEST_TIMEOUT_MS: '1200', B2_HTTP_HEADERS_TIMEOUT_MS: '300' });
   });
-  afterAll(() => http.stop());
+  afterAll(() => http?.stop());
 
   /** Writes `text` on a raw socket and resolves with everything received until the server closes. */
   const rawExchange = (text: string): Promise<{ reply: string; ms: number }> =>

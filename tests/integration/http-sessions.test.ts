@@ -26,7 +26,7 @@ describe('destructive-action elicitation over HTTP', () => {
       serverEnv({ B2_MCP_PROFILE: 'full', B2_API_URL: DEAD_B2, B2_HTTP_CREDENTIAL_MODE: 'headers', B2_DESTRUCTIVE_POLICY: 'confirm' }),
     );
   });
-  afterAll(() => http.stop());
+  afterAll(() => http?.stop());
 
   const call = async (kind: ClientKind, answer: ElicitAnswer): Promise<Record<string, unknown>> => {
     const client = await connectHttp(kind, http.url, { headers: TENANT_A, elicitation: answer });
@@ -56,7 +56,7 @@ describe('legacy sessions over HTTP', () => {
   beforeAll(async () => {
     http = await startHttpServer(serverEnv({ B2_MCP_PROFILE: 'default', B2_API_URL: DEAD_B2, B2_HTTP_CREDENTIAL_MODE: 'headers' }));
   });
-  afterAll(() => http.stop());
+  afterAll(() => http?.stop());
 
   const activeSessions = async (): Promise<number> =>
     ((await rawRequest(http.url, { method: 'GET', path: '/health' })).json() as { activeSessions: number }).activeSessions;
@@ -135,7 +135,7 @@ describe('per-request credential isolation (in process)', () => {
     url = new URL(`http://127.0.0.1:${(handle.server.address() as AddressInfo).port}/mcp`);
   });
   afterAll(async () => {
-    await handle.drain(1_000);
+    await handle?.drain(1_000);
     rmSync(logDir, { recursive: true, force: true });
   });
 
