@@ -53,6 +53,10 @@ async function surfaceInput(config: ServerConfig, credentials: Credentials | und
   }
 }
 
+/** Capabilities of a key can change; a session is rebuilt (re-reading them) after this long. */
+const SESSION_TTL_MS = 5 * 60 * 1000;
+const MAX_SESSIONS = 10_000;
+
 /** A cache key for a credential that reveals nothing about it. */
 function credentialFingerprint(credentials: Credentials | undefined): string {
   if (!credentials) return 'none';
@@ -76,10 +80,13 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
   if (config.secretSink === 'inline') logger.warn('secret_sink.inline', { note: 'new keys and accounts are returned in tool results; rotate them after use' });
   const shared = { config, version, logger, sanitizer, states: new ConfirmationStates(), secrets: secretStore };
 
-  const sessions = new Map<string, Promise<CredentialSession>>();
+  // Most recently used last; HTTP headers mode sees arbitrary credentials, so the cache is bounded.
+  const sessions = new Map<string, { session: Promise<CredentialSession>; createdAt: number }>();
   const sessionFor = (credentials: Credentials | undefined = config.credentials): Promise<CredentialSession> => {
     const key = credentialFingerprint(credentials);
-    let session = sessions.get(key);
+    const cached = sessions.get(key);
+    sessions.delete(key);
+    let session = cached && Date.now() - cached.createdAt < SESSION_TTL_MS ? cached.session : undefined;
     if (!session) {
       const backends = credentials && createBackends(config, credentials, userAgent, logger);
       session = surfaceInput(config, credentials, backends, logger).then((input) => {
@@ -91,8 +98,9 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
       });
       // A failed discovery must not poison the cache: the next request tries again.
       session.catch(() => sessions.delete(key));
-      sessions.set(key, session);
     }
+    sessions.set(key, { session, createdAt: cached?.session === session ? cached.createdAt : Date.now() });
+    if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
     return session;
   };
   return { ...shared, sessionFor };
