@@ -111,6 +111,7 @@ class LimitReached extends Error {
   }
 }
 
+/** A selected file that is not a usage CSV with the needed columns. */
 class UnusableReport extends Error {}
 
 export function reportsBucketName(accountId: string): string {
@@ -236,37 +237,38 @@ async function readReportFile(
   let fileBytes = 0;
   let fileRecords = 0;
   let invalid = 0;
+  // Why this file stopped early, if it did: a pipeline torn down on purpose may reject with a
+  // generic AbortError instead of the reason.
+  let reason: LimitReached | UnusableReport | undefined;
   const countBytes = new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       fileBytes += chunk.length;
-      if (stats.bytes_downloaded + fileBytes > limits.maxDownloadBytes) callback(new LimitReached('max_download_bytes'));
+      if (stats.bytes_downloaded + fileBytes > limits.maxDownloadBytes) callback((reason = new LimitReached('max_download_bytes')));
       else callback(null, chunk);
     },
   });
   const parser = parse({ bom: true, trim: true, skip_empty_lines: true, relax_column_count: true, max_record_size: 64 * 1024 });
+  const collect = async (records: AsyncIterable<string[]>) => {
+    let columns: ColumnIndex | undefined;
+    for await (const record of records) {
+      if (!columns) {
+        columns = columnIndex(record, measure);
+        if (!columns) throw (reason = new UnusableReport());
+        continue;
+      }
+      fileRecords += 1;
+      if (stats.rows + fileRecords > limits.maxRows) throw (reason = new LimitReached('max_rows'));
+      const row = usageRow(record, columns);
+      if (row) rows.push(row);
+      else invalid += 1;
+    }
+  };
   try {
-    await pipeline(
-      Readable.fromWeb(download.body as WebReadableStream<Uint8Array>),
-      countBytes,
-      parser,
-      async (records: AsyncIterable<string[]>) => {
-        let columns: ColumnIndex | undefined;
-        for await (const record of records) {
-          if (!columns) {
-            columns = columnIndex(record, measure);
-            continue;
-          }
-          fileRecords += 1;
-          if (stats.rows + fileRecords > limits.maxRows) throw new LimitReached('max_rows');
-          const row = usageRow(record, columns);
-          if (row) rows.push(row);
-          else invalid += 1;
-        }
-      },
-      { signal: deadline.signal },
-    );
+    await pipeline(Readable.fromWeb(download.body as WebReadableStream<Uint8Array>), countBytes, parser, collect, { signal: deadline.signal });
   } catch (error) {
-    if ((error instanceof UnusableReport || error instanceof CsvError) && !deadline.signal.aborted) return undefined;
+    if (deadline.signal.aborted) throw error;
+    if (reason instanceof LimitReached) throw reason;
+    if (reason instanceof UnusableReport || error instanceof CsvError) return undefined;
     throw error;
   } finally {
     // Bytes that crossed the wire count against the bound whether or not the file was used.
@@ -279,20 +281,11 @@ async function readReportFile(
 
 type ColumnIndex = Record<(typeof REQUIRED_COLUMNS)[number] | 'measure', number>;
 
-function columnIndex(header: string[], measure: UsageMeasure): ColumnIndex {
+/** Where each needed column is, or `undefined` when the header lacks one. */
+function columnIndex(header: string[], measure: UsageMeasure): ColumnIndex | undefined {
   const names = header.map((name) => name.toLowerCase());
-  const find = (name: string) => {
-    const index = names.indexOf(name);
-    if (index < 0) throw new UnusableReport(`no ${name} column`);
-    return index;
-  };
-  return {
-    date: find('date'),
-    account_id: find('account_id'),
-    bucket_id: find('bucket_id'),
-    bucket_name: find('bucket_name'),
-    measure: find(measure),
-  };
+  const index = Object.fromEntries([...REQUIRED_COLUMNS, measure].map((name) => [name === measure ? 'measure' : name, names.indexOf(name)]));
+  return Object.values(index).every((i) => i >= 0) ? (index as ColumnIndex) : undefined;
 }
 
 function usageRow(record: string[], columns: ColumnIndex): UsageRow | undefined {
