@@ -1,6 +1,5 @@
+import { createRequire } from 'node:module';
 import { Client, SdkError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { Client as WitnessClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as WitnessHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport as WitnessTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
@@ -46,6 +45,17 @@ interface Session {
 }
 
 const NEVER = new Promise<never>(() => {});
+
+// The 1.x witness loads through its CommonJS build: it drags in all of zod (locales included) and
+// zod-to-json-schema, which Node loads markedly faster as CommonJS than through the ESM loader.
+// Nothing is shared with the 2.x client, so the two module systems never meet.
+const requireCommonJs = createRequire(import.meta.url);
+type WitnessModules = {
+  client: typeof import('@modelcontextprotocol/sdk/client/index.js');
+  http: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+};
+const witnessModule = <K extends keyof WitnessModules>(name: K): WitnessModules[K] =>
+  requireCommonJs(name === 'client' ? '@modelcontextprotocol/sdk/client/index.js' : '@modelcontextprotocol/sdk/client/streamableHttp.js') as WitnessModules[K];
 
 /**
  * Connect every requested way in parallel, list the tools, and close again. For stdio, the
@@ -166,11 +176,11 @@ function currentSdkSession(connection: 'modern' | 'legacy', target: Target, time
  * transport; over stdio it gets a pre-launched child (newline-delimited JSON framing is the same).
  */
 function witnessSession(target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
-  const client = new WitnessClient({ name: `${CHECKER_NAME}-witness`, version: CHECKER_VERSION }, { capabilities: {} });
+  const client = new (witnessModule('client').Client)({ name: `${CHECKER_NAME}-witness`, version: CHECKER_VERSION }, { capabilities: {} });
   const base: WitnessTransport =
     target.kind === 'stdio'
       ? (stdio as unknown as WitnessTransport)
-      : new WitnessHttpTransport(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent('witness') } } });
+      : new (witnessModule('http').StreamableHTTPClientTransport)(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent('witness') } } });
   let protocolVersion: string | null = null;
   const transport = recordingInitializeResult(base, (version) => {
     protocolVersion = version;
