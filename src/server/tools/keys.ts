@@ -54,7 +54,7 @@ export const keyTools: ToolDefinition[] = [
   {
     name: 'b2_create_key',
     title: 'Create application key',
-    description: 'Create an application key. The new secret goes to the configured secret sink, never into the result.',
+    description: 'Create an application key. Its secret is written to the server\'s secret sink (an owner-only ledger file) and redacted from the result, or returned once when the operator chose inline secrets.',
     input: {
       properties: {
         keyName: string({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }),

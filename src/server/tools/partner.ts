@@ -132,7 +132,7 @@ export const partnerTools: ToolDefinition[] = [
   {
     name: 'b2_create_group_member',
     title: 'Create Partner group member',
-    description: 'Create a new B2 account inside a Partner group. Its key goes to the configured secret sink, never into the result.',
+    description: 'Create a new B2 account inside a Partner group. Its application key is written to the server\'s secret sink and redacted from the result, or returned once when the operator chose inline secrets.',
     input: {
       properties: { adminAccountId: accountId, groupId: string({ minLength: 1 }), memberEmail: email, region, idempotencyKey },
       required: ['adminAccountId', 'groupId', 'memberEmail', 'idempotencyKey'],
@@ -148,7 +148,7 @@ export const partnerTools: ToolDefinition[] = [
   {
     name: 'b2_reserve_trial_create_account',
     title: 'Reserve Partner trial account',
-    description: 'Reserve a Partner trial account (term in days, storage in TB). Its key goes to the configured secret sink, never into the result.',
+    description: 'Reserve a Partner trial account (term in days, storage in TB). Offered only when the operator chose inline secrets: the result carries the new account\'s application key once, so store it securely.',
     input: {
       properties: { email, region, term: integer(7, 30), storage: integer(1, 50), idempotencyKey },
       required: ['email', 'term', 'storage', 'idempotencyKey'],
