@@ -48,12 +48,15 @@ function dependencyVersion(name: string): string {
 export const CHECKER_NAME = 'b2-mcp-conform';
 export const CHECKER_VERSION = readVersion(join(PACKAGE_ROOT, 'package.json'));
 
+let versions: Record<string, string> | undefined;
+
 /** Versions of the checker and of the clients it speaks through: part of every evidence block. */
 export function toolVersions(): Record<string, string> {
-  return {
+  versions ??= {
     [CHECKER_NAME]: CHECKER_VERSION,
     '@modelcontextprotocol/client': dependencyVersion('@modelcontextprotocol/client'),
     '@modelcontextprotocol/sdk': dependencyVersion('@modelcontextprotocol/sdk'),
     node: process.versions.node,
   };
+  return { ...versions };
 }

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ContractArtifact } from '../../src/contract/artifact.js';
 import type { RunResult } from '../../src/conformance/run.js';
-import type { Target } from '../../src/conformance/target.js';
 import { baselineSurface, type Surface } from './helpers/baseline.js';
 import {
   check,
@@ -11,7 +10,6 @@ import {
   removeTempDirs,
   snapshotFixtures,
   startSurfaceHttp,
-  surfaceStdioTarget,
   tempDir,
   toolOf,
   writeContract,
@@ -31,7 +29,7 @@ interface Variant {
   surface?: (surface: Surface) => void;
   /** Edit of the contract derived from the variant's own fixtures. */
   contract?: (contract: ContractArtifact) => void;
-  /** Response rewrites (stdio proxy) for breakages the SDK refuses to serve. */
+  /** Result rewrites (see the surface server) for breakages the SDK refuses to serve. */
   rewrites?: unknown[];
   config?: unknown;
 }
@@ -52,7 +50,7 @@ const VARIANTS: Variant[] = [
   { rule: 'naming/verb-first', surface: (s) => rename(s, 'b2_list_buckets', 'b2_bucket_list') },
   { rule: 'naming/presign-form', surface: (s) => rename(s, 's3_get_presigned_url', 's3_get_presign_url') },
   { rule: 'naming/removed-name', surface: (s) => rename(s, 'b2_rank_egress_leaders', 'b2_egress_leaders') },
-  { rule: 'naming/unique', rewrites: [{ method: 'tools/list', path: 'tools', duplicate: 0 }] },
+  { rule: 'naming/unique', rewrites: [{ resultKey: 'tools', path: 'tools', duplicate: 0 }] },
   { rule: 'naming/sorted', surface: (s) => void s.tools.reverse() },
   { rule: 'credentials/prohibited-field', surface: (s) => void (propsOf(s, 's3_put_object').apiKey = { type: 'string' }) },
   { rule: 'credentials/x-mcp-header', surface: (s) => void (propsOf(s, 'b2_list_buckets').bucketName!['x-mcp-header'] = 'X-Bucket-Name') },
@@ -64,7 +62,7 @@ const VARIANTS: Variant[] = [
       items.webhookToken = { type: 'string' };
     },
   },
-  { rule: 'schema/json-schema-2020', rewrites: [{ method: 'tools/list', path: 'tools.2.inputSchema.properties.bucketName.type', set: 'strin' }] },
+  { rule: 'schema/json-schema-2020', rewrites: [{ resultKey: 'tools', path: 'tools.2.inputSchema.properties.bucketName.type', set: 'strin' }] },
   { rule: 'schema/input-root', surface: (s) => void delete toolOf(s, 'b2_list_buckets').inputSchema!.$schema },
   { rule: 'schema/limits', surface: (s) => void (propsOf(s, 's3_put_object').deep = nested(17)) },
   { rule: 'gating/confirm-iff-destructive', surface: (s) => void delete propsOf(s, 'b2_delete_bucket').confirm },
@@ -83,7 +81,7 @@ const VARIANTS: Variant[] = [
   { rule: 'contract/backing-counts', contract: (c) => void (c.profiles.default.backingCounts.customMcp -= 1) },
   { rule: 'protocol/tools-list-cache-hint', surface: (s) => void (s.cacheHints!['tools/list'] = { ttlMs: 600_000, cacheScope: 'public' }) },
   { rule: 'protocol/discover-cache-hint', surface: (s) => void (s.cacheHints!['server/discover'] = { ttlMs: 0, cacheScope: 'private' }) },
-  { rule: 'protocol/discover', rewrites: [{ method: 'server/discover', path: 'capabilities.tools', delete: true }] },
+  { rule: 'protocol/discover', rewrites: [{ resultKey: 'supportedVersions', path: 'capabilities.tools', delete: true }] },
   { rule: 'protocol/server-info', surface: (s) => void (s.serverInfo = { name: 'surface-test', version: '' }) },
   { rule: 'eras/modern-equals-legacy', surface: (s) => void (s.legacyTools = s.tools.filter((tool) => tool.name !== 's3_put_object')) },
   { rule: 'eras/witness-equals-legacy', surface: (s) => void (s.witnessTools = s.tools.filter((tool) => tool.name !== 's3_put_object')) },
@@ -103,7 +101,10 @@ let server: SurfaceHttpServer;
 beforeAll(async () => {
   const surfaces: Record<string, Surface> = {};
   for (const variant of [...VARIANTS, ...Object.values(EXTRA)]) {
-    if (!variant.rewrites) surfaces[keyOf(variant)] = mutate(baselineSurface(), variant.surface ?? (() => {}));
+    surfaces[keyOf(variant)] = mutate(baselineSurface(), (surface) => {
+      variant.surface?.(surface);
+      if (variant.rewrites) surface.rewrites = variant.rewrites;
+    });
   }
   server = await startSurfaceHttp(surfaces);
 });
@@ -113,13 +114,8 @@ afterAll(() => {
   removeTempDirs();
 });
 
-function targetOf(variant: Variant): Target {
-  if (variant.rewrites) return surfaceStdioTarget(mutate(baselineSurface(), variant.surface ?? (() => {})), variant.rewrites);
-  return server.target(keyOf(variant));
-}
-
 async function checkVariant(variant: Variant): Promise<RunResult> {
-  const target = targetOf(variant);
+  const target = server.target(keyOf(variant));
   const fixturesDir = await snapshotFixtures(target);
   const contractFile = writeContract(fixturesDir, variant.contract);
   const configFile = variant.config ? writeJson(tempDir(), 'b2-mcp-conform.config.json', variant.config) : undefined;

@@ -17,6 +17,7 @@ export interface Surface {
   tools: SurfaceTool[];
   legacyTools?: SurfaceTool[];
   witnessTools?: SurfaceTool[];
+  rewrites?: unknown[];
 }
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';

@@ -52,18 +52,6 @@ export async function startSurfaceHttp(variants: Record<string, Surface>): Promi
   };
 }
 
-/** A stdio target running the surface server (optionally behind the rewrite proxy). */
-export function surfaceStdioTarget(surface: Surface, rewrites?: unknown[]): Target {
-  const dir = tempDir();
-  const server = [join(SERVERS_DIR, 'surface-server.mjs'), 'stdio', writeJson(dir, 'surface.json', surface)];
-  const args = rewrites ? [join(SERVERS_DIR, 'rewrite-proxy.mjs'), writeJson(dir, 'rewrites.json', rewrites), process.execPath, ...server] : server;
-  return { kind: 'stdio', command: process.execPath, args, env: {}, bundled: false };
-}
-
-export function scriptTarget(script: string): Target {
-  return { kind: 'stdio', command: process.execPath, args: [join(SERVERS_DIR, script)], env: {}, bundled: false };
-}
-
 /** Snapshot a live server into a fresh fixtures directory (the checker's own `snapshot`). */
 export async function snapshotFixtures(target: Target, era: EraChoice = 'both'): Promise<string> {
   const dir = tempDir();

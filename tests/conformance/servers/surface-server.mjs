@@ -29,6 +29,50 @@ function buildServer(surface, tools) {
   return server;
 }
 
+function applyRewrites(message, rewrites) {
+  const result = message?.result;
+  if (!result) return message;
+  for (const rewrite of rewrites) {
+    if (!(rewrite.resultKey in result)) continue;
+    const keys = rewrite.path.split('.');
+    const last = keys.pop();
+    const parent = keys.reduce((node, key) => node?.[key], result);
+    if (!parent) continue;
+    if (rewrite.delete) delete parent[last];
+    else if ('set' in rewrite) parent[last] = rewrite.set;
+    else if ('duplicate' in rewrite) parent[last].splice(rewrite.duplicate + 1, 0, structuredClone(parent[last][rewrite.duplicate]));
+  }
+  return message;
+}
+
+/** Buffer a response (plain JSON or SSE `data:` lines), rewrite its JSON-RPC results, send it. */
+function rewritingResponse(res, rewrites) {
+  const chunks = [];
+  const end = res.end.bind(res);
+  const writeHead = res.writeHead.bind(res);
+  res.writeHead = (status, ...rest) => {
+    res.statusCode = status;
+    const headers = rest.find((item) => item && typeof item === 'object');
+    const entries = Array.isArray(headers) ? headers : Object.entries(headers ?? {});
+    for (const [key, value] of entries) if (key.toLowerCase() !== 'content-length') res.setHeader(key, value);
+    return res;
+  };
+  res.write = (chunk) => {
+    chunks.push(Buffer.from(chunk));
+    return true;
+  };
+  res.end = (chunk, ...rest) => {
+    if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk));
+    const body = Buffer.concat(chunks).toString('utf8');
+    const rewritten = body.trimStart().startsWith('{')
+      ? JSON.stringify(applyRewrites(JSON.parse(body), rewrites))
+      : body.replace(/^data: (.*)$/gm, (_line, data) => `data: ${JSON.stringify(applyRewrites(JSON.parse(data), rewrites))}`);
+    res.removeHeader('content-length');
+    writeHead(res.statusCode);
+    return end(rewritten, ...rest.filter((item) => typeof item === 'function'));
+  };
+}
+
 function factoryFor(surface, pickTools) {
   return (ctx) => buildServer(surface, pickTools(ctx));
 }
@@ -43,6 +87,7 @@ if (mode === 'stdio') {
   for (const [name, surface] of Object.entries(data)) {
     const eraTools = (ctx) => (ctx.era === 'legacy' && surface.legacyTools) || surface.tools;
     handlers.set(name, {
+      surface,
       main: toNodeHandler(createMcpHandler(factoryFor(surface, eraTools))),
       witness: toNodeHandler(createMcpHandler(factoryFor(surface, (ctx) => surface.witnessTools ?? eraTools(ctx)))),
     });
@@ -55,6 +100,7 @@ if (mode === 'stdio') {
       return;
     }
     const witness = /witness/i.test(req.headers['user-agent'] ?? '');
+    if (entry.surface.rewrites) rewritingResponse(res, entry.surface.rewrites);
     void (witness ? entry.witness : entry.main)(req, res);
   });
   server.listen(0, '127.0.0.1', () => {
