@@ -3,12 +3,16 @@
  * and that the AWS SDK stays out of the process until an S3 call needs it.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import type { ToolContext } from '../../src/server/context.js';
 import { createLogger } from '../../src/server/logger.js';
+import { createS3Adapter } from '../../src/server/s3/adapter.js';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
 import { ToolError, type ToolArgs } from '../../src/server/tools/definition.js';
 
@@ -117,5 +121,35 @@ describe('the AWS SDK is loaded lazily', () => {
       env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     });
     expect(JSON.parse(output.trim())).toEqual({ afterCatalog: false, afterCreate: false, afterCall: true });
+  });
+});
+
+describe('integrity headers', () => {
+  test('DeleteObjects and lifecycle requests carry Content-MD5 instead of the SDK\'s CRC32', async () => {
+    const seen: Array<{ url: string; headers: IncomingHttpHeaders; body: Buffer }> = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({ url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+        const xml = req.url?.includes('delete') ? '<DeleteResult></DeleteResult>' : '';
+        res.writeHead(200, { 'content-type': 'application/xml', 'content-length': String(xml.length) });
+        res.end(xml);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const s3 = createS3Adapter({ endpoint, region: 'us-west-004', accessKeyId: 'id', secretAccessKey: 'secret' });
+      await s3.deleteObjects({ bucket: 'b', objects: [{ key: 'k' }], quiet: true, bypassGovernance: false });
+      await s3.putBucketLifecycle('b', [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } }]);
+      expect(seen).toHaveLength(2);
+      for (const request of seen) {
+        expect(request.headers['content-md5'], request.url).toBe(createHash('md5').update(request.body).digest('base64'));
+        expect(Object.keys(request.headers).filter((h) => h.startsWith('x-amz-checksum-') || h === 'x-amz-sdk-checksum-algorithm'), request.url).toEqual([]);
+      }
+    } finally {
+      server.close();
+    }
   });
 });

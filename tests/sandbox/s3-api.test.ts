@@ -53,6 +53,8 @@ async function signedFetch(options: {
   region?: string;
   accessKeyId?: string;
   signingDate?: Date;
+  /** Adds a Content-MD5 header: the body's digest, or this value. */
+  contentMd5?: true | string;
 }): Promise<Response> {
   const url = new URL(sandbox.s3Url);
   const body = options.body ?? Buffer.alloc(0);
@@ -67,6 +69,7 @@ async function signedFetch(options: {
       host: url.host,
       'x-amz-content-sha256': options.payloadHash ?? createHash('sha256').update(body).digest('hex'),
       ...(body.length > 0 ? { 'content-length': String(body.length) } : {}),
+      ...(options.contentMd5 ? { 'content-md5': options.contentMd5 === true ? createHash('md5').update(body).digest('base64') : options.contentMd5 } : {}),
     },
     body,
   });
@@ -439,6 +442,7 @@ describe('buckets', () => {
       path: '/demo-empty-bucket',
       query: { lifecycle: '' },
       body: Buffer.from('<LifecycleConfiguration><Rule><ID>t</ID><Status>Enabled</Status><Filter><Prefix></Prefix></Filter><Transition><Days>1</Days><StorageClass>GLACIER</StorageClass></Transition></Rule></LifecycleConfiguration>'),
+      contentMd5: true,
     });
     expect([transition.status, await xmlCode(transition)]).toEqual([400, 'InvalidArgument']);
     await s3.deleteBucketLifecycle('demo-empty-bucket');
@@ -446,8 +450,18 @@ describe('buckets', () => {
   });
 
   test('malformed XML bodies get MalformedXML', async () => {
-    const response = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body: Buffer.from('<Delete><Object><Key>x</Key></Delete>') });
+    const response = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body: Buffer.from('<Delete><Object><Key>x</Key></Delete>'), contentMd5: true });
     expect([response.status, await xmlCode(response)]).toEqual([400, 'MalformedXML']);
+  });
+
+  test('DeleteObjects needs a matching integrity header (Content-MD5 or CRC32)', async () => {
+    const body = Buffer.from('<Delete><Object><Key>never-there</Key></Object></Delete>');
+    const missing = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body });
+    expect([missing.status, await xmlCode(missing)]).toEqual([400, 'InvalidRequest']);
+    const wrong = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body, contentMd5: createHash('md5').update('other').digest('base64') });
+    expect([wrong.status, await xmlCode(wrong)]).toEqual([400, 'BadDigest']);
+    const right = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body, contentMd5: true });
+    expect(right.status).toBe(200);
   });
 });
 

@@ -71,7 +71,7 @@ function putBucketLifecycle(state: S3State): Operation {
     const key = keyOf(call);
     requireAnyCapability(key, ['writeBuckets', 'writeBucketLifecycleRules']);
     const bucket = bucketFor(state, call, { capability: hasCapability(key, 'writeBuckets') ? 'writeBuckets' : 'writeBucketLifecycleRules' });
-    const body = await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT });
+    const body = await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT, headers: call.headers, requireChecksum: true });
     const configuration = childNode(parseXml(body.toString('utf8'), ['Rule']), 'LifecycleConfiguration');
     if (!configuration) throw malformedXml('the root element must be LifecycleConfiguration');
     const rules = childList(configuration, 'Rule');

@@ -4,6 +4,7 @@
  * sits in memory. The temporary directory lives as long as the process.
  */
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { createWriteStream, mkdtempSync, rmSync, unlinkSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,11 +108,31 @@ export async function ingestBody(
   }
 }
 
-/** A small body (XML documents) read whole, with the same integrity checks. */
+/**
+ * A small body (XML documents) read whole, with the same integrity checks. With
+ * `requireChecksum` (S3's rule for DeleteObjects and lifecycle configuration) the request must
+ * carry Content-MD5 or x-amz-checksum-crc32, and it must match.
+ */
 export async function readSmallBody(
   source: AsyncIterable<Buffer | Uint8Array>,
-  options: { payload: PayloadPromise; contentMd5?: string; limit: number },
+  options: { payload: PayloadPromise; limit: number; headers: Record<string, string | string[] | undefined>; requireChecksum?: boolean },
 ): Promise<Buffer> {
-  const ingested = await ingestBody(source, { ...options, inMemory: true });
-  return (ingested.body as { kind: 'bytes'; data: Buffer }).data;
+  const contentMd5 = options.headers['content-md5'];
+  const checksum = options.headers['x-amz-checksum-crc32'];
+  if (options.requireChecksum && contentMd5 === undefined && checksum === undefined) {
+    throw new S3Failure(400, 'InvalidRequest', 'Missing required header for this request: Content-MD5 (or x-amz-checksum-crc32).');
+  }
+  const ingested = await ingestBody(source, {
+    payload: options.payload,
+    limit: options.limit,
+    inMemory: true,
+    ...(typeof contentMd5 === 'string' ? { contentMd5 } : {}),
+  });
+  const data = (ingested.body as { kind: 'bytes'; data: Buffer }).data;
+  if (typeof checksum === 'string') {
+    const actual = Buffer.alloc(4);
+    actual.writeUInt32BE(crc32(data));
+    if (actual.toString('base64') !== checksum) throw new S3Failure(400, 'BadDigest', 'The CRC32 you specified did not match the calculated checksum.');
+  }
+  return data;
 }

@@ -126,7 +126,7 @@ function completeMultipartUpload(state: S3State): Operation {
     const key = keyOf(call);
     const bucket = bucketFor(state, call, { capability: 'writeFiles', fileName: call.key });
     const upload = uploadFor(state, call, bucket);
-    const body = await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT });
+    const body = await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT, headers: call.headers });
     const request = childNode(parseXml(body.toString('utf8'), ['Part']), 'CompleteMultipartUpload');
     if (!request) throw malformedXml('the root element must be CompleteMultipartUpload');
     const requested = childList(request, 'Part');

@@ -228,12 +228,7 @@ function deleteObjects(state: S3State): Operation {
     const key = keyOf(call);
     const bucket = bucketFor(state, call, { capability: 'deleteFiles' });
     const bypass = bypassFrom(call, key);
-    const contentMd5 = header(call, 'content-md5');
-    const body = await readSmallBody(call.req, {
-      payload: call.caller.payload,
-      limit: XML_BODY_LIMIT,
-      ...(contentMd5 !== undefined ? { contentMd5 } : {}),
-    });
+    const body = await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT, headers: call.headers, requireChecksum: true });
     const request = childNode(parseXml(body.toString('utf8'), ['Object']), 'Delete');
     if (!request) throw malformedXml('the root element must be Delete');
     const objects = childList(request, 'Object');

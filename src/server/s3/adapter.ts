@@ -7,6 +7,7 @@
  * throws `S3Error`s carrying S3's code and status. Listing calls ask for `EncodingType=url` and
  * decode the answer, so keys with control characters or edge whitespace survive the XML.
  */
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { s3ErrorFrom } from './errors.js';
@@ -284,6 +285,39 @@ const decodeKey = (value: string | undefined): string | undefined =>
   value === undefined ? undefined : decodeURIComponent(value.replace(/\+/g, '%20'));
 const decoded = (value: string | undefined): string => decodeKey(value) ?? '';
 
+/**
+ * Operations S3 requires an integrity header for. The SDK now sends a CRC32 there, which S3-
+ * compatible services that predate flexible checksums refuse; Content-MD5 is accepted by all of
+ * them, so these requests carry Content-MD5 instead.
+ */
+const CONTENT_MD5_COMMANDS = new Set(['DeleteObjectsCommand', 'PutBucketLifecycleConfigurationCommand']);
+/** Late in the build step, after the SDK's own checksum middleware has set its headers. */
+const CONTENT_MD5_STEP = { step: 'build' as const, priority: 'low' as const, name: 'contentMd5Instead' };
+
+interface WireRequest {
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+interface BuildArgs {
+  input: object;
+  request: unknown;
+}
+type BuildNext = (args: BuildArgs) => Promise<{ output: object; response: unknown }>;
+
+const contentMd5Instead =
+  (next: BuildNext, context: { commandName?: string }): BuildNext =>
+  async (args) => {
+    const request = args.request as WireRequest;
+    if (CONTENT_MD5_COMMANDS.has(context.commandName ?? '') && (typeof request.body === 'string' || request.body instanceof Uint8Array)) {
+      for (const name of Object.keys(request.headers)) {
+        if (name.toLowerCase().startsWith('x-amz-checksum-') || name.toLowerCase() === 'x-amz-sdk-checksum-algorithm') delete request.headers[name];
+      }
+      request.headers['content-md5'] = createHash('md5').update(request.body).digest('base64');
+    }
+    return next(args);
+  };
+
 /** Drop undefined members so results serialize without noise. */
 function defined<T extends Record<string, unknown>>(value: T): T {
   for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
@@ -313,7 +347,11 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
         requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
         ...(options.userAgent ? { customUserAgent: options.userAgent } : {}),
       };
-      return { sdk, client: new sdk.S3Client({ ...config, maxAttempts: 3 }), singleAttempt: new sdk.S3Client({ ...config, maxAttempts: 1 }) };
+      const client = new sdk.S3Client({ ...config, maxAttempts: 3 });
+      const singleAttempt = new sdk.S3Client({ ...config, maxAttempts: 1 });
+      // A build-step middleware of the shape above; the SDK's overloaded `add` cannot infer which step's type it is.
+      for (const c of [client, singleAttempt]) c.middlewareStack.add(contentMd5Instead as never, CONTENT_MD5_STEP);
+      return { sdk, client, singleAttempt };
     })().catch((error: unknown) => {
       loading = undefined;
       throw error;
