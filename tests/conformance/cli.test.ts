@@ -204,3 +204,30 @@ describe.concurrent('commands', () => {
     expect(help.stdout).toMatch(/--fail-on <severity>/);
   });
 });
+
+describe.concurrent('eras', () => {
+  const v1Server = () => `"${process.execPath}" "${join(SERVERS_DIR, 'v1-server.mjs')}" "${writeJson(tempDir(), 'surface.json', baselineSurface())}"`;
+
+  test('a 2025-only server (1.x SDK) fails the modern era with a clear hint, exit 3', async () => {
+    const outcome = await run('check', '--server', v1Server(), '--fixtures', fixtures, '--contract', contract);
+    expect(outcome.code).toBe(3);
+    expectOneLine(outcome, /server does not offer MCP 2026-07-28 \(modern era\) via server\/discover; use --era legacy/);
+  });
+
+  test('--era legacy checks it with the 2.x legacy client and the 1.x witness only', async () => {
+    const server = v1Server();
+    const own = tempDir();
+    expect((await run('snapshot', '--server', server, '--era', 'legacy', '--out', own)).code).toBe(0);
+    const outcome = await run('check', '--server', server, '--era', 'legacy', '--fixtures', own, '--contract', writeContract(own, () => {}, 'legacy'), '--format', 'json');
+    expect(outcome.code, outcome.stderr).toBe(0);
+    const report = JSON.parse(outcome.stdout);
+    expect(Object.keys(report.evidence.connections).sort()).toEqual(['legacy', 'witness']);
+    expect(report.evidence.connections.legacy.protocolVersion).toBe('2025-11-25');
+  });
+
+  test('--era modern speaks only the modern era', async () => {
+    const outcome = await run(...against('baseline'), '--era', 'modern', '--format', 'json');
+    expect(outcome.code).toBe(0);
+    expect(Object.keys(JSON.parse(outcome.stdout).evidence.connections)).toEqual(['modern']);
+  });
+});

@@ -68,8 +68,8 @@ function backingOf(name: string): BackingCategory {
 }
 
 /** A contract artifact consistent with a fixtures directory (as the generator would write it), then edited. */
-export function writeContract(fixturesDir: string, edit: (contract: ContractArtifact) => void = () => {}): string {
-  const fixture = readFixtureFile(fixturesDir, 'modern');
+export function writeContract(fixturesDir: string, edit: (contract: ContractArtifact) => void = () => {}, era: 'modern' | 'legacy' = 'modern'): string {
+  const fixture = readFixtureFile(fixturesDir, era);
   const toolBacking = Object.fromEntries(fixture.names.map((name) => [name, backingOf(name)])) as Record<string, BackingCategory>;
   const backingCounts = Object.fromEntries(BACKING_CATEGORY_NAMES.map((category) => [category, fixture.names.filter((name) => toolBacking[name] === category).length])) as Record<BackingCategory, number>;
   const profile: ContractProfile = {
