@@ -23,8 +23,8 @@ interface Io {
   env: NodeJS.ProcessEnv;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function positiveInteger(value: string): number {
@@ -36,33 +36,33 @@ function positiveInteger(value: string): number {
 interface TargetOptions {
   server?: string;
   url?: string;
-  header: string[];
-  env: string[];
+  header?: string[];
+  env?: string[];
 }
 
-function targetFrom(options: TargetOptions, io: Io): Target | null {
+function targetFrom({ header = [], env = [], ...options }: TargetOptions, io: Io): Target | null {
   if (options.server && options.url) throw new ConformError('usage', 'use either --server or --url, not both');
-  if (options.header.length > 0 && !options.url) throw new ConformError('usage', '--header needs --url');
-  if (options.env.length > 0 && !options.server) throw new ConformError('usage', '--env needs --server (the bundled server never gets extra environment)');
-  if (options.server) return stdioTarget(options.server, parsePairs('--env', options.env, (key) => io.env[key]));
-  if (options.url) return httpTarget(options.url, parsePairs('--header', options.header));
+  if (header.length > 0 && !options.url) throw new ConformError('usage', '--header needs --url');
+  if (env.length > 0 && !options.server) throw new ConformError('usage', '--env needs --server (the bundled server never gets extra environment)');
+  if (options.server) return stdioTarget(options.server, parsePairs('--env', env, (key) => io.env[key]));
+  if (options.url) return httpTarget(options.url, parsePairs('--header', header));
   return null;
 }
 
 interface ReportOptions {
-  format: string[];
-  output: string[];
+  format?: string[];
+  output?: string[];
   failOn: Severity;
 }
 
 /** Pair each --format with the --output at the same position; unpaired formats go to stdout (at most one). */
-function reportPlan(options: ReportOptions): { format: Format; file: string | null }[] {
-  const formats = options.format.length > 0 ? options.format : ['pretty'];
+function reportPlan({ format = [], output = [] }: ReportOptions): { format: Format; file: string | null }[] {
+  const formats = format.length > 0 ? format : ['pretty'];
   for (const format of formats) {
     if (!(FORMATS as readonly string[]).includes(format)) throw new ConformError('usage', `unknown --format "${format}" (expected ${FORMATS.join(', ')})`);
   }
-  if (options.output.length > formats.length) throw new ConformError('usage', 'more --output than --format options: pair each --output with a --format');
-  const plan = formats.map((format, index) => ({ format: format as Format, file: options.output[index] ?? null }));
+  if (output.length > formats.length) throw new ConformError('usage', 'more --output than --format options: pair each --output with a --format');
+  const plan = formats.map((name, index) => ({ format: name as Format, file: output[index] ?? null }));
   if (plan.filter((entry) => entry.file === null).length > 1) throw new ConformError('usage', 'only one --format can go to stdout; give the others an --output file');
   return plan;
 }
@@ -98,8 +98,8 @@ function addTargetOptions(command: Command): Command {
     .option('--debug', 'show stack traces for errors')
     .option('--server <command>', 'spawn this server command and speak stdio to it (quoted, shell-like words)')
     .option('--url <url>', 'Streamable HTTP endpoint of a running server, e.g. http://127.0.0.1:3000/mcp')
-    .option('--header <name=value>', 'HTTP header for --url (repeatable)', collect, [])
-    .option('--env <name[=value]>', 'environment variable for --server (repeatable; NAME alone copies it from this shell)', collect, [])
+    .option('--header <name=value>', 'HTTP header for --url (repeatable)', collect)
+    .option('--env <name[=value]>', 'environment variable for --server (repeatable; NAME alone copies it from this shell)', collect)
     .addOption(new Option('--era <era>', 'protocol eras to speak').choices(['modern', 'legacy', 'both']).default('both'))
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
     .option('--profile <name>', 'contract profile: full, default, read-only (phase1-default = default)', 'default');
@@ -107,8 +107,8 @@ function addTargetOptions(command: Command): Command {
 
 function addReportOptions(command: Command): Command {
   return command
-    .option('--format <format>', `report format: ${FORMATS.join(', ')} (repeatable)`, collect, [])
-    .option('--output <file>', 'write the report of the --format at the same position to this file (repeatable)', collect, [])
+    .option('--format <format>', `report format: ${FORMATS.join(', ')} (repeatable; default pretty)`, collect)
+    .option('--output <file>', 'write the report of the --format at the same position to this file (repeatable; default stdout)', collect)
     .addOption(new Option('--fail-on <severity>', 'lowest severity that fails the run').choices([...SEVERITIES]).default('error'))
     .option('--config <file>', 'config file (default: ./b2-mcp-conform.config.json when present)');
 }
