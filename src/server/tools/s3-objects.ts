@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ObjectRef } from '../s3/adapter.js';
+import { s3ErrorFrom } from '../s3/errors.js';
 import { prepareLocalTarget, readLocalFile, saveStream, SAVE_IDLE_TIMEOUT_MS } from '../s3/local-files.js';
 import { badArguments, INLINE_OBJECT_BYTES, requireCapability } from '../s3/rules.js';
 import { ToolError, type ToolArgs, type ToolDefinition, type ToolHandler } from './definition.js';
@@ -99,7 +100,9 @@ const getObject: ToolHandler = async (args, context) => {
     object.body.destroy();
     throw tooLargeInline(ref, object.contentLength);
   }
-  const bytes = await readWithin(object.body, INLINE_OBJECT_BYTES);
+  const bytes = await readWithin(object.body, INLINE_OBJECT_BYTES).catch((error: unknown) => {
+    throw s3ErrorFrom(error);
+  });
   if (!bytes) throw tooLargeInline(ref, undefined);
   const { body: _stream, ...info } = object;
   return { structured: { ...info, ...encodeContent(bytes, object.contentType) } };
