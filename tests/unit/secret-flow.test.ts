@@ -154,7 +154,7 @@ describe('durable-secret flow, inline mode', () => {
     expect(outcome.structured).toMatchObject({ applicationKey: CANARY, warning: expect.stringMatching(/shown only once/) });
     const replay = (await createWithSecret(args(), contextFor(store).context, spec)) as { structured: Record<string, unknown>; containsSecret?: true };
     expect(replay.containsSecret).toBeUndefined();
-    expect(replay.structured).toMatchObject({ applicationKeyId: 'K1', applicationKey: '[redacted]', idempotentReplay: true });
+    expect(replay.structured).toMatchObject({ applicationKeyId: 'K1', applicationKey: '[redacted]', idempotentReplay: true, note: expect.stringMatching(/only by the original call/) });
     expect(create).toHaveBeenCalledTimes(1);
     await expect(createWithSecret(args({ capabilities: ['readFiles'] }), contextFor(store).context, spec)).rejects.toMatchObject({ code: 'idempotency_key_conflict' });
   });

@@ -12,7 +12,7 @@
 import { B2Error, B2TransportError } from '../b2/errors.js';
 import type { ToolContext } from '../context.js';
 import { REDACTED } from '../policy/sanitize.js';
-import { SecretSinkError } from '../policy/secret-sink.js';
+import { SecretSinkError, type SinkReceipt } from '../policy/secret-sink.js';
 import { ToolError, type ToolArgs, type ToolOutcome } from '../tools/definition.js';
 import { idempotencyIds, type CreationClaim, type IdempotencyIds, type SecretStore } from './store.js';
 
@@ -69,7 +69,8 @@ export async function createWithSecret<R extends { applicationKey: string }>(
   const claim = claimFor(store, ids, tool);
   if (claim.replay) {
     const { result, receipt } = claim.replay;
-    return { structured: { ...withoutSecret(result as R), ...(receipt && { secretSink: receipt }), idempotentReplay: true } };
+    const where = receipt ? { secretSink: receipt } : { note: 'The secret was returned only by the original call.' };
+    return { structured: { ...withoutSecret(result as R), ...where, idempotentReplay: true } };
   }
 
   let created: R;
@@ -82,7 +83,7 @@ export async function createWithSecret<R extends { applicationKey: string }>(
   }
 
   const redacted = withoutSecret(created);
-  let receipt;
+  let receipt: SinkReceipt | undefined;
   try {
     receipt = await store.commit(tool, ids, created, redacted);
   } catch (error) {

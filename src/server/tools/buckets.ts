@@ -119,9 +119,12 @@ const listBuckets: ToolHandler = async (args, context) => {
     buckets = (await b2.listBuckets(request, { signal })).buckets;
   } else {
     const allowed = (await b2.authorize({ signal })).allowed.buckets;
-    buckets = [];
-    if (allowed === null) buckets = (await b2.listBuckets(types, { signal })).buckets;
-    else for (const { id } of allowed) buckets.push(...(await b2.listBuckets({ ...types, bucketId: id }, { signal })).buckets);
+    if (allowed === null) {
+      buckets = (await b2.listBuckets(types, { signal })).buckets;
+    } else {
+      buckets = [];
+      for (const { id } of allowed) buckets.push(...(await b2.listBuckets({ ...types, bucketId: id }, { signal })).buckets);
+    }
   }
   const shown = buckets.slice(0, limit);
   const truncated = buckets.length > shown.length;
@@ -150,7 +153,7 @@ const createBucket: ToolHandler = async (args, context) => {
 const updateBucket: ToolHandler = async (args, context) => {
   const settings = settingsOf(args);
   if (args.bucketType === undefined && Object.keys(settings).length === 0) {
-    throw new ToolError(400, 'bad_request', 'Nothing to update: give at least one setting besides bucketId (and ifRevisionIs).');
+    throw new ToolError(400, 'bad_request', 'Nothing to update: give at least one setting to change besides bucketId and ifRevisionIs.');
   }
   const request: B2UpdateBucketRequest = {
     bucketId: args.bucketId as string,
