@@ -38,6 +38,9 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_SECRET_SINK', description: 'Where durable secrets (new keys, accounts) go: an owner-only file, inline in the result (explicit opt-in), or nowhere (those tools become unavailable stubs).', values: ['file', 'inline', 'off'], defaults: { stdio: 'file', http: 'off' } },
   { name: 'B2_SECRET_SINK_FILE', description: 'Absolute path of the secret ledger (JSON lines, mode 0600).', defaults: { stdio: '~/.b2-mcp/secrets.jsonl' } },
   { name: 'B2_ALLOW_INLINE_SECRETS', description: 'Required opt-in for `B2_SECRET_SINK=inline` over HTTP.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
+  { name: 'B2_ALLOW_KEY_MGMT_GRANTS', description: 'Let `b2_create_key` grant the key-management capabilities (`listKeys`, `writeKeys`, `deleteKeys`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
+  { name: 'B2_ALLOW_UNSCOPED_KEYS', description: 'Let `b2_create_key` create keys with write or delete capabilities that are not restricted to buckets.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
+  { name: 'B2_MAX_KEY_DURATION_SECONDS', description: 'Longest lifetime `b2_create_key` may give a key (a positive integer); when set, every created key must expire within it.' },
   { name: 'B2_ALLOW_LOCAL_FILES', description: 'Let `s3_get_object.saveToPath` and `s3_put_object.filePath` touch local files.', values: ['true', 'false'], defaults: { stdio: 'true', http: 'false' } },
   { name: 'B2_FILE_ROOT', description: 'Absolute directory that local file paths must stay inside (symlinks resolved).' },
   { name: 'B2_REGION', description: 'Fallback S3 region; the authorized account\'s S3 endpoint wins once known.', defaults: { stdio: 'us-west-004', http: 'us-west-004' } },
@@ -71,6 +74,13 @@ export type DestructivePolicy = 'confirm' | 'block' | 'allow';
 export type SecretSinkMode = 'file' | 'inline' | 'off';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
+/** What `b2_create_key` may mint (contract §2.6). */
+export interface KeyPolicy {
+  allowKeyManagementGrants: boolean;
+  allowUnscopedKeys: boolean;
+  maxKeyDurationSeconds?: number;
+}
+
 export interface ServerConfig {
   transport: Transport;
   credentials?: Credentials;
@@ -85,6 +95,7 @@ export interface ServerConfig {
   secretSinkFile?: string;
   /** Why the secret tools are stubs although the sink was not switched off (set at start-up). */
   secretSinkUnavailable?: string;
+  keyPolicy: KeyPolicy;
   allowLocalFiles: boolean;
   fileRoot?: string;
   region: string;
@@ -153,6 +164,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
     throw new ConfigError('B2_SECRET_SINK_FILE must not be the log file.');
   }
 
+  const maxKeyDuration = readSetting(env, transport, 'B2_MAX_KEY_DURATION_SECONDS');
+  if (maxKeyDuration !== undefined && !/^[1-9]\d{0,15}$/.test(maxKeyDuration)) {
+    throw new ConfigError(`B2_MAX_KEY_DURATION_SECONDS must be a positive whole number of seconds (got "${maxKeyDuration}").`);
+  }
+
   const apiUrl = readSetting(env, transport, 'B2_API_URL') as string;
   try {
     const parsed = new URL(apiUrl);
@@ -176,6 +192,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
     elicitation: isTrue(readSetting(env, transport, 'B2_DESTRUCTIVE_ELICITATION')),
     secretSink,
     secretSinkFile,
+    keyPolicy: {
+      allowKeyManagementGrants: isTrue(readSetting(env, transport, 'B2_ALLOW_KEY_MGMT_GRANTS')),
+      allowUnscopedKeys: isTrue(readSetting(env, transport, 'B2_ALLOW_UNSCOPED_KEYS')),
+      ...(maxKeyDuration !== undefined && { maxKeyDurationSeconds: Number(maxKeyDuration) }),
+    },
     allowLocalFiles: isTrue(readSetting(env, transport, 'B2_ALLOW_LOCAL_FILES')),
     fileRoot: absolutePath('B2_FILE_ROOT', env.B2_FILE_ROOT?.trim() || undefined),
     region: readSetting(env, transport, 'B2_REGION') as string,

@@ -153,6 +153,17 @@ describe('file sink', () => {
     expectNowhereButLedger(ledgerLines(ledger)[1]!.result.applicationKey, ledger);
   });
 
+  it('b2_create_key refuses what the key policy forbids before calling B2', async () => {
+    const before = await lastSeq();
+    const lines = ledgerLines(ledger).length;
+    const unscoped = await server.call('b2_create_key', { keyName: 'wide-writer', capabilities: ['writeFiles'], idempotencyKey: 'wide-1', confirm: true });
+    expect(textOf(unscoped)).toMatch(/^B2 Error \[key_policy_violation\] \(HTTP 403\): .*must be restricted to buckets/);
+    const admin = await server.call('b2_create_key', { keyName: 'key-admin', capabilities: ['writeKeys'], bucketIds: ['x'], idempotencyKey: 'admin-1', confirm: true });
+    expect(textOf(admin)).toMatch(/\[key_policy_violation\].*manage other keys/);
+    expect(await operationsSince(before)).toEqual([]);
+    expect(ledgerLines(ledger)).toHaveLength(lines);
+  });
+
   it('b2_create_group_member: the member key goes to the ledger through the master key', async () => {
     const groupId = sandbox.store.listGroups()[0]!.groupId;
     const args = { adminAccountId: sandbox.accountId, groupId, memberEmail: 'carol@example.com', region: 'eu-central', idempotencyKey: 'carol-1', confirm: true };

@@ -1,6 +1,7 @@
 import type { B2CreateKeyRequest } from '../b2/types.js';
 import { createWithSecret } from '../secrets/create-secret.js';
 import { B2_CAPABILITIES, type ToolDefinition, type ToolHandler } from './definition.js';
+import { checkKeyPolicy } from './key-policy.js';
 import { array, integer, oneOf, string } from './schema.js';
 
 const DEFAULT_KEY_COUNT = 100;
@@ -21,6 +22,7 @@ const createKey: ToolHandler = async (args, context) => {
     ...(args.namePrefix !== undefined && { namePrefix: args.namePrefix as string }),
     ...(args.validDurationInSeconds !== undefined && { validDurationInSeconds: args.validDurationInSeconds as number }),
   };
+  checkKeyPolicy(request, context.config.keyPolicy);
   const b2 = context.b2();
   return createWithSecret(args, context, {
     tool: 'b2_create_key',
