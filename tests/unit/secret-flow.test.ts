@@ -198,3 +198,15 @@ describe('opening the sink at start-up', () => {
     expect(openSecretStore(loadConfig(off, 'stdio'), off).store).toBeUndefined();
   });
 });
+
+describe('ledger torn tail', () => {
+  it('ends a torn last line before appending, keeping what it held', async () => {
+    const { ledger } = fileStore();
+    writeFileSync(ledger.path, '{"ts":"2026-01-01T00:00:00Z","tool":"b2_create_key","result":{"applicationKey":"half-writ');
+    await ledger.append('b2_create_key', { key: 'k', fingerprint: 'f' }, { applicationKey: CANARY });
+    const lines = readFileSync(ledger.path, 'utf8').split('\n');
+    expect(lines[0]).toContain('half-writ');
+    expect(JSON.parse(lines[1]!)).toMatchObject({ result: { applicationKey: CANARY } });
+    expect(ledger.lookup('b2_create_key', 'k', 'f').kind).toBe('replay');
+  });
+});

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 
 /** Why a ledger cannot be used; the message names the rule, never a secret. */
@@ -180,12 +180,25 @@ export class FileSecretSink {
     return run;
   }
 
+  private endsWithNewline(size: number): boolean {
+    const fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      return last[0] === 0x0a;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   private appendNow(tool: string, idempotency: { key: string; fingerprint: string }, result: unknown): SinkReceipt {
     const record: LedgerRecord = { ts: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), tool, recordId: randomUUID(), idempotency, result };
     const fd = this.open();
     const before = fstatSync(fd).size;
+    // A crash mid-write can leave a torn last line: end it first (never truncate: it may hold a secret).
+    const separator = before > 0 && !this.endsWithNewline(before) ? '\n' : '';
     try {
-      writeSync(fd, `${JSON.stringify(record)}\n`);
+      writeSync(fd, `${separator}${JSON.stringify(record)}\n`);
       fsyncSync(fd);
     } catch {
       try {
