@@ -155,8 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
     throw new ConfigError('B2_SECRET_SINK=inline over HTTP needs B2_ALLOW_INLINE_SECRETS=true.');
   }
   const explicitSinkFile = env.B2_SECRET_SINK_FILE?.trim();
-  if (secretSink === 'file' && transport === 'http' && !explicitSinkFile) {
-    throw new ConfigError('B2_SECRET_SINK=file over HTTP needs an explicit B2_SECRET_SINK_FILE.');
+  if (secretSink === 'file' && transport === 'http' && (!explicitSinkFile || !isTrue(readSetting(env, transport, 'B2_ALLOW_LOCAL_FILES')))) {
+    throw new ConfigError('B2_SECRET_SINK=file over HTTP needs an explicit B2_SECRET_SINK_FILE and B2_ALLOW_LOCAL_FILES=true.');
   }
   const logFile = absolutePath('B2_LOG_FILE', env.B2_LOG_FILE?.trim() || undefined);
   const secretSinkFile = secretSink === 'file' ? absolutePath('B2_SECRET_SINK_FILE', readSetting(env, transport, 'B2_SECRET_SINK_FILE')) : undefined;

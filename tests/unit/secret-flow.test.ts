@@ -188,6 +188,14 @@ describe('opening the sink at start-up', () => {
     expect(() => openSecretStore(loadConfig(fileOnly, 'stdio'), fileOnly)).toThrow(/B2_SECRET_SINK=file/);
   });
 
+  it('over HTTP, a file sink needs an explicit path and local files allowed', () => {
+    const http = env({ B2_SECRET_SINK: 'file' });
+    expect(() => loadConfig(http, 'http')).toThrow(/explicit B2_SECRET_SINK_FILE and B2_ALLOW_LOCAL_FILES=true/);
+    expect(() => loadConfig({ ...http, B2_SECRET_SINK_FILE: '/tmp/x/secrets.jsonl' }, 'http')).toThrow(ConfigError);
+    expect(loadConfig({ ...http, B2_SECRET_SINK_FILE: '/tmp/x/secrets.jsonl', B2_ALLOW_LOCAL_FILES: 'true' }, 'http').secretSinkFile).toBe('/tmp/x/secrets.jsonl');
+    expect(loadConfig(env(), 'http').secretSink).toBe('off');
+  });
+
   it('opens a usable ledger, an inline store, or nothing', () => {
     const path = join(fresh(), 'd', 'secrets.jsonl');
     const fileEnv = env({ B2_SECRET_SINK_FILE: path });
