@@ -116,6 +116,17 @@ describe('usage-report scan', () => {
     expect(result).toMatchObject({ windowStart: '2025-12-16', stats: { candidate_files: 5, selected_files: 2 } });
   });
 
+  it('fails with a clear 504 when the budget runs out before the reports bucket is even found', async () => {
+    const api = scriptedApi([day('2026-01-01', ['acct1,b1,one,1,2'])]);
+    const authorize = api.authorize;
+    api.authorize = (options) =>
+      new Promise((resolve, reject) => {
+        options?.signal?.addEventListener('abort', () => reject(options.signal!.reason));
+        setTimeout(() => resolve(authorize(options)), 1_000);
+      });
+    await expect(scan(api, { budgetMs: 50 })).rejects.toMatchObject({ status: 504, code: 'time_budget_exceeded' });
+  });
+
   it('says the key cannot reach the reports without asking B2 for the bucket', async () => {
     const api = scriptedApi([], [{ id: 'other', name: 'some-other-bucket' }]);
     api.listBuckets = async () => {

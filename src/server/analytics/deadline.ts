@@ -1,16 +1,18 @@
 /**
  * A wall-clock budget for one analytics call. Its `signal` aborts in-flight B2 requests when the
  * budget runs out or when the caller cancels; only the first case is a normal end of the scan
- * (the tool then reports what it has, marked truncated). A caller's cancellation propagates.
+ * (the tool then reports what it has, marked truncated). A caller's cancellation propagates, and
+ * so does an expiry before the scan began (nothing to report): as a 504 tool error.
  */
+import { ToolError } from '../tools/definition.js';
+
 
 /** Every analytics tool stops scanning after this long (CONTRACT_FACTS §2.7). */
 export const ANALYTICS_TIME_BUDGET_MS = 12_000;
 
-class TimeBudgetExpired extends Error {
+class TimeBudgetExpired extends ToolError {
   constructor(budgetMs: number) {
-    super(`the ${budgetMs} ms time budget ran out`);
-    this.name = 'TimeBudgetExpired';
+    super(504, 'time_budget_exceeded', `B2 did not answer within the ${budgetMs / 1000} s time budget of this tool.`);
   }
 }
 

@@ -95,8 +95,8 @@ export async function listLargestFiles(api: LargestFilesApi, request: LargestFil
 
   await withDeadline(request.signal, budgetMs, async (deadline) => {
     const options = { signal: deadline.signal };
+    const bucket = await requireBucketByName(api, request.bucketName, options);
     try {
-      const bucket = await requireBucketByName(api, request.bucketName, options);
       let cursor: { startFileName: string; startFileId: string | undefined } | undefined;
       for (;;) {
         if (scanned >= request.maxScan) {

@@ -104,8 +104,8 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
 
   await withDeadline(request.signal, budgetMs, async (deadline) => {
     const options = { signal: deadline.signal };
+    const bucket = await requireBucketByName(api, request.bucketName, options);
     try {
-      const bucket = await requireBucketByName(api, request.bucketName, options);
       let startFileId: string | undefined;
       for (;;) {
         const page = await api.listUnfinishedLargeFiles(

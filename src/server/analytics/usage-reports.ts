@@ -148,16 +148,15 @@ export async function scanUsageReports(api: ReportsApi, request: ReportScanReque
 
   return withDeadline(request.signal, request.budgetMs ?? ANALYTICS_TIME_BUDGET_MS, async (deadline): Promise<ReportScan> => {
     const options = { signal: deadline.signal };
-    let bucketName = '';
+    const account = await api.authorize(options);
+    const bucketName = reportsBucketName(account.accountId);
+    const allowed = account.allowed.buckets;
+    if (allowed !== null && !allowed.some((b) => b.name === bucketName)) return { enabled: false, bucketName, reason: 'key_restricted' };
+    const bucket = await findBucketByName(api, bucketName, options);
+    if (!bucket) return { enabled: false, bucketName, reason: 'absent' };
+
     let stoppedBy: ReportStop | undefined;
     try {
-      const account = await api.authorize(options);
-      bucketName = reportsBucketName(account.accountId);
-      const allowed = account.allowed.buckets;
-      if (allowed !== null && !allowed.some((b) => b.name === bucketName)) return { enabled: false, bucketName, reason: 'key_restricted' };
-      const bucket = await findBucketByName(api, bucketName, options);
-      if (!bucket) return { enabled: false, bucketName, reason: 'absent' };
-
       const listed = await listDataFiles(api, bucket.bucketId, windowStart, limits, stats, options);
       stoppedBy = listed.stoppedBy;
       for (const file of listed.files) {
