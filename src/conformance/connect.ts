@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { Client, SdkError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { Client as WitnessClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport as WitnessTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
@@ -45,17 +45,6 @@ interface Session {
 }
 
 const NEVER = new Promise<never>(() => {});
-
-// The 1.x witness loads through its CommonJS build: it drags in all of zod (locales included) and
-// zod-to-json-schema, which Node loads markedly faster as CommonJS than through the ESM loader.
-// Nothing is shared with the 2.x client, so the two module systems never meet.
-const requireCommonJs = createRequire(import.meta.url);
-type WitnessModules = {
-  client: typeof import('@modelcontextprotocol/sdk/client/index.js');
-  http: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-};
-const witnessModule = <K extends keyof WitnessModules>(name: K): WitnessModules[K] =>
-  requireCommonJs(name === 'client' ? '@modelcontextprotocol/sdk/client/index.js' : '@modelcontextprotocol/sdk/client/streamableHttp.js') as WitnessModules[K];
 
 /**
  * Connect every requested way in parallel, list the tools, and close again. For stdio, the
@@ -171,22 +160,27 @@ function currentSdkSession(connection: 'modern' | 'legacy', target: Target, time
   };
 }
 
+/** The 1.x HTTP transport, loaded only when a URL is checked. */
+async function witnessHttpTransport(target: Extract<Target, { kind: 'http' }>): Promise<WitnessTransport> {
+  const { StreamableHTTPClientTransport: WitnessHttpTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  return new WitnessHttpTransport(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent('witness') } } });
+}
+
 /**
  * The 1.x SDK client: an independent second reading of the 2025 era. Over HTTP it uses the 1.x
  * transport; over stdio it gets a pre-launched child (newline-delimited JSON framing is the same).
  */
 function witnessSession(target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
-  const client = new (witnessModule('client').Client)({ name: `${CHECKER_NAME}-witness`, version: CHECKER_VERSION }, { capabilities: {} });
-  const base: WitnessTransport =
-    target.kind === 'stdio'
-      ? (stdio as unknown as WitnessTransport)
-      : new (witnessModule('http').StreamableHTTPClientTransport)(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent('witness') } } });
+  const client = new WitnessClient({ name: `${CHECKER_NAME}-witness`, version: CHECKER_VERSION }, { capabilities: {} });
   let protocolVersion: string | null = null;
-  const transport = recordingInitializeResult(base, (version) => {
-    protocolVersion = version;
-  });
   return {
-    connect: () => client.connect(transport, { timeout: timeoutMs }),
+    async connect() {
+      const base = target.kind === 'stdio' ? (stdio as unknown as WitnessTransport) : await witnessHttpTransport(target);
+      const transport = recordingInitializeResult(base, (version) => {
+        protocolVersion = version;
+      });
+      await client.connect(transport, { timeout: timeoutMs });
+    },
     async listTools() {
       const tools: ListedTool[] = [];
       if (!client.getServerCapabilities()?.tools) return { tools, cacheHint: null };

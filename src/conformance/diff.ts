@@ -298,7 +298,8 @@ export function diffTools(before: readonly NormalizedTool[], after: readonly Nor
 
   for (const expected of before) {
     const actual = afterByName.get(expected.name);
-    if (!actual || deepEqual(expected, actual)) continue;
+    // Normalized tools have sorted keys, so equal definitions serialize identically.
+    if (!actual || JSON.stringify(expected) === JSON.stringify(actual)) continue;
     const found: Change[] = [];
     const emit: Emit = (kind, path, was, now) => found.push({ kind, tool: expected.name, path, before: was, after: now });
     if (expected.descriptionSha256 !== actual.descriptionSha256) emit('description-changed', 'description');

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildToolFixture, serializeFixture, toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
-import { snapshotTools, type ListedTool, type ToolSnapshot } from '../contract/normalize.js';
+import type { ListedTool, ToolSnapshot } from '../contract/normalize.js';
 import type { Observation, Observations } from './connect.js';
 import type { ConnectionId } from './connections.js';
 import { ConformError } from './errors.js';
@@ -27,8 +27,8 @@ export function snapshotObservation(observation: Observation, profile: string, t
     tools: observation.tools,
     ...(observation.era === 'modern' ? { modern: { toolsListCacheHint: observation.toolsListCacheHint, discover: observation.discover } } : {}),
   });
-  const snapshot = snapshotTools(observation.tools);
-  return { ...snapshot, connection: observation.connection, observation, listed: observation.tools, fixture };
+  // The fixture holds the normalized snapshot already (names, tools, hash): no second pass.
+  return { names: fixture.names, tools: fixture.tools, hash: fixture.hash, connection: observation.connection, observation, listed: observation.tools, fixture };
 }
 
 export function snapshotAll(observations: Observations, profile: string, target: Target): LiveSurface[] {
