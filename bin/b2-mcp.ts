@@ -5,6 +5,9 @@ import { defaultTransport, runHttp, runStdio, UsageError } from '../src/server/c
 import { packageVersion } from '../src/server/package-info.js';
 
 const debug = process.argv.includes('--debug');
+// The AWS SDK prints a multi-line Node-version notice to stderr on first use; stderr carries our
+// JSON log lines, so keep it quiet unless the operator asked for it.
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 
 function fail(error: unknown): never {
   if (error instanceof UsageError) {

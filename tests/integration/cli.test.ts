@@ -9,7 +9,7 @@ function run(args: string[], env: Record<string, string>) {
 
 describe('b2-mcp startup errors', () => {
   it.each([
-    [{ B2_MCP_PROFILE: 'default', B2_MCP_OUTPUT_FORMAT: 'yaml' }, /B2_MCP_OUTPUT_FORMAT must be one of json, toon \(got "yaml"\)/],
+    [{ B2_MCP_PROFILE: 'default', B2_MCP_OUTPUT_FORMAT: 'yaml' }, /B2_MCP_OUTPUT_FORMAT must be one of json, toon, auto \(got "yaml"\)/],
     [{ B2_MCP_PROFILE: 'default', B2_DESTRUCTIVE_POLICY: 'confrim' }, /B2_DESTRUCTIVE_POLICY must be one of confirm, block, allow/],
     [{ B2_MCP_PROFILE: 'everything' }, /B2_MCP_PROFILE must be one of full, default, read-only/],
     [{ B2_MCP_PROFILE: 'default', B2_APPLICATION_KEY_ID: 'K005abc' }, /B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY must be set together/],
