@@ -1,13 +1,12 @@
 /**
- * Helpers for the analytics tests: a native client on the in-process sandbox, a `b2_list_parts`
- * call (the native client has none yet), and brute-force reference computations written
+ * Helpers for the analytics tests: a native client on the in-process sandbox and brute-force
+ * reference computations written
  * independently of src/server/analytics (plain sorts and full listings, UTF-8 via Buffer).
  */
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { createB2NativeClient, type B2NativeApi, type CallOptions } from '../../src/server/b2/native-client.js';
-import { B2ApiError } from '../../src/server/b2/errors.js';
+import { createB2NativeClient, type B2NativeApi } from '../../src/server/b2/native-client.js';
 import type { B2FileVersion } from '../../src/server/b2/types.js';
-import type { PartsPage, UnfinishedUploadsApi } from '../../src/server/analytics/unfinished-uploads.js';
+import type { UnfinishedUploadsApi } from '../../src/server/analytics/unfinished-uploads.js';
 import type { SandboxKey } from '../support/sandbox-harness.js';
 
 export const NO_SIGNAL = new AbortController().signal;
@@ -16,33 +15,9 @@ export function clientFor(sandbox: RunningSandbox, key: SandboxKey = sandbox): B
   return createB2NativeClient({ apiUrl: sandbox.apiUrl, applicationKeyId: key.applicationKeyId, applicationKey: key.applicationKey, retry: { maxAttempts: 1 } });
 }
 
-/** `b2_list_parts` over plain HTTP with the key's own token, as B2 documents it. */
-export async function partsLister(sandbox: RunningSandbox, key: SandboxKey = sandbox) {
-  const basic = Buffer.from(`${key.applicationKeyId}:${key.applicationKey}`).toString('base64');
-  const auth = (await (await fetch(`${sandbox.apiUrl}/b2api/v4/b2_authorize_account`, { headers: { Authorization: `Basic ${basic}` } })).json()) as {
-    authorizationToken: string;
-  };
-  return async (request: { fileId: string; startPartNumber?: number; maxPartCount?: number }, options?: CallOptions): Promise<PartsPage> => {
-    const response = await fetch(`${sandbox.apiUrl}/b2api/v4/b2_list_parts`, {
-      method: 'POST',
-      headers: { Authorization: auth.authorizationToken, 'Content-Type': 'application/json' },
-      body: JSON.stringify(request),
-      signal: options?.signal,
-    });
-    const json = (await response.json()) as { status: number; code: string; message: string } & PartsPage;
-    if (!response.ok) throw new B2ApiError(json.status, json.code, json.message, 'b2_list_parts');
-    return { parts: json.parts, nextPartNumber: json.nextPartNumber };
-  };
-}
-
-/** The native client plus a parts lister: what the tool gets once the client has `listParts`. */
+/** The native client, which lists upload parts itself. */
 export async function unfinishedApiWithParts(sandbox: RunningSandbox, key: SandboxKey = sandbox): Promise<UnfinishedUploadsApi> {
-  const client = clientFor(sandbox, key);
-  return {
-    listBuckets: (request, options) => client.listBuckets(request, options),
-    listUnfinishedLargeFiles: (request, options) => client.listUnfinishedLargeFiles(request, options),
-    listParts: await partsLister(sandbox, key),
-  };
+  return clientFor(sandbox, key);
 }
 
 /** Every version in the bucket, in listing order (one call per 1,000). */

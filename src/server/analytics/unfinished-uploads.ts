@@ -23,8 +23,8 @@ export interface PartsPage {
 
 export interface UnfinishedUploadsApi extends BucketLookupApi {
   listUnfinishedLargeFiles(request: B2ListUnfinishedLargeFilesRequest, options?: CallOptions): Promise<B2ListUnfinishedLargeFilesResponse>;
-  /** `b2_list_parts` (B2 requires writeFiles for it). Without it part sizes, and so wasted bytes, are unknown. */
-  listParts?(request: { fileId: string; startPartNumber?: number; maxPartCount?: number }, options?: CallOptions): Promise<PartsPage>;
+  /** `b2_list_parts` (B2 requires writeFiles for it); without that capability wasted bytes are unknown. */
+  listParts(request: { fileId: string; startPartNumber?: number; maxPartCount?: number }, options?: CallOptions): Promise<PartsPage>;
 }
 
 export interface UnfinishedUploadsRequest {
@@ -70,11 +70,7 @@ export interface UnfinishedUploadsResult {
   note?: string;
 }
 
-type PartSizes = 'known' | 'no_client_support' | 'not_permitted';
-
-function partSizeSupport(api: UnfinishedUploadsApi): PartSizes {
-  return typeof api.listParts === 'function' ? 'known' : 'no_client_support';
-}
+type PartSizes = 'known' | 'not_permitted';
 
 interface Found {
   fileName: string;
@@ -97,7 +93,7 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
   const now = (request.now ?? Date.now)();
   const cutoff = request.olderThanDays === undefined ? Number.POSITIVE_INFINITY : now - request.olderThanDays * DAY_MS;
   const pageSize = Math.min(request.pageSize ?? MAX_UNFINISHED_PAGE, MAX_UNFINISHED_PAGE);
-  let partSizes = partSizeSupport(api);
+  let partSizes = 'known' as PartSizes;
   const found: Found[] = [];
   let scanned = 0;
   let stoppedBy: UnfinishedStop | undefined;
@@ -160,7 +156,6 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
   const notes = [
     stoppedBy === 'max_uploads' && `More than ${request.maxUploads} unfinished uploads match; raise max_uploads to see them all.`,
     stoppedBy === 'time_budget' && `Stopped by the ${budgetMs / 1000} s time budget after ${scanned} unfinished uploads.`,
-    partSizes === 'no_client_support' && 'Part sizes are not available from this B2 client, so wasted bytes are unknown.',
     partSizes === 'not_permitted' && 'Wasted bytes are unknown: B2 lists upload parts only for keys with the writeFiles capability.',
     found.length > 0 && 'Cancel uploads that will not finish (s3_abort_multipart_upload), or add a lifecycle rule with daysFromStartingToCancelingUnfinishedLargeFiles.',
   ].filter((note): note is string => typeof note === 'string');
@@ -177,7 +172,7 @@ async function addPartSizes(api: UnfinishedUploadsApi, upload: Found, options: C
   for (;;) {
     let page: PartsPage;
     try {
-      page = await api.listParts!({ fileId: upload.fileId, maxPartCount: MAX_PARTS_PAGE, ...(startPartNumber !== undefined && { startPartNumber }) }, options);
+      page = await api.listParts({ fileId: upload.fileId, maxPartCount: MAX_PARTS_PAGE, ...(startPartNumber !== undefined && { startPartNumber }) }, options);
     } catch (error) {
       if (error instanceof B2Error && error.status === 401 && error.code === 'unauthorized') return false;
       throw error;

@@ -41,6 +41,9 @@ import type {
   B2ListKeysRequest,
   B2ListKeysResponse,
   B2ListUnfinishedLargeFilesRequest,
+  B2ListPartsRequest,
+  B2ListPartsResponse,
+  B2Part,
   B2ListUnfinishedLargeFilesResponse,
   B2NotificationRulesResponse,
   B2ReserveTrialRequest,
@@ -75,6 +78,8 @@ export interface B2NativeApi {
   listFileNames(request: B2ListFileNamesRequest, options?: CallOptions): Promise<B2ListFileNamesResponse>;
   listFileVersions(request: B2ListFileVersionsRequest, options?: CallOptions): Promise<B2ListFileVersionsResponse>;
   listUnfinishedLargeFiles(request: B2ListUnfinishedLargeFilesRequest, options?: CallOptions): Promise<B2ListUnfinishedLargeFilesResponse>;
+  /** Parts uploaded so far to an unfinished large file (B2 requires writeFiles). */
+  listParts(request: B2ListPartsRequest, options?: CallOptions): Promise<B2ListPartsResponse>;
   updateFileLegalHold(request: B2UpdateFileLegalHoldRequest, options?: CallOptions): Promise<B2UpdateFileLegalHoldResponse>;
   updateFileRetention(request: B2UpdateFileRetentionRequest, options?: CallOptions): Promise<B2UpdateFileRetentionResponse>;
   getBucketNotificationRules(request: { bucketId: string }, options?: CallOptions): Promise<B2NotificationRulesResponse>;
@@ -443,6 +448,26 @@ class B2NativeClient implements B2NativeApi {
           files: checkArray(json, 'files', 'b2_list_unfinished_large_files', checkFile),
           nextFileId: nullableString(json, 'nextFileId', 'b2_list_unfinished_large_files'),
         }),
+      },
+      options,
+    );
+  }
+
+  listParts(request: B2ListPartsRequest, options?: CallOptions) {
+    return this.call(
+      {
+        operation: 'b2_list_parts',
+        idempotent: true,
+        body: () => ({ ...request }),
+        check: (json) => {
+          const parts = checkArray(json, 'parts', 'b2_list_parts', (part, operation) => {
+            if (typeof part.partNumber !== 'number' || typeof part.contentLength !== 'number') throw shapeError(operation, 'parts[]', 'a part');
+            return part as unknown as B2Part;
+          });
+          const next = json.nextPartNumber;
+          if (next !== null && next !== undefined && typeof next !== 'number') throw shapeError('b2_list_parts', 'nextPartNumber', 'a number or null');
+          return { parts, nextPartNumber: (next as number | null | undefined) ?? null };
+        },
       },
       options,
     );

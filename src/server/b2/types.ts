@@ -209,6 +209,26 @@ export interface B2ListUnfinishedLargeFilesResponse {
   nextFileId: string | null;
 }
 
+export interface B2ListPartsRequest {
+  fileId: string;
+  startPartNumber?: number;
+  maxPartCount?: number;
+}
+
+export interface B2Part {
+  fileId: string;
+  partNumber: number;
+  contentLength: number;
+  contentSha1?: string;
+  uploadTimestamp?: number;
+  [field: string]: unknown;
+}
+
+export interface B2ListPartsResponse {
+  parts: B2Part[];
+  nextPartNumber: number | null;
+}
+
 export interface B2UpdateFileLegalHoldRequest {
   fileId: string;
   fileName: string;
