@@ -2,9 +2,11 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../src/server/package-info.js';
+import { benchLargestFiles } from './analytics.js';
 import { benchHttpToolsList } from './http-throughput.js';
 import { renderBenchmarksDoc } from './report.js';
 import { benchResultText } from './result-text.js';
+import { benchS3Transfer } from './s3-transfer.js';
 import { benchStartup } from './startup.js';
 
 /** Each section measures one thing; `npm run bench -- startup` runs only the named sections. */
@@ -12,6 +14,8 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   startup: () => benchStartup(),
   http: () => benchHttpToolsList(),
   resultText: () => benchResultText(),
+  analytics: () => benchLargestFiles(),
+  s3: () => benchS3Transfer(),
 };
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
