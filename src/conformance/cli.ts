@@ -8,7 +8,8 @@ import { CONNECTIONS_FOR, type EraChoice } from './connections.js';
 import type { RunResult } from './run.js';
 import { FORMATS, type Format } from './report/formats.js';
 import { launchServers } from './stdio-transport.js';
-import { bundledTarget, httpTarget, parsePairs, resolveProfile, stdioTarget, type Target } from './target.js';
+import { startBundledServer } from './bundled.js';
+import { httpTarget, parsePairs, resolveProfile, stdioTarget, type Target } from './target.js';
 
 // Reports, rules and the SDK clients load lazily: a stdio server starts first and boots while they load.
 
@@ -129,8 +130,11 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--contract <file>', 'contract artifact (default: the bundled docs/generated/tool-profile-contract.json)');
   addReportOptions(addTargetOptions(check)).action(async (options) => {
     reportPlan(options); // a bad --format/--output fails before anything is started
-    const target = targetFrom(options, io) ?? bundledTarget(resolveProfile(options.profile));
-    const launched = launchServers(target, CONNECTIONS_FOR[options.era as EraChoice]);
+    const target = targetFrom(options, io);
+    // Start the server(s) now: they boot while the clients, rules and reports load.
+    const prepared = target
+      ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice]) }
+      : { bundled: startBundledServer(resolveProfile(options.profile), options.timeout) };
     const { runCheck } = await import('./run.js');
     const result = await runCheck({
       profile: options.profile,
@@ -141,7 +145,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       timeoutMs: options.timeout,
       configFile: options.config,
       cwd: io.cwd,
-    }, launched);
+    }, prepared);
     setExit(await writeReports(result, options, io));
   });
 

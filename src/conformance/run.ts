@@ -3,7 +3,7 @@ import type { ProfileName } from '../contract/constants.js';
 import type { ToolFixture } from '../contract/fixture.js';
 import { applySuppressions, loadConfig, severityResolver, type ConformConfig } from './config.js';
 import { observe } from './connect.js';
-import { CONNECTIONS_FOR, ERA_OF, type EraChoice } from './connections.js';
+import { CONNECTIONS_FOR, ERA_OF, type ConnectionId, type EraChoice } from './connections.js';
 import { diffModernBlock, diffTools, explainDrift } from './diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
@@ -14,7 +14,8 @@ import { evaluate, loadRules, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { snapshotAll, writeSnapshot, type LiveSurface } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
-import { bundledTarget, describeTarget, resolveProfile, type Target } from './target.js';
+import { startBundledServer, type BundledServer } from './bundled.js';
+import { describeTarget, resolveProfile, type Target } from './target.js';
 
 /** The outcome every report renders. */
 export interface RunResult {
@@ -62,21 +63,40 @@ function eraChanges(surface: LiveSurface, fixture: ToolFixture): ScopedChange[] 
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
 
+/** Servers the caller started early for this run, so their start-up overlaps its own. */
+export interface Prepared {
+  /** stdio targets: one process per connection. */
+  launched?: LaunchedServers;
+  /** No target: the bundled server. */
+  bundled?: BundledServer;
+}
+
 /**
- * Check a live server against the frozen contract. `launched` carries server processes the caller
- * already started for this target (the CLI does, to overlap their start-up with its own).
+ * Run `body` against the request's target (the bundled server when there is none), then stop
+ * whatever was started for it, whatever happens.
  */
-export async function runCheck(request: CheckRequest, launched?: LaunchedServers): Promise<RunResult> {
+async function withTarget<T>(
+  request: { target: Target | null; era: EraChoice; timeoutMs: number },
+  profile: ProfileName,
+  connections: readonly ConnectionId[],
+  prepared: Prepared,
+  body: (target: Target, servers: LaunchedServers) => Promise<T>,
+): Promise<T> {
+  const bundled = request.target ? undefined : (prepared.bundled ?? startBundledServer(profile, request.timeoutMs));
+  const servers = prepared.launched ?? (request.target ? launchServers(request.target, connections) : {});
+  try {
+    return await body(request.target ?? (await bundled!.ready), servers);
+  } finally {
+    await Promise.all([stopServers(servers), bundled?.stop()]);
+  }
+}
+
+/** Check a live server against the frozen contract. */
+export async function runCheck(request: CheckRequest, prepared: Prepared = {}): Promise<RunResult> {
   const started = performance.now();
   const profile = resolveProfile(request.profile);
-  const target = request.target ?? bundledTarget(profile);
   const connections = CONNECTIONS_FOR[request.era];
-  const servers = launched ?? launchServers(target, connections);
-  try {
-    return await checkLaunched(request, profile, target, servers, started);
-  } finally {
-    await stopServers(servers);
-  }
+  return withTarget(request, profile, connections, prepared, (target, servers) => checkLaunched(request, profile, target, servers, started));
 }
 
 async function checkLaunched(request: CheckRequest, profile: ProfileName, target: Target, servers: LaunchedServers, started: number): Promise<RunResult> {
@@ -187,11 +207,12 @@ export interface SnapshotRequest {
 /** Write fixtures of a live server in the generator's format (the 1.x witness is not needed). */
 export async function runSnapshot(request: SnapshotRequest): Promise<{ written: string[]; surfaces: LiveSurface[] }> {
   const profile = resolveProfile(request.profile);
-  const target = request.target ?? bundledTarget(profile);
   const connections = CONNECTIONS_FOR[request.era].filter((connection) => connection !== 'witness');
-  const observations = await observe(target, { connections, timeoutMs: request.timeoutMs });
-  const surfaces = snapshotAll(observations, profile, target);
-  if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
-  return { written: writeSnapshot(surfaces, request.outDir), surfaces };
+  return withTarget(request, profile, connections, {}, async (target, servers) => {
+    const observations = await observe(target, { connections, timeoutMs: request.timeoutMs }, servers);
+    const surfaces = snapshotAll(observations, profile, target);
+    if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
+    return { written: writeSnapshot(surfaces, request.outDir), surfaces };
+  });
 }
 

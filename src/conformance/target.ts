@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
 import { PROFILE_ALIASES, PROFILE_NAMES, resolveProfileName, type ProfileName } from '../contract/constants.js';
 import { ConformError } from './errors.js';
-import { BUNDLED } from './package-root.js';
 
 /** A server spawned as a child process, spoken to over stdio. */
 export interface StdioTarget {
@@ -10,8 +8,6 @@ export interface StdioTarget {
   args: string[];
   /** The only variables the child gets besides the SDK's safe defaults (HOME, PATH, ...). */
   env: Record<string, string>;
-  /** True for the b2-mcp this checker ships with, pinned to a profile. */
-  bundled: boolean;
 }
 
 /** A running server reached over Streamable HTTP. */
@@ -19,6 +15,8 @@ export interface HttpTarget {
   kind: 'http';
   url: URL;
   headers: Record<string, string>;
+  /** Set when this is the b2-mcp shipped with the checker, started for this run (see bundled.ts). */
+  bundled?: { env: string[] };
 }
 
 export type Target = StdioTarget | HttpTarget;
@@ -30,18 +28,6 @@ export function resolveProfile(input: string): ProfileName {
     throw new ConformError('usage', `unknown profile "${input}" (expected ${PROFILE_NAMES.join(', ')}; alias ${aliases.join(', ')})`);
   }
   return profile;
-}
-
-/**
- * The embedded default: the bundled server pinned to a profile and configured as the fixture
- * generator configures it (no secret sink, so the durable-secret tools are the contract's stubs):
- * no credentials, no B2 contact, nothing written to the home directory.
- */
-export function bundledTarget(profile: ProfileName): StdioTarget {
-  if (!existsSync(BUNDLED.serverEntry)) {
-    throw new ConformError('connect', `the bundled server is not built (${BUNDLED.serverEntry} is missing); run npm run build`);
-  }
-  return { kind: 'stdio', command: process.execPath, args: [BUNDLED.serverEntry], env: { B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off' }, bundled: true };
 }
 
 /**
@@ -103,7 +89,7 @@ export function parsePairs(option: string, items: readonly string[], fallback?: 
 export function stdioTarget(commandLine: string, env: Record<string, string>): StdioTarget {
   const [command, ...args] = splitCommandLine(commandLine);
   if (!command) throw new ConformError('usage', '--server needs a command to run');
-  return { kind: 'stdio', command, args, env, bundled: false };
+  return { kind: 'stdio', command, args, env };
 }
 
 export function httpTarget(url: string, headers: Record<string, string>): HttpTarget {
@@ -121,7 +107,6 @@ export function httpTarget(url: string, headers: Record<string, string>): HttpTa
 
 /** Values that must never be echoed: env values and header values given on the command line. */
 export function secretValuesOf(target: Target): string[] {
-  if (target.kind === 'stdio' && target.bundled) return [];
   const values = target.kind === 'stdio' ? Object.values(target.env) : Object.values(target.headers);
   const fromUrl = target.kind === 'http' ? [target.url.password, ...target.url.searchParams.values()] : [];
   return [...values, ...fromUrl].filter((value) => value.length >= 4);
@@ -137,14 +122,8 @@ export function redact(text: string, secrets: readonly string[]): string {
 
 /** How the target appears in reports: names of env vars and headers, never their values. */
 export function describeTarget(target: Target): Record<string, unknown> {
-  if (target.kind === 'stdio') {
-    return {
-      transport: 'stdio',
-      command: target.bundled ? 'b2-mcp (bundled)' : target.command,
-      args: target.bundled ? [] : target.args,
-      env: Object.keys(target.env).sort(),
-    };
-  }
+  if (target.kind === 'stdio') return { transport: 'stdio', command: target.command, args: target.args, env: Object.keys(target.env).sort() };
+  if (target.bundled) return { transport: 'streamable-http', server: 'b2-mcp (bundled, loopback)', env: target.bundled.env };
   const url = new URL(target.url.href);
   url.username = '';
   url.password = '';

@@ -4,11 +4,13 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { PROFILE_NAMES } from '../../src/contract/constants.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import { runCheck } from '../../src/conformance/run.js';
-import { httpTarget } from '../../src/conformance/target.js';
+import { bundledEnvironment } from '../../src/conformance/bundled.js';
+import { httpTarget, stdioTarget } from '../../src/conformance/target.js';
 
 /**
  * The shipped server against the shipped contract: the embedded default of `check` (no
- * --server, no --url) must pass for every profile, in both eras and for the 1.x witness.
+ * --server, no --url) must pass for every profile, in both eras and for the 1.x witness, and so
+ * must the same server over stdio, its default transport.
  */
 const children: ChildProcess[] = [];
 afterAll(() => children.forEach((child) => child.kill()));
@@ -17,25 +19,39 @@ test('the server is built (npm test builds it first)', () => {
   expect(existsSync(BUNDLED.serverEntry), `${BUNDLED.serverEntry} missing: run npm run build`).toBe(true);
 });
 
-describe.concurrent('check passes on the bundled b2-mcp', () => {
+function expectConforming(result: Awaited<ReturnType<typeof runCheck>>): void {
+  const errors = result.findings.filter((finding) => finding.severity === 'error');
+  expect(errors.map((finding) => `${finding.ruleId} ${finding.tool ?? ''}: ${finding.message}`)).toEqual([]);
+  expect(Object.keys(result.evidence.connections).sort()).toEqual(['legacy', 'modern', 'witness']);
+  for (const comparison of Object.values(result.evidence.hashes)) expect(comparison.drift).toEqual({ status: 'match' });
+  expect(result.evidence.connections.modern?.serverInfo?.name).toBe('backblaze-b2');
+  expect(result.evidence.connections.modern?.protocolVersion).toBe('2026-07-28');
+  // The only warning allowed is the reviewed webhook signing secret (CONTRACT_FACTS §14 #17).
+  for (const warning of result.findings.filter((finding) => finding.severity !== 'error')) {
+    expect(`${warning.ruleId} ${warning.tool}`).toBe('credentials/secret-like-nested b2_set_bucket_notification_rules');
+  }
+}
+
+describe.concurrent('check passes on the bundled b2-mcp (the embedded default: one loopback HTTP server)', () => {
   for (const profile of PROFILE_NAMES) {
     test(`profile ${profile}, both eras and the witness`, async () => {
       const result = await runCheck({ profile, target: null, era: 'both', timeoutMs: 20_000 });
-      const errors = result.findings.filter((finding) => finding.severity === 'error');
-      expect(errors.map((finding) => `${finding.ruleId} ${finding.tool ?? ''}: ${finding.message}`)).toEqual([]);
-      expect(Object.keys(result.evidence.connections).sort()).toEqual(['legacy', 'modern', 'witness']);
-      for (const comparison of Object.values(result.evidence.hashes)) expect(comparison.drift).toEqual({ status: 'match' });
-      expect(result.evidence.connections.modern?.serverInfo?.name).toBe('backblaze-b2');
-      expect(result.evidence.connections.modern?.protocolVersion).toBe('2026-07-28');
-      // The only warning allowed is the reviewed webhook signing secret (CONTRACT_FACTS §14 #17).
-      for (const warning of result.findings.filter((finding) => finding.severity !== 'error')) {
-        expect(`${warning.ruleId} ${warning.tool}`).toBe('credentials/secret-like-nested b2_set_bucket_notification_rules');
-      }
+      expectConforming(result);
+      expect(result.evidence.target).toEqual({ transport: 'streamable-http', server: 'b2-mcp (bundled, loopback)', env: ['B2_HTTP_CREDENTIAL_MODE', 'B2_MCP_PROFILE', 'B2_SECRET_SINK'] });
     });
   }
 });
 
-test('check passes on the bundled server over Streamable HTTP too', async () => {
+describe.concurrent('check passes on the same server over stdio (one process per connection)', () => {
+  for (const profile of PROFILE_NAMES) {
+    test(`profile ${profile}, both eras and the witness`, async () => {
+      const target = stdioTarget(`"${process.execPath}" "${BUNDLED.serverEntry}" stdio`, { ...bundledEnvironment(profile) });
+      expectConforming(await runCheck({ profile, target, era: 'both', timeoutMs: 20_000 }));
+    });
+  }
+});
+
+test('check passes on a server in the default headers credential mode, without leaking the headers', async () => {
   const child = spawn(process.execPath, [BUNDLED.serverEntry, 'http', '--port', '0'], {
     env: { PATH: process.env.PATH ?? '', B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -50,9 +66,9 @@ test('check passes on the bundled server over Streamable HTTP too', async () => 
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
   });
-  // Headers credential mode: any key pair lets tools/list through; nothing is called on B2.
+  // Any key pair lets tools/list through; nothing is called on B2.
   const target = httpTarget(url, { 'x-b2-mcp-key-id': 'conform-key-id', 'x-b2-mcp-key': 'conform-key-secret' });
   const result = await runCheck({ profile: 'default', target, era: 'both', timeoutMs: 20_000 });
-  expect(result.findings.filter((finding) => finding.severity === 'error')).toEqual([]);
+  expectConforming(result);
   expect(JSON.stringify(result)).not.toContain('conform-key-secret');
 });
