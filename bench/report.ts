@@ -23,7 +23,7 @@ function summary(s: Json): string[] {
   if (s.resultText) {
     const r = s.resultText;
     lines.push(row(['`auto` never larger than compact JSON (o200k)', String(r.auto.neverLargerThanCompact), 'true']));
-    lines.push(row(['`auto` token saving on listings vs compact JSON', `${r.auto.listingSavingVsCompactPct}%`, '≥ 35%']));
+    lines.push(row(['`auto` token saving on listings vs compact JSON', `${r.auto.listingSavingVsCompactPct}% (${r.auto.listingSavingWithinBoundsPct}% leaving out ${r.auto.beyondToonBounds.join(', ') || 'none'}, beyond the TOON bounds)`, '≥ 35%']));
     lines.push(row(['Our TOON encoder vs `@toon-format/toon`', `${r.encoderThroughput.oursMBps} vs ${r.encoderThroughput.officialMBps} MB/s (×${r.encoderThroughput.ratio})`, '≥ ×1.0']));
   }
   return lines;
@@ -34,6 +34,8 @@ function resultText(r: Json): string[] {
     '## Result text: pretty JSON, compact JSON, TOON and auto',
     '',
     `Tokens counted with ${r.tokenizers.o200k} and ${r.tokenizers.cl100k}. Savings are against compact JSON (o200k). The \`auto\` estimator picked the same rendering as the real o200k count for ${r.auto.estimatorAgreementPct}% of entries.`,
+    '',
+    'Our listings are tables, so TOON drops the repeated keys, but their cells are mostly high-entropy values (file ids, version ids, ETags, ISO timestamps that TOON must quote because they contain `:`) that cost the same tokens in both formats. That caps the saving against compact JSON well below the figures published for short-valued flat data; results whose compact JSON exceeds 200,000 characters stay JSON by contract.',
     '',
     '### Per shape class',
     '',

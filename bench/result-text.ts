@@ -5,7 +5,7 @@ import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { packageRoot } from '../src/server/package-info.js';
 import { successResult } from '../src/server/policy/serialize.js';
-import { encodeToon } from '../src/server/policy/toon.js';
+import { encodeToon, TOON_BOUNDS } from '../src/server/policy/toon.js';
 
 /** One captured `structuredContent`, with the tool that produced it and its shape class. */
 export interface CorpusEntry {
@@ -84,6 +84,7 @@ export async function benchResultText() {
     ]),
   );
   const listings = entries.filter((e) => e.shape === 'flat-table' || e.shape === 'keyed-table');
+  const inBounds = listings.filter((e) => e.compact.chars <= TOON_BOUNDS.maxJsonChars);
   const sum = (list: typeof entries, key: 'compact' | 'auto' | 'toon') => list.reduce((n, e) => n + e[key].tokensO200k, 0);
   const values = corpus.map((e) => e.value);
   const totalBytes = entries.reduce((n, e) => n + e.compact.bytes, 0);
@@ -97,6 +98,9 @@ export async function benchResultText() {
       neverLargerThanCompact: entries.every((e) => e.auto.tokensO200k <= e.compact.tokensO200k),
       entriesLargerThanCompact: entries.filter((e) => e.auto.tokensO200k > e.compact.tokensO200k).map((e) => e.id),
       listingSavingVsCompactPct: pct(sum(listings, 'auto'), sum(listings, 'compact')),
+      /** The same, leaving out listings whose compact JSON exceeds the TOON bounds (they stay JSON by contract). */
+      listingSavingWithinBoundsPct: pct(sum(inBounds, 'auto'), sum(inBounds, 'compact')),
+      beyondToonBounds: entries.filter((e) => e.compact.chars > TOON_BOUNDS.maxJsonChars).map((e) => e.id),
       estimatorAgreementPct: Math.round((entries.filter((e) => e.autoPickedToon === e.bestIsToon).length / entries.length) * 1000) / 10,
       targets: { neverLargerThanCompact: true, listingSavingVsCompactPct: 35 },
     },
