@@ -212,9 +212,16 @@ function errorLine(code: string, message: string, json: boolean): string {
   return json ? `${JSON.stringify({ error: { code, message } })}\n` : `${CHECKER_NAME}: ${code === 'findings' ? '' : 'error: '}${message}\n`;
 }
 
+/** Colour on stdout: never with NO_COLOR, always with FORCE_COLOR (not 0), else only on a terminal. */
+export function colorWanted(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return isTTY;
+}
+
 function defaultIo(): Io {
   const env = process.env;
-  const color = env.NO_COLOR ? false : env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' ? true : Boolean(process.stdout.isTTY);
+  const color = colorWanted(env, Boolean(process.stdout.isTTY));
   return { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), color, cwd: process.cwd(), env };
 }
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { main } from '../../src/conformance/cli.js';
+import { colorWanted, main } from '../../src/conformance/cli.js';
 import { baselineSurface } from './helpers/baseline.js';
 import { SERVERS_DIR, mutate, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
 
@@ -230,4 +230,12 @@ describe.concurrent('eras', () => {
     expect(outcome.code).toBe(0);
     expect(Object.keys(JSON.parse(outcome.stdout).evidence.connections)).toEqual(['modern']);
   });
+});
+
+test('colour: never with NO_COLOR, never when stdout is not a terminal, forced by FORCE_COLOR', () => {
+  expect(colorWanted({}, true)).toBe(true);
+  expect(colorWanted({ NO_COLOR: '1' }, true)).toBe(false);
+  expect(colorWanted({}, false)).toBe(false);
+  expect(colorWanted({ FORCE_COLOR: '1' }, false)).toBe(true);
+  expect(colorWanted({ FORCE_COLOR: '1', NO_COLOR: '1' }, true)).toBe(false);
 });

@@ -68,7 +68,7 @@ function kindOf(rule: RuleDefinition): CheckKind {
 }
 
 /** Whether the context holds everything the rule's check kind needs. */
-export function applicable(rule: RuleDefinition, context: RuleContext): boolean {
+function applicable(rule: RuleDefinition, context: RuleContext): boolean {
   return kindOf(rule).needs.every((need) => {
     if (need === 'live') return context.mode === 'check' && context.surfaces.length > 0;
     if (need === 'contract') return context.contract !== undefined;
