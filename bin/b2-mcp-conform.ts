@@ -2,5 +2,5 @@
 import { main } from '../src/conformance/cli.js';
 
 const code = await main(process.argv);
-// Exit explicitly: idle HTTP keep-alive sockets must not hold a finished check open.
-process.exit(code);
+// Exit explicitly once stdout is flushed: idle HTTP keep-alive sockets must not hold a finished run open.
+process.stdout.write('', () => process.exit(code));
