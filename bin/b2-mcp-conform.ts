@@ -2,5 +2,5 @@
 import { main } from '../src/conformance/cli.js';
 
 const code = await main(process.argv);
-// Exit explicitly once stdout is flushed: idle HTTP keep-alive sockets must not hold a finished run open.
-process.stdout.write('', () => process.exit(code));
+// Exit explicitly once both streams are flushed: idle HTTP keep-alive sockets must not hold a finished run open.
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
