@@ -239,3 +239,15 @@ test('colour: never with NO_COLOR, never when stdout is not a terminal, forced b
   expect(colorWanted({ FORCE_COLOR: '1' }, false)).toBe(true);
   expect(colorWanted({ FORCE_COLOR: '1', NO_COLOR: '1' }, true)).toBe(false);
 });
+
+test('the compiled bin maps errors to exit codes and flushes its output', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { PACKAGE_ROOT } = await import('../../src/conformance/package-root.js');
+  const bin = join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp-conform.js');
+  const bad = spawnSync(process.execPath, [bin, 'check', '--profile', 'nope', '--format', 'json'], { encoding: 'utf8' });
+  expect(bad.status).toBe(2);
+  expect(JSON.parse(bad.stderr)).toEqual({ error: { code: 'usage', message: expect.stringContaining('unknown profile "nope"') } });
+  const rules = spawnSync(process.execPath, [bin, 'rules', '--format', 'json'], { encoding: 'utf8' });
+  expect(rules.status).toBe(0);
+  expect(JSON.parse(rules.stdout).length).toBeGreaterThan(50);
+});
