@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../src/server/package-info.js';
+import { benchConformCheck } from '../src/conformance/bench.js';
 import { benchLargestFiles } from './analytics.js';
 import { benchHttpToolsList } from './http-throughput.js';
 import { renderBenchmarksDoc } from './report.js';
@@ -13,6 +14,7 @@ import { benchStartup } from './startup.js';
 const SECTIONS: Record<string, () => Promise<unknown>> = {
   startup: () => benchStartup(),
   http: () => benchHttpToolsList(),
+  conform: async () => benchConformCheck(),
   resultText: () => benchResultText(),
   analytics: () => benchLargestFiles(),
   s3: () => benchS3Transfer(),
