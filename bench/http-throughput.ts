@@ -2,24 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { MODERN_PROTOCOL_VERSION } from '../src/contract/constants.js';
 import { packageRoot } from '../src/server/package-info.js';
+import { modernRequest } from './modern-request.js';
 
 const SERVER = join(packageRoot(), 'dist', 'bin', 'b2-mcp.js');
 const CONCURRENCY = 8;
 const WARM_UP = 80;
 const MEASURED = 800;
 
-const BODY = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/list',
-  params: {
-    _meta: {
-      'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
-      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    },
-  },
-});
+const BODY = JSON.stringify(modernRequest('tools/list'));
 
 const HEADERS = {
   'content-type': 'application/json',

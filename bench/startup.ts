@@ -3,24 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { PROFILE_NAMES, MODERN_PROTOCOL_VERSION } from '../src/contract/constants.js';
+import { PROFILE_NAMES } from '../src/contract/constants.js';
 import { packageRoot } from '../src/server/package-info.js';
+import { modernRequest } from './modern-request.js';
 
 const SERVER = join(packageRoot(), 'dist', 'bin', 'b2-mcp.js');
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const MODERN_LIST = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/list',
-  params: {
-    _meta: {
-      'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
-      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    },
-  },
-};
+const MODERN_LIST = modernRequest('tools/list');
 
 interface ColdStart {
   ms: number;
