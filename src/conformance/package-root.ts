@@ -1,24 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CONTRACT_ARTIFACT_PATH, TOOL_FIXTURES_DIR } from '../contract/artifact.js';
+import { PACKAGE_ROOT } from '../contract/package-root.js';
 
-/**
- * The directory holding this package's package.json, found by walking up from this module:
- * the same answer from `src/conformance/` (vitest) and from `dist/src/conformance/` (built).
- */
-function findPackageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'package.json');
-    if (existsSync(candidate) && JSON.parse(readFileSync(candidate, 'utf8')).name === 'b2-mcp') return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('b2-mcp package root not found above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-}
-
-export const PACKAGE_ROOT = findPackageRoot();
+export { PACKAGE_ROOT };
 
 /** Everything the checker ships with and falls back to when no option overrides it. */
 export const BUNDLED = {
