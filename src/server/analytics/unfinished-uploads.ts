@@ -71,6 +71,8 @@ export interface UnfinishedUploadsResult {
 }
 
 type PartSizes = 'known' | 'not_permitted';
+/** What listing one upload's parts found: its sizes, no permission, or the upload already gone. */
+type PartsOutcome = PartSizes | 'finished';
 
 interface Found {
   fileName: string;
@@ -117,8 +119,11 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
             return;
           }
           const upload: Found = { fileName: file.fileName, fileId: file.fileId, startedAt: file.uploadTimestamp, parts: 0, bytes: 0 };
+          const outcome = partSizes === 'known' ? await addPartSizes(api, upload, options) : partSizes;
+          // Finished or cancelled between the listing and its parts: no longer unfinished.
+          if (outcome === 'finished') continue;
+          if (outcome === 'not_permitted') partSizes = 'not_permitted';
           found.push(upload);
-          if (partSizes === 'known' && !(await addPartSizes(api, upload, options))) partSizes = 'not_permitted';
         }
         if (page.nextFileId === null) return;
         startFileId = page.nextFileId;
@@ -165,23 +170,24 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
 
 /**
  * Adds the sizes of an upload's parts to it, page by page (partial if the budget runs out).
- * Returns false when the key may not list parts.
+ * B2 answers 400 `bad_request` for a file id that is no longer an unfinished upload.
  */
-async function addPartSizes(api: UnfinishedUploadsApi, upload: Found, options: CallOptions): Promise<boolean> {
+async function addPartSizes(api: UnfinishedUploadsApi, upload: Found, options: CallOptions): Promise<PartsOutcome> {
   let startPartNumber: number | undefined;
   for (;;) {
     let page: PartsPage;
     try {
       page = await api.listParts({ fileId: upload.fileId, maxPartCount: MAX_PARTS_PAGE, ...(startPartNumber !== undefined && { startPartNumber }) }, options);
     } catch (error) {
-      if (error instanceof B2Error && error.status === 401 && error.code === 'unauthorized') return false;
+      if (error instanceof B2Error && error.status === 401 && error.code === 'unauthorized') return 'not_permitted';
+      if (error instanceof B2Error && error.status === 400 && error.code === 'bad_request') return 'finished';
       throw error;
     }
     for (const part of page.parts) {
       upload.parts += 1;
       upload.bytes += part.contentLength;
     }
-    if (page.nextPartNumber === null) return true;
+    if (page.nextPartNumber === null) return 'known';
     startPartNumber = page.nextPartNumber;
   }
 }
