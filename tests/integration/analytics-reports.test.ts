@@ -143,7 +143,8 @@ describe('usage reports on the demo seed', () => {
   describe('scan limits stop the scan, report how far it got, and count only whole files', () => {
     const egress = (limits: Record<string, number>, budgetMs?: number) =>
       rankEgressLeaders(clientFor(sandbox), { by: 'bucket', days: 30, limit: 100, now, limits, budgetMs, signal: NO_SIGNAL }) as Promise<EgressLeadersResult>;
-    const days30 = ['2025-12-16', '2025-12-17', '2025-12-18', '2025-12-19', '2025-12-20', '2025-12-21', '2025-12-22'];
+    // The 30 report days of the window, oldest first (a fast machine reads more than a week of them).
+    const days30 = Array.from({ length: 30 }, (_, i) => new Date(Date.parse('2025-12-16T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10));
 
     function expectFirstDays(result: EgressLeadersResult, count: number) {
       expect(result.scan.files_read).toBe(count);
