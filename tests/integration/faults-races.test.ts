@@ -1,14 +1,17 @@
 /**
- * Races the fault soak turned up, replayed deterministically: b2_unfinished_uploads failed as a
- * whole (400 bad_request from b2_list_parts) when a concurrent call completed or aborted one of
- * the uploads between the listing and the parts request.
+ * Defects the fault soak turned up, replayed deterministically:
+ * - b2_unfinished_uploads failed as a whole (400 bad_request from b2_list_parts) when a concurrent
+ *   call completed or aborted one of the uploads between the listing and the parts request;
+ * - a reset S3 connection was reported as a timeout.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { listUnfinishedUploads } from '../../src/server/analytics/unfinished-uploads.js';
 import { B2ApiError } from '../../src/server/b2/errors.js';
 import { createB2NativeClient } from '../../src/server/b2/native-client.js';
-import { startTestSandbox } from '../support/sandbox-harness.js';
+import { createS3Adapter } from '../../src/server/s3/adapter.js';
+import { s3ErrorFrom } from '../../src/server/s3/errors.js';
+import { adminCall, createKey, startTestSandbox } from '../support/sandbox-harness.js';
 
 let sandbox: RunningSandbox;
 
@@ -53,5 +56,19 @@ describe('b2_unfinished_uploads while uploads finish concurrently', () => {
       status: 500,
       code: 'internal_error',
     });
+  });
+});
+
+describe('S3 transport failures under injected faults', () => {
+  it('a connection the endpoint drops is a network_error, not a timeout (the SDK names both TimeoutError)', async () => {
+    const key = await createKey(sandbox, { capabilities: ['listBuckets', 'listFiles', 'readFiles'] });
+    const adapter = createS3Adapter({ endpoint: sandbox.s3Url, region: 'us-west-004', accessKeyId: key.applicationKeyId, secretAccessKey: key.applicationKey });
+    await adminCall(sandbox, 'PUT', '/faults', { spec: 'rate=1,kinds=reset,ops=ListObjectsV2' });
+    try {
+      await expect(adapter.listObjectsV2({ bucket: 'demo-private-assets', maxKeys: 1 })).rejects.toMatchObject({ status: 503, code: 'network_error' });
+    } finally {
+      await adminCall(sandbox, 'DELETE', '/faults');
+    }
+    expect(s3ErrorFrom({ name: 'TimeoutError', code: 'ETIMEDOUT', message: 'timed out', $metadata: {} })).toMatchObject({ status: 504, code: 'request_timeout' });
   });
 });

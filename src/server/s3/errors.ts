@@ -43,10 +43,11 @@ export function s3ErrorFrom(error: unknown, notFound: 'NoSuchKey' | 'NoSuchBucke
   const name = failure.name ?? 'Error';
   if (name === 'AbortError' || failure.code === 'ABORT_ERR') return new S3Error(499, 'cancelled', 'The S3 call was cancelled before it finished.');
   if (status === undefined) {
-    if (name === 'TimeoutError' || failure.code === 'ETIMEDOUT') return new S3Error(504, 'request_timeout', 'The S3 endpoint did not answer in time.');
-    if (failure.code && NETWORK_CODES.has(failure.code)) {
+    // The SDK names a dropped connection (`socket hang up`, ECONNRESET) a TimeoutError too: the code tells them apart.
+    if (failure.code && failure.code !== 'ETIMEDOUT' && NETWORK_CODES.has(failure.code)) {
       return new S3Error(503, 'network_error', `Could not reach the S3 endpoint (${failure.code}).`);
     }
+    if (name === 'TimeoutError' || failure.code === 'ETIMEDOUT') return new S3Error(504, 'request_timeout', 'The S3 endpoint did not answer in time.');
     return new S3Error(502, 'invalid_response', `The S3 call failed without an HTTP answer: ${failure.message ?? name}`);
   }
   let code = CODE_SHAPE.test(name) && name !== 'Error' && name !== 'Unknown' ? name : `http_${status}`;
