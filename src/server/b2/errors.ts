@@ -22,11 +22,6 @@ export class B2Error extends Error {
     super(message);
     this.name = 'B2Error';
   }
-
-  /** The tool-error text of the contract: `B2 Error [code] (HTTP n): message`. */
-  toToolText(): string {
-    return `B2 Error [${this.code}] (HTTP ${this.status}): ${this.message}${this.requestId ? ` (requestId: ${this.requestId})` : ''}`;
-  }
 }
 
 export class B2ApiError extends B2Error {
