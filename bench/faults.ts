@@ -106,10 +106,16 @@ interface MutationEntry {
   memberAccountId?: string;
 }
 
-const readRss = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-};
+/** Resident memory of a live process in MB (Linux /proc); NaN once it is gone. */
+function readRss(pid: number | null, field: 'VmRSS' | 'VmHWM'): number {
+  if (pid === null) return Number.NaN;
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 const round = (value: number): number => Math.round(value * 10) / 10;
 
@@ -123,12 +129,15 @@ async function admin<T>(sandbox: RunningSandbox, method: string, path: string, b
   return (await response.json()) as T;
 }
 
-/** The built server on stdio, pointed at the sandbox; stderr is collected. */
+/** The built server on stdio, pointed at the sandbox; stderr is collected, unexpected exits counted. */
 class ServerConnection {
   client!: Client;
   transport!: StdioClientTransport;
   stderr = '';
   closed = false;
+  /** Times the server went away without being asked to. */
+  crashes = 0;
+  private closing = false;
 
   constructor(private readonly env: Record<string, string>) {}
 
@@ -137,17 +146,19 @@ class ServerConnection {
     this.transport = new StdioClientTransport({ command: process.execPath, args: [SERVER, 'stdio'], env: this.env, stderr: 'pipe' });
     this.transport.stderr?.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
     this.client = new Client({ name: 'fault-soak', version: '1' });
-    this.client.onclose = () => (this.closed = true);
+    this.client.onclose = () => {
+      this.closed = true;
+      if (!this.closing) this.crashes += 1;
+    };
     await this.client.connect(this.transport);
   }
 
-  get pid(): number {
-    const pid = this.transport.pid;
-    if (pid === null) throw new Error('the server process is gone');
-    return pid;
+  get pid(): number | null {
+    return this.closed ? null : this.transport.pid;
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.client.close();
   }
 }
@@ -184,7 +195,6 @@ class Workload {
   readonly keyNames = new Map<string, string>();
   private issued = 0;
   private readIndex = 0;
-  crashes = 0;
   rssStartMb = Number.NaN;
   private reconnecting: Promise<void> | undefined;
 
@@ -201,11 +211,11 @@ class Workload {
   }
 
   /** One tool call, classified; undefined when the call budget is spent. */
-  async call(tool: string, args: Record<string, unknown>, options: { read?: boolean; target?: Target; repeatOf?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
+  async call(tool: string, args: Record<string, unknown>, options: { read?: boolean; target?: Target; repeat?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
     if (this.exhausted) return undefined;
     this.issued += 1;
     const signature = options.target ? this.signature(options.target) : undefined;
-    if (signature && !options.repeatOf) signature.attempts += 1;
+    if (signature && !options.repeat) signature.attempts += 1;
     const started = performance.now();
     let record: CallRecord;
     let result: Record<string, unknown> | undefined;
@@ -220,7 +230,6 @@ class Workload {
     } catch (error) {
       record = { tool, read: options.read ?? false, outcome: 'unclear', text: `client: ${(error as Error).message}`.slice(0, 300), ms: performance.now() - started };
       result = undefined;
-      if (this.connection.closed) this.crashes += 1;
     }
     this.records.push(record);
     if (this.records.length === this.warmUpCalls) this.rssStartMb = readRss(this.connection.pid, 'VmRSS');
@@ -270,7 +279,7 @@ async function createWithSecret(work: Workload, tool: string, args: Record<strin
   let created = structured(await work.call(tool, { ...args, confirm: true }, { target }));
   work.resolveKeyNames();
   if (!created && !work.exhausted) {
-    created = structured(await work.call(tool, { ...args, confirm: true }, { target, repeatOf: true }));
+    created = structured(await work.call(tool, { ...args, confirm: true }, { target, repeat: true }));
     work.resolveKeyNames();
   }
   await work.read();
@@ -430,17 +439,17 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoak
   try {
     const key = await admin<{ applicationKeyId: string; applicationKey: string }>(sandbox, 'POST', '/keys', { keyName: 'fault-soak', capabilities: [...B2_CAPABILITIES] });
     connection = new ServerConnection({
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        LOG_LEVEL: 'warn',
-        B2_MCP_PROFILE: 'full',
-        B2_API_URL: sandbox.apiUrl,
-        B2_APPLICATION_KEY_ID: key.applicationKeyId,
-        B2_APPLICATION_KEY: key.applicationKey,
-        B2_MASTER_KEY_ID: sandbox.applicationKeyId,
-        B2_MASTER_KEY: sandbox.applicationKey,
-        B2_DESTRUCTIVE_POLICY: 'confirm',
-        B2_SECRET_SINK: 'inline',
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      LOG_LEVEL: 'warn',
+      B2_MCP_PROFILE: 'full',
+      B2_API_URL: sandbox.apiUrl,
+      B2_APPLICATION_KEY_ID: key.applicationKeyId,
+      B2_APPLICATION_KEY: key.applicationKey,
+      B2_MASTER_KEY_ID: sandbox.applicationKeyId,
+      B2_MASTER_KEY: sandbox.applicationKey,
+      B2_DESTRUCTIVE_POLICY: 'confirm',
+      B2_SECRET_SINK: 'inline',
     });
     await connection.open();
     const setup = await prepare(sandbox);
@@ -492,7 +501,7 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoak
       ok: tally('ok'),
       clearErrors: tally('clear_error'),
       unclear: tally('unclear'),
-      crashes: work.crashes + (connection.closed ? 1 : 0),
+      crashes: connection.crashes,
       duplicateMutations,
       missingMutations,
       appliedButFailed,
