@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { snapshotTools } from '../../src/contract/normalize.js';
+import { PROFILES } from '../../src/server/profiles.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { ALL_KEY_CAPABILITIES, connectToSandbox, createKey, startTestSandbox, textOf } from '../support/sandbox-harness.js';
 
@@ -9,12 +13,14 @@ describe('server against the sandbox', () => {
   });
   afterAll(() => sandbox.close());
 
-  it('derives the surface from the key: a read-only key sees the read-only profile', async () => {
-    const key = await createKey(sandbox, { capabilities: ['listBuckets', 'listFiles', 'listKeys', 'readBucketNotifications', 'readFiles'] });
+  it.each(['read-only', 'default'] as const)('a key with the %s profile capabilities sees exactly that profile, unpinned', async (profile) => {
+    const key = await createKey(sandbox, { capabilities: [...PROFILES[profile].capabilities!] });
     const client = await connectToSandbox(sandbox, key);
     try {
-      const { tools } = await client.listTools();
-      expect(tools).toHaveLength(20);
+      const snapshot = snapshotTools((await client.listTools()).tools as never);
+      const fixture = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'tool-contract', `${profile}.modern.json`), 'utf8'));
+      expect(snapshot.names).toEqual(fixture.names);
+      expect(snapshot.hash).toBe(fixture.hash);
     } finally {
       await client.close();
     }
@@ -40,7 +46,7 @@ describe('server against the sandbox', () => {
     try {
       const result = await client.callTool('b2_list_buckets', {});
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/missing_credentials|not_implemented/);
+      expect(textOf(result)).toMatch(/^B2 Error \[missing_credentials\] \(HTTP 401\)/);
     } finally {
       await client.close();
     }
