@@ -22,6 +22,10 @@ interface Io {
   color: boolean;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Whether stderr is a terminal (a probe progress line is drawn there). */
+  progress?: boolean;
+  /** Resolves when the user stops a `check --sandbox-env` (SIGINT or SIGTERM). */
+  untilStopped?: () => Promise<void>;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -94,6 +98,48 @@ async function writeReports(result: RunResult, options: ReportOptions, io: Io): 
 /** Exit 1: the run worked and found problems. Carries the one-line summary for the JSON error line. */
 class FindingsFailure extends Error {}
 
+/**
+ * A one-line progress display on a terminal's stderr: which probe step runs, n of m. Nothing in
+ * a pipe or with --format json.
+ */
+function progressLine(io: Io, json: boolean): ((done: number, total: number, label: string) => void) | undefined {
+  if (!io.progress || json) return undefined;
+  return (done, total, label) => {
+    if (done >= total) io.stderr('\r\x1b[2K');
+    else io.stderr(`\r\x1b[2Kprobes ${done + 1}/${total} · ${label.replace(/\s+/g, ' ').slice(0, 100)}`);
+  };
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** `check --sandbox-env`: start the probe sandbox, print the server environment, keep serving until stopped. */
+async function serveSandboxEnv(profile: string, io: Io): Promise<number> {
+  const { sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
+  const { loadContract } = await import('./fixtures.js');
+  const { BUNDLED } = await import('./package-root.js');
+  const name = resolveProfile(profile);
+  const capabilities = loadContract(BUNDLED.contractFile).profiles[name]?.capabilities ?? null;
+  const sandbox = await startProbeSandbox(capabilities);
+  try {
+    io.stdout(sandboxEnvLines(sandbox));
+    io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${name} is running; start the server with the variables above, then run check --url <endpoint> --probes with them loaded. Stop with Ctrl-C.\n`);
+    await (io.untilStopped ?? waitForSignal)();
+  } finally {
+    await sandbox.close();
+  }
+  return EXIT.ok;
+}
+
 function addTargetOptions(command: Command): Command {
   return command
     .option('--debug', 'show stack traces for errors')
@@ -127,15 +173,30 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('check')
     .description('check a live server (default: the bundled b2-mcp) against the frozen contract')
     .option('--fixtures <dir>', 'directory of <profile>.<era>.json fixtures (default: the bundled ones)')
-    .option('--contract <file>', 'contract artifact (default: the bundled docs/generated/tool-profile-contract.json)');
+    .option('--contract <file>', 'contract artifact (default: the bundled docs/generated/tool-profile-contract.json)')
+    .option('--probes', 'also run the live probes against a sandbox (default for the bundled server)')
+    .option('--no-probes', 'skip the live probes')
+    .option('--only-probes', 'run the live probes only, without the static rules (exit 4 when they are not applicable)')
+    .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
+    .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped');
   addReportOptions(addTargetOptions(check)).action(async (options) => {
+    if (options.sandboxEnv) {
+      if (options.server || options.url || options.probes !== undefined || options.onlyProbes) throw new ConformError('usage', '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables');
+      setExit(await serveSandboxEnv(options.profile, io));
+      return;
+    }
     reportPlan(options); // a bad --format/--output fails before anything is started
     const target = targetFrom(options, io);
+    if ((options.onlyProbes || options.probeTool) && options.probes === false) throw new ConformError('usage', `use either ${options.onlyProbes ? '--only-probes' : '--probe-tool'} or --no-probes, not both`);
+    const probes = Boolean(options.onlyProbes || options.probeTool) || (options.probes ?? target === null);
     // Start the server(s) now: they boot while the clients, rules and reports load.
-    const prepared = target
-      ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice]) }
-      : { bundled: startBundledServer(resolveProfile(options.profile), options.timeout) };
+    const prepared = options.onlyProbes
+      ? {}
+      : target
+        ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice]) }
+        : { bundled: startBundledServer(resolveProfile(options.profile), options.timeout) };
     const { runCheck } = await import('./run.js');
+    const onProgress = probes ? progressLine(io, ((options.format ?? []) as string[]).includes('json')) : undefined;
     const result = await runCheck({
       profile: options.profile,
       target,
@@ -145,6 +206,11 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       timeoutMs: options.timeout,
       configFile: options.config,
       cwd: io.cwd,
+      probes,
+      onlyProbes: Boolean(options.onlyProbes),
+      env: io.env,
+      ...(options.probeTool ? { probeTools: options.probeTool } : {}),
+      ...(onProgress ? { onProgress } : {}),
     }, prepared);
     setExit(await writeReports(result, options, io));
   });
@@ -222,7 +288,7 @@ export function colorWanted(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
 function defaultIo(): Io {
   const env = process.env;
   const color = colorWanted(env, Boolean(process.stdout.isTTY));
-  return { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), color, cwd: process.cwd(), env };
+  return { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), color, cwd: process.cwd(), env, progress: Boolean(process.stderr.isTTY) };
 }
 
 /** Run the CLI and return the exit code (0 ok, 1 findings, 2 usage/config, 3 connection/protocol, 4 nothing tested). */

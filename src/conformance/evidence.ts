@@ -3,6 +3,7 @@ import type { ConnectionId } from './connections.js';
 import type { ConformConfig } from './config.js';
 import type { Drift } from './diff.js';
 import type { Finding } from './findings.js';
+import type { ProbeEvidence } from './probes/types.js';
 import type { SuppressionOutcome } from './rules/types.js';
 import type { LiveSurface } from './snapshot.js';
 
@@ -38,6 +39,8 @@ export interface Evidence {
   cacheHints: { approved: CacheHint; modern: ModernBlock | null } | null;
   config: { file: string | null; overrides: number; suppressed: number; stale: number; expired: number };
   rulesEvaluated: number;
+  /** Check with probes only: what the live probes ran and found applicable. */
+  probes?: ProbeEvidence;
   durationMs: number;
 }
 

@@ -10,7 +10,9 @@ import { configEvidence, connectionEvidence, type Evidence, type HashComparison 
 import { listFixtureFiles, loadContract, loadFixtureSet } from './fixtures.js';
 import { sortFindings, type Finding } from './findings.js';
 import { BUNDLED, toolVersions } from './package-root.js';
-import { evaluate, loadRules, type RuleSet } from './rules/engine.js';
+import type { ProbeServer } from './probes/sessions.js';
+import type { ProbeOutcome, ProgressListener } from './probes/types.js';
+import { evaluate, judgesProbes, loadRules, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { snapshotAll, writeSnapshot, type LiveSurface } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
@@ -40,15 +42,29 @@ export interface CheckRequest {
   cwd?: string;
   /** YYYY-MM-DD; suppressions expire after it. Defaults to today (UTC). */
   today?: string;
+  /** Run the live probes against a sandbox too (the CLI turns this on for the bundled server). */
+  probes?: boolean;
+  /** Judge the probes only: no static rules, and exit 4 when the probes are not applicable. */
+  onlyProbes?: boolean;
+  /** The checker's environment: a sandbox kept by `check --sandbox-env` is found through it. */
+  env?: NodeJS.ProcessEnv;
+  /** Called as probe steps start (the CLI draws a progress line on a terminal). */
+  onProgress?: ProgressListener;
+  /** Probe only these tools. */
+  probeTools?: string[];
 }
 
 function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-/** Evaluate the rules, apply the config's suppressions, then the rules about suppressions. */
-function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, day: string) {
-  const severityOf = severityResolver(config, context.mode);
+/**
+ * Evaluate the rules, apply the config's suppressions, then the rules about suppressions. With
+ * `onlyProbes`, the rules that judge the listed surface are left out.
+ */
+function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, day: string, onlyProbes = false) {
+  const configured = severityResolver(config, context.mode);
+  const severityOf: typeof configured = onlyProbes ? (rule) => (judgesProbes(rule) ? configured(rule) : 'off') : configured;
   const main = evaluate(ruleSet, context, severityOf, 'findings');
   const { findings, outcome } = applySuppressions(main.findings, config.suppressions, day);
   const meta = evaluate(ruleSet, { ...context, suppressions: outcome }, severityOf, 'suppressions');
@@ -95,21 +111,111 @@ async function withTarget<T>(
 export async function runCheck(request: CheckRequest, prepared: Prepared = {}): Promise<RunResult> {
   const started = performance.now();
   const profile = resolveProfile(request.profile);
+  if (request.onlyProbes) return checkProbesOnly(request, profile, started);
   const connections = CONNECTIONS_FOR[request.era];
   return withTarget(request, profile, connections, prepared, (target, servers) => checkLaunched(request, profile, target, servers, started));
 }
 
-async function checkLaunched(request: CheckRequest, profile: ProfileName, target: Target, servers: LaunchedServers, started: number): Promise<RunResult> {
+/** What every check loads before it looks at a server. */
+function loadInputs(request: CheckRequest, profile: ProfileName) {
   const ruleSet = loadRules(request.rulesDir);
   const config = loadConfig(request.configFile, ruleSet, request.cwd);
   const contract = loadContract(request.contractFile ?? BUNDLED.contractFile);
   const contractProfile = contract.profiles[profile];
   if (!contractProfile) throw new ConformError('usage', `the contract has no profile "${profile}"`);
-  const connections = CONNECTIONS_FOR[request.era];
-  const eras = [...new Set(connections.map((connection) => ERA_OF[connection]))];
+  const eras = [...new Set(CONNECTIONS_FOR[request.era].map((connection) => ERA_OF[connection]))];
   const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras);
+  return { ruleSet, config, contract, contractProfile, fixtures };
+}
 
-  const observations = await observe(target, { connections, timeoutMs: request.timeoutMs }, servers);
+/**
+ * How the probes reach the server: the bundled b2-mcp over stdio pinned to the profile, the
+ * --server command with the probe environment added, or a --url server started by hand.
+ */
+function probeServerOf(target: Target | null, profile: ProfileName): ProbeServer {
+  if (!target) return { kind: 'spawn', command: process.execPath, args: [BUNDLED.serverEntry, 'stdio'], env: { B2_MCP_PROFILE: profile } };
+  if (target.kind === 'stdio') return { kind: 'spawn', command: target.command, args: target.args, env: target.env };
+  return { kind: 'url', target };
+}
+
+async function probe(request: CheckRequest, profile: ProfileName, inputs: ReturnType<typeof loadInputs>): Promise<ProbeOutcome> {
+  const { runProbes } = await import('./probes/runner.js');
+  return runProbes({
+    capabilities: inputs.contractProfile.capabilities,
+    fixture: Object.values(inputs.fixtures.byEra)[0]!,
+    server: probeServerOf(request.target, profile),
+    modern: request.era !== 'legacy',
+    timeoutMs: request.timeoutMs,
+    env: request.env ?? process.env,
+    ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+    ...(request.probeTools?.length ? { tools: request.probeTools } : {}),
+  });
+}
+
+/**
+ * Judge, then search everything the report will carry for the probes' canaries; a hit is a
+ * leak through the checker itself (the server's output ended up in a message) and is judged too.
+ */
+function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleContext, request: CheckRequest, evidenceOf: (judged: ReturnType<typeof judge>) => Evidence) {
+  const day = request.today ?? today();
+  let judged = judge(inputs.ruleSet, context, inputs.config, day, request.onlyProbes);
+  let evidence = evidenceOf(judged);
+  if (context.probes) {
+    const leaks = context.probes.scanner.scan(JSON.stringify({ findings: judged.findings, evidence }));
+    if (leaks.length > 0) {
+      context.probes.observations.push(
+        ...leaks.map((leak) => ({ aspect: 'secret.leak', passed: false, variant: `this report: ${leak.canary} (${leak.encoding})`, detail: `the ${leak.canary} given to the server appeared in this report (masked)` })),
+      );
+      judged = judge(inputs.ruleSet, context, inputs.config, day, request.onlyProbes);
+      const mask = (text: string) => context.probes!.scanner.mask(text);
+      judged.findings = judged.findings.map((finding) => ({ ...finding, message: mask(finding.message), fix: mask(finding.fix) }));
+      evidence = JSON.parse(mask(JSON.stringify(evidenceOf(judged)))) as Evidence;
+    }
+  }
+  return { ...judged, evidence };
+}
+
+async function checkProbesOnly(request: CheckRequest, profile: ProfileName, started: number): Promise<RunResult> {
+  const inputs = loadInputs(request, profile);
+  const outcome = await probe(request, profile, inputs);
+  if (!outcome.evidence.applicable) {
+    const reason = outcome.observations.find((observation) => !observation.passed && observation.aspect.startsWith('run.'));
+    throw new ConformError('nothing-tested', `probes not applicable: ${reason?.detail ?? 'the server never contacted the sandbox'}; nothing was tested`);
+  }
+  const context: RuleContext = { mode: 'check', profile, surfaces: [], contract: inputs.contract, changes: [], probes: outcome };
+  const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome: suppressed, evaluated }) => ({
+    command: 'check',
+    versions: toolVersions(),
+    profile,
+    target: request.target ? describeTarget(request.target) : { transport: 'stdio', server: 'b2-mcp (bundled)', env: ['B2_MCP_PROFILE'] },
+    connections: {},
+    contractHash: inputs.contractProfile.hash,
+    hashes: {},
+    cacheHints: null,
+    config: configEvidence(inputs.config, findings, suppressed),
+    rulesEvaluated: evaluated.length,
+    probes: outcome.evidence,
+    durationMs: Math.round(performance.now() - started),
+  }));
+  return { findings, evidence, rules: inputs.ruleSet, evaluated };
+}
+
+async function checkLaunched(request: CheckRequest, profile: ProfileName, target: Target, servers: LaunchedServers, started: number): Promise<RunResult> {
+  const inputs = loadInputs(request, profile);
+  const { contract, contractProfile, fixtures } = inputs;
+  const connections = CONNECTIONS_FOR[request.era];
+
+  // The probes start their own sandbox and servers; they run while the surface is listed.
+  const probing = request.probes ? probe(request, profile, inputs) : undefined;
+  probing?.catch(() => {});
+  let observations: Awaited<ReturnType<typeof observe>>;
+  try {
+    observations = await observe(target, { connections, timeoutMs: request.timeoutMs }, servers);
+  } catch (error) {
+    await probing?.catch(() => {});
+    throw error;
+  }
+  const probes = await probing;
   const surfaces = snapshotAll(observations, profile, target);
   if (surfaces.every((surface) => surface.names.length === 0)) {
     throw new ConformError('nothing-tested', 'the server listed no tools; nothing was tested');
@@ -129,10 +235,9 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
     };
   }
 
-  const context: RuleContext = { mode: 'check', profile, surfaces, contract, changes };
-  const { findings, outcome, evaluated } = judge(ruleSet, context, config, request.today ?? today());
+  const context: RuleContext = { mode: 'check', profile, surfaces, contract, changes, ...(probes ? { probes } : {}) };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
-  const evidence: Evidence = {
+  const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome, evaluated }) => ({
     command: 'check',
     versions: toolVersions(),
     profile,
@@ -141,11 +246,12 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
     contractHash: contractProfile.hash,
     hashes,
     cacheHints: { approved: contract.approvedCacheHint, modern: modern?.fixture.modern ?? null },
-    config: configEvidence(config, findings, outcome),
+    config: configEvidence(inputs.config, findings, outcome),
     rulesEvaluated: evaluated.length,
+    ...(probes ? { probes: probes.evidence } : {}),
     durationMs: Math.round(performance.now() - started),
-  };
-  return { findings, evidence, rules: ruleSet, evaluated };
+  }));
+  return { findings, evidence, rules: inputs.ruleSet, evaluated };
 }
 
 export interface DiffRequest {

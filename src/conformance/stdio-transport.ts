@@ -17,6 +17,8 @@ export interface ChildDiagnostics {
 }
 
 const STDERR_TAIL_LINES = 5;
+/** With `keepStderr`, at most this much of the child's stderr is kept (the probes search it for secrets). */
+const STDERR_KEEP_LIMIT = 8 * 1024 * 1024;
 
 /**
  * The only parent variables a spawned server inherits (the MCP SDK's safe defaults); everything
@@ -56,8 +58,9 @@ export class ChildStdioTransport implements Transport {
   private stdoutBuffer = '';
   private closing = false;
   private rejectBroken!: (error: Error) => void;
+  private stderrKept = '';
 
-  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string> }) {
+  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string>; keepStderr?: boolean }) {
     this.broken = new Promise<never>((_, reject) => {
       this.rejectBroken = reject;
     });
@@ -70,6 +73,11 @@ export class ChildStdioTransport implements Transport {
 
   get stderr(): Readable | null {
     return this.child?.stderr ?? null;
+  }
+
+  /** Everything the child wrote on stderr so far (only with `keepStderr`). */
+  get stderrText(): string {
+    return this.stderrKept;
   }
 
   /** Spawn the child now (before the client connects), so its boot overlaps the checker's own start-up. */
@@ -153,6 +161,7 @@ export class ChildStdioTransport implements Transport {
   }
 
   private readStderr(chunk: string): void {
+    if (this.params.keepStderr && this.stderrKept.length < STDERR_KEEP_LIMIT) this.stderrKept += chunk.slice(0, STDERR_KEEP_LIMIT - this.stderrKept.length);
     const lines = chunk.split(/\r?\n/).filter((line) => line.trim() !== '');
     this.diagnostics.stderrTail.push(...lines);
     this.diagnostics.stderrTail.splice(0, Math.max(0, this.diagnostics.stderrTail.length - STDERR_TAIL_LINES));

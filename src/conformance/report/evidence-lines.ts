@@ -32,7 +32,20 @@ export function evidenceLines(evidence: Evidence): [string, string][] {
   const config = evidence.config;
   lines.push(['Config', `${config.file ?? 'none'}; ${config.overrides} overrides, ${config.suppressed} suppressed, ${config.stale} stale, ${config.expired} expired`]);
   lines.push(['Rules evaluated', String(evidence.rulesEvaluated)]);
+  if (evidence.probes) lines.push(...probeLines(evidence.probes));
   lines.push(['Duration', `${evidence.durationMs} ms`]);
+  return lines;
+}
+
+function probeLines(probes: NonNullable<Evidence['probes']>): [string, string][] {
+  if (!probes.applicable) return [['Probes', `not applicable (the server did not use the ${probes.sandbox} sandbox), ${probes.durationMs} ms`]];
+  const sessions = probes.sessions.map((session) => `${session.name} (${[session.policy ?? 'policy as started', session.outputFormat ?? 'format as started', session.client].join(', ')})`);
+  const lines: [string, string][] = [
+    ['Probes', `${probes.passed} passed, ${probes.failed} failed in ${probes.durationMs} ms against an ${probes.sandbox} sandbox`],
+    ['Probe sessions', sessions.join('; ')],
+    ['Probe calls', `${probes.gate.calls} gate calls on ${probes.gate.tools} gated tools (${probes.gate.elicitations} elicitations answered), ${probes.format.calls} read calls; ${probes.secrets.canaries} canar${probes.secrets.canaries === 1 ? 'y' : 'ies'} searched in ${probes.secrets.places.join(', ')}`],
+  ];
+  for (const skipped of probes.skipped) lines.push(['Probes skipped', skipped]);
   return lines;
 }
 

@@ -67,12 +67,18 @@ function kindOf(rule: RuleDefinition): CheckKind {
   return CHECK_KINDS[rule.check.kind]!;
 }
 
+/** Whether a rule judges the live probes (rather than the listed surface or a diff). */
+export function judgesProbes(rule: RuleDefinition): boolean {
+  return kindOf(rule).needs.includes('probes');
+}
+
 /** Whether the context holds everything the rule's check kind needs. */
 function applicable(rule: RuleDefinition, context: RuleContext): boolean {
   return kindOf(rule).needs.every((need) => {
     if (need === 'live') return context.mode === 'check' && context.surfaces.length > 0;
     if (need === 'contract') return context.contract !== undefined;
     if (need === 'changes') return true;
+    if (need === 'probes') return context.probes !== undefined;
     return context.suppressions !== undefined;
   });
 }

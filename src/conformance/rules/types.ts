@@ -1,6 +1,7 @@
 import type { ContractArtifact } from '../../contract/artifact.js';
 import type { Change } from '../diff.js';
 import type { ChangeClass, Scope, Severity } from '../findings.js';
+import type { ProbeOutcome } from '../probes/types.js';
 import type { LiveSurface } from '../snapshot.js';
 
 /** A rule as written in rules/*.json. */
@@ -45,6 +46,8 @@ export interface RuleContext {
   contract?: ContractArtifact;
   changes: ScopedChange[];
   suppressions?: SuppressionOutcome;
+  /** Check mode with probes: what the live probes observed. */
+  probes?: ProbeOutcome;
 }
 
 /** A finding before the engine dresses it with the rule's metadata. */
@@ -58,7 +61,7 @@ export interface RawFinding {
   data?: Record<string, unknown>;
 }
 
-export type Need = 'live' | 'contract' | 'changes' | 'suppressions';
+export type Need = 'live' | 'contract' | 'changes' | 'suppressions' | 'probes';
 
 /** A generic check: a pure function of its parameters and the context. */
 export interface CheckKind {

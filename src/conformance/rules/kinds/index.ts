@@ -3,6 +3,7 @@ import { CHANGE_CHECK_KINDS } from './changes.js';
 import { CONTRACT_KINDS } from './contract.js';
 import { KEY_KINDS } from './keys.js';
 import { NAME_KINDS } from './names.js';
+import { PROBE_KINDS } from './probes.js';
 import { PROTOCOL_KINDS } from './protocol.js';
 import { SCHEMA_KINDS } from './schema.js';
 import { SUPPRESSION_KINDS } from './suppressions.js';
@@ -18,4 +19,5 @@ export const CHECK_KINDS: Readonly<Record<string, CheckKind>> = {
   ...PROTOCOL_KINDS,
   ...CHANGE_CHECK_KINDS,
   ...SUPPRESSION_KINDS,
+  ...PROBE_KINDS,
 };

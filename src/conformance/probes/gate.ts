@@ -1,0 +1,132 @@
+import { mutationMark, mutationsSince, type MutationRecord, type ProbeSandbox } from './sandbox.js';
+import { errorSummary, hasSignedUrl } from './results.js';
+import type { CallOutcome, ElicitAnswer, ProbeSession } from './sessions.js';
+import { fillTemplate, type Arguments, type GateProbeSpec } from './table.js';
+import type { TargetSeeder, TargetValues } from './targets.js';
+import type { ProbeObservation } from './types.js';
+
+/** What the gate probe needs from the run around it. */
+export interface GateRun {
+  sandbox: ProbeSandbox;
+  seeder: TargetSeeder;
+  plain: ProbeSession;
+  elicit?: ProbeSession;
+  block?: ProbeSession;
+  /** Values every template may use besides `target` (account id, times). */
+  values: Record<string, unknown>;
+  record(observation: ProbeObservation): void;
+  /** Search one call for canaries. */
+  inspect(tool: string, outcome: CallOutcome): void;
+  /** Announce the next step (progress). */
+  step(label: string): void;
+}
+
+interface Attempt {
+  outcome: CallOutcome;
+  mutations: MutationRecord[];
+}
+
+/** The steps of one gate probe, in order; `steps` below must list the same ones (progress total). */
+export function gateSteps(spec: GateProbeSpec, run: Pick<GateRun, 'elicit' | 'block'>): string[] {
+  return [
+    'no confirm',
+    ...(run.elicit ? ['declined', 'cancelled'] : []),
+    ...(run.block ? ['policy block'] : []),
+    'confirm: true',
+    ...(run.elicit ? ['accepted'] : []),
+    ...(spec.harmless ? ['harmless'] : []),
+  ];
+}
+
+function mutationText(mutations: readonly MutationRecord[]): string {
+  const operations = [...new Set(mutations.map((mutation) => mutation.operation))].join(', ');
+  return `${mutations.length} change${mutations.length === 1 ? '' : 's'} in the sandbox (${operations})`;
+}
+
+/** A gated call the server had no consent for: an isError result and no change at all. */
+function judgeRefusal(spec: GateProbeSpec, { outcome, mutations }: Attempt): { passed: boolean; detail: string } {
+  if (mutations.length > 0) return { passed: false, detail: `${spec.tool} ran without consent: ${mutationText(mutations)}` };
+  if (spec.effect === 'signed-url' && hasSignedUrl(outcome)) return { passed: false, detail: `${spec.tool} returned a presigned URL without consent` };
+  if (outcome.thrown) return { passed: false, detail: `${spec.tool} answered with a protocol error instead of an isError refusal` };
+  if (!outcome.result?.isError) return { passed: false, detail: `${spec.tool} returned a result without isError although it did nothing; a refusal must be an isError result` };
+  return { passed: true, detail: `refused with ${errorSummary(outcome)}; nothing changed` };
+}
+
+/** A consented call: exactly the effect the table names, once. */
+function judgeEffect(spec: GateProbeSpec, attempt: Attempt): { passed: boolean; detail: string } {
+  const { outcome, mutations } = attempt;
+  if (spec.effect === 'unavailable') {
+    const refusal = judgeRefusal(spec, attempt);
+    return refusal.passed ? refusal : { ...refusal, detail: `${refusal.detail} (the tool is unavailable in this configuration and must refuse even when approved)` };
+  }
+  if (outcome.thrown || outcome.result?.isError) return { passed: false, detail: `${spec.tool} failed with ${errorSummary(outcome)} although the call was approved${mutations.length ? ` (${mutationText(mutations)})` : ''}` };
+  if (spec.effect === 'signed-url') {
+    if (!hasSignedUrl(outcome)) return { passed: false, detail: `${spec.tool} returned no presigned URL although the call was approved` };
+    if (mutations.length > 0) return { passed: false, detail: `minting a presigned URL caused ${mutationText(mutations)}` };
+    return { passed: true, detail: 'returned a presigned URL; nothing changed' };
+  }
+  if (mutations.length !== 1) return { passed: false, detail: `an approved ${spec.tool} must change the sandbox exactly once; it made ${mutationText(mutations)}` };
+  return { passed: true, detail: `changed the sandbox once (${mutations[0]!.operation})` };
+}
+
+/**
+ * Probe one gated tool. Refusals come first on one seeded target; a step that changed the
+ * sandbox anyway used its target up, so the next step seeds a fresh one (one broken gate never
+ * shows up as a second, inherited failure).
+ */
+export async function probeGate(run: GateRun, spec: GateProbeSpec): Promise<void> {
+  let target: TargetValues | undefined;
+  const argumentsFor = (template: Arguments, values: TargetValues) => fillTemplate(template, { ...run.values, target: values });
+
+  const attempt = async (session: ProbeSession, options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean }): Promise<Attempt> => {
+    const values = options.harmless ? await run.seeder.seed(spec.harmless!.target) : (target ??= await run.seeder.seed(spec.target));
+    const args = argumentsFor(options.harmless ? spec.harmless!.arguments : spec.trigger, values);
+    const mark = await mutationMark(run.sandbox);
+    session.answer(options.answer ?? 'decline');
+    const outcome = await session.call(spec.tool, options.confirm ? { ...args, confirm: true } : args);
+    const mutations = await mutationsSince(run.sandbox, mark);
+    if (mutations.length > 0 && !options.harmless) target = undefined;
+    run.inspect(spec.tool, outcome);
+    return { outcome, mutations };
+  };
+  const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) =>
+    run.record({ aspect, tool: spec.tool, variant, ...verdict });
+
+  run.step(`${spec.tool}: no confirm`);
+  observe('gate.unconfirmed', 'no confirm', judgeRefusal(spec, await attempt(run.plain, {})));
+
+  if (run.elicit) {
+    for (const [answer, label] of [['decline', 'declined'], ['cancel', 'cancelled']] as const) {
+      run.step(`${spec.tool}: ${label}`);
+      const result = await attempt(run.elicit, { answer });
+      const verdict = judgeRefusal(spec, result);
+      observe('gate.declined', `elicitation ${label}`, result.outcome.elicitations.length === 0 && verdict.passed ? { ...verdict, detail: `${verdict.detail} (not asked)` } : verdict);
+    }
+  }
+
+  if (run.block) {
+    run.step(`${spec.tool}: policy block`);
+    observe('gate.block', 'B2_DESTRUCTIVE_POLICY=block with confirm: true', judgeRefusal(spec, await attempt(run.block, { confirm: true })));
+  }
+
+  run.step(`${spec.tool}: confirm: true`);
+  observe('gate.confirmed', 'confirm: true', judgeEffect(spec, await attempt(run.plain, { confirm: true })));
+
+  if (run.elicit) {
+    run.step(`${spec.tool}: accepted`);
+    const accepted = await attempt(run.elicit, { answer: 'accept' });
+    if (accepted.outcome.elicitations.length > 0) {
+      observe('gate.confirmed', 'elicitation accepted', judgeEffect(spec, accepted));
+    } else {
+      // Never asked: without confirm the call had no consent, so it must have been refused.
+      observe('gate.unconfirmed', 'elicitation-capable client, not asked', judgeRefusal(spec, accepted));
+    }
+  }
+
+  if (spec.harmless) {
+    run.step(`${spec.tool}: harmless`);
+    const { outcome } = await attempt(run.plain, { harmless: true });
+    const refused = Boolean(outcome.thrown || outcome.result?.isError);
+    observe('gate.harmless', 'harmless arguments', refused ? { passed: false, detail: `${spec.tool} refused arguments that must not be gated (${spec.harmless.why}): ${errorSummary(outcome)}` } : { passed: true, detail: 'ran without confirmation' });
+  }
+}

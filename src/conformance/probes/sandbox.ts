@@ -1,0 +1,167 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { ALL_CAPABILITIES } from '../../sandbox/model.js';
+import { ConformError } from '../errors.js';
+import type { Canary } from './secrets.js';
+
+/** A key as the sandbox admin API returns it. */
+export interface SandboxKey {
+  applicationKeyId: string;
+  applicationKey: string;
+}
+
+/**
+ * The B2 stand-in the probes run against: started in-process for this run, or one a
+ * `check --sandbox-env` process keeps running for servers started by hand. Probes reach it over
+ * HTTP only (native API and admin API), so both kinds behave the same.
+ */
+export interface ProbeSandbox {
+  kind: 'in-process' | 'external';
+  apiUrl: string;
+  adminUrl: string;
+  accountId: string;
+  /** The key the server under test gets; its secret is a canary. */
+  serverKey: SandboxKey;
+  /** Only for the full-surface profile: the account's master key, which enables the Partner tools. */
+  partnerKey?: SandboxKey;
+  /** Secret values that must never leave the server. */
+  canaries: Canary[];
+  admin<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The variable through which `--sandbox-env` tells a later `check` where its sandbox's admin API is. */
+export const SANDBOX_ADMIN_VARIABLE = 'B2_MCP_CONFORM_SANDBOX';
+
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * A fresh, high-entropy application key secret shaped like B2's (31 characters). It always holds
+ * a `+` and a `/`, so its URL-encoded form differs from the raw one and both can be searched for.
+ */
+export function canarySecret(): string {
+  const bytes = randomBytes(27);
+  const chars = [...bytes].map((byte) => KEY_ALPHABET[byte % KEY_ALPHABET.length]!);
+  chars[randomInt(0, 13)] = '+';
+  chars[randomInt(14, 27)] = '/';
+  return `K005${chars.join('')}`;
+}
+
+function adminClient(adminUrl: string) {
+  return async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
+    let response: Response;
+    try {
+      response = await fetch(`${adminUrl}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      throw new ConformError('connect', `the probe sandbox's admin API at ${adminUrl} is not reachable (${(error as Error).message})`);
+    }
+    const text = await response.text();
+    if (!response.ok) throw new Error(`sandbox admin ${method} ${path} answered ${response.status}: ${text.slice(0, 200)}`);
+    return JSON.parse(text) as T;
+  };
+}
+
+/**
+ * The capabilities of the key the server gets: the profile's list, or every capability for the
+ * full-surface profile (capabilities null), which also gets the master key as its Partner credential.
+ */
+function keyCapabilities(capabilities: readonly string[] | null): string[] {
+  return capabilities ? [...capabilities] : [...ALL_CAPABILITIES];
+}
+
+/** Start a sandbox in this process, seeded with the demo data, and mint the server's canary key. */
+export async function startProbeSandbox(capabilities: readonly string[] | null): Promise<ProbeSandbox> {
+  const { startSandbox } = await import('../../sandbox/index.js');
+  const running = await startSandbox({ seed: 'demo' });
+  try {
+    const admin = adminClient(running.adminUrl);
+    const serverKey = await admin<SandboxKey>('POST', '/keys', { keyName: 'b2-mcp-conform-probe', capabilities: keyCapabilities(capabilities), applicationKey: canarySecret() });
+    const partnerKey = capabilities === null ? { applicationKeyId: running.applicationKeyId, applicationKey: running.applicationKey } : undefined;
+    return {
+      kind: 'in-process',
+      apiUrl: running.apiUrl,
+      adminUrl: running.adminUrl,
+      accountId: running.accountId,
+      serverKey,
+      ...(partnerKey ? { partnerKey } : {}),
+      canaries: canariesOf(serverKey, partnerKey),
+      admin,
+      close: () => running.close(),
+    };
+  } catch (error) {
+    await running.close();
+    throw error;
+  }
+}
+
+/**
+ * Attach to the sandbox a `check --sandbox-env` process runs, from the variables it printed (the
+ * same ones the server under test was started with).
+ */
+export async function attachProbeSandbox(env: NodeJS.ProcessEnv): Promise<ProbeSandbox> {
+  const adminUrl = env[SANDBOX_ADMIN_VARIABLE]!;
+  const missing = ['B2_API_URL', 'B2_APPLICATION_KEY_ID', 'B2_APPLICATION_KEY'].filter((name) => !env[name]);
+  if (missing.length > 0) throw new ConformError('usage', `${SANDBOX_ADMIN_VARIABLE} is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not; load every line --sandbox-env printed`);
+  const admin = adminClient(adminUrl);
+  const health = await admin<{ accountId: string }>('GET', '/health');
+  const serverKey = { applicationKeyId: env.B2_APPLICATION_KEY_ID!, applicationKey: env.B2_APPLICATION_KEY! };
+  const partnerKey = env.B2_MASTER_KEY_ID && env.B2_MASTER_KEY ? { applicationKeyId: env.B2_MASTER_KEY_ID, applicationKey: env.B2_MASTER_KEY } : undefined;
+  return {
+    kind: 'external',
+    apiUrl: env.B2_API_URL!,
+    adminUrl,
+    accountId: health.accountId,
+    serverKey,
+    ...(partnerKey ? { partnerKey } : {}),
+    canaries: canariesOf(serverKey, partnerKey),
+    admin,
+    close: async () => {},
+  };
+}
+
+function canariesOf(serverKey: SandboxKey, partnerKey: SandboxKey | undefined): Canary[] {
+  return [{ name: 'application key', value: serverKey.applicationKey }, ...(partnerKey ? [{ name: 'master key', value: partnerKey.applicationKey }] : [])];
+}
+
+/** What the server under test is started with to use the sandbox (the contract's variables only). */
+export function sandboxServerEnv(sandbox: ProbeSandbox): Record<string, string> {
+  return {
+    B2_API_URL: sandbox.apiUrl,
+    B2_APPLICATION_KEY_ID: sandbox.serverKey.applicationKeyId,
+    B2_APPLICATION_KEY: sandbox.serverKey.applicationKey,
+    ...(sandbox.partnerKey ? { B2_MASTER_KEY_ID: sandbox.partnerKey.applicationKeyId, B2_MASTER_KEY: sandbox.partnerKey.applicationKey } : {}),
+  };
+}
+
+/** Highest sequence number in the mutation log so far; mutations after it belong to what runs next. */
+export async function mutationMark(sandbox: ProbeSandbox, since = 0): Promise<number> {
+  const { mutations } = await sandbox.admin<{ mutations: { seq: number }[] }>('GET', `/mutations?since=${since}`);
+  return mutations.reduce((max, record) => Math.max(max, record.seq), since);
+}
+
+export interface MutationRecord {
+  seq: number;
+  operation: string;
+}
+
+export async function mutationsSince(sandbox: ProbeSandbox, mark: number): Promise<MutationRecord[]> {
+  return (await sandbox.admin<{ mutations: MutationRecord[] }>('GET', `/mutations?since=${mark}`)).mutations;
+}
+
+/** Highest sequence number in the request log: requests after it reached the sandbox later. */
+export async function requestMark(sandbox: ProbeSandbox, since = 0): Promise<{ mark: number; count: number }> {
+  const { requests } = await sandbox.admin<{ requests: { seq: number }[] }>('GET', `/requests?since=${since}`);
+  return { mark: requests.reduce((max, record) => Math.max(max, record.seq), since), count: requests.length };
+}
+
+/**
+ * What `check --sandbox-env` prints: `NAME=value` lines for a server started by hand (the values
+ * hold no shell metacharacters), plus where a later `check --probes` finds this sandbox.
+ */
+export function sandboxEnvLines(sandbox: ProbeSandbox): string {
+  const env = { ...sandboxServerEnv(sandbox), B2_DESTRUCTIVE_POLICY: 'confirm', B2_SECRET_SINK: 'off', [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl };
+  return Object.entries(env).map(([name, value]) => `${name}=${value}\n`).join('');
+}

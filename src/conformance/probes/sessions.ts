@@ -1,0 +1,147 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
+import type { ListedTool } from '../../contract/normalize.js';
+import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
+import { ChildStdioTransport } from '../stdio-transport.js';
+import type { HttpTarget } from '../target.js';
+
+export type ElicitAnswer = 'accept' | 'decline' | 'cancel';
+
+/** One server configuration and one client, as the probes need them. */
+export interface SessionSpec {
+  name: 'plain' | 'elicit' | 'block';
+  /** B2_DESTRUCTIVE_POLICY, or null when the server runs as it was started (a --url target). */
+  policy: 'confirm' | 'block' | null;
+  /** B2_MCP_OUTPUT_FORMAT, or null when the server runs as it was started. */
+  outputFormat: 'toon' | 'auto' | 'json' | null;
+  /** Whether the client declares form elicitation and answers it. */
+  elicitation: boolean;
+  /** Point B2_LOG_FILE at a file of the run's own, so the log file is searched too. */
+  logFile?: boolean;
+}
+
+/** What one tools/call came back with. */
+export interface CallOutcome {
+  result?: CallToolResult;
+  /** A JSON-RPC or transport error instead of a result (message only). */
+  thrown?: string;
+  /** Messages of the elicitation requests the server sent during the call. */
+  elicitations: string[];
+}
+
+export interface ProbeSession {
+  spec: SessionSpec;
+  tools: ListedTool[];
+  call(tool: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  /** How the elicitation handler answers from now on. */
+  answer(answer: ElicitAnswer): void;
+  /** Environment variable names the server got from the probes. */
+  envNames: string[];
+  /** Disconnect, stop the server, and return what it wrote on stderr and to its log file (empty for a server started by hand). */
+  close(): Promise<SessionOutput>;
+}
+
+export interface SessionOutput {
+  stderr: string;
+  logFile: string;
+}
+
+/** How to reach a server for the probes: spawn it with the probe environment, or a running URL. */
+export type ProbeServer =
+  | { kind: 'spawn'; command: string; args: string[]; env: Record<string, string> }
+  | { kind: 'url'; target: HttpTarget };
+
+export interface SessionOptions {
+  /** The sandbox variables and anything else every spawned server gets. */
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Speak the modern era (2026-07-28) rather than the 2025 era. */
+  modern: boolean;
+}
+
+function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: string | undefined): Record<string, string> {
+  return {
+    ...base,
+    B2_SECRET_SINK: 'off',
+    B2_DESTRUCTIVE_ELICITATION: 'on',
+    LOG_LEVEL: 'debug',
+    ...(spec.policy ? { B2_DESTRUCTIVE_POLICY: spec.policy } : {}),
+    ...(spec.outputFormat ? { B2_MCP_OUTPUT_FORMAT: spec.outputFormat } : {}),
+    ...(logFile ? { B2_LOG_FILE: logFile } : {}),
+  };
+}
+
+/** Start (or reach) the server for one session, connect a client and list its tools. */
+export async function openSession(server: ProbeServer, spec: SessionSpec, options: SessionOptions): Promise<ProbeSession> {
+  const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'b2-mcp-conform-log-')) : undefined;
+  const logFile = logDir ? join(logDir, 'server.log') : undefined;
+  const env = server.kind === 'spawn' ? { ...server.env, ...sessionEnv(spec, options.env, logFile) } : {};
+  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env, keepStderr: true }) : undefined;
+  const transport =
+    stdio ??
+    new StreamableHTTPClientTransport((server as { target: HttpTarget }).target.url, {
+      requestInit: { headers: { ...(server as { target: HttpTarget }).target.headers, 'user-agent': `${CHECKER_NAME}/${CHECKER_VERSION} (probes)` } },
+    });
+
+  let answer: ElicitAnswer = 'decline';
+  let elicited: string[] = [];
+  const client = new Client(
+    { name: `${CHECKER_NAME}-probes`, version: CHECKER_VERSION },
+    {
+      capabilities: spec.elicitation ? { elicitation: { form: {} } } : {},
+      versionNegotiation: options.modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.timeoutMs } } : { mode: 'legacy' },
+    },
+  );
+  if (spec.elicitation) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      elicited.push(String((request.params as { message?: unknown }).message ?? ''));
+      return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: answer };
+    });
+  }
+  const cleanup = () => {
+    if (logDir) rmSync(logDir, { recursive: true, force: true });
+  };
+  const readLog = () => {
+    try {
+      return logFile ? readFileSync(logFile, 'utf8') : '';
+    } catch {
+      return '';
+    }
+  };
+  let tools: ListedTool[];
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs });
+    tools = (await client.listTools(undefined, { cacheMode: 'bypass', timeout: options.timeoutMs })).tools as ListedTool[];
+  } catch (error) {
+    await client.close().catch(() => {});
+    const tail = stdio?.diagnostics.stderrTail.at(-1);
+    cleanup();
+    throw new Error(`the ${spec.name} probe session could not connect: ${(error as Error).message}${tail ? ` (stderr: ${tail.slice(0, 200)})` : ''}`);
+  }
+
+  return {
+    spec,
+    tools,
+    envNames: Object.keys(sessionEnv(spec, options.env, logFile)).sort(),
+    answer: (next) => void (answer = next),
+    async call(tool, args) {
+      elicited = [];
+      try {
+        const result = await client.callTool({ name: tool, arguments: args }, { timeout: options.timeoutMs });
+        return { result, elicitations: elicited };
+      } catch (error) {
+        return { thrown: (error as Error).message, elicitations: elicited };
+      }
+    },
+    async close() {
+      await client.close().catch(() => {});
+      await stdio?.close();
+      const output = { stderr: stdio?.stderrText ?? '', logFile: readLog() };
+      cleanup();
+      return output;
+    },
+  };
+}

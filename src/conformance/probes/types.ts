@@ -1,0 +1,43 @@
+import type { CanaryScanner } from './secrets.js';
+
+/**
+ * What the live probes observed. Each observation names an aspect (e.g. `gate.unconfirmed`);
+ * rules in rules/*.json pick the aspects they judge, so the probes never name a rule id.
+ */
+export interface ProbeObservation {
+  /** Dotted aspect a rule selects, e.g. `gate.declined`, `format.toon`, `secret.leak`. */
+  aspect: string;
+  passed: boolean;
+  tool?: string;
+  /** What was tried, e.g. `decline`, `confirm: true`, `toon`; part of the finding's fingerprint. */
+  variant?: string;
+  /** One line on what happened; never contains server output verbatim or a secret. */
+  detail: string;
+}
+
+/** Where the probes stand, for the evidence block of every report (names only, never values). */
+export interface ProbeEvidence {
+  /** False when the server never reached the sandbox (it ignores B2_API_URL). */
+  applicable: boolean;
+  sandbox: 'in-process' | 'external';
+  /** One per server session: which policy and output format it ran with, and which client. */
+  sessions: { name: string; client: string; policy: string | null; outputFormat: string | null; env: string[] }[];
+  gate: { tools: number; calls: number; elicitations: number };
+  format: { calls: number; modes: string[] };
+  secrets: { canaries: number; places: string[] };
+  /** Parts that could not run, with the reason (e.g. no restart for a server started by hand). */
+  skipped: string[];
+  passed: number;
+  failed: number;
+  durationMs: number;
+}
+
+export interface ProbeOutcome {
+  observations: ProbeObservation[];
+  evidence: ProbeEvidence;
+  /** Finds the run's canaries in text (for the checker's own report); never serialized. */
+  scanner: CanaryScanner;
+}
+
+/** Reports which probe step runs now: `done` of `total` finished. */
+export type ProgressListener = (done: number, total: number, label: string) => void;
