@@ -8,7 +8,8 @@ import { CredentialFailure, credentialKey, credentialsFromHeaders, rejectCredent
 import { loadHttpSettings, MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
 import { InFlightLimiter } from './in-flight.js';
 import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
-import { McpNameMismatch, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
+import { INVALID_PARAMS } from './argument-keys.js';
+import { McpNameMismatch, RefusedArgumentKey, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
 import { TokenBuckets } from './rate-limit.js';
 
 export const MCP_PATHS = new Set(['/mcp', '/api/mcp']);
@@ -174,6 +175,8 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
     try {
       route = await routeMcpRequest(method, headers, body);
     } catch (error) {
+      // Bad arguments are an ordinary JSON-RPC error (HTTP 200), as the SDK answers them.
+      if (error instanceof RefusedArgumentKey) return jsonRpcError(res, 200, error.refusal.id, INVALID_PARAMS, error.refusal.message);
       if (!(error instanceof McpNameMismatch)) throw error;
       return jsonRpcError(res, 400, error.id, -32020, error.message, { mismatch: { header: error.header, body: error.body } });
     }

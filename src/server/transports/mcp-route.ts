@@ -1,5 +1,6 @@
 import { isJsonContentType, isLegacyRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { MCP_REVISION } from '../../contract/constants.js';
+import { argumentKeyRefusal, type ArgumentKeyRefusal } from './argument-keys.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -23,6 +24,14 @@ export class McpNameMismatch extends Error {
   ) {
     super(`Bad Request: the Mcp-Name header names "${header}" but the body names "${body}"`);
     this.name = 'McpNameMismatch';
+  }
+}
+
+/** Arguments the SDK would silently drop a key from (see argument-keys.ts); answered -32602 before any credential is looked at. */
+export class RefusedArgumentKey extends Error {
+  constructor(readonly refusal: ArgumentKeyRefusal) {
+    super(refusal.message);
+    this.name = 'RefusedArgumentKey';
   }
 }
 
@@ -59,7 +68,7 @@ const isInitialize = (message: unknown): boolean => isPlainObject(message) && me
 /**
  * Classifies one request and, for modern envelopes, fills the standard headers a plain JSON-RPC
  * client may have left out (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) into `forwarded`.
- * Throws {@link McpNameMismatch}.
+ * Throws {@link McpNameMismatch} and {@link RefusedArgumentKey}.
  */
 export async function routeMcpRequest(method: string, forwarded: Record<string, string>, body: Buffer): Promise<McpRoute> {
   const sessionId = forwarded['mcp-session-id'];
@@ -68,6 +77,8 @@ export async function routeMcpRequest(method: string, forwarded: Record<string, 
   if (!isJsonContentType(forwarded['content-type'] ?? '')) return { kind: 'protocol' };
   const message = parseJson(body);
   if (message === undefined) return { kind: 'protocol' };
+  const refusal = argumentKeyRefusal(message);
+  if (refusal) throw new RefusedArgumentKey(refusal);
 
   const probe = new Request('http://localhost/mcp', { method: 'POST', headers: forwarded });
   if (await isLegacyRequest(probe, message)) {
