@@ -5,7 +5,7 @@ import { callSurfaces } from './results.js';
 import { SANDBOX_ADMIN_VARIABLE, attachProbeSandbox, requestMark, sandboxServerEnv, startProbeSandbox, type ProbeSandbox } from './sandbox.js';
 import { CanaryScanner } from './secrets.js';
 import { openSession, type CallOutcome, type ProbeServer, type ProbeSession, type SessionOutput, type SessionSpec } from './sessions.js';
-import { fillTemplate, loadProbeTables, referencedNames, type GateProbeSpec, type ReadProbeSpec } from './table.js';
+import { fillTemplate, loadProbeTables, referencedNames, type GateProbeSpec, type ProbeTables, type ReadProbeSpec } from './table.js';
 import { TargetSeeder, type TargetSpec, type TargetValues } from './targets.js';
 import type { ProbeEvidence, ProbeObservation, ProbeOutcome, ProgressListener } from './types.js';
 
@@ -140,12 +140,8 @@ async function calibrate(run: ProbeRun, session: ProbeSession, reads: ReadProbeS
   return after.count > 0;
 }
 
-function modeOf(spec: SessionSpec): FormatMode {
-  return spec.outputFormat;
-}
-
 async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadProbeSpec[], values: Record<string, unknown>): Promise<void> {
-  const mode = modeOf(session.spec);
+  const mode: FormatMode = session.spec.outputFormat;
   const label = mode ?? 'as configured';
   for (const read of reads) {
     run.step(`format ${label}: ${read.tool}`);
@@ -189,9 +185,12 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
     sessions = await openSessions(request, run, sandboxServerEnv(sandbox));
     const plain = sessions.plain;
     for (const session of Object.values(sessions)) run.scan('tools/list', JSON.stringify(session!.tools));
-    if (plain) applicable = await calibrate(run, plain, tables.reads);
-    if (plain && applicable) await probeAll(request, run, sessions as Required<Pick<typeof sessions, 'plain'>> & typeof sessions, tables);
-    else if (plain) run.record({ aspect: 'run.applicable', passed: false, detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed' });
+    if (plain) {
+      const plan = planProbes(request, run, { ...sessions, plain }, tables);
+      applicable = await calibrate(run, plain, tables.reads);
+      if (applicable) await probeAll(run, { ...sessions, plain }, tables, plan);
+      else run.record({ aspect: 'run.applicable', passed: false, detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed' });
+    }
   } finally {
     for (const session of Object.values(sessions)) outputs.push({ session: session!, output: await session!.close() });
     await sandbox.close();
@@ -205,12 +204,10 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
   return { observations: run.observations, evidence: evidenceOf(run, sandbox, outputs.map(({ session }) => session), applicable, performance.now() - started), scanner: run.scanner };
 }
 
-async function probeAll(
-  request: ProbeRequest,
-  run: ProbeRun,
-  sessions: { plain: ProbeSession; elicit?: ProbeSession; block?: ProbeSession },
-  tables: ReturnType<typeof loadProbeTables>,
-): Promise<void> {
+type Sessions = { plain: ProbeSession; elicit?: ProbeSession; block?: ProbeSession };
+
+/** What will run: the gated tools to probe and each session's reads; sets the progress total. */
+function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, tables: ProbeTables) {
   const listed = toolNames(sessions.plain);
   const chosen = (tool: string) => !request.tools || request.tools.includes(tool);
   for (const tool of request.tools ?? []) if (!listed.has(tool)) run.skipped.push(`${tool}: --probe-tool names a tool the server does not list`);
@@ -218,10 +215,14 @@ async function probeAll(
   const byTool = new Map(tables.gates.map((spec) => [spec.tool, spec]));
   for (const tool of gated.filter((name) => !byTool.has(name))) run.skipped.push(`${tool}: no probe arguments in rules/probes/gates.json`);
   const gates = gated.map((tool) => byTool.get(tool)).filter((spec): spec is GateProbeSpec => spec !== undefined);
-  const formatSessions = [sessions.plain, sessions.elicit, sessions.block].filter((session): session is ProbeSession => session !== undefined);
-  const readsFor = (session: ProbeSession) => tables.reads.filter((read) => toolNames(session).has(read.tool) && chosen(read.tool));
-  run.plan(1 + gates.reduce((sum, spec) => sum + gateSteps(spec, sessions).length, 0) + formatSessions.reduce((sum, session) => sum + readsFor(session).length, 0));
+  const reads = [sessions.plain, sessions.elicit, sessions.block]
+    .filter((session): session is ProbeSession => session !== undefined)
+    .map((session) => ({ session, reads: tables.reads.filter((read) => toolNames(session).has(read.tool) && chosen(read.tool)) }));
+  run.plan(1 + gates.reduce((sum, spec) => sum + gateSteps(spec, sessions).length, 0) + reads.reduce((sum, entry) => sum + entry.reads.length, 0));
+  return { gates, reads };
+}
 
+async function probeAll(run: ProbeRun, sessions: Sessions, tables: ProbeTables, plan: ReturnType<typeof planProbes>): Promise<void> {
   const seeder = new TargetSeeder(run.sandbox);
   const values = { account: { accountId: run.sandbox.accountId }, time: { inOneDay: Date.now() + DAY_MS } };
   const gateRun: GateRun = {
@@ -233,7 +234,7 @@ async function probeAll(
     inspect: (tool, outcome) => run.inspect(tool, outcome, true),
     step: (label) => run.step(`gate ${label}`),
   };
-  for (const spec of gates) {
+  for (const spec of plan.gates) {
     try {
       await probeGate(gateRun, spec);
     } catch (error) {
@@ -241,16 +242,10 @@ async function probeAll(
     }
   }
 
-  // Reads change nothing, so the three sessions read in parallel.
-  const readContext = await seedReadContext(seeder, formatSessions.flatMap(readsFor), tables.readContext, run);
+  // Reads change nothing, so the sessions read in parallel.
+  const readContext = await seedReadContext(seeder, plan.reads.flatMap((entry) => entry.reads), tables.readContext, run);
   const readValues = { ...values, ...readContext };
-  await Promise.all(
-    formatSessions.map((session) => {
-      const reads = readsFor(session).filter((read) => [...referencedNames(read.arguments)].every((name) => name in readValues));
-      for (const read of readsFor(session)) if (!reads.includes(read)) run.step(`format: ${read.tool} (skipped)`);
-      return probeFormats(run, session, reads, readValues);
-    }),
-  );
+  await Promise.all(plan.reads.map(({ session, reads }) => probeFormats(run, session, reads, readValues)));
 }
 
 function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], applicable: boolean, durationMs: number): ProbeEvidence {

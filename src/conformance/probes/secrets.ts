@@ -39,10 +39,11 @@ export class CanaryScanner {
   constructor(canaries: readonly Canary[]) {
     this.needles = canaries.flatMap(({ name, value }) => {
       const encoded = encodeURIComponent(value);
+      const base64 = base64Cores(value, 'base64');
       return [
         { canary: name, encoding: 'raw', text: value },
-        ...base64Cores(value, 'base64').map((text) => ({ canary: name, encoding: 'base64', text })),
-        ...base64Cores(value, 'base64url').map((text) => ({ canary: name, encoding: 'base64url', text })),
+        ...base64.map((text) => ({ canary: name, encoding: 'base64', text })),
+        ...base64Cores(value, 'base64url').filter((text) => !base64.includes(text)).map((text) => ({ canary: name, encoding: 'base64url', text })),
         ...(encoded !== value ? [{ canary: name, encoding: 'URL-encoded', text: encoded }] : []),
       ];
     });

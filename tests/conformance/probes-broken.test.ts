@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { main } from '../../src/conformance/cli.js';
+import { BUNDLED } from '../../src/conformance/package-root.js';
+import { runCheck } from '../../src/conformance/run.js';
+import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
+import { stdioTarget } from '../../src/conformance/target.js';
+import { SERVERS_DIR } from './helpers/harness.js';
+
+/**
+ * Broken servers: our b2-mcp behind a stdio proxy (servers/probe-proxy.mjs) that breaks one
+ * promise per flaw. All flaws ride in one run, each on a tool of its own, and each must be caught
+ * by exactly its rule on exactly its tool (one run instead of eleven keeps this file fast).
+ */
+const FLAWS = [
+  { flaw: 'inject-confirm', tool: 'b2_delete_bucket', rule: 'gate-probe/refuses-without-confirm' },
+  { flaw: 'decline-as-accept', tool: 'b2_delete_key', rule: 'gate-probe/refuses-declined' },
+  { flaw: 'block-as-allow', tool: 'b2_update_file_legal_hold', rule: 'gate-probe/block-refuses' },
+  { flaw: 'drop-confirm', tool: 's3_delete_object', rule: 'gate-probe/confirmed-once' },
+  { flaw: 'refuse-unconfirmed', tool: 'b2_update_bucket', rule: 'gate-probe/harmless-ungated' },
+  { flaw: 'toon-unquote', tool: 's3_list_objects_v2', rule: 'format-probe/toon-round-trip' },
+  { flaw: 'pretty-json', tool: 's3_list_object_versions', rule: 'format-probe/json-compact' },
+  { flaw: 'json-errors', tool: 's3_head_object', rule: 'format-probe/errors-plain' },
+  { flaw: 'echo-key', tool: 's3_abort_multipart_upload', rule: 'secret-probe/canary-leak' },
+  { flaw: 'fail-call', tool: 's3_list_parts', rule: 'probe-run/incomplete' },
+] as const;
+
+const proxied = (flaws: string[]) => `"${process.execPath}" "${join(SERVERS_DIR, 'probe-proxy.mjs')}" ${flaws.join(' ')} -- "${process.execPath}" "${BUNDLED.serverEntry}" stdio`;
+
+/** A key secret as the probes mint them; no report may contain one. */
+const CANARY_SHAPE = /K005[A-Za-z0-9+/]{27}/;
+
+async function probeOnly(flaws: string[], tools: readonly string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(
+    ['node', 'b2-mcp-conform', 'check', '--only-probes', '--format', 'json', '--server', proxied(flaws), '--env', 'B2_MCP_PROFILE=default', ...tools.flatMap((tool) => ['--probe-tool', tool])],
+    { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), color: false, cwd: process.cwd(), env: { PATH: process.env.PATH } },
+  );
+  return { code, stdout, stderr };
+}
+
+interface Report {
+  verdict: string;
+  findings: { ruleId: string; tool?: string; scopes: string[]; message: string }[];
+}
+
+test('every probe rule has a broken variant here', () => {
+  const probeRules = loadRules().rules.filter(judgesProbes).map((rule) => rule.id);
+  expect([...new Set([...FLAWS.map(({ rule }) => rule), 'probe-run/not-applicable'])].sort()).toEqual(probeRules.sort());
+});
+
+describe('broken servers', () => {
+  let outcome: Awaited<ReturnType<typeof probeOnly>>;
+  let report: Report;
+  beforeAll(async () => {
+    outcome = await probeOnly([...FLAWS.map(({ flaw, tool }) => `${flaw}=${tool}`), 'log-key'], FLAWS.map(({ tool }) => tool));
+    report = JSON.parse(outcome.stdout) as Report;
+  }, 60_000);
+
+  test('fail the run with exit 1', () => {
+    expect(outcome.code, outcome.stderr).toBe(1);
+    expect(report.verdict).toBe('fail');
+    expect(JSON.parse(outcome.stderr)).toEqual({ error: { code: 'findings', message: expect.stringMatching(/findings? at or above --fail-on error/) } });
+  });
+
+  test.each(FLAWS)('$flaw on $tool is caught by $rule, and nothing else fires on $tool', ({ tool, rule }) => {
+    const onTool = report.findings.filter((finding) => finding.tool === tool);
+    expect(onTool.length).toBeGreaterThan(0);
+    expect([...new Set(onTool.map((finding) => finding.ruleId))]).toEqual([rule]);
+    for (const finding of onTool) expect(finding.scopes).toEqual(['probes']);
+  });
+
+  test('log-key is caught on stderr, as the only finding without a tool', () => {
+    const untargeted = report.findings.filter((finding) => finding.tool === undefined);
+    expect(untargeted.map((finding) => [finding.ruleId, finding.message])).toEqual([['secret-probe/canary-leak', 'Secret leak: the application key given to the server appeared verbatim in its stderr']]);
+  });
+
+  test('the report itself never carries the canary', () => {
+    expect(outcome.stdout).toMatch(/appeared verbatim in the result text of s3_abort_multipart_upload/);
+    expect(outcome.stdout).not.toMatch(CANARY_SHAPE);
+  });
+});
+
+test('a server that ignores B2_API_URL: probes not applicable, exit 4 when only probes were asked for', async () => {
+  const { code, stdout, stderr } = await probeOnly(['ignore-api-url'], ['b2_delete_bucket']);
+  expect(code).toBe(4);
+  expect(stdout).toBe('');
+  expect(JSON.parse(stderr)).toEqual({ error: { code: 'nothing-tested', message: expect.stringMatching(/^probes not applicable: the server never contacted the sandbox at B2_API_URL/) } });
+});
+
+test('… and a failing finding, never a pass, next to the static rules', async () => {
+  const target = stdioTarget(proxied(['ignore-api-url']), { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' });
+  const result = await runCheck({ profile: 'default', target, era: 'both', timeoutMs: 20_000, probes: true, probeTools: ['b2_delete_bucket'] });
+  const errors = result.findings.filter((finding) => finding.severity === 'error');
+  expect(errors.map((finding) => finding.ruleId)).toEqual(['probe-run/not-applicable']);
+  expect(result.evidence.probes).toMatchObject({ applicable: false, gate: { calls: 0 } });
+  expect(Object.keys(result.evidence.connections).sort()).toEqual(['legacy', 'modern', 'witness']);
+});

@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, test } from 'vitest';
+import { PROFILE_NAMES } from '../../src/contract/constants.js';
+import { main } from '../../src/conformance/cli.js';
+import { loadFixtureSet } from '../../src/conformance/fixtures.js';
+import { BUNDLED } from '../../src/conformance/package-root.js';
+import { runCheck } from '../../src/conformance/run.js';
+import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
+
+const PROBE_RULES = loadRules().rules.filter(judgesProbes).map((rule) => rule.id);
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(args: string[], io: { progress?: boolean; env?: NodeJS.ProcessEnv; untilStopped?: () => Promise<void>; onStdout?: (text: string) => void } = {}): Promise<Outcome> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(['node', 'b2-mcp-conform', ...args], {
+    stdout: (text) => {
+      stdout += text;
+      io.onStdout?.(stdout);
+    },
+    stderr: (text) => void (stderr += text),
+    color: false,
+    cwd: process.cwd(),
+    env: io.env ?? { PATH: process.env.PATH },
+    ...(io.progress ? { progress: true } : {}),
+    ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
+  });
+  return { code, stdout, stderr };
+}
+
+describe.concurrent('every probe passes on the bundled b2-mcp', () => {
+  for (const profile of PROFILE_NAMES) {
+    test(`profile ${profile}`, async () => {
+      const result = await runCheck({ profile, target: null, era: 'both', timeoutMs: 20_000, onlyProbes: true });
+      expect(result.findings.map((finding) => `${finding.ruleId} ${finding.tool ?? ''}: ${finding.message}`)).toEqual([]);
+      expect(result.evaluated.sort()).toEqual([...PROBE_RULES].sort());
+      const probes = result.evidence.probes!;
+      const fixture = loadFixtureSet(BUNDLED.fixturesDir, profile, ['modern']).byEra.modern!;
+      expect(probes).toMatchObject({ applicable: true, sandbox: 'in-process', failed: 0, skipped: [] });
+      expect(probes.gate.tools).toBe(fixture.confirmTools.length);
+      // no confirm, declined, cancelled, block, confirm: true, accepted (+ harmless) per gated tool
+      expect(probes.gate.calls).toBeGreaterThanOrEqual(6 * fixture.confirmTools.length);
+      expect(probes.sessions.map((session) => [session.name, session.policy, session.outputFormat])).toEqual([
+        ['plain', 'confirm', 'toon'],
+        ['elicit', 'confirm', 'auto'],
+        ['block', 'block', 'json'],
+      ]);
+      expect(probes.sessions.find((session) => session.name === 'block')!.env).toContain('B2_LOG_FILE');
+      expect(probes.format.calls).toBeGreaterThanOrEqual(3 * 15);
+      expect(probes.secrets.canaries).toBe(profile === 'full' ? 2 : 1);
+      // The durable-secret stubs refuse without asking; every other gated tool asks three times.
+      const asking = fixture.confirmTools.filter((tool) => !['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'].includes(tool));
+      expect(probes.gate.elicitations).toBe(3 * asking.length);
+      expect(probes.passed).toBeGreaterThan(probes.gate.calls);
+    });
+  }
+});
+
+describe.concurrent('the CLI', () => {
+  test('probes are on by default for the bundled server, and --no-probes skips them', async () => {
+    const on = await run(['check', '--profile', 'read-only', '--format', 'json']);
+    expect(on.code, on.stderr).toBe(0);
+    const report = JSON.parse(on.stdout);
+    expect(report.evidence.probes).toMatchObject({ applicable: true, failed: 0 });
+    expect(report.evidence.rulesEvaluated).toBeGreaterThan(PROBE_RULES.length);
+    expect(on.stderr).toBe(''); // no progress with --format json (and none off a terminal)
+
+    const off = await run(['check', '--profile', 'read-only', '--format', 'json', '--no-probes']);
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout).evidence.probes).toBeUndefined();
+  });
+
+  test('a terminal sees which probe runs, n of m, and a cleared line at the end', async () => {
+    const outcome = await run(['check', '--only-probes', '--profile', 'default', '--probe-tool', 's3_delete_object', '--probe-tool', 's3_head_object'], { progress: true });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    const frames = outcome.stderr.split('\r\x1b[2K').filter(Boolean);
+    const total = Number(/^probes 1\/(\d+) · calibration: /.exec(frames[0]!)?.[1]);
+    // calibration, six gate steps for s3_delete_object, two reads of s3_head_object per session
+    expect(total).toBe(1 + 6 + 3 * 2);
+    expect(frames).toContain(`probes 2/${total} · gate s3_delete_object: no confirm`);
+    expect(frames.at(-1)).toMatch(new RegExp(`^probes ${total}/${total} · `));
+    expect(outcome.stderr.endsWith('\r\x1b[2K')).toBe(true);
+    expect(outcome.stdout).toMatch(/Probes: \d+ passed, 0 failed/);
+    expect(outcome.stdout).toMatch(/^PASS/m);
+  });
+
+  test('option conflicts are usage errors', async () => {
+    expect((await run(['check', '--only-probes', '--no-probes'])).stderr).toMatch(/use either --only-probes or --no-probes/);
+    expect((await run(['check', '--probe-tool', 'x', '--no-probes'])).code).toBe(2);
+    expect((await run(['check', '--sandbox-env', '--url', 'http://127.0.0.1:1/mcp'])).stderr).toMatch(/--sandbox-env runs on its own/);
+  });
+});
+
+/** `b2-mcp http` started by hand with the variables `--sandbox-env` printed. */
+function startByHand(env: Record<string, string>): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [BUNDLED.serverEntry, 'http', '--port', '0', '--host', '127.0.0.1'], {
+    env: { PATH: process.env.PATH ?? '', ...env, B2_MCP_PROFILE: 'default', B2_HTTP_CREDENTIAL_MODE: 'server', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  stopLater.push(() => child.kill());
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const url = /"url":"(http:\/\/127\.0\.0\.1:\d+\/mcp)"/.exec(seen)?.[1];
+      if (url) resolve({ url, stop: () => child.kill() });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${seen}`)));
+  });
+}
+const stopLater: (() => void)[] = [];
+afterAll(() => stopLater.forEach((stop) => stop()));
+
+test('--sandbox-env keeps a sandbox for a server started by hand; check --url --probes uses it', async () => {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  let printed!: (text: string) => void;
+  const lines = new Promise<string>((resolve) => (printed = resolve));
+  const serving = run(['check', '--sandbox-env', '--profile', 'default'], { untilStopped: () => stopped, onStdout: (text) => text.includes('B2_MCP_CONFORM_SANDBOX=') && printed(text) });
+
+  const env = Object.fromEntries((await lines).trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  expect(Object.keys(env).sort()).toEqual(['B2_API_URL', 'B2_APPLICATION_KEY', 'B2_APPLICATION_KEY_ID', 'B2_DESTRUCTIVE_POLICY', 'B2_MCP_CONFORM_SANDBOX', 'B2_SECRET_SINK']);
+  expect(env.B2_APPLICATION_KEY).toMatch(/^K005[A-Za-z0-9+/]{27}$/);
+
+  const server = await startByHand(env);
+  const checked = await run(['check', '--url', server.url, '--only-probes', '--profile', 'default', '--format', 'json', '--probe-tool', 'b2_delete_bucket', '--probe-tool', 's3_list_objects_v2'], {
+    env: { PATH: process.env.PATH, ...env },
+  });
+  server.stop();
+  stop();
+  expect((await serving).code).toBe(0);
+
+  expect(checked.code, checked.stderr).toBe(0);
+  const probes = JSON.parse(checked.stdout).evidence.probes;
+  expect(probes).toMatchObject({ applicable: true, sandbox: 'external', failed: 0 });
+  expect(probes.sessions.map((session: { name: string; outputFormat: string | null }) => [session.name, session.outputFormat])).toEqual([['plain', null], ['elicit', null]]);
+  expect(probes.skipped).toEqual([expect.stringMatching(/B2_DESTRUCTIVE_POLICY=block step .* cannot be restarted/)]);
+  expect(probes.gate.elicitations).toBe(3);
+  expect(checked.stdout).not.toContain(env.B2_APPLICATION_KEY);
+});
