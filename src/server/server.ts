@@ -176,7 +176,8 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
             const known = toToolError(error);
             const toolError = known ?? new ToolError(500, 'internal_error', 'The tool failed unexpectedly; see the server log.');
             outcomeLabel = toolError.code;
-            if (!known) logger.error('tool.error', { tool: definition.name, error: sanitizer.value(error) });
+            // The logger sanitizes in log mode, which keeps an Error's name, message and stack (the result sanitizer would leave {}).
+            if (!known) logger.error('tool.error', { tool: definition.name, error });
             return errorResult(sanitizer.text(formatToolError(toolError)));
           } finally {
             logger.info('tool.call', {

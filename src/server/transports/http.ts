@@ -87,7 +87,8 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
   const inFlight = new InFlightLimiter(settings.maxInFlight, settings.maxInFlightPerKey);
   const buckets = new TokenBuckets(settings.rateLimit.perSecond, settings.rateLimit.burst);
   const sessions = new LegacySessions(settings.maxInFlight, settings.maxInFlightPerKey, LEGACY_SESSION_IDLE_MS);
-  const onerror = (error: Error): void => logger.error('http.mcp_error', { error: sanitizer.value(error) });
+  // Raw: the logger sanitizes in log mode, keeping the Error's name and message (pre-sanitizing as a result left {}).
+  const onerror = (error: Error): void => logger.error('http.mcp_error', { error });
 
   // Protocol-only traffic (GET/DELETE without a session, non-JSON bodies, other revisions) is
   // answered by the SDK from a server with no tools: it needs no credential and reaches no backend.
@@ -236,7 +237,7 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
       if (!MCP_METHODS.has(method)) return sendJson(res, 405, { error: 'Method not allowed' }, { allow: MCP_ALLOW });
       await serveMcp(req, res, method);
     } catch (error) {
-      logger.error('http.internal_error', { method, path, error: sanitizer.value(error) });
+      logger.error('http.internal_error', { method, path, error });
       jsonRpcError(res, 500, null, -32603, 'Internal server error');
     }
   };
