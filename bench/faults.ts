@@ -163,15 +163,18 @@ class ServerConnection {
   }
 }
 
-/** Lines of server stderr that signal trouble: anything that is not a warn-level JSON log line. */
-export function stderrProblems(stderr: string): string[] {
+/**
+ * Lines of server stderr that signal trouble: anything but a JSON log line at an allowed level
+ * (a raw stack trace, an unhandled rejection, a Node warning, an error log).
+ */
+export function stderrProblems(stderr: string, allowedLevels: readonly string[] = ['warn']): string[] {
   return stderr
     .split('\n')
     .filter((line) => line.trim() !== '')
     .filter((line) => {
       try {
         const record = JSON.parse(line) as { level?: unknown };
-        return record.level !== 'warn';
+        return !allowedLevels.includes(String(record.level));
       } catch {
         return true;
       }
