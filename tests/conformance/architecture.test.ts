@@ -30,13 +30,24 @@ test('the checker never imports the server: it sees every server, ours included,
   expect(offending).toEqual([]);
 });
 
-test('the checker imports only the contract module and itself from this repository', () => {
+test('the checker imports only the contract module, the sandbox (the probes start it) and itself from this repository', () => {
   for (const file of CHECKER_FILES) {
     for (const specifier of specifiers(file).filter((candidate) => candidate.startsWith('.'))) {
       const target = relative(PACKAGE_ROOT, join(file, '..', specifier));
-      expect(target, `${relative(PACKAGE_ROOT, file)} imports ${specifier}`).toMatch(/^src\/(conformance|contract)\//);
+      expect(target, `${relative(PACKAGE_ROOT, file)} imports ${specifier}`).toMatch(/^src\/(conformance|contract|sandbox)\//);
     }
   }
+});
+
+test('nor does the sandbox import the server, so the checker cannot reach it through the sandbox', () => {
+  const sandboxFiles = sourceFiles(join(PACKAGE_ROOT, 'src', 'sandbox'));
+  const offending = sandboxFiles.flatMap((file) =>
+    specifiers(file)
+      .filter((specifier) => specifier.startsWith('.') && relative(PACKAGE_ROOT, join(file, '..', specifier)).startsWith('src/server/'))
+      .map((specifier) => `${relative(PACKAGE_ROOT, file)} imports ${specifier}`),
+  );
+  expect(sandboxFiles.length).toBeGreaterThan(5);
+  expect(offending).toEqual([]);
 });
 
 test('the rule engine and the check kinds never name a rule', () => {
