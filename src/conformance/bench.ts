@@ -18,12 +18,16 @@ await client.close();
 process.exit(0);
 `;
 
-function wallMs(args: string[], options: { input?: string } = {}): number {
+function timedRun(args: string[], options: { input?: string } = {}): { ms: number; stdout: string } {
   const started = performance.now();
-  const result = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, input: options.input, stdio: ['pipe', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
-  const elapsed = performance.now() - started;
+  const result = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, input: options.input, stdio: ['pipe', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`benchmark run failed (exit ${result.status}): ${String(result.stderr).split('\n')[0]}`);
-  return elapsed;
+  return { ms, stdout: result.stdout };
+}
+
+function wallMs(args: string[], options: { input?: string } = {}): number {
+  return timedRun(args, options).ms;
 }
 
 function summary(samples: number[]): { medianMs: number; minMs: number; maxMs: number } {
@@ -32,17 +36,41 @@ function summary(samples: number[]): { medianMs: number; minMs: number; maxMs: n
   return { medianMs: round(sorted[Math.floor(sorted.length / 2)]!), minMs: round(sorted[0]!), maxMs: round(sorted.at(-1)!) };
 }
 
+const STATIC_CHECK = [CONFORM, 'check', '--profile', 'default', '--format', 'json', '--no-probes'];
+
 /**
- * Wall time of `b2-mcp-conform check --profile default` end to end (a fresh process each run:
- * both eras, the 1.x witness, every rule, a JSON report), next to one plain `tools/list`.
+ * Wall time of the static part of `b2-mcp-conform check --profile default` end to end (a fresh
+ * process each run: both eras, the 1.x witness, every static rule, a JSON report; `--no-probes`),
+ * next to one plain `tools/list`.
  */
 export function benchConformCheck(runs = 7): Record<string, unknown> {
-  wallMs([CONFORM, 'check', '--profile', 'default', '--format', 'json']); // warm the file cache
+  wallMs(STATIC_CHECK); // warm the file cache
   const check: number[] = [];
   const oneList: number[] = [];
   for (let run = 0; run < runs; run++) {
-    check.push(wallMs([CONFORM, 'check', '--profile', 'default', '--format', 'json']));
+    check.push(wallMs(STATIC_CHECK));
     oneList.push(wallMs(['--input-type=module', '-'], { input: ONE_TOOLS_LIST }));
   }
   return { runs, targetMedianMs: 1200, check: summary(check), oneToolsListClient: summary(oneList) };
+}
+
+/**
+ * Wall time of the live probes for the full profile (`check --only-probes --profile full`, a fresh
+ * process each run: the sandbox, three server sessions, every gate, format and secret probe),
+ * with the probes' own duration and call counts from the report's evidence.
+ */
+export function benchProbes(runs = 3): Record<string, unknown> {
+  const args = [CONFORM, 'check', '--only-probes', '--profile', 'full', '--format', 'json'];
+  const wall: number[] = [];
+  const probing: number[] = [];
+  let calls: Record<string, unknown> = {};
+  for (let run = 0; run < runs; run++) {
+    const { ms, stdout } = timedRun(args);
+    const probes = (JSON.parse(stdout) as { evidence: { probes: { durationMs: number; gate: { calls: number; tools: number }; format: { calls: number }; failed: number } } }).evidence.probes;
+    if (probes.failed > 0) throw new Error(`benchmark run found ${probes.failed} failing probes`);
+    wall.push(ms);
+    probing.push(probes.durationMs);
+    calls = { gatedTools: probes.gate.tools, gateCalls: probes.gate.calls, readCalls: probes.format.calls };
+  }
+  return { runs, targetMedianMs: 15_000, wall: summary(wall), probes: summary(probing), ...calls };
 }

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { main } from '../../src/conformance/cli.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
+import { FORMATS } from '../../src/conformance/report/formats.js';
+import { render } from '../../src/conformance/report/index.js';
 import { runCheck } from '../../src/conformance/run.js';
 import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
 import { stdioTarget } from '../../src/conformance/target.js';
@@ -82,18 +84,23 @@ describe('broken servers', () => {
   });
 });
 
-test('a server that ignores B2_API_URL: probes not applicable, exit 4 when only probes were asked for', async () => {
+test.concurrent('a server that ignores B2_API_URL: probes not applicable, exit 4 when only probes were asked for', async () => {
   const { code, stdout, stderr } = await probeOnly(['ignore-api-url'], ['b2_delete_bucket']);
   expect(code).toBe(4);
   expect(stdout).toBe('');
   expect(JSON.parse(stderr)).toEqual({ error: { code: 'nothing-tested', message: expect.stringMatching(/^probes not applicable: the server never contacted the sandbox at B2_API_URL/) } });
 });
 
-test('… and a failing finding, never a pass, next to the static rules', async () => {
+test.concurrent('… and a failing finding, never a pass, next to the static rules', async () => {
   const target = stdioTarget(proxied(['ignore-api-url']), { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' });
   const result = await runCheck({ profile: 'default', target, era: 'both', timeoutMs: 20_000, probes: true, probeTools: ['b2_delete_bucket'] });
   const errors = result.findings.filter((finding) => finding.severity === 'error');
   expect(errors.map((finding) => finding.ruleId)).toEqual(['probe-run/not-applicable']);
   expect(result.evidence.probes).toMatchObject({ applicable: false, gate: { calls: 0 } });
   expect(Object.keys(result.evidence.connections).sort()).toEqual(['legacy', 'modern', 'witness']);
+  for (const format of FORMATS) {
+    const text = render(format, result, { failOn: 'error', color: false });
+    expect(text, format).toContain('probe-run/not-applicable');
+  }
+  expect(render('pretty', result, { failOn: 'error', color: false })).toMatch(/Probes: not applicable \(the server did not use the in-process sandbox\)/);
 });
