@@ -201,7 +201,7 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
   }
   if (applicable && run.counts().leaks === 0) run.record({ aspect: 'secret.leak', passed: true, detail: 'no canary in any result, tools/list, elicitation message, stderr or log file' });
   run.finish();
-  return { observations: run.observations, evidence: evidenceOf(run, sandbox, outputs.map(({ session }) => session), applicable, performance.now() - started), scanner: run.scanner };
+  return { observations: run.observations, evidence: evidenceOf(run, sandbox, outputs.map(({ session }) => session), request.server.kind === 'spawn', applicable, performance.now() - started), scanner: run.scanner };
 }
 
 type Sessions = { plain: ProbeSession; elicit?: ProbeSession; block?: ProbeSession };
@@ -248,7 +248,7 @@ async function probeAll(run: ProbeRun, sessions: Sessions, tables: ProbeTables, 
   await Promise.all(plan.reads.map(({ session, reads }) => probeFormats(run, session, reads, readValues)));
 }
 
-function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], applicable: boolean, durationMs: number): ProbeEvidence {
+function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], spawned: boolean, applicable: boolean, durationMs: number): ProbeEvidence {
   const counts = run.counts();
   const judged = run.observations.filter((observation) => !observation.aspect.startsWith('run.') || !observation.passed);
   const gated = new Set(run.observations.filter((observation) => observation.aspect.startsWith('gate.')).map((observation) => observation.tool));
@@ -264,7 +264,18 @@ function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession
     })),
     gate: { tools: gated.size, calls: counts.gateCalls, elicitations: counts.elicitations },
     format: { calls: counts.formatCalls, modes: sessions.map((session) => session.spec.outputFormat ?? 'as configured') },
-    secrets: { canaries: sandbox.canaries.length, places: ['tools/list', 'results', 'structuredContent', 'elicitation messages', 'stderr', 'log file', 'this report'] },
+    secrets: {
+      canaries: sandbox.canaries.length,
+      places: [
+        'tools/list',
+        'results',
+        'structuredContent',
+        'elicitation messages',
+        ...(spawned ? ['stderr'] : []),
+        ...(sessions.some((session) => session.envNames.includes('B2_LOG_FILE')) ? ['log file'] : []),
+        'this report',
+      ],
+    },
     skipped: run.skipped,
     passed: judged.filter((observation) => observation.passed).length,
     failed: judged.filter((observation) => !observation.passed).length,
