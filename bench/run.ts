@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../src/server/package-info.js';
-import { benchConformCheck } from '../src/conformance/bench.js';
+import { benchConformCheck, benchProbes } from '../src/conformance/bench.js';
+import { benchFaultSoak } from './faults.js';
 import { benchLargestFiles } from './analytics.js';
 import { benchHttpToolsList } from './http-throughput.js';
 import { renderBenchmarksDoc } from './report.js';
@@ -15,6 +16,8 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   startup: () => benchStartup(),
   http: () => benchHttpToolsList(),
   conform: async () => benchConformCheck(),
+  probes: async () => benchProbes(),
+  faults: () => benchFaultSoak(),
   resultText: () => benchResultText(),
   analytics: () => benchLargestFiles(),
   s3: () => benchS3Transfer(),
