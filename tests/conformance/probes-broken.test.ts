@@ -29,6 +29,9 @@ const FLAWS = [
 
 const proxied = (flaws: string[]) => `"${process.execPath}" "${join(SERVERS_DIR, 'probe-proxy.mjs')}" ${flaws.join(' ')} -- "${process.execPath}" "${BUNDLED.serverEntry}" stdio`;
 
+/** Whole probe runs spawn three servers each; on a busy two-core machine they need room. */
+const PROBE_RUN_TIMEOUT_MS = 120_000;
+
 /** A key secret as the probes mint them; no report may contain one. */
 const CANARY_SHAPE = /K005[A-Za-z0-9+/]{27}/;
 
@@ -58,7 +61,7 @@ describe('broken servers', () => {
   beforeAll(async () => {
     outcome = await probeOnly([...FLAWS.map(({ flaw, tool }) => `${flaw}=${tool}`), 'log-key'], FLAWS.map(({ tool }) => tool));
     report = JSON.parse(outcome.stdout) as Report;
-  }, 60_000);
+  }, PROBE_RUN_TIMEOUT_MS);
 
   test('fail the run with exit 1', () => {
     expect(outcome.code, outcome.stderr).toBe(1);
@@ -84,14 +87,14 @@ describe('broken servers', () => {
   });
 });
 
-test.concurrent('a server that ignores B2_API_URL: probes not applicable, exit 4 when only probes were asked for', async () => {
+test.concurrent('a server that ignores B2_API_URL: probes not applicable, exit 4 when only probes were asked for', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
   const { code, stdout, stderr } = await probeOnly(['ignore-api-url'], ['b2_delete_bucket']);
   expect(code).toBe(4);
   expect(stdout).toBe('');
   expect(JSON.parse(stderr)).toEqual({ error: { code: 'nothing-tested', message: expect.stringMatching(/^probes not applicable: the server never contacted the sandbox at B2_API_URL/) } });
 });
 
-test.concurrent('… and a failing finding, never a pass, next to the static rules', async () => {
+test.concurrent('… and a failing finding, never a pass, next to the static rules', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
   const target = stdioTarget(proxied(['ignore-api-url']), { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' });
   const result = await runCheck({ profile: 'default', target, era: 'both', timeoutMs: 20_000, probes: true, probeTools: ['b2_delete_bucket'] });
   const errors = result.findings.filter((finding) => finding.severity === 'error');

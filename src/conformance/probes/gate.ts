@@ -17,25 +17,11 @@ export interface GateRun {
   record(observation: ProbeObservation): void;
   /** Search one call for canaries. */
   inspect(tool: string, outcome: CallOutcome): void;
-  /** Announce the next step (progress). */
-  step(label: string): void;
 }
 
 interface Attempt {
   outcome: CallOutcome;
   mutations: MutationRecord[];
-}
-
-/** The steps of one gate probe, in order; `steps` below must list the same ones (progress total). */
-export function gateSteps(spec: GateProbeSpec, run: Pick<GateRun, 'elicit' | 'block'>): string[] {
-  return [
-    'no confirm',
-    ...(run.elicit ? ['declined', 'cancelled'] : []),
-    ...(run.block ? ['policy block'] : []),
-    'confirm: true',
-    ...(run.elicit ? ['accepted'] : []),
-    ...(spec.harmless ? ['harmless'] : []),
-  ];
 }
 
 function mutationText(mutations: readonly MutationRecord[]): string {
@@ -69,12 +55,18 @@ function judgeEffect(spec: GateProbeSpec, attempt: Attempt): { passed: boolean; 
   return { passed: true, detail: `changed the sandbox once (${mutations[0]!.operation})` };
 }
 
+/** One step of a gate probe: a label for progress, and the call and judgement it makes. */
+interface GateStep {
+  label: string;
+  run(): Promise<void>;
+}
+
 /**
- * Probe one gated tool. Refusals come first on one seeded target; a step that changed the
- * sandbox anyway used its target up, so the next step seeds a fresh one (one broken gate never
- * shows up as a second, inherited failure).
+ * The steps that probe one gated tool, in order. Refusals come first on one seeded target; a step
+ * that changed the sandbox anyway used its target up, so the next step seeds a fresh one (one
+ * broken gate never shows up as a second, inherited failure).
  */
-export async function probeGate(run: GateRun, spec: GateProbeSpec): Promise<void> {
+export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
   let target: TargetValues | undefined;
   const argumentsFor = (template: Arguments, values: TargetValues) => fillTemplate(template, { ...run.values, target: values });
 
@@ -89,44 +81,51 @@ export async function probeGate(run: GateRun, spec: GateProbeSpec): Promise<void
     run.inspect(spec.tool, outcome);
     return { outcome, mutations };
   };
-  const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) =>
-    run.record({ aspect, tool: spec.tool, variant, ...verdict });
+  const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) => run.record({ aspect, tool: spec.tool, variant, ...verdict });
+  const { plain, elicit, block } = run;
 
-  run.step(`${spec.tool}: no confirm`);
-  observe('gate.unconfirmed', 'no confirm', judgeRefusal(spec, await attempt(run.plain, {})));
-
-  if (run.elicit) {
+  const steps: GateStep[] = [{ label: 'no confirm', run: async () => observe('gate.unconfirmed', 'no confirm', judgeRefusal(spec, await attempt(plain, {}))) }];
+  if (elicit) {
     for (const [answer, label] of [['decline', 'declined'], ['cancel', 'cancelled']] as const) {
-      run.step(`${spec.tool}: ${label}`);
-      const result = await attempt(run.elicit, { answer });
-      const verdict = judgeRefusal(spec, result);
-      observe('gate.declined', `elicitation ${label}`, result.outcome.elicitations.length === 0 && verdict.passed ? { ...verdict, detail: `${verdict.detail} (not asked)` } : verdict);
+      steps.push({
+        label,
+        run: async () => {
+          const result = await attempt(elicit, { answer });
+          const verdict = judgeRefusal(spec, result);
+          observe('gate.declined', `elicitation ${label}`, result.outcome.elicitations.length === 0 && verdict.passed ? { ...verdict, detail: `${verdict.detail} (not asked)` } : verdict);
+        },
+      });
     }
   }
-
-  if (run.block) {
-    run.step(`${spec.tool}: policy block`);
-    observe('gate.block', 'B2_DESTRUCTIVE_POLICY=block with confirm: true', judgeRefusal(spec, await attempt(run.block, { confirm: true })));
+  if (block) {
+    steps.push({ label: 'policy block', run: async () => observe('gate.block', 'B2_DESTRUCTIVE_POLICY=block with confirm: true', judgeRefusal(spec, await attempt(block, { confirm: true }))) });
   }
-
-  run.step(`${spec.tool}: confirm: true`);
-  observe('gate.confirmed', 'confirm: true', judgeEffect(spec, await attempt(run.plain, { confirm: true })));
-
-  if (run.elicit) {
-    run.step(`${spec.tool}: accepted`);
-    const accepted = await attempt(run.elicit, { answer: 'accept' });
-    if (accepted.outcome.elicitations.length > 0) {
-      observe('gate.confirmed', 'elicitation accepted', judgeEffect(spec, accepted));
-    } else {
-      // Never asked: without confirm the call had no consent, so it must have been refused.
-      observe('gate.unconfirmed', 'elicitation-capable client, not asked', judgeRefusal(spec, accepted));
-    }
+  steps.push({ label: 'confirm: true', run: async () => observe('gate.confirmed', 'confirm: true', judgeEffect(spec, await attempt(plain, { confirm: true }))) });
+  if (elicit) {
+    steps.push({
+      label: 'accepted',
+      run: async () => {
+        const accepted = await attempt(elicit, { answer: 'accept' });
+        if (accepted.outcome.elicitations.length > 0) observe('gate.confirmed', 'elicitation accepted', judgeEffect(spec, accepted));
+        // Never asked: without confirm the call had no consent, so it must have been refused.
+        else observe('gate.unconfirmed', 'elicitation-capable client, not asked', judgeRefusal(spec, accepted));
+      },
+    });
   }
-
-  if (spec.harmless) {
-    run.step(`${spec.tool}: harmless`);
-    const { outcome } = await attempt(run.plain, { harmless: true });
-    const refused = Boolean(outcome.thrown || outcome.result?.isError);
-    observe('gate.harmless', 'harmless arguments', refused ? { passed: false, detail: `${spec.tool} refused arguments that must not be gated (${spec.harmless.why}): ${errorSummary(outcome)}` } : { passed: true, detail: 'ran without confirmation' });
+  const harmless = spec.harmless;
+  if (harmless) {
+    steps.push({
+      label: 'harmless',
+      run: async () => {
+        const { outcome } = await attempt(plain, { harmless: true });
+        const refused = Boolean(outcome.thrown || outcome.result?.isError);
+        observe(
+          'gate.harmless',
+          'harmless arguments',
+          refused ? { passed: false, detail: `${spec.tool} refused arguments that must not be gated (${harmless.why}): ${errorSummary(outcome)}` } : { passed: true, detail: 'ran without confirmation' },
+        );
+      },
+    });
   }
+  return steps;
 }

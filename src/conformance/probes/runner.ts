@@ -1,6 +1,6 @@
 import type { ToolFixture } from '../../contract/fixture.js';
 import { judgeFormat, type FormatMode } from './format.js';
-import { gateSteps, probeGate, type GateRun } from './gate.js';
+import { gateSteps, type GateRun } from './gate.js';
 import { callSurfaces } from './results.js';
 import { SANDBOX_ADMIN_VARIABLE, attachProbeSandbox, requestMark, sandboxServerEnv, startProbeSandbox, type ProbeSandbox } from './sandbox.js';
 import { CanaryScanner } from './secrets.js';
@@ -188,7 +188,7 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
     if (plain) {
       const plan = planProbes(request, run, { ...sessions, plain }, tables);
       applicable = await calibrate(run, plain, tables.reads);
-      if (applicable) await probeAll(run, { ...sessions, plain }, tables, plan);
+      if (applicable) await probeAll(run, tables, plan);
       else run.record({ aspect: 'run.applicable', passed: false, detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed' });
     }
   } finally {
@@ -206,7 +206,7 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
 
 type Sessions = { plain: ProbeSession; elicit?: ProbeSession; block?: ProbeSession };
 
-/** What will run: the gated tools to probe and each session's reads; sets the progress total. */
+/** What will run: the gate steps per gated tool and each session's reads; sets the progress total. */
 function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, tables: ProbeTables) {
   const listed = toolNames(sessions.plain);
   const chosen = (tool: string) => !request.tools || request.tools.includes(tool);
@@ -214,15 +214,6 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
   const gated = request.fixture.confirmTools.filter((tool) => listed.has(tool) && chosen(tool));
   const byTool = new Map(tables.gates.map((spec) => [spec.tool, spec]));
   for (const tool of gated.filter((name) => !byTool.has(name))) run.skipped.push(`${tool}: no probe arguments in rules/probes/gates.json`);
-  const gates = gated.map((tool) => byTool.get(tool)).filter((spec): spec is GateProbeSpec => spec !== undefined);
-  const reads = [sessions.plain, sessions.elicit, sessions.block]
-    .filter((session): session is ProbeSession => session !== undefined)
-    .map((session) => ({ session, reads: tables.reads.filter((read) => toolNames(session).has(read.tool) && chosen(read.tool)) }));
-  run.plan(1 + gates.reduce((sum, spec) => sum + gateSteps(spec, sessions).length, 0) + reads.reduce((sum, entry) => sum + entry.reads.length, 0));
-  return { gates, reads };
-}
-
-async function probeAll(run: ProbeRun, sessions: Sessions, tables: ProbeTables, plan: ReturnType<typeof planProbes>): Promise<void> {
   const seeder = new TargetSeeder(run.sandbox);
   const values = { account: { accountId: run.sandbox.accountId }, time: { inOneDay: Date.now() + DAY_MS } };
   const gateRun: GateRun = {
@@ -232,17 +223,32 @@ async function probeAll(run: ProbeRun, sessions: Sessions, tables: ProbeTables, 
     values,
     record: (observation) => run.record(observation),
     inspect: (tool, outcome) => run.inspect(tool, outcome, true),
-    step: (label) => run.step(`gate ${label}`),
   };
-  for (const spec of plan.gates) {
-    try {
-      await probeGate(gateRun, spec);
-    } catch (error) {
-      run.incomplete(spec.tool, 'gate probe', error);
+  const gates = gated
+    .map((tool) => byTool.get(tool))
+    .filter((spec): spec is GateProbeSpec => spec !== undefined)
+    .map((spec) => ({ tool: spec.tool, steps: gateSteps(gateRun, spec) }));
+  const reads = [sessions.plain, sessions.elicit, sessions.block]
+    .filter((session): session is ProbeSession => session !== undefined)
+    .map((session) => ({ session, reads: tables.reads.filter((read) => toolNames(session).has(read.tool) && chosen(read.tool)) }));
+  run.plan(1 + gates.reduce((sum, gate) => sum + gate.steps.length, 0) + reads.reduce((sum, entry) => sum + entry.reads.length, 0));
+  return { seeder, values, gates, reads };
+}
+
+async function probeAll(run: ProbeRun, tables: ProbeTables, plan: ReturnType<typeof planProbes>): Promise<void> {
+  for (const { tool, steps } of plan.gates) {
+    for (const step of steps) {
+      run.step(`gate ${tool}: ${step.label}`);
+      try {
+        await step.run();
+      } catch (error) {
+        run.incomplete(tool, `gate probe step "${step.label}"`, error);
+      }
     }
   }
 
   // Reads change nothing, so the sessions read in parallel.
+  const { seeder, values } = plan;
   const readContext = await seedReadContext(seeder, plan.reads.flatMap((entry) => entry.reads), tables.readContext, run);
   const readValues = { ...values, ...readContext };
   await Promise.all(plan.reads.map(({ session, reads }) => probeFormats(run, session, reads, readValues)));
@@ -250,7 +256,6 @@ async function probeAll(run: ProbeRun, sessions: Sessions, tables: ProbeTables, 
 
 function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], spawned: boolean, applicable: boolean, durationMs: number): ProbeEvidence {
   const counts = run.counts();
-  const judged = run.observations.filter((observation) => !observation.aspect.startsWith('run.') || !observation.passed);
   const gated = new Set(run.observations.filter((observation) => observation.aspect.startsWith('gate.')).map((observation) => observation.tool));
   return {
     applicable,
@@ -277,8 +282,8 @@ function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession
       ],
     },
     skipped: run.skipped,
-    passed: judged.filter((observation) => observation.passed).length,
-    failed: judged.filter((observation) => !observation.passed).length,
+    passed: run.observations.filter((observation) => observation.passed).length,
+    failed: run.observations.filter((observation) => !observation.passed).length,
     durationMs: Math.round(durationMs),
   };
 }

@@ -38,7 +38,7 @@ export interface ProbeSession {
   call(tool: string, args: Record<string, unknown>): Promise<CallOutcome>;
   /** How the elicitation handler answers from now on. */
   answer(answer: ElicitAnswer): void;
-  /** Environment variable names the server got from the probes. */
+  /** Names of the environment variables the probes gave the server (none for a running URL). */
   envNames: string[];
   /** Disconnect, stop the server, and return what it wrote on stderr and to its log file (empty for a server started by hand). */
   close(): Promise<SessionOutput>;
@@ -78,13 +78,12 @@ function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: st
 export async function openSession(server: ProbeServer, spec: SessionSpec, options: SessionOptions): Promise<ProbeSession> {
   const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'b2-mcp-conform-log-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
-  const env = server.kind === 'spawn' ? { ...server.env, ...sessionEnv(spec, options.env, logFile) } : {};
-  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env, keepStderr: true }) : undefined;
+  const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile) : {};
+  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...server.env, ...probeEnv }, keepStderr: true }) : undefined;
   const transport =
-    stdio ??
-    new StreamableHTTPClientTransport((server as { target: HttpTarget }).target.url, {
-      requestInit: { headers: { ...(server as { target: HttpTarget }).target.headers, 'user-agent': `${CHECKER_NAME}/${CHECKER_VERSION} (probes)` } },
-    });
+    server.kind === 'spawn'
+      ? stdio!
+      : new StreamableHTTPClientTransport(server.target.url, { requestInit: { headers: { ...server.target.headers, 'user-agent': `${CHECKER_NAME}/${CHECKER_VERSION} (probes)` } } });
 
   let answer: ElicitAnswer = 'decline';
   let elicited: string[] = [];
@@ -125,7 +124,7 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
   return {
     spec,
     tools,
-    envNames: Object.keys(sessionEnv(spec, options.env, logFile)).sort(),
+    envNames: Object.keys(probeEnv).sort(),
     answer: (next) => void (answer = next),
     async call(tool, args) {
       elicited = [];
