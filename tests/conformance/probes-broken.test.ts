@@ -7,7 +7,10 @@ import { render } from '../../src/conformance/report/index.js';
 import { runCheck } from '../../src/conformance/run.js';
 import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
 import { stdioTarget } from '../../src/conformance/target.js';
-import { SERVERS_DIR } from './helpers/harness.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { SANDBOX_ADMIN_VARIABLE, canarySecret } from '../../src/conformance/probes/sandbox.js';
+import { baselineSurface } from './helpers/baseline.js';
+import { PROFILE, SERVERS_DIR, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract } from './helpers/harness.js';
 
 /**
  * Broken servers: our b2-mcp behind a stdio proxy (servers/probe-proxy.mjs) that breaks one
@@ -106,4 +109,45 @@ test.concurrent('… and a failing finding, never a pass, next to the static rul
     expect(text, format).toContain('probe-run/not-applicable');
   }
   expect(render('pretty', result, { failOn: 'error', color: false })).toMatch(/Probes: not applicable \(the server did not use the in-process sandbox\)/);
+});
+
+test.concurrent('the checker searches its own report: a canary that reaches a static finding is masked and reported', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
+  // A server started by hand holds the probe key; it puts the key into a schema default, which the
+  // frozen-contract diff quotes. The probes' sandbox is an external one, as --sandbox-env leaves it.
+  const sandbox = await startSandbox({ seed: 'none' });
+  const canary = canarySecret();
+  const key = await (await fetch(`${sandbox.adminUrl}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keyName: 'hand', capabilities: ['listBuckets'], applicationKey: canary }) })).json();
+  const server = await startSurfaceHttp({
+    baseline: baselineSurface(),
+    leaky: mutate(baselineSurface(), (surface) => void (propsOf(surface, 's3_list_objects_v2').prefix!.default = canary)),
+  });
+  try {
+    const fixturesDir = await snapshotFixtures(server.target('baseline'));
+    const result = await runCheck({
+      profile: PROFILE,
+      target: server.target('leaky'),
+      fixturesDir,
+      contractFile: writeContract(fixturesDir),
+      era: 'both',
+      timeoutMs: 15_000,
+      probes: true,
+      cwd: tempDir(),
+      env: { [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl, B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: canary },
+    });
+    const leaks = result.findings.filter((finding) => finding.ruleId === 'secret-probe/canary-leak').map((finding) => finding.message);
+    expect(leaks).toEqual(
+      expect.arrayContaining([
+        'Secret leak: the application key given to the server appeared verbatim in its tools/list',
+        'Secret leak: the application key given to the server appeared in this report (masked)',
+      ]),
+    );
+    const quoted = result.findings.find((finding) => finding.ruleId === 'diff/default-changed');
+    expect(quoted?.message).toContain('***');
+    for (const format of FORMATS) expect(render(format, result, { failOn: 'error', color: false }), format).not.toContain(canary);
+    expect(result.evidence.probes).toMatchObject({ applicable: false, sandbox: 'external' });
+  } finally {
+    server.stop();
+    await sandbox.close();
+    removeTempDirs();
+  }
 });
