@@ -178,6 +178,10 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
 async function checkProbesOnly(request: CheckRequest, profile: ProfileName, started: number): Promise<RunResult> {
   const inputs = loadInputs(request, profile);
   const outcome = await probe(request, profile, inputs);
+  if (!outcome.evidence.sessions.some((session) => session.name === 'plain')) {
+    const reason = outcome.observations.find((observation) => observation.aspect === 'run.incomplete');
+    throw new ConformError('connect', `the server could not be started or reached for the probes (${reason?.detail ?? 'no session'})`);
+  }
   if (!outcome.evidence.applicable) {
     const reason = outcome.observations.find((observation) => !observation.passed && observation.aspect.startsWith('run.'));
     throw new ConformError('nothing-tested', `probes not applicable: ${reason?.detail ?? 'the server never contacted the sandbox'}; nothing was tested`);

@@ -99,6 +99,12 @@ describe.concurrent('the CLI', () => {
     expect(outcome.stdout).toMatch(/^PASS/m);
   });
 
+  test('a server that cannot start for the probes: exit 3, one line', async () => {
+    const outcome = await run(['check', '--only-probes', '--server', 'no-such-mcp-server --stdio', '--profile', 'read-only']);
+    expect(outcome.code).toBe(3);
+    expect(outcome.stderr).toMatch(/^b2-mcp-conform: error: the server could not be started or reached for the probes \(starting the plain session: .*\)\n$/);
+  });
+
   test('option conflicts are usage errors', async () => {
     expect((await run(['check', '--only-probes', '--no-probes'])).stderr).toMatch(/use either --only-probes or --no-probes/);
     expect((await run(['check', '--probe-tool', 'x', '--no-probes'])).code).toBe(2);

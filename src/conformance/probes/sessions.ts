@@ -62,6 +62,16 @@ export interface SessionOptions {
   modern: boolean;
 }
 
+/**
+ * Credentials a `--server` command was given with `--env` never reach a probe session: the
+ * sandbox key replaces them, and a real key must not sit in a process that is being probed.
+ */
+const CREDENTIAL_VARIABLE = /^(B2_(APPLICATION|APP|MASTER)_KEY(_ID)?|B2_CREDENTIAL_.+|B2_PRINCIPAL_CREDENTIAL_MAP|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN))$/;
+
+function withoutCredentials(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_VARIABLE.test(name)));
+}
+
 function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: string | undefined): Record<string, string> {
   return {
     ...base,
@@ -79,7 +89,7 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
   const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'b2-mcp-conform-log-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
   const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile) : {};
-  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...server.env, ...probeEnv }, keepStderr: true }) : undefined;
+  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true }) : undefined;
   const transport =
     server.kind === 'spawn'
       ? stdio!
@@ -118,7 +128,7 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     await client.close().catch(() => {});
     const tail = stdio?.diagnostics.stderrTail.at(-1);
     cleanup();
-    throw new Error(`the ${spec.name} probe session could not connect: ${(error as Error).message}${tail ? ` (stderr: ${tail.slice(0, 200)})` : ''}`);
+    throw new Error(`${(error as Error).message}${tail ? ` (stderr: ${tail.slice(0, 200)})` : ''}`);
   }
 
   return {
