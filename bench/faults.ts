@@ -4,9 +4,10 @@
  *
  * Every lane repeats one cycle: create a bucket, update it, replace its notification rules and
  * lifecycle, put/copy/delete objects, a multipart upload (completed or aborted), legal hold and
- * retention on a locked file, create and delete an application key, delete the bucket — with
- * gated tools called with `confirm: true` — and one read tool after every step, rotating through
- * every read tool. Each mutating call has a target of its own (bucket, object key or key name),
+ * retention on a locked file, create and delete an application key, create and eject a Partner
+ * group member (and now and then reserve a trial account), delete the bucket — gated tools called
+ * with `confirm: true`, secret creations repeated once with the same idempotency key when they
+ * fail — and one read tool after every step, rotating through every read tool. Each mutating call has a target of its own (bucket, object key or key name),
  * so the sandbox mutation log can be held against the calls: a call applied twice shows up as
  * more log entries for its target than calls made for it.
  *
