@@ -285,6 +285,15 @@ describe('retries and faults', () => {
     const truncated = await failure(b2.listBuckets());
     expect(truncated).toBeInstanceOf(B2InvalidResponseError);
     expect(truncated).toMatchObject({ status: 200, code: 'invalid_response' });
+    expect(await requests('b2_list_buckets')).toHaveLength(2); // a garbled read is asked again
+  });
+
+  it('never repeats a non-idempotent call whose answer was garbled', async () => {
+    await setFaults('badjson:1@b2_create_bucket');
+    const b2 = client({ retry: { maxAttempts: 3, sleep: async (ms) => void sleeps.push(ms) } });
+    const error = await failure(b2.createBucket({ bucketName: 'garbled-answer-bucket', bucketType: 'allPrivate' }));
+    expect(error).toMatchObject({ status: 200, code: 'invalid_response' });
+    expect(await requests('b2_create_bucket')).toHaveLength(1);
   });
 
   it('times out a stalled request and reports it as request_timeout', async () => {

@@ -10,7 +10,7 @@
  * - Bounded by `maxAttempts` and by `budgetMs` from the first attempt: a retry whose wait would
  *   end past the budget is not made.
  */
-import { B2Error, B2TransportError } from './errors.js';
+import { B2Error, B2InvalidResponseError, B2TransportError } from './errors.js';
 
 export interface RetryOptions {
   /** Total attempts including the first (default 4). */
@@ -40,7 +40,9 @@ const RETRYABLE_WHEN_IDEMPOTENT = new Set([408, 500, 502, 503, 504]);
 export function isRetryable(error: B2Error, idempotent: boolean): boolean {
   if (error.status === 429) return true;
   if (!idempotent) return false;
-  return error instanceof B2TransportError || RETRYABLE_WHEN_IDEMPOTENT.has(error.status);
+  // A garbled answer (even a 200 with a truncated body) says nothing about B2's state; a read, or
+  // a replace-style write, can safely ask again.
+  return error instanceof B2TransportError || error instanceof B2InvalidResponseError || RETRYABLE_WHEN_IDEMPOTENT.has(error.status);
 }
 
 /** Milliseconds from a `Retry-After` header (seconds or an HTTP date), if usable. */
