@@ -123,13 +123,14 @@ function waitForSignal(): Promise<void> {
 }
 
 /** `check --sandbox-env`: start the probe sandbox, print the server environment, keep serving until stopped. */
-async function serveSandboxEnv(profile: string, io: Io): Promise<number> {
+async function serveSandboxEnv(profile: string, contractFile: string | undefined, io: Io): Promise<number> {
   const { sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
   const { loadContract } = await import('./fixtures.js');
   const { BUNDLED } = await import('./package-root.js');
   const name = resolveProfile(profile);
-  const capabilities = loadContract(BUNDLED.contractFile).profiles[name]?.capabilities ?? null;
-  const sandbox = await startProbeSandbox(capabilities);
+  const contractProfile = loadContract(contractFile ?? BUNDLED.contractFile).profiles[name];
+  if (!contractProfile) throw new ConformError('usage', `the contract has no profile "${name}"`);
+  const sandbox = await startProbeSandbox(contractProfile.capabilities);
   try {
     io.stdout(sandboxEnvLines(sandbox));
     io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${name} is running; start the server with the variables above, then run check --url <endpoint> --probes with them loaded. Stop with Ctrl-C.\n`);
@@ -182,7 +183,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
   addReportOptions(addTargetOptions(check)).action(async (options) => {
     if (options.sandboxEnv) {
       if (options.server || options.url || options.probes !== undefined || options.onlyProbes) throw new ConformError('usage', '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables');
-      setExit(await serveSandboxEnv(options.profile, io));
+      setExit(await serveSandboxEnv(options.profile, options.contract, io));
       return;
     }
     reportPlan(options); // a bad --format/--output fails before anything is started

@@ -34,6 +34,8 @@ const proxied = (flaws: string[]) => `"${process.execPath}" "${join(SERVERS_DIR,
 
 /** Whole probe runs spawn three servers each; on a busy two-core machine they need room. */
 const PROBE_RUN_TIMEOUT_MS = 120_000;
+/** Per request, server start-up included: a session that cannot start in time would hide its flaws. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A key secret as the probes mint them; no report may contain one. */
 const CANARY_SHAPE = /K005[A-Za-z0-9+/]{27}/;
@@ -42,7 +44,7 @@ async function probeOnly(flaws: string[], tools: readonly string[]) {
   let stdout = '';
   let stderr = '';
   const code = await main(
-    ['node', 'b2-mcp-conform', 'check', '--only-probes', '--format', 'json', '--server', proxied(flaws), '--env', 'B2_MCP_PROFILE=default', ...tools.flatMap((tool) => ['--probe-tool', tool])],
+    ['node', 'b2-mcp-conform', 'check', '--only-probes', '--format', 'json', '--timeout', String(REQUEST_TIMEOUT_MS), '--server', proxied(flaws), '--env', 'B2_MCP_PROFILE=default', ...tools.flatMap((tool) => ['--probe-tool', tool])],
     { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), color: false, cwd: process.cwd(), env: { PATH: process.env.PATH } },
   );
   return { code, stdout, stderr };
@@ -99,7 +101,7 @@ test.concurrent('a server that ignores B2_API_URL: probes not applicable, exit 4
 
 test.concurrent('… and a failing finding, never a pass, next to the static rules', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
   const target = stdioTarget(proxied(['ignore-api-url']), { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' });
-  const result = await runCheck({ profile: 'default', target, era: 'both', timeoutMs: 20_000, probes: true, probeTools: ['b2_delete_bucket'] });
+  const result = await runCheck({ profile: 'default', target, era: 'both', timeoutMs: REQUEST_TIMEOUT_MS, probes: true, probeTools: ['b2_delete_bucket'] });
   const errors = result.findings.filter((finding) => finding.severity === 'error');
   expect(errors.map((finding) => finding.ruleId)).toEqual(['probe-run/not-applicable']);
   expect(result.evidence.probes).toMatchObject({ applicable: false, gate: { calls: 0 } });
@@ -129,7 +131,7 @@ test.concurrent('the checker searches its own report: a canary that reaches a st
       fixturesDir,
       contractFile: writeContract(fixturesDir),
       era: 'both',
-      timeoutMs: 15_000,
+      timeoutMs: REQUEST_TIMEOUT_MS,
       probes: true,
       cwd: tempDir(),
       env: { [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl, B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: canary },

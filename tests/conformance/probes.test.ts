@@ -36,6 +36,8 @@ async function run(args: string[], io: { progress?: boolean; env?: NodeJS.Proces
 
 /** Whole probe runs spawn three servers each; on a busy two-core machine they need room. */
 const PROBE_RUN_TIMEOUT_MS = 120_000;
+/** Per request, server start-up included (the CLI's default is 10 s). */
+const REQUEST_TIMEOUT = ['--timeout', '30000'];
 
 /** What every passing probe run of the bundled server shows, whichever way it was started. */
 function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): void {
@@ -61,7 +63,7 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
 describe.concurrent('every probe passes on the bundled b2-mcp', () => {
   for (const profile of ['full', 'default'] as const) {
     test(`profile ${profile}`, { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
-      const result = await runCheck({ profile, target: null, era: 'both', timeoutMs: 20_000, onlyProbes: true });
+      const result = await runCheck({ profile, target: null, era: 'both', timeoutMs: 30_000, onlyProbes: true });
       expect(result.findings.map((finding) => `${finding.ruleId} ${finding.tool ?? ''}: ${finding.message}`)).toEqual([]);
       expect(result.evaluated.sort()).toEqual([...PROBE_RULES].sort());
       expectAllProbesPassed(profile, result.evidence.probes!);
@@ -69,7 +71,7 @@ describe.concurrent('every probe passes on the bundled b2-mcp', () => {
   }
 
   test('profile read-only, through the CLI: probes are on by default for the bundled server; --no-probes skips them', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
-    const on = await run(['check', '--profile', 'read-only', '--format', 'json']);
+    const on = await run(['check', '--profile', 'read-only', '--format', 'json', ...REQUEST_TIMEOUT]);
     expect(on.code, on.stderr).toBe(0);
     const report = JSON.parse(on.stdout);
     expect(report.findings.filter((finding: { severity: string }) => finding.severity === 'error')).toEqual([]);
@@ -78,7 +80,7 @@ describe.concurrent('every probe passes on the bundled b2-mcp', () => {
     expect(Object.keys(report.evidence.connections).sort()).toEqual(['legacy', 'modern', 'witness']);
     expect(on.stderr).toBe(''); // no progress with --format json (and none off a terminal)
 
-    const off = await run(['check', '--profile', 'read-only', '--format', 'json', '--no-probes']);
+    const off = await run(['check', '--profile', 'read-only', '--format', 'json', '--no-probes', ...REQUEST_TIMEOUT]);
     expect(off.code, off.stderr).toBe(0);
     expect(JSON.parse(off.stdout).evidence.probes).toBeUndefined();
   });
@@ -86,7 +88,7 @@ describe.concurrent('every probe passes on the bundled b2-mcp', () => {
 
 describe.concurrent('the CLI', () => {
   test('a terminal sees which probe runs, n of m, and a cleared line at the end', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
-    const outcome = await run(['check', '--only-probes', '--profile', 'default', '--probe-tool', 's3_delete_object', '--probe-tool', 's3_head_object'], { progress: true });
+    const outcome = await run(['check', '--only-probes', '--profile', 'default', '--probe-tool', 's3_delete_object', '--probe-tool', 's3_head_object', ...REQUEST_TIMEOUT], { progress: true });
     expect(outcome.code, outcome.stderr).toBe(0);
     const frames = outcome.stderr.split('\r\x1b[2K').filter(Boolean);
     const total = Number(/^probes 1\/(\d+) · calibration: /.exec(frames[0]!)?.[1]);
@@ -144,7 +146,7 @@ test('--sandbox-env keeps a sandbox for a server started by hand; check --url --
   expect(env.B2_APPLICATION_KEY).toMatch(/^K005[A-Za-z0-9+/]{27}$/);
 
   const server = await startByHand(env);
-  const checked = await run(['check', '--url', server.url, '--only-probes', '--profile', 'default', '--format', 'json', '--probe-tool', 'b2_delete_bucket', '--probe-tool', 's3_list_objects_v2'], {
+  const checked = await run(['check', '--url', server.url, '--only-probes', '--profile', 'default', '--format', 'json', '--probe-tool', 'b2_delete_bucket', '--probe-tool', 's3_list_objects_v2', ...REQUEST_TIMEOUT], {
     env: { PATH: process.env.PATH, ...env },
   });
   server.stop();
