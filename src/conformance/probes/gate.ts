@@ -25,6 +25,7 @@ interface Attempt {
 }
 
 function mutationText(mutations: readonly MutationRecord[]): string {
+  if (mutations.length === 0) return 'no change in the sandbox';
   const operations = [...new Set(mutations.map((mutation) => mutation.operation))].join(', ');
   return `${mutations.length} change${mutations.length === 1 ? '' : 's'} in the sandbox (${operations})`;
 }
