@@ -6,6 +6,7 @@ import { loadFixtureSet } from '../../src/conformance/fixtures.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import type { ProbeEvidence } from '../../src/conformance/probes/types.js';
 import { runCheck } from '../../src/conformance/run.js';
+import { reportSchemaValidator } from './helpers/report-schema.js';
 import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
 
 const PROBE_RULES = loadRules().rules.filter(judgesProbes).map((rule) => rule.id);
@@ -74,6 +75,8 @@ describe.concurrent('every probe passes on the bundled b2-mcp', () => {
     const on = await run(['check', '--profile', 'read-only', '--format', 'json', ...REQUEST_TIMEOUT]);
     expect(on.code, on.stderr).toBe(0);
     const report = JSON.parse(on.stdout);
+    const validate = reportSchemaValidator();
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true); // the probe evidence is documented too
     expect(report.findings.filter((finding: { severity: string }) => finding.severity === 'error')).toEqual([]);
     expectAllProbesPassed('read-only', report.evidence.probes);
     expect(report.evidence.rulesEvaluated).toBeGreaterThan(PROBE_RULES.length);

@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUNDLED } from '../../src/conformance/package-root.js';
@@ -10,15 +8,8 @@ import { locate } from '../../src/conformance/report/locations.js';
 import type { RunResult } from '../../src/conformance/run.js';
 import { httpTarget } from '../../src/conformance/target.js';
 import { baselineSurface } from './helpers/baseline.js';
+import { reportSchemaValidator, schemaValidator } from './helpers/report-schema.js';
 import { check, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
-
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-function validator(schemaFile: string) {
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  addFormats(ajv);
-  return ajv.compile(JSON.parse(readFileSync(schemaFile, 'utf8')));
-}
 
 const SECRET_HEADER = 'Bearer sk-test-0123456789abcdefDEADBEEF';
 
@@ -60,7 +51,7 @@ test('the sample run has findings of every severity and a suppressed one', () =>
 });
 
 test('JSON matches docs/report.schema.json', () => {
-  const validate = validator(BUNDLED.reportSchema);
+  const validate = reportSchemaValidator();
   const report = JSON.parse(renderAs('json'));
   expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
   expect(report.verdict).toBe('fail');
@@ -82,7 +73,7 @@ test('fingerprints are stable across runs and independent of message wording', a
 
 test('SARIF 2.1.0 validates against the code-scanning subset of the spec and references its rules', () => {
   const sarif = JSON.parse(renderAs('sarif'));
-  const validate = validator(new URL('./helpers/sarif-2.1.0-subset.schema.json', import.meta.url).pathname);
+  const validate = schemaValidator(new URL('./helpers/sarif-2.1.0-subset.schema.json', import.meta.url).pathname);
   expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
   const run = sarif.runs[0];
   const ids = run.tool.driver.rules.map((rule: { id: string }) => rule.id);
