@@ -219,14 +219,11 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const snapshot = program
     .command('snapshot')
     .description('write fixtures of a live server in the generator format (pre-release review)')
-    .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into');
+    .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into (and the prompt fixture, when the server advertises prompts)');
   addTargetOptions(snapshot).action(async (options) => {
     const { runSnapshot } = await import('./run.js');
-    const { written, surfaces } = await runSnapshot({ profile: options.profile, target: targetFrom(options, io), outDir: options.out, era: options.era as EraChoice, timeoutMs: options.timeout });
-    for (const [index, file] of written.entries()) {
-      const surface = surfaces.filter((candidate) => candidate.connection !== 'witness')[index]!;
-      io.stdout(`wrote ${file} (${surface.names.length} tools, hash ${surface.hash.slice(0, 12)})\n`);
-    }
+    const { written } = await runSnapshot({ profile: options.profile, target: targetFrom(options, io), outDir: options.out, era: options.era as EraChoice, timeoutMs: options.timeout });
+    for (const { file, items, count, hash } of written) io.stdout(`wrote ${file} (${count} ${items}, hash ${hash.slice(0, 12)})\n`);
     setExit(EXIT.ok);
   });
 

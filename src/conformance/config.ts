@@ -11,6 +11,7 @@ export const DEFAULT_CONFIG_FILE = 'b2-mcp-conform.config.json';
 export interface Suppression {
   rule?: string;
   tool?: string;
+  prompt?: string;
   fingerprint?: string;
   reason: string;
   /** Last day (YYYY-MM-DD, inclusive) the suppression applies. */
@@ -39,10 +40,11 @@ export const CONFIG_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['reason'],
-        anyOf: [{ required: ['rule'] }, { required: ['tool'] }, { required: ['fingerprint'] }],
+        anyOf: [{ required: ['rule'] }, { required: ['tool'] }, { required: ['prompt'] }, { required: ['fingerprint'] }],
         properties: {
           rule: { type: 'string' },
           tool: { type: 'string' },
+          prompt: { type: 'string' },
           fingerprint: { type: 'string', pattern: '^[0-9a-f]{32}$' },
           reason: { type: 'string', minLength: 1, pattern: '\\S' },
           expires: { type: 'string', format: 'date' },
@@ -75,7 +77,7 @@ export function loadConfig(explicit: string | undefined, ruleSet: RuleSet, cwd =
       error?.keyword === 'additionalProperties'
         ? `unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`
         : error?.schemaPath.includes('/anyOf')
-          ? 'a suppression must name a rule, a tool or a fingerprint'
+          ? 'a suppression must name a rule, a tool, a prompt or a fingerprint'
           : (error?.message ?? 'is invalid');
     throw new ConformError('config', `config ${file}: ${where} ${detail}`);
   }
@@ -97,7 +99,7 @@ export function severityResolver(config: ConformConfig, mode: 'check' | 'diff'):
 }
 
 function describe(suppression: Suppression): string {
-  return [suppression.rule && `rule ${suppression.rule}`, suppression.tool && `tool ${suppression.tool}`, suppression.fingerprint && `fingerprint ${suppression.fingerprint}`]
+  return [suppression.rule && `rule ${suppression.rule}`, suppression.tool && `tool ${suppression.tool}`, suppression.prompt && `prompt ${suppression.prompt}`, suppression.fingerprint && `fingerprint ${suppression.fingerprint}`]
     .filter(Boolean)
     .join(', ');
 }
@@ -106,6 +108,7 @@ function matches(suppression: Suppression, finding: Finding): boolean {
   return (
     (suppression.rule === undefined || suppression.rule === finding.ruleId) &&
     (suppression.tool === undefined || suppression.tool === finding.tool) &&
+    (suppression.prompt === undefined || suppression.prompt === finding.prompt) &&
     (suppression.fingerprint === undefined || suppression.fingerprint === finding.fingerprint)
   );
 }

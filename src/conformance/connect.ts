@@ -7,6 +7,7 @@ import { stable, type ListedTool } from '../contract/normalize.js';
 import { ConformError } from './errors.js';
 import { CHECKER_NAME, CHECKER_VERSION, toolVersions } from './package-root.js';
 import { ERA_OF, type ConnectionId } from './connections.js';
+import type { ListedPrompt } from './prompts.js';
 import { launchServers, type ChildDiagnostics, type ChildStdioTransport, type LaunchedServers } from './stdio-transport.js';
 import { redact, secretValuesOf, type Target } from './target.js';
 
@@ -23,7 +24,9 @@ export interface Observation {
   /** Modern only: the cache hint on the `tools/list` result. */
   toolsListCacheHint: CacheHint | null;
   tools: ListedTool[];
-  timings: { connectMs: number; listToolsMs: number };
+  /** The prompts as listed, or null when the server does not advertise the prompts capability (it is then not asked). */
+  prompts: ListedPrompt[] | null;
+  timings: { connectMs: number; listToolsMs: number; listPromptsMs?: number };
 }
 
 export interface ConnectOptions {
@@ -37,6 +40,8 @@ export type Observations = Partial<Record<ConnectionId, Observation>>;
 interface Session {
   connect(): Promise<void>;
   listTools(): Promise<{ tools: ListedTool[]; cacheHint: CacheHint | null }>;
+  /** Null without the prompts capability: prompts are opt-in, and a server without them is not asked. */
+  listPrompts(): Promise<ListedPrompt[] | null>;
   describe(): Pick<Observation, 'protocolVersion' | 'serverInfo' | 'discover'>;
   close(): Promise<void>;
   /** Rejects when the server side breaks (stdio only); never resolves. */
@@ -86,6 +91,8 @@ async function observeOne(connection: ConnectionId, session: Session, timeoutMs:
     const connected = performance.now();
     const listed = await Promise.race([session.listTools(), session.broken, guard.expired]);
     const done = performance.now();
+    const prompts = await Promise.race([session.listPrompts(), session.broken, guard.expired]);
+    const timings = { connectMs: round(connected - started), listToolsMs: round(done - connected) };
     return {
       connection,
       era: ERA_OF[connection],
@@ -93,7 +100,8 @@ async function observeOne(connection: ConnectionId, session: Session, timeoutMs:
       ...session.describe(),
       toolsListCacheHint: listed.cacheHint,
       tools: listed.tools,
-      timings: { connectMs: round(connected - started), listToolsMs: round(done - connected) },
+      prompts,
+      timings: prompts ? { ...timings, listPromptsMs: round(performance.now() - done) } : timings,
     };
   } finally {
     guard.cancel();
@@ -137,6 +145,12 @@ function currentSdkSession(connection: 'modern' | 'legacy', target: Target, time
       const cacheHint =
         typeof hinted.ttlMs === 'number' && typeof hinted.cacheScope === 'string' ? { ttlMs: hinted.ttlMs, cacheScope: hinted.cacheScope } : null;
       return { tools: result.tools as ListedTool[], cacheHint };
+    },
+    async listPrompts() {
+      // Modern: the server/discover capabilities; legacy: the initialize result's.
+      if (!client.getServerCapabilities()?.prompts) return null;
+      const result = await client.listPrompts(undefined, { cacheMode: 'bypass', timeout: timeoutMs });
+      return result.prompts as ListedPrompt[];
     },
     describe() {
       const info = client.getServerVersion();
@@ -191,6 +205,17 @@ function witnessSession(target: Target, timeoutMs: number, stdio: ChildStdioTran
         cursor = page.nextCursor;
       } while (cursor);
       return { tools, cacheHint: null };
+    },
+    async listPrompts() {
+      if (!client.getServerCapabilities()?.prompts) return null;
+      const prompts: ListedPrompt[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listPrompts(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+        prompts.push(...(page.prompts as ListedPrompt[]));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return prompts;
     },
     describe() {
       const info = client.getServerVersion();

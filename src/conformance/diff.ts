@@ -6,7 +6,7 @@ import { stable, type NormalizedTool } from '../contract/normalize.js';
  * rejects a call that used to be accepted is a tightening (breaking for clients), the reverse a
  * loosening. Each kind maps to exactly one rule in rules/diff.json (a test holds that).
  */
-export const CHANGE_KINDS = [
+export const TOOL_CHANGE_KINDS = [
   'tool-removed',
   'tool-renamed',
   'tool-added',
@@ -31,13 +31,42 @@ export const CHANGE_KINDS = [
   'schema-changed',
   'modern-block-changed',
 ] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/**
+ * Changes of a prompt. What `prompts/list` shows (names, title, description, argument names,
+ * descriptions and required flags) is compared live and offline; the argument constraints and
+ * the required tools and capabilities live only in the fixtures, so only `diff` sees them.
+ */
+export const PROMPT_CHANGE_KINDS = [
+  'prompt-removed',
+  'prompt-added',
+  'prompt-argument-removed',
+  'prompt-argument-added',
+  'prompt-argument-required',
+  'prompt-argument-optional',
+  'prompt-argument-narrowed',
+  'prompt-argument-widened',
+  'prompt-argument-meta-changed',
+  'prompt-text-changed',
+  'prompt-requirement-added',
+  'prompt-requirement-removed',
+] as const;
+
+export const CHANGE_KINDS = [...TOOL_CHANGE_KINDS, ...PROMPT_CHANGE_KINDS] as const;
+export type ToolChangeKind = (typeof TOOL_CHANGE_KINDS)[number];
+export type PromptChangeKind = (typeof PROMPT_CHANGE_KINDS)[number];
+export type ChangeKind = ToolChangeKind | PromptChangeKind;
+
+/** The kinds the direction-aware schema comparison (`diffSchema`) names. */
+export type SchemaChangeKind = Exclude<ToolChangeKind, 'tool-removed' | 'tool-renamed' | 'tool-added' | 'annotation-toward-danger' | 'annotation-toward-caution' | 'output-schema-changed' | 'modern-block-changed'>;
 
 export interface Change {
   kind: ChangeKind;
-  /** The tool the change belongs to; absent for fixture-level changes (the modern block). */
+  /** The tool the change belongs to; absent for prompt changes and fixture-level changes (the modern block). */
   tool?: string;
-  /** Where inside the tool (or fixture), e.g. `inputSchema.properties.bucketId.type`; '' for the whole tool. */
+  /** The prompt the change belongs to (prompt changes only). */
+  prompt?: string;
+  /** Where inside the tool, prompt or fixture, e.g. `inputSchema.properties.bucketId.type`; '' for the whole item. */
   path: string;
   before?: unknown;
   after?: unknown;
@@ -83,6 +112,7 @@ export function joinPath(base: string, key: string | number): string {
 }
 
 type Emit = (kind: ChangeKind, path: string, before?: unknown, after?: unknown) => void;
+export type SchemaEmit = (kind: SchemaChangeKind, path: string, before?: unknown, after?: unknown) => void;
 
 function typesOf(schema: Schema): Set<string> | null {
   const type = schema.type;
@@ -90,7 +120,7 @@ function typesOf(schema: Schema): Set<string> | null {
   return new Set(Array.isArray(type) ? type.map(String) : [String(type)]);
 }
 
-function diffType(a: Schema, b: Schema, path: string, emit: Emit): void {
+function diffType(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   if (deepEqual(a.type, b.type)) return;
   const before = typesOf(a);
   const after = typesOf(b);
@@ -105,7 +135,7 @@ function allowedValues(schema: Schema): unknown[] | null {
   return null;
 }
 
-function diffEnum(a: Schema, b: Schema, path: string, emit: Emit): void {
+function diffEnum(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   const before = allowedValues(a);
   const after = allowedValues(b);
   if (deepEqual(before, after)) return;
@@ -117,7 +147,7 @@ function diffEnum(a: Schema, b: Schema, path: string, emit: Emit): void {
   emit(reordered ? 'meta-changed' : widened ? 'enum-widened' : 'enum-narrowed', where, before ?? undefined, after ?? undefined);
 }
 
-function diffBounds(a: Schema, b: Schema, path: string, emit: Emit): void {
+function diffBounds(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   for (const [keywords, tighterWhenLarger] of [
     [LOWER_BOUNDS, true],
     [UPPER_BOUNDS, false],
@@ -147,7 +177,7 @@ function requiredOf(schema: Schema): Set<string> {
   return new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
 }
 
-function diffProperties(a: Schema, b: Schema, path: string, emit: Emit): void {
+function diffProperties(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   const before = isObject(a.properties) ? a.properties : {};
   const after = isObject(b.properties) ? b.properties : {};
   const requiredBefore = requiredOf(a);
@@ -171,7 +201,7 @@ function diffProperties(a: Schema, b: Schema, path: string, emit: Emit): void {
   }
 }
 
-function diffAdditionalProperties(a: Schema, b: Schema, path: string, emit: Emit): void {
+function diffAdditionalProperties(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   const before = a.additionalProperties;
   const after = b.additionalProperties;
   if (deepEqual(before, after)) return;
@@ -182,7 +212,7 @@ function diffAdditionalProperties(a: Schema, b: Schema, path: string, emit: Emit
   else emit(isObject(after) ? 'bounds-tightened' : 'bounds-loosened', where, before, after);
 }
 
-function diffSubschemas(a: Schema, b: Schema, path: string, emit: Emit): void {
+function diffSubschemas(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   for (const keyword of SUBSCHEMA) {
     const before = a[keyword];
     const after = b[keyword];
@@ -227,7 +257,7 @@ const HANDLED = new Set([
 ]);
 
 /** Direction-aware comparison of two input schemas (`a` = before, `b` = after). */
-export function diffSchema(a: unknown, b: unknown, path: string, emit: Emit): void {
+export function diffSchema(a: unknown, b: unknown, path: string, emit: SchemaEmit): void {
   if (deepEqual(a, b)) return;
   if (!isObject(a) || !isObject(b)) {
     emit('schema-changed', path, a, b);
@@ -314,6 +344,16 @@ export function diffTools(before: readonly NormalizedTool[], after: readonly Nor
   return changes;
 }
 
+/**
+ * The prompts capability is opt-in (off is conformant) and judged by the prompt comparison, so it is
+ * no change of the tool surface's discovery block.
+ */
+function withoutPrompts(capabilities: unknown): unknown {
+  if (!isObject(capabilities)) return capabilities;
+  const { prompts: _prompts, ...rest } = capabilities;
+  return rest;
+}
+
 /** Differences in the modern era's cache hints and `server/discover` summary. */
 export function diffModernBlock(before: ModernBlock | undefined, after: ModernBlock | undefined): Change[] {
   if (before === undefined || after === undefined || deepEqual(before, after)) return [];
@@ -322,10 +362,11 @@ export function diffModernBlock(before: ModernBlock | undefined, after: ModernBl
     if (!deepEqual(was, now)) changes.push({ kind: 'modern-block-changed', path, before: was, after: now });
   };
   compare('modern.toolsListCacheHint', before.toolsListCacheHint, after.toolsListCacheHint);
-  const discoverBefore = before.discover ?? {};
-  const discoverAfter = after.discover ?? {};
+  const discoverBefore: Record<string, unknown> = before.discover ?? {};
+  const discoverAfter: Record<string, unknown> = after.discover ?? {};
   for (const key of ['supportedVersions', 'capabilities', 'ttlMs', 'cacheScope'] as const) {
-    compare(`modern.discover.${key}`, (discoverBefore as Record<string, unknown>)[key], (discoverAfter as Record<string, unknown>)[key]);
+    const read = (discover: Record<string, unknown>) => (key === 'capabilities' ? withoutPrompts(discover[key]) : discover[key]);
+    compare(`modern.discover.${key}`, read(discoverBefore), read(discoverAfter));
   }
   return changes;
 }
@@ -336,19 +377,24 @@ export type Drift =
   | { status: 'definitions-differ'; tools: { tool: string; paths: string[] }[] }
   | { status: 'tool-set-differs'; added: string[]; removed: string[] };
 
+/** The parts of a drift explanation: names only one side has, and the changed paths of each named item ('' = the whole item). */
+export function driftParts(expected: readonly string[], live: readonly string[], changes: readonly Change[], subjectOf: (change: Change) => string | undefined) {
+  const expectedNames = new Set(expected);
+  const liveNames = new Set(live);
+  const added = live.filter((name) => !expectedNames.has(name));
+  const removed = expected.filter((name) => !liveNames.has(name));
+  const paths = new Map<string, string[]>();
+  for (const change of changes) {
+    const subject = subjectOf(change);
+    if (subject === undefined) continue;
+    paths.set(subject, [...(paths.get(subject) ?? []), change.path]);
+  }
+  return { added, removed, paths: [...paths] };
+}
+
 export function explainDrift(expected: { names: readonly string[]; hash: string }, live: { names: readonly string[]; hash: string }, changes: readonly Change[]): Drift {
   if (expected.hash === live.hash) return { status: 'match' };
-  const expectedNames = new Set(expected.names);
-  const liveNames = new Set(live.names);
-  const added = live.names.filter((name) => !expectedNames.has(name));
-  const removed = expected.names.filter((name) => !liveNames.has(name));
+  const { added, removed, paths } = driftParts(expected.names, live.names, changes, (change) => change.tool);
   if (added.length > 0 || removed.length > 0) return { status: 'tool-set-differs', added, removed };
-  const byTool = new Map<string, string[]>();
-  for (const change of changes) {
-    if (!change.tool) continue;
-    const paths = byTool.get(change.tool) ?? [];
-    paths.push(change.path || '(whole tool)');
-    byTool.set(change.tool, paths);
-  }
-  return { status: 'definitions-differ', tools: [...byTool].map(([tool, paths]) => ({ tool, paths })) };
+  return { status: 'definitions-differ', tools: paths.map(([tool, where]) => ({ tool, paths: where.map((path) => path || '(whole tool)') })) };
 }

@@ -4,6 +4,7 @@ import type { ConformConfig } from './config.js';
 import type { Drift } from './diff.js';
 import type { Finding } from './findings.js';
 import type { ProbeEvidence } from './probes/types.js';
+import type { PromptComparison } from './prompts.js';
 import type { SuppressionOutcome } from './rules/types.js';
 import type { LiveSurface } from './snapshot.js';
 
@@ -14,7 +15,9 @@ export interface ConnectionEvidence {
   serverInfo: { name: string; version: string } | null;
   tools: number;
   hash: string;
-  timings: { connectMs: number; listToolsMs: number };
+  /** How many prompts the connection listed; absent when the server does not advertise prompts. */
+  prompts?: number;
+  timings: { connectMs: number; listToolsMs: number; listPromptsMs?: number };
 }
 
 /** Expected versus found, for one era (check) or one fixture file (diff). */
@@ -36,6 +39,8 @@ export interface Evidence {
   /** The contract's frozen profile hash, when one applies. */
   contractHash: string | null;
   hashes: Record<string, HashComparison>;
+  /** Expected versus found prompts per era (check) or per profile (diff); only when prompts were compared. */
+  promptHashes?: Record<string, PromptComparison>;
   cacheHints: { approved: CacheHint; modern: ModernBlock | null } | null;
   config: { file: string | null; overrides: number; suppressed: number; stale: number; expired: number };
   rulesEvaluated: number;
@@ -55,6 +60,7 @@ export function connectionEvidence(surfaces: readonly LiveSurface[]): Partial<Re
       serverInfo: observation.serverInfo,
       tools: surface.names.length,
       hash: surface.hash,
+      ...(surface.prompts ? { prompts: surface.prompts.names.length } : {}),
       timings: observation.timings,
     };
   }

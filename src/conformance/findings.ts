@@ -22,11 +22,13 @@ export interface Finding {
   /** Path of the rule's documentation inside the package, with an anchor. */
   doc: string;
   tool?: string;
-  /** JSON path inside the tool (or the fixture), e.g. `inputSchema.properties.confirm`. */
+  /** The prompt the finding is about (prompt diff findings). */
+  prompt?: string;
+  /** JSON path inside the tool, prompt or fixture, e.g. `inputSchema.properties.confirm`. */
   path?: string;
   /** Eras (or fixture files) the finding was seen in. */
   scopes: Scope[];
-  /** Stable across runs and independent of message wording: sha256 of rule, profile, tool, path, key. */
+  /** Stable across runs and independent of message wording: sha256 of rule, profile, tool, path, key (and prompt). */
   fingerprint: string;
   suppressed?: { reason: string; expires?: string };
 }
@@ -39,18 +41,24 @@ export function atOrAbove(severity: Severity, threshold: Severity): boolean {
   return severityRank(severity) >= severityRank(threshold);
 }
 
-export function fingerprintOf(parts: { ruleId: string; profile: string; tool?: string; path?: string; key?: string }): string {
-  const text = [parts.ruleId, parts.profile, parts.tool ?? '', parts.path ?? '', parts.key ?? ''].join('\u0000');
+export function fingerprintOf(parts: { ruleId: string; profile: string; tool?: string; prompt?: string; path?: string; key?: string }): string {
+  // The prompt joins only when present, so the fingerprints of tool findings never changed.
+  const text = [parts.ruleId, parts.profile, parts.tool ?? '', parts.path ?? '', parts.key ?? '', ...(parts.prompt === undefined ? [] : [parts.prompt])].join('\u0000');
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 }
 
-/** Findings ordered for reading: most severe first, then by rule, tool and path. */
+/** What a finding is about, for reading: `b2_list_buckets`, `prompt b2_audit_public_exposure`, or nothing. */
+export function subjectOf(finding: Pick<Finding, 'tool' | 'prompt'>): string | undefined {
+  return finding.tool ?? (finding.prompt === undefined ? undefined : `prompt ${finding.prompt}`);
+}
+
+/** Findings ordered for reading: most severe first, then by rule, tool (or prompt) and path. */
 export function sortFindings(findings: readonly Finding[]): Finding[] {
   return [...findings].sort(
     (a, b) =>
       severityRank(b.severity) - severityRank(a.severity) ||
       a.ruleId.localeCompare(b.ruleId) ||
-      (a.tool ?? '').localeCompare(b.tool ?? '') ||
+      (a.tool ?? a.prompt ?? '').localeCompare(b.tool ?? b.prompt ?? '') ||
       (a.path ?? '').localeCompare(b.path ?? ''),
   );
 }

@@ -1,17 +1,20 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ContractArtifact } from '../contract/artifact.js';
+import { basename, dirname, join, resolve } from 'node:path';
+import { PROMPT_FIXTURES_DIR, TOOL_FIXTURES_DIR, type ContractArtifact } from '../contract/artifact.js';
 import { ERAS, type Era } from '../contract/constants.js';
 import { toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
 import { profileHash } from '../contract/normalize.js';
+import type { PromptFixture } from '../contract/prompt-fixture.js';
 import { ConformError } from './errors.js';
 
-/** The fixtures of one profile, by era, with the file each came from. */
+/** The fixtures of one profile, by era, with the file each came from, and its prompt fixture. */
 export interface FixtureSet {
   dir: string;
   profile: string;
   byEra: Partial<Record<Era, ToolFixture>>;
   files: Partial<Record<Era, string>>;
+  /** Where the prompt fixture belongs, and the fixture itself when that file exists. */
+  prompts: { file: string; fixture?: PromptFixture };
 }
 
 function readJson(file: string, what: string): unknown {
@@ -51,9 +54,58 @@ export function readFixture(file: string): ToolFixture {
   return fixture;
 }
 
+/**
+ * Where the prompt fixture of a profile lives, given the directory of its tool fixtures: in the
+ * repository layout (`…/tool-contract/`) the sibling `prompt-contract/`, anywhere else the same
+ * directory (`<profile>.json` next to `<profile>.<era>.json`).
+ */
+export function promptFixturePath(toolFixturesDir: string, profile: string): string {
+  const inRepositoryLayout = basename(resolve(toolFixturesDir)) === basename(TOOL_FIXTURES_DIR);
+  const dir = inRepositoryLayout ? join(dirname(resolve(toolFixturesDir)), basename(PROMPT_FIXTURES_DIR)) : toolFixturesDir;
+  return join(dir, `${profile}.json`);
+}
+
+const PROMPT_ENTRY_KEYS = ['name', 'descriptionSha256', 'title'] as const;
+
+/** Parse one prompt fixture; refuses a file whose recorded hash does not cover its own prompts. */
+export function readPromptFixture(file: string): PromptFixture {
+  const value = readJson(file, 'prompt fixture') as Partial<PromptFixture>;
+  const ok =
+    value &&
+    typeof value === 'object' &&
+    typeof value.profile === 'string' &&
+    isStringArray(value.names) &&
+    Array.isArray(value.prompts) &&
+    value.prompts.every(
+      (entry) =>
+        entry !== null &&
+        typeof entry === 'object' &&
+        PROMPT_ENTRY_KEYS.every((key) => typeof entry[key] === 'string') &&
+        'argsSchema' in entry &&
+        isStringArray(entry.requiredTools) &&
+        isStringArray(entry.requiredCapabilities),
+    ) &&
+    typeof value.hash === 'string';
+  if (!ok) throw new ConformError('usage', `not a prompt fixture (needs profile, names, prompts with name, descriptionSha256, argsSchema, requiredTools, requiredCapabilities, title, and hash): ${file}`);
+  const fixture = value as PromptFixture;
+  if (profileHash(fixture.names, fixture.prompts, 'prompts') !== fixture.hash) {
+    throw new ConformError('usage', `prompt fixture ${file}: its recorded hash does not match its names and prompts; regenerate it instead of editing it`);
+  }
+  return fixture;
+}
+
+/** The prompt fixture of a profile next to a tool fixtures directory, when there is one. */
+export function findPromptFixture(toolFixturesDir: string, profile: string): { file: string; fixture?: PromptFixture } {
+  const file = promptFixturePath(toolFixturesDir, profile);
+  if (!existsSync(file)) return { file };
+  const fixture = readPromptFixture(file);
+  if (fixture.profile !== profile) throw new ConformError('usage', `prompt fixture ${file} records profile "${fixture.profile}", expected "${profile}"`);
+  return { file, fixture };
+}
+
 export function loadFixtureSet(dir: string, profile: string, eras: readonly Era[]): FixtureSet {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConformError('usage', `fixtures directory not found: ${dir}`);
-  const set: FixtureSet = { dir, profile, byEra: {}, files: {} };
+  const set: FixtureSet = { dir, profile, byEra: {}, files: {}, prompts: findPromptFixture(dir, profile) };
   for (const era of eras) {
     const file = join(dir, toolFixtureFileName(profile, era));
     if (!existsSync(file)) throw new ConformError('usage', `fixture for profile "${profile}" (${era} era) not found: ${file}`);

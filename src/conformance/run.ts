@@ -7,14 +7,15 @@ import { CONNECTIONS_FOR, ERA_OF, type ConnectionId, type EraChoice } from './co
 import { diffModernBlock, diffTools, explainDrift } from './diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
-import { listFixtureFiles, loadContract, loadFixtureSet } from './fixtures.js';
+import { findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
 import { sortFindings, type Finding } from './findings.js';
 import { BUNDLED, toolVersions } from './package-root.js';
 import type { ProbeServer } from './probes/sessions.js';
 import type { ProbeOutcome, ProgressListener } from './probes/types.js';
 import { evaluate, judgesProbes, loadRules, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
-import { snapshotAll, writeSnapshot, type LiveSurface } from './snapshot.js';
+import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
+import { snapshotAll, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
 import { startBundledServer, type BundledServer } from './bundled.js';
 import { describeTarget, resolveProfile, type Target } from './target.js';
@@ -77,6 +78,30 @@ function eraChanges(surface: LiveSurface, fixture: ToolFixture): ScopedChange[] 
   const changes = diffTools(fixture.tools, surface.tools);
   if (fixture.era === 'modern') changes.push(...diffModernBlock(fixture.modern, surface.fixture.modern));
   return changes.map((change) => ({ scope: surface.connection, change }));
+}
+
+/**
+ * The prompts of each 2.x connection that advertises them, against what a listing of the prompt
+ * fixture would show (no fixture: against none, so each prompt is new). A connection without the
+ * prompts capability is not compared: prompts are opt-in.
+ */
+function promptChanges(surfaces: readonly LiveSurface[], prompts: FixtureSet['prompts']): { changes: ScopedChange[]; hashes: Record<string, PromptComparison> } {
+  const expected = observableViews(prompts.fixture);
+  const expectedSide = { names: expected.map((view) => view.name), hash: viewsHash(expected) };
+  const changes: ScopedChange[] = [];
+  const hashes: Record<string, PromptComparison> = {};
+  for (const surface of surfaces) {
+    if (surface.connection === 'witness' || !surface.prompts) continue;
+    const found = diffPrompts(expected, surface.prompts.views);
+    changes.push(...found.map((change) => ({ scope: surface.connection, change })));
+    hashes[surface.connection] = {
+      basis: 'listed',
+      expected: { source: prompts.fixture ? prompts.file : `${prompts.file} (missing)`, hash: expectedSide.hash },
+      found: { source: `live ${surface.connection}`, hash: surface.prompts.hash },
+      drift: explainPromptDrift(expectedSide, surface.prompts, found),
+    };
+  }
+  return { changes, hashes };
 }
 
 /** Servers the caller started early for this run, so their start-up overlaps its own. */
@@ -238,6 +263,8 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
       drift: explainDrift(fixture, surface, scoped.map(({ change }) => change)),
     };
   }
+  const prompts = promptChanges(surfaces, fixtures.prompts);
+  changes.push(...prompts.changes);
 
   const context: RuleContext = { mode: 'check', profile, surfaces, contract, changes, ...(probes ? { probes } : {}) };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
@@ -249,6 +276,7 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
     connections: connectionEvidence(surfaces),
     contractHash: contractProfile.hash,
     hashes,
+    ...(Object.keys(prompts.hashes).length ? { promptHashes: prompts.hashes } : {}),
     cacheHints: { approved: contract.approvedCacheHint, modern: modern?.fixture.modern ?? null },
     config: configEvidence(inputs.config, findings, outcome),
     rulesEvaluated: evaluated.length,
@@ -288,22 +316,58 @@ export function runDiff(request: DiffRequest): RunResult {
     hashes[scope] = { expected: { source: join(request.before, name), hash: a.hash }, found: { source: join(request.after, name), hash: b.hash }, drift: explainDrift(a, b, found) };
   }
   const onlyOneSide = [...before.keys(), ...after.keys()].filter((name) => !common.includes(name));
+  const prompts = diffPromptFixtures(request.before, request.after, [...before.keys(), ...after.keys()]);
+  changes.push(...prompts.changes);
   const context: RuleContext = { mode: 'diff', profile: '*', surfaces: [], changes };
   const { findings, outcome, evaluated } = judge(ruleSet, context, config, request.today ?? today());
   const evidence: Evidence = {
     command: 'diff',
     versions: toolVersions(),
     profile: null,
-    target: { before: request.before, after: request.after, compared: common, unmatched: [...new Set(onlyOneSide)] },
+    target: {
+      before: request.before,
+      after: request.after,
+      compared: common,
+      unmatched: [...new Set(onlyOneSide)],
+      ...(prompts.compared.length || prompts.unmatched.length ? { promptsCompared: prompts.compared, promptsUnmatched: prompts.unmatched } : {}),
+    },
     connections: {},
     contractHash: null,
     hashes,
+    ...(prompts.compared.length ? { promptHashes: prompts.hashes } : {}),
     cacheHints: null,
     config: configEvidence(config, findings, outcome),
     rulesEvaluated: evaluated.length,
     durationMs: Math.round(performance.now() - started),
   };
   return { findings, evidence, rules: ruleSet, evaluated };
+}
+
+/**
+ * The prompt fixtures of every profile with tool fixtures on either side, compared where both
+ * sides have one (each side's own location, see promptFixturePath). Offline both are complete
+ * fixtures, so required tools, capabilities and argument constraints are compared too.
+ */
+function diffPromptFixtures(beforeDir: string, afterDir: string, toolFixtureNames: readonly string[]) {
+  const profiles = [...new Set(toolFixtureNames.map((name) => name.split('.')[0]!))].sort();
+  const changes: ScopedChange[] = [];
+  const hashes: Record<string, PromptComparison> = {};
+  const compared: string[] = [];
+  const unmatched: string[] = [];
+  for (const profile of profiles) {
+    const a = findPromptFixture(beforeDir, profile);
+    const b = findPromptFixture(afterDir, profile);
+    if (!a.fixture || !b.fixture) {
+      if (a.fixture || b.fixture) unmatched.push(profile);
+      continue;
+    }
+    compared.push(profile);
+    const scope = `${profile}.prompts`;
+    const found = diffPrompts(a.fixture.prompts, b.fixture.prompts);
+    changes.push(...found.map((change) => ({ scope, change })));
+    hashes[scope] = { basis: 'fixture', expected: { source: a.file, hash: a.fixture.hash }, found: { source: b.file, hash: b.fixture.hash }, drift: explainPromptDrift(a.fixture, b.fixture, found) };
+  }
+  return { changes, hashes, compared, unmatched };
 }
 
 export interface SnapshotRequest {
@@ -314,15 +378,24 @@ export interface SnapshotRequest {
   timeoutMs: number;
 }
 
+/**
+ * The prompt fixture a snapshot takes what a listing cannot show from: the one already at the
+ * destination, else the bundled one of the profile.
+ */
+function knownPromptFixture(outDir: string, profile: ProfileName) {
+  return findPromptFixture(outDir, profile).fixture ?? findPromptFixture(BUNDLED.fixturesDir, profile).fixture;
+}
+
 /** Write fixtures of a live server in the generator's format (the 1.x witness is not needed). */
-export async function runSnapshot(request: SnapshotRequest): Promise<{ written: string[]; surfaces: LiveSurface[] }> {
+export async function runSnapshot(request: SnapshotRequest): Promise<{ written: WrittenFixture[]; surfaces: LiveSurface[] }> {
   const profile = resolveProfile(request.profile);
   const connections = CONNECTIONS_FOR[request.era].filter((connection) => connection !== 'witness');
   return withTarget(request, profile, connections, {}, async (target, servers) => {
     const observations = await observe(target, { connections, timeoutMs: request.timeoutMs }, servers);
     const surfaces = snapshotAll(observations, profile, target);
     if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
-    return { written: writeSnapshot(surfaces, request.outDir), surfaces };
+    const known = surfaces.some((surface) => surface.prompts) ? knownPromptFixture(request.outDir, profile) : undefined;
+    return { written: writeSnapshot(surfaces, request.outDir, known), surfaces };
   });
 }
 

@@ -1,10 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildToolFixture, serializeFixture, toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
 import type { ListedTool, ToolSnapshot } from '../contract/normalize.js';
+import type { PromptFixture } from '../contract/prompt-fixture.js';
 import type { Observation, Observations } from './connect.js';
 import type { ConnectionId } from './connections.js';
 import { ConformError } from './errors.js';
+import { promptFixturePath } from './fixtures.js';
+import { livePrompts, snapshotPromptFixture, type LivePrompts } from './prompts.js';
 import type { Target } from './target.js';
 
 /** One connection's tools, raw (for text rules) and normalized + hashed exactly as the generator does. */
@@ -14,6 +17,8 @@ export interface LiveSurface extends ToolSnapshot {
   /** The tools as listed, in the server's order. */
   listed: ListedTool[];
   fixture: ToolFixture;
+  /** Null when the server does not advertise prompts (off is conformant). */
+  prompts: LivePrompts | null;
 }
 
 export function snapshotObservation(observation: Observation, profile: string, target: Target): LiveSurface {
@@ -28,26 +33,59 @@ export function snapshotObservation(observation: Observation, profile: string, t
     ...(observation.era === 'modern' ? { modern: { toolsListCacheHint: observation.toolsListCacheHint, discover: observation.discover } } : {}),
   });
   // The fixture holds the normalized snapshot already (names, tools, hash): no second pass.
-  return { names: fixture.names, tools: fixture.tools, hash: fixture.hash, connection: observation.connection, observation, listed: observation.tools, fixture };
+  return {
+    names: fixture.names,
+    tools: fixture.tools,
+    hash: fixture.hash,
+    connection: observation.connection,
+    observation,
+    listed: observation.tools,
+    fixture,
+    prompts: observation.prompts ? livePrompts(observation.prompts) : null,
+  };
 }
 
 export function snapshotAll(observations: Observations, profile: string, target: Target): LiveSurface[] {
   return Object.values(observations).map((observation) => snapshotObservation(observation!, profile, target));
 }
 
-/** Write `<profile>.<era>.json` for the 2.x connections (the 1.x witness is evidence, not a fixture). */
-export function writeSnapshot(surfaces: readonly LiveSurface[], outDir: string): string[] {
+export interface WrittenFixture {
+  file: string;
+  /** What the file lists. */
+  items: 'tools' | 'prompts';
+  count: number;
+  hash: string;
+}
+
+function writeFixtureFile(file: string, text: string): void {
   try {
-    mkdirSync(outDir, { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
   } catch (error) {
-    throw new ConformError('usage', `cannot create output directory ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConformError('usage', `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const written: string[] = [];
-  for (const surface of surfaces) {
-    if (surface.connection === 'witness') continue;
+}
+
+/**
+ * Write `<profile>.<era>.json` for the 2.x connections (the 1.x witness is evidence, not a
+ * fixture), and, when the server advertises prompts, the prompt fixture where `check` and `diff`
+ * look for it (see promptFixturePath). `knownPrompts` supplies what a listing cannot show.
+ */
+export function writeSnapshot(surfaces: readonly LiveSurface[], outDir: string, knownPrompts?: PromptFixture): WrittenFixture[] {
+  const written: WrittenFixture[] = [];
+  const eras = surfaces.filter((surface) => surface.connection !== 'witness');
+  for (const surface of eras) {
     const file = join(outDir, toolFixtureFileName(surface.fixture.profile, surface.fixture.era));
-    writeFileSync(file, serializeFixture(surface.fixture));
-    written.push(file);
+    writeFixtureFile(file, serializeFixture(surface.fixture));
+    written.push({ file, items: 'tools', count: surface.names.length, hash: surface.hash });
+  }
+  const prompting = eras.find((surface) => surface.prompts !== null);
+  if (prompting) {
+    const { profile, sdk } = prompting.fixture;
+    const fixture = snapshotPromptFixture(prompting.prompts!.listed, { profile, sdk, ...(knownPrompts ? { known: knownPrompts } : {}) });
+    const file = promptFixturePath(outDir, profile);
+    writeFixtureFile(file, serializeFixture(fixture));
+    written.push({ file, items: 'prompts', count: fixture.names.length, hash: fixture.hash });
   }
   return written;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CHANGE_KINDS, type ChangeKind } from '../../src/conformance/diff.js';
+import { TOOL_CHANGE_KINDS, type ToolChangeKind } from '../../src/conformance/diff.js';
 import { runDiff } from '../../src/conformance/run.js';
 import { baselineSurface, type Surface } from './helpers/baseline.js';
 import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from './helpers/harness.js';
@@ -10,7 +10,7 @@ import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, s
  * frozen). Offline: `diff baseline changed` must report exactly that rule, at its class severity.
  */
 interface Change {
-  kind: ChangeKind;
+  kind: ToolChangeKind;
   surface: (surface: Surface) => void;
   /** Where the finding points (tool, path). */
   at: { tool?: string; path?: string };
@@ -73,8 +73,8 @@ afterAll(() => {
   removeTempDirs();
 });
 
-test('every change kind the differ can name has a case here', () => {
-  expect(CHANGES.map((change) => change.kind).sort()).toEqual([...CHANGE_KINDS].sort());
+test('every tool change kind the differ can name has a case here (prompt kinds: prompts-diff.test.ts)', () => {
+  expect(CHANGES.map((change) => change.kind).sort()).toEqual([...TOOL_CHANGE_KINDS].sort());
 });
 
 describe.concurrent('live: each changed server is caught by exactly its diff rule, as an error under the frozen contract', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ContractArtifact } from '../../src/contract/artifact.js';
 import type { RunResult } from '../../src/conformance/run.js';
-import { baselineSurface, type Surface } from './helpers/baseline.js';
+import { baselinePrompts, baselineSurface, type Surface } from './helpers/baseline.js';
 import {
   check,
   firedRules,
@@ -85,6 +85,9 @@ const VARIANTS: Variant[] = [
   { rule: 'protocol/server-info', surface: (s) => void (s.serverInfo = { name: 'surface-test', version: '' }) },
   { rule: 'eras/modern-equals-legacy', surface: (s) => void (s.legacyTools = s.tools.filter((tool) => tool.name !== 's3_put_object')) },
   { rule: 'eras/witness-equals-legacy', surface: (s) => void (s.witnessTools = s.tools.filter((tool) => tool.name !== 's3_put_object')) },
+  // The prompt fixture is snapshotted from the modern era; a legacy era without prompts is not compared with it, only with modern.
+  { rule: 'eras/prompts-modern-equals-legacy', surface: (s) => void ((s.prompts = baselinePrompts()), (s.legacyPrompts = [])) },
+  { rule: 'eras/prompts-witness-equals-legacy', surface: (s) => void ((s.prompts = baselinePrompts()), (s.witnessPrompts = baselinePrompts().slice(1))) },
   { rule: 'config/stale-suppression', config: { suppressions: [{ rule: 'naming/prefix', reason: 'left over from a renamed tool' }] } },
   { rule: 'config/expired-suppression', config: { suppressions: [{ rule: 'naming/prefix', reason: 'migration', expires: '2026-01-31' }] } },
 ];

@@ -13,12 +13,16 @@ export function evidenceLines(evidence: Evidence): [string, string][] {
     const server = seen.serverInfo ? `${seen.serverInfo.name} ${seen.serverInfo.version}` : 'unnamed server';
     lines.push([
       `Connection ${connection}`,
-      `${seen.client.package} ${seen.client.version} → ${server}, protocol ${seen.protocolVersion ?? 'unknown'}, ${seen.tools} tools, hash ${short(seen.hash)}, ${Math.round(seen.timings.connectMs + seen.timings.listToolsMs)} ms`,
+      `${seen.client.package} ${seen.client.version} → ${server}, protocol ${seen.protocolVersion ?? 'unknown'}, ${seen.tools} tools, hash ${short(seen.hash)}${seen.prompts === undefined ? '' : `, ${seen.prompts} prompts`}, ${Math.round(seen.timings.connectMs + seen.timings.listToolsMs + (seen.timings.listPromptsMs ?? 0))} ms`,
     ]);
   }
   if (evidence.contractHash) lines.push(['Contract hash', short(evidence.contractHash)]);
   for (const [scope, comparison] of Object.entries(evidence.hashes)) {
     lines.push([`Hash ${scope}`, `expected ${short(comparison.expected.hash)} (${comparison.expected.source}), found ${short(comparison.found.hash)} (${comparison.found.source}): ${driftText(comparison.drift)}`]);
+  }
+  for (const [scope, comparison] of Object.entries(evidence.promptHashes ?? {})) {
+    const basis = comparison.basis === 'listed' ? ' (as prompts/list shows them)' : '';
+    lines.push([`Prompts ${scope}`, `expected ${short(comparison.expected.hash)} (${comparison.expected.source}), found ${short(comparison.found.hash)} (${comparison.found.source})${basis}: ${promptDriftText(comparison.drift)}`]);
   }
   if (evidence.cacheHints) {
     const approved = evidence.cacheHints.approved;
@@ -63,4 +67,13 @@ export function driftText(drift: Evidence['hashes'][string]['drift']): string {
     return `the tool set differs (${parts.filter(Boolean).join('; ')})`;
   }
   return `same names, definitions differ: ${drift.tools.map(({ tool, paths }) => `${tool} (${paths.join(', ')})`).join('; ')}`;
+}
+
+export function promptDriftText(drift: NonNullable<Evidence['promptHashes']>[string]['drift']): string {
+  if (drift.status === 'match') return 'match';
+  if (drift.status === 'prompt-set-differs') {
+    const parts = [drift.added.length ? `added ${drift.added.join(', ')}` : '', drift.removed.length ? `removed ${drift.removed.join(', ')}` : ''];
+    return `the prompt set differs (${parts.filter(Boolean).join('; ')})`;
+  }
+  return `same names, definitions differ: ${drift.prompts.map(({ prompt, paths }) => `${prompt} (${paths.join(', ')})`).join('; ')}`;
 }

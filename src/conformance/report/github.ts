@@ -1,4 +1,4 @@
-import type { Severity } from '../findings.js';
+import { subjectOf, type Severity } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { locate } from './locations.js';
@@ -22,7 +22,7 @@ export function renderGithub(result: RunResult, verdict: Verdict): string {
     const location = locate(finding, result);
     const properties = [
       ...(location && !location.uri.startsWith('file:') ? [`file=${escapeProperty(location.uri)}`, `line=${location.line}`] : []),
-      `title=${escapeProperty(`${finding.ruleId}${finding.tool ? ` ${finding.tool}` : ''}`)}`,
+      `title=${escapeProperty(`${finding.ruleId}${subjectOf(finding) ? ` ${subjectOf(finding)}` : ''}`)}`,
     ];
     out.push(`::${COMMAND[finding.severity]} ${properties.join(',')}::${escapeData(`${finding.message}${finding.path ? ` (at ${finding.path})` : ''}. Fix: ${finding.fix}`)}`);
   }

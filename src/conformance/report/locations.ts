@@ -13,18 +13,18 @@ export interface SourceLocation {
 
 /**
  * Findings are about a server, not a source file; they are anchored to the fixture that records
- * the expected tool (the file a reviewer edits by regenerating), at the tool's line when found.
+ * the expected tool or prompt (the file a reviewer edits by regenerating), at its line when found.
  */
 export function locate(finding: Finding, result: RunResult, cwd = process.cwd()): SourceLocation | undefined {
   const file = fileFor(finding, result);
   if (!file) return undefined;
-  return { uri: uriOf(file, cwd), file, line: lineOf(file, finding.tool) };
+  return { uri: uriOf(file, cwd), file, line: lineOf(file, finding.tool ?? finding.prompt) };
 }
 
 function fileFor(finding: Finding, result: RunResult): string | undefined {
   const { evidence } = result;
   if (finding.category === 'config') return evidence.config.file ?? undefined;
-  const comparisons = evidence.hashes;
+  const comparisons = finding.prompt === undefined ? evidence.hashes : (evidence.promptHashes ?? {});
   const scope = finding.scopes.find((candidate) => candidate in comparisons) ?? Object.keys(comparisons)[0];
   if (!scope) return undefined;
   const comparison = comparisons[scope]!;
@@ -39,14 +39,14 @@ export function uriOf(file: string, cwd: string): string {
 
 const lineCache = new Map<string, string[]>();
 
-function lineOf(file: string, tool: string | undefined): number {
-  if (!tool || !existsSync(file)) return 1;
+function lineOf(file: string, name: string | undefined): number {
+  if (!name || !existsSync(file)) return 1;
   let lines = lineCache.get(file);
   if (!lines) {
     lines = readFileSync(file, 'utf8').split('\n');
     lineCache.set(file, lines);
   }
-  const needle = `"name": ${JSON.stringify(tool)}`;
+  const needle = `"name": ${JSON.stringify(name)}`;
   const index = lines.findIndex((line) => line.includes(needle));
   return index === -1 ? 1 : index + 1;
 }

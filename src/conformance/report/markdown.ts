@@ -1,4 +1,4 @@
-import type { Severity } from '../findings.js';
+import { subjectOf, type Finding, type Severity } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { countsLine, type Verdict } from './verdict.js';
@@ -7,6 +7,11 @@ const ICON: Record<Severity, string> = { error: '🔴', warning: '🟡', info: '
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+function subjectCell(finding: Finding): string {
+  const subject = subjectOf(finding);
+  return subject ? `\`${cell(subject)}\`` : '';
 }
 
 /** A compact pull-request comment: verdict, a findings table, the evidence in a collapsed block. */
@@ -20,7 +25,7 @@ export function renderMarkdown(result: RunResult, verdict: Verdict): string {
     out.push('| | Rule | Tool | Path | Finding | Fix |', '| --- | --- | --- | --- | --- | --- |');
     for (const finding of active) {
       out.push(
-        `| ${ICON[finding.severity]} | \`${finding.ruleId}\`${finding.class ? ` (${finding.class})` : ''} | ${finding.tool ? `\`${finding.tool}\`` : ''} | ${finding.path ? `\`${cell(finding.path)}\`` : ''} | ${cell(finding.message)} | ${cell(finding.fix)} |`,
+        `| ${ICON[finding.severity]} | \`${finding.ruleId}\`${finding.class ? ` (${finding.class})` : ''} | ${subjectCell(finding)} | ${finding.path ? `\`${cell(finding.path)}\`` : ''} | ${cell(finding.message)} | ${cell(finding.fix)} |`,
       );
     }
     out.push('');
@@ -28,7 +33,7 @@ export function renderMarkdown(result: RunResult, verdict: Verdict): string {
   const suppressed = result.findings.filter((finding) => finding.suppressed);
   if (suppressed.length > 0) {
     out.push(`<details><summary>${suppressed.length} suppressed</summary>`, '');
-    for (const finding of suppressed) out.push(`- \`${finding.ruleId}\` ${finding.tool ? `\`${finding.tool}\`` : ''}: ${cell(finding.suppressed!.reason)}`);
+    for (const finding of suppressed) out.push(`- \`${finding.ruleId}\` ${subjectCell(finding)}: ${cell(finding.suppressed!.reason)}`);
     out.push('', '</details>', '');
   }
   out.push('<details><summary>Evidence</summary>', '', '| | |', '| --- | --- |');

@@ -1,5 +1,5 @@
 import { Chalk } from 'chalk';
-import { SEVERITIES, type Finding, type Severity } from '../findings.js';
+import { SEVERITIES, subjectOf, type Finding, type Severity } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { countsLine, type Verdict } from './verdict.js';
@@ -25,7 +25,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   const suppressed = result.findings.filter((finding) => finding.suppressed);
   if (suppressed.length > 0) {
     out.push(c.dim(`${suppressed.length} suppressed:`));
-    for (const finding of suppressed) out.push(c.dim(`  ${finding.ruleId} ${finding.tool ?? ''} — ${finding.suppressed!.reason}`));
+    for (const finding of suppressed) out.push(c.dim(`  ${finding.ruleId} ${subjectOf(finding) ?? ''} — ${finding.suppressed!.reason}`));
     out.push('');
   }
 
@@ -38,7 +38,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
 }
 
 function findingLines(finding: Finding, c: InstanceType<typeof Chalk>): string[] {
-  const where = [finding.tool, finding.scopes.length ? `(${finding.scopes.join(', ')})` : ''].filter(Boolean).join(' ');
+  const where = [subjectOf(finding), finding.scopes.length ? `(${finding.scopes.join(', ')})` : ''].filter(Boolean).join(' ');
   const lines = [`  ${c.bold(finding.ruleId)}${finding.class ? c.dim(` [${finding.class}]`) : ''}  ${where}`, `    ${finding.message}`];
   if (finding.path) lines.push(`    ${c.dim('at')} ${finding.path}`);
   lines.push(`    ${c.dim('fix:')} ${finding.fix}`, `    ${c.dim(finding.doc)}`);

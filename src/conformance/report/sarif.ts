@@ -35,7 +35,8 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
         },
         results: result.findings.map((finding) => {
           const location = locate(finding, result, cwd);
-          const logical = finding.tool ? [{ name: finding.tool, fullyQualifiedName: finding.path ? `${finding.tool}.${finding.path}` : finding.tool, kind: 'member' }] : [];
+          const member = finding.tool ?? finding.prompt;
+          const logical = member ? [{ name: member, fullyQualifiedName: finding.path ? `${member}.${finding.path}` : member, kind: 'member' }] : [];
           return {
             ruleId: finding.ruleId,
             ruleIndex: index.get(finding.ruleId),

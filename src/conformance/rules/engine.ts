@@ -124,14 +124,14 @@ export function evaluate(
 }
 
 function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: Severity, raw: RawFinding, profile: string): void {
-  const fingerprint = fingerprintOf({ ruleId: rule.id, profile, tool: raw.tool, path: raw.path, key: raw.key });
+  const fingerprint = fingerprintOf({ ruleId: rule.id, profile, tool: raw.tool, prompt: raw.prompt, path: raw.path, key: raw.key });
   const scopes = raw.scope === undefined ? [] : Array.isArray(raw.scope) ? raw.scope : [raw.scope];
   const existing = into.get(fingerprint);
   if (existing) {
     for (const scope of scopes) if (!existing.scopes.includes(scope)) existing.scopes.push(scope);
     return;
   }
-  const values = { ...raw.data, tool: raw.tool, path: raw.path, scope: scopes.join(', '), profile };
+  const values = { ...raw.data, tool: raw.tool, prompt: raw.prompt, path: raw.path, scope: scopes.join(', '), profile };
   into.set(fingerprint, {
     ruleId: rule.id,
     severity,
@@ -141,6 +141,7 @@ function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: 
     fix: renderMessage(rule.fix, values),
     doc: rule.doc,
     ...(raw.tool !== undefined ? { tool: raw.tool } : {}),
+    ...(raw.prompt !== undefined ? { prompt: raw.prompt } : {}),
     ...(raw.path !== undefined ? { path: raw.path } : {}),
     scopes: [...scopes],
     fingerprint,

@@ -10,7 +10,7 @@ export interface RuleDefinition {
   severity: Severity;
   category: string;
   title: string;
-  /** Template: `{tool}`, `{path}`, `{scope}` and any key of the finding's data. */
+  /** Template: `{tool}`, `{prompt}`, `{path}`, `{scope}` and any key of the finding's data. */
   message: string;
   rationale: string;
   fix: string;
@@ -53,6 +53,7 @@ export interface RuleContext {
 /** A finding before the engine dresses it with the rule's metadata. */
 export interface RawFinding {
   tool?: string;
+  prompt?: string;
   path?: string;
   /** The era(s) or file(s) it was seen in. */
   scope?: Scope | Scope[];

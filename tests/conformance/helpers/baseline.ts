@@ -10,6 +10,14 @@ export interface SurfaceTool {
   _meta?: Record<string, unknown>;
 }
 
+/** One prompt of a test server: `argsSchema` is the JSON Schema of its string arguments. */
+export interface SurfacePrompt {
+  name: string;
+  title?: string;
+  description?: string;
+  argsSchema?: { properties: Record<string, Record<string, unknown>>; required?: string[]; [keyword: string]: unknown };
+}
+
 /** What tests/conformance/servers/surface-server.mjs serves. */
 export interface Surface {
   serverInfo?: { name: string; version: string };
@@ -17,6 +25,10 @@ export interface Surface {
   tools: SurfaceTool[];
   legacyTools?: SurfaceTool[];
   witnessTools?: SurfaceTool[];
+  /** No prompts: the prompts capability is not advertised. */
+  prompts?: SurfacePrompt[];
+  legacyPrompts?: SurfacePrompt[];
+  witnessPrompts?: SurfacePrompt[];
   rewrites?: unknown[];
 }
 
@@ -153,3 +165,36 @@ export const BASELINE_BACKING: Record<string, BackingCategory> = {
   s3_list_objects_v2: 'awsS3Sdk',
   s3_put_object: 'awsS3Sdk',
 };
+
+/** Two workflow prompts that satisfy every rule (the baseline surface serves none: prompts are opt-in). */
+export function baselinePrompts(): SurfacePrompt[] {
+  return [
+    {
+      name: 'b2_plan_bucket_cleanup',
+      title: 'Plan a bucket cleanup',
+      description: 'Plan which old versions and unfinished uploads of a bucket to remove, without removing anything.',
+      argsSchema: {
+        $schema: SCHEMA,
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          bucketName: { type: 'string', minLength: 1, description: 'Bucket to review.' },
+          olderThanDays: { type: 'string', pattern: '^[1-9][0-9]{0,3}$', description: 'Only versions older than this many days.' },
+          dryRun: { type: 'string', enum: ['true', 'false'], description: 'Only report. Default true.' },
+        },
+        required: ['bucketName'],
+      },
+    },
+    {
+      name: 'b2_review_public_buckets',
+      title: 'Review public buckets',
+      description: 'List the public buckets of the account and what each one exposes.',
+      argsSchema: {
+        $schema: SCHEMA,
+        type: 'object',
+        additionalProperties: false,
+        properties: { limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$', description: 'Buckets to review.' } },
+      },
+    },
+  ];
+}

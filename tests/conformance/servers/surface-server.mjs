@@ -5,17 +5,19 @@
 //   node surface-server.mjs http <variants.json>   (serves every variant at /<name>/mcp;
 //                                                   prints "listening <port>" on stdout)
 //
-// A surface: { serverInfo, cacheHints, tools, legacyTools?, witnessTools? }. `cacheHints` goes to
-// McpServer as is (keys 'tools/list', 'server/discover'). `legacyTools`
-// replaces the tool list for 2025-era connections; `witnessTools` replaces it for HTTP
-// requests whose User-Agent names the 1.x witness client.
+// A surface: { serverInfo, cacheHints, tools, legacyTools?, witnessTools?, prompts?,
+// legacyPrompts?, witnessPrompts? }. `cacheHints` goes to McpServer as is (keys 'tools/list',
+// 'server/discover'). `legacyTools` replaces the tool list for 2025-era connections;
+// `witnessTools` replaces it for HTTP requests whose User-Agent names the 1.x witness client; the
+// prompt lists likewise. A prompt is { name, title?, description?, argsSchema? } (JSON Schema of
+// its string arguments); with no prompt to serve, the prompts capability is not advertised.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 
-function buildServer(surface, tools) {
+function buildServer(surface, { tools, prompts }) {
   const options = surface.cacheHints ? { cacheHints: surface.cacheHints } : {};
   const server = new McpServer(surface.serverInfo ?? { name: 'surface-test', version: '1.0.0' }, options);
   for (const tool of tools) {
@@ -26,7 +28,23 @@ function buildServer(surface, tools) {
     if (tool._meta !== undefined) config._meta = tool._meta;
     server.registerTool(tool.name, config, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
   }
+  for (const prompt of prompts) {
+    const config = {};
+    if (prompt.title !== undefined) config.title = prompt.title;
+    if (prompt.description !== undefined) config.description = prompt.description;
+    if (prompt.argsSchema !== undefined) config.argsSchema = fromJsonSchema(prompt.argsSchema);
+    server.registerPrompt(prompt.name, config, async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'ok' } }] }));
+  }
   return server;
+}
+
+/** The tools and prompts one connection gets: the witness's, else the era's, else the surface's own. */
+function listingsFor(surface, ctx, witness) {
+  const legacy = ctx.era === 'legacy';
+  return {
+    tools: (witness && surface.witnessTools) || (legacy && surface.legacyTools) || surface.tools,
+    prompts: (witness && surface.witnessPrompts) || (legacy && surface.legacyPrompts) || surface.prompts || [],
+  };
 }
 
 function applyRewrites(message, rewrites) {
@@ -73,23 +91,22 @@ function rewritingResponse(res, rewrites) {
   };
 }
 
-function factoryFor(surface, pickTools) {
-  return (ctx) => buildServer(surface, pickTools(ctx));
+function factoryFor(surface, witness) {
+  return (ctx) => buildServer(surface, listingsFor(surface, ctx, witness));
 }
 
 const [mode, file] = process.argv.slice(2);
 const data = JSON.parse(readFileSync(file, 'utf8'));
 
 if (mode === 'stdio') {
-  serveStdio(factoryFor(data, (ctx) => (ctx.era === 'legacy' && data.legacyTools) || data.tools));
+  serveStdio(factoryFor(data, false));
 } else if (mode === 'http') {
   const handlers = new Map();
   for (const [name, surface] of Object.entries(data)) {
-    const eraTools = (ctx) => (ctx.era === 'legacy' && surface.legacyTools) || surface.tools;
     handlers.set(name, {
       surface,
-      main: toNodeHandler(createMcpHandler(factoryFor(surface, eraTools))),
-      witness: toNodeHandler(createMcpHandler(factoryFor(surface, (ctx) => surface.witnessTools ?? eraTools(ctx)))),
+      main: toNodeHandler(createMcpHandler(factoryFor(surface, false))),
+      witness: toNodeHandler(createMcpHandler(factoryFor(surface, true))),
     });
   }
   const server = createServer((req, res) => {

@@ -11,6 +11,7 @@ const diffChange: CheckKind = {
       .filter(({ change }) => change.kind === params.change)
       .map(({ scope, change }) => ({
         tool: change.tool,
+        prompt: change.prompt,
         path: change.path || undefined,
         scope,
         key: change.kind === 'tool-renamed' ? String(change.before) : undefined,

@@ -8,26 +8,53 @@ function surfaceOf(context: RuleContext, connection: unknown): LiveSurface | und
   return context.surfaces.find((surface) => surface.connection === connection);
 }
 
-/** Two connections (e.g. modern and legacy) list the same tools, byte for byte after normalization. */
+/** What two listings differ in: names only one side has, and names both have but define differently. */
+function listingDifference(a: { connection: string; names: readonly string[] }, b: { connection: string; names: readonly string[] }, differing: readonly string[]): string {
+  const onlyA = a.names.filter((name) => !b.names.includes(name));
+  const onlyB = b.names.filter((name) => !a.names.includes(name));
+  return [
+    onlyA.length ? `only in ${a.connection}: ${onlyA.join(', ')}` : '',
+    onlyB.length ? `only in ${b.connection}: ${onlyB.join(', ')}` : '',
+    differing.length ? `defined differently: ${differing.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+function toolsDifference(a: LiveSurface, b: LiveSurface): string | undefined {
+  if (a.hash === b.hash) return undefined;
+  const differing = a.tools.filter((tool) => {
+    const other = b.tools.find((candidate) => candidate.name === tool.name);
+    return other !== undefined && !deepEqual(tool, other);
+  });
+  return listingDifference(a, b, differing.map((tool) => tool.name));
+}
+
+/** Prompts are compared as listed; a connection whose server does not advertise them has none to compare. */
+function promptsDifference(a: LiveSurface, b: LiveSurface): string | undefined {
+  if (!a.prompts && !b.prompts) return undefined;
+  if (!a.prompts || !b.prompts) {
+    const [listing, silent] = a.prompts ? [a, b] : [b, a];
+    return `${listing.connection} lists ${listing.prompts!.names.length} prompts, ${silent.connection} does not advertise prompts`;
+  }
+  if (a.prompts.hash === b.prompts.hash) return undefined;
+  const differing = a.prompts.views.filter((view) => {
+    const other = b.prompts!.views.find((candidate) => candidate.name === view.name);
+    return other !== undefined && !deepEqual(view, other);
+  });
+  return listingDifference({ connection: a.connection, names: a.prompts.names }, { connection: b.connection, names: b.prompts.names }, differing.map((view) => view.name));
+}
+
+/** Two connections (e.g. modern and legacy) list the same tools (or prompts), byte for byte after normalization. */
 const erasEqual: CheckKind = {
-  params: { type: 'object', properties: { a: CONNECTION, b: CONNECTION }, required: ['a', 'b'] },
+  params: { type: 'object', properties: { a: CONNECTION, b: CONNECTION, of: { enum: ['tools', 'prompts'] } }, required: ['a', 'b', 'of'] },
   needs: ['live'],
   run(params, context) {
     const a = surfaceOf(context, params.a);
     const b = surfaceOf(context, params.b);
-    if (!a || !b || a.hash === b.hash) return [];
-    const onlyA = a.names.filter((name) => !b.names.includes(name));
-    const onlyB = b.names.filter((name) => !a.names.includes(name));
-    const differing = a.tools.filter((tool) => {
-      const other = b.tools.find((candidate) => candidate.name === tool.name);
-      return other !== undefined && !deepEqual(tool, other);
-    });
-    const parts = [
-      onlyA.length ? `only in ${a.connection}: ${onlyA.join(', ')}` : '',
-      onlyB.length ? `only in ${b.connection}: ${onlyB.join(', ')}` : '',
-      differing.length ? `defined differently: ${differing.map((tool) => tool.name).join(', ')}` : '',
-    ].filter(Boolean);
-    return [{ scope: `${a.connection}/${b.connection}`, data: { a: a.connection, b: b.connection, detail: parts.join('; ') } }];
+    if (!a || !b) return [];
+    const detail = params.of === 'prompts' ? promptsDifference(a, b) : toolsDifference(a, b);
+    return detail === undefined ? [] : [{ scope: `${a.connection}/${b.connection}`, data: { a: a.connection, b: b.connection, detail } }];
   },
 };
 
