@@ -70,7 +70,6 @@ function sanitizeOutcome(outcome: ToolOutcome, sanitizer: Sanitizer, config: Ser
   return { structured: sanitizer.value(outcome.structured) };
 }
 
-/** Builds one McpServer per connection (stdio) or request (HTTP), for either era. */
 /** What a session's tools are bound to. */
 export interface SessionBinding {
   surface: readonly ResolvedTool[];
@@ -93,9 +92,28 @@ function toToolError(error: unknown): ToolError | undefined {
   return undefined;
 }
 
+/** The client's declared capabilities: per request in the modern era, per connection in the legacy one. */
+function clientCapabilitiesOf(era: Era, envelope: unknown, server: McpServer): ElicitationCapabilities {
+  return era === 'modern'
+    ? (envelope as Record<string, ElicitationCapabilities> | undefined)?.['io.modelcontextprotocol/clientCapabilities']
+    : server.server.getClientCapabilities();
+}
+
+/** Builds one McpServer per connection (stdio) or request (HTTP), for either era. */
 export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, binding: SessionBinding): McpServerFactory {
   const { surface, prompts, backends } = binding;
   const { config, logger, sanitizer } = runtime;
+  // Everything a handler gets except the request's own abort signal.
+  const sessionContext: Omit<ToolContext, 'signal'> = {
+    config,
+    logger,
+    capabilities: binding.capabilities,
+    b2: () => backends?.b2 ?? missingCredentials(),
+    partner: () => backends?.partner ?? missingCredentials(),
+    s3: async () => (backends ? backends.s3() : missingCredentials()),
+    secrets: runtime.secrets,
+    callerId: binding.callerId,
+  };
   const warnedFallbacks = new Set<string>();
   const encoder: TextEncoder = {
     format: config.outputFormat,
@@ -137,10 +155,7 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
           try {
             const effect = tool.stub ? undefined : definition.gate?.(args);
             if (effect) {
-              const clientCapabilities: ElicitationCapabilities =
-                era === 'modern'
-                  ? (ctx.mcpReq.envelope as Record<string, ElicitationCapabilities> | undefined)?.['io.modelcontextprotocol/clientCapabilities']
-                  : server.server.getClientCapabilities();
+              const clientCapabilities = clientCapabilitiesOf(era, ctx.mcpReq.envelope, server);
               const gate = evaluateGate(
                 {
                   toolName: definition.name,
@@ -159,18 +174,7 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
                 return gate.result;
               }
             }
-            const context: ToolContext = {
-              config,
-              logger,
-              signal: ctx.mcpReq.signal,
-              capabilities: binding.capabilities,
-              b2: () => backends?.b2 ?? missingCredentials(),
-              partner: () => backends?.partner ?? missingCredentials(),
-              s3: async () => (backends ? backends.s3() : missingCredentials()),
-              secrets: runtime.secrets,
-              callerId: binding.callerId,
-            };
-            const outcome = await definition.handler(args, context);
+            const outcome = await definition.handler(args, { ...sessionContext, signal: ctx.mcpReq.signal });
             return successResult(sanitizeOutcome(outcome, sanitizer, config), encoder);
           } catch (error) {
             const known = toToolError(error);
