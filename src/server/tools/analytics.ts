@@ -1,18 +1,19 @@
-import { rankEgressLeaders, type EgressGrouping } from '../analytics/egress-leaders.js';
-import { listLargestFiles } from '../analytics/largest-files.js';
-import { listUnfinishedUploads } from '../analytics/unfinished-uploads.js';
-import { reportUsageGrowth, type GrowthOrder, type GrowthPeriod } from '../analytics/usage-growth.js';
+import type { EgressGrouping } from '../analytics/egress-leaders.js';
+import type { GrowthOrder, GrowthPeriod } from '../analytics/usage-growth.js';
 import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { integer, oneOf, string } from './schema.js';
 
 const bucket = string({ minLength: 1, description: 'Bucket name.' });
+
+// The analytics (and the CSV parser behind the usage reports) load on first use: listing tools
+// and starting the server must not pay for them.
 
 type Args<T> = ToolArgs & T;
 
 const largestFiles: ToolHandler = async (args, context) => {
   const a = args as Args<{ bucket: string; prefix?: string; limit?: number; max_scan?: number }>;
   return {
-    structured: await listLargestFiles(context.b2(), {
+    structured: await (await import('../analytics/largest-files.js')).listLargestFiles(context.b2(), {
       bucketName: a.bucket,
       prefix: a.prefix,
       limit: a.limit ?? 10,
@@ -25,7 +26,7 @@ const largestFiles: ToolHandler = async (args, context) => {
 const unfinishedUploads: ToolHandler = async (args, context) => {
   const a = args as Args<{ bucket: string; older_than_days?: number; max_uploads?: number }>;
   return {
-    structured: await listUnfinishedUploads(context.b2(), {
+    structured: await (await import('../analytics/unfinished-uploads.js')).listUnfinishedUploads(context.b2(), {
       bucketName: a.bucket,
       olderThanDays: a.older_than_days,
       maxUploads: a.max_uploads ?? 1000,
@@ -37,14 +38,14 @@ const unfinishedUploads: ToolHandler = async (args, context) => {
 const egressLeaders: ToolHandler = async (args, context) => {
   const a = args as Args<{ by?: EgressGrouping; days?: number; limit?: number }>;
   return {
-    structured: await rankEgressLeaders(context.b2(), { by: a.by ?? 'account', days: a.days, limit: a.limit ?? 15, signal: context.signal }),
+    structured: await (await import('../analytics/egress-leaders.js')).rankEgressLeaders(context.b2(), { by: a.by ?? 'account', days: a.days, limit: a.limit ?? 15, signal: context.signal }),
   };
 };
 
 const usageGrowth: ToolHandler = async (args, context) => {
   const a = args as Args<{ period?: GrowthPeriod; days?: number; order?: GrowthOrder; limit?: number }>;
   return {
-    structured: await reportUsageGrowth(context.b2(), {
+    structured: await (await import('../analytics/usage-growth.js')).reportUsageGrowth(context.b2(), {
       period: a.period ?? 'month',
       days: a.days,
       order: a.order ?? 'most_grown',
