@@ -1,5 +1,4 @@
 import type { B2CreateKeyRequest } from '../b2/types.js';
-import { createWithSecret } from '../secrets/create-secret.js';
 import { B2_CAPABILITIES, type ToolDefinition, type ToolHandler } from './definition.js';
 import { checkKeyPolicy } from './key-policy.js';
 import { array, integer, oneOf, string } from './schema.js';
@@ -24,6 +23,8 @@ const createKey: ToolHandler = async (args, context) => {
   };
   checkKeyPolicy(request, context.config.keyPolicy);
   const b2 = context.b2();
+  // The secret flow (ledger, idempotency, undo) loads on first use, not at start-up.
+  const { createWithSecret } = await import('../secrets/create-secret.js');
   return createWithSecret(args, context, {
     tool: 'b2_create_key',
     describe: (key) => `application key ${key.applicationKeyId}`,

@@ -1,5 +1,4 @@
 import type { B2Region } from '../b2/types.js';
-import { createWithSecret } from '../secrets/create-secret.js';
 import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { integer, nullable, oneOf, string } from './schema.js';
 
@@ -47,6 +46,8 @@ const createGroupMember: ToolHandler = async (args, context) => {
   const adminAccountId = args.adminAccountId as string;
   const groupId = args.groupId as string;
   const request = { adminAccountId, groupId, memberEmail: args.memberEmail as string, ...(args.region != null && { region: args.region as B2Region }) };
+  // The secret flow (ledger, idempotency, undo) loads on first use, not at start-up.
+  const { createWithSecret } = await import('../secrets/create-secret.js');
   return createWithSecret(args, context, {
     tool: 'b2_create_group_member',
     describe: (created) => `group member account ${created.groupMember.accountId}`,
@@ -68,6 +69,8 @@ const reserveTrialAccount: ToolHandler = async (args, context) => {
     storage: args.storage as number,
     ...(args.region != null && { region: args.region as B2Region }),
   };
+  // The secret flow (ledger, idempotency, undo) loads on first use, not at start-up.
+  const { createWithSecret } = await import('../secrets/create-secret.js');
   return createWithSecret(args, context, {
     tool: 'b2_reserve_trial_create_account',
     describe: (created) => `trial account ${created.accountId}`,
