@@ -1,27 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { colorWanted, main } from '../../src/conformance/cli.js';
+import { colorWanted } from '../../src/conformance/cli.js';
 import { baselineSurface } from './helpers/baseline.js';
-import { SERVERS_DIR, mutate, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
+import { SERVERS_DIR, mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(...args: string[]): Promise<Outcome> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(['node', 'b2-mcp-conform', ...args], {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    color: false,
-    cwd: tempDir(),
-    env: { PATH: process.env.PATH },
-  });
-  return { code, stdout, stderr };
-}
+const run = (...args: string[]) => runCli(args);
 
 /** A loopback port nobody listens on. */
 async function closedPort(): Promise<number> {

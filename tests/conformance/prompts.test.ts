@@ -4,11 +4,10 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { PROMPT_FIXTURES_DIR, TOOL_FIXTURES_DIR } from '../../src/contract/artifact.js';
 import { profileHash } from '../../src/contract/normalize.js';
 import type { PromptFixture } from '../../src/contract/prompt-fixture.js';
-import { main } from '../../src/conformance/cli.js';
 import { BUNDLED, PACKAGE_ROOT } from '../../src/conformance/package-root.js';
 import { runCheck } from '../../src/conformance/run.js';
 import { stdioTarget } from '../../src/conformance/target.js';
-import { removeTempDirs, tempDir } from './helpers/harness.js';
+import { removeTempDirs, runCli, tempDir } from './helpers/harness.js';
 import { reportSchemaValidator } from './helpers/report-schema.js';
 
 /**
@@ -20,18 +19,7 @@ const SERVER = `"${process.execPath}" "${BUNDLED.serverEntry}" stdio`;
 const serverEnv = (profile: string) => ({ B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off', B2_ENABLE_MCP_PROMPTS: 'true' });
 const bundledPrompts = (profile: string): PromptFixture => JSON.parse(readFileSync(join(PACKAGE_ROOT, PROMPT_FIXTURES_DIR, `${profile}.json`), 'utf8'));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(['node', 'b2-mcp-conform', ...args], {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    color: false,
-    cwd: tempDir(),
-    env: { PATH: process.env.PATH },
-  });
-  return { code, stdout, stderr };
-}
+const cli = (...args: string[]) => runCli(args);
 
 const envFlags = (profile: string) => Object.entries(serverEnv(profile)).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
 

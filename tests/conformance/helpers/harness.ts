@@ -8,6 +8,7 @@ import type { ContractArtifact, ContractProfile } from '../../../src/contract/ar
 import { APPROVED_CACHE_HINT, BACKING_CATEGORIES, BACKING_CATEGORY_NAMES, CONTRACT_ISSUE, CONTRACT_VERSION, MCP_REVISION, type BackingCategory } from '../../../src/contract/constants.js';
 import { prefixCounts, type ToolFixture } from '../../../src/contract/fixture.js';
 import type { EraChoice } from '../../../src/conformance/connections.js';
+import { main } from '../../../src/conformance/cli.js';
 import { runCheck, runSnapshot, type RunResult } from '../../../src/conformance/run.js';
 import { httpTarget, type Target } from '../../../src/conformance/target.js';
 import { BASELINE_BACKING, type Surface } from './baseline.js';
@@ -141,4 +142,24 @@ export function toolOf(surface: Surface, name: string) {
 /** The properties map of a tool's input schema, for edits. */
 export function propsOf(surface: Surface, name: string): Record<string, Record<string, unknown>> {
   return (toolOf(surface, name).inputSchema as { properties: Record<string, Record<string, unknown>> }).properties;
+}
+
+export interface CliOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in-process, in a fresh directory, with only PATH in its environment. */
+export async function runCli(args: readonly string[]): Promise<CliOutcome> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(['node', 'b2-mcp-conform', ...args], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    color: false,
+    cwd: tempDir(),
+    env: { PATH: process.env.PATH },
+  });
+  return { code, stdout, stderr };
 }
