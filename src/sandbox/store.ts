@@ -15,18 +15,15 @@ import {
   type BucketRecord,
   type BucketType,
   type Capability,
-  type CorsRule,
   type DefaultRetention,
   type FileRetention,
   type FileVersion,
   type GroupMember,
   type GroupRecord,
   type KeyRecord,
-  type LifecycleRule,
   type MutationRecord,
   type NotificationRule,
   type PartRecord,
-  type ReplicationConfiguration,
   type ServerSideEncryption,
   type StoredBody,
   type TrialAccount,
@@ -51,16 +48,18 @@ export interface StoreOptions {
   idSalt?: string;
 }
 
-export interface BucketSettings {
-  bucketType: BucketType;
-  bucketInfo: Record<string, string>;
-  corsRules: CorsRule[];
-  lifecycleRules: LifecycleRule[];
-  defaultServerSideEncryption: ServerSideEncryption;
-  fileLockEnabled: boolean;
-  defaultRetention: DefaultRetention;
-  replicationConfiguration: ReplicationConfiguration | null;
-}
+/** The settings a bucket is created or updated with: its record's writable fields. */
+export type BucketSettings = Pick<
+  BucketRecord,
+  | 'bucketType'
+  | 'bucketInfo'
+  | 'corsRules'
+  | 'lifecycleRules'
+  | 'defaultServerSideEncryption'
+  | 'fileLockEnabled'
+  | 'defaultRetention'
+  | 'replicationConfiguration'
+>;
 
 export interface NewKey {
   keyName: string;

@@ -20,12 +20,13 @@ import {
   isoDate,
   keyEncoder,
   keyOf,
+  listingScope,
   lockFrom,
   metadataFrom,
   multipartEtag,
+  type Operation,
   param,
   parseByteRange,
-  type Operation,
   type S3Call,
   type S3State,
 } from './operation.js';
@@ -201,10 +202,7 @@ function listParts(state: S3State): Operation {
 
 function listMultipartUploads(state: S3State): Operation {
   return async (call) => {
-    keyOf(call);
-    const prefix = param(call, 'prefix') ?? '';
-    const bucket = bucketFor(state, call, { capability: 'listFiles', listPrefix: prefix });
-    const delimiter = param(call, 'delimiter') || undefined;
+    const { prefix, bucket, delimiter } = listingScope(state, call);
     const maxUploads = intParam(call, 'max-uploads', 1000, 1, 1000);
     const keyMarker = param(call, 'key-marker') || undefined;
     const uploadIdMarker = param(call, 'upload-id-marker') || undefined;

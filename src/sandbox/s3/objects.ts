@@ -23,13 +23,14 @@ import {
   isoDate,
   keyEncoder,
   keyOf,
+  listingScope,
   lockFrom,
   metadataFrom,
   objectHeaders,
+  type Operation,
   param,
   parseByteRange,
   parseCopySource,
-  type Operation,
   type S3Call,
   type S3State,
 } from './operation.js';
@@ -274,10 +275,7 @@ function nameFromToken(token: string): string {
 
 function listObjectsV2(state: S3State): Operation {
   return async (call) => {
-    keyOf(call);
-    const prefix = param(call, 'prefix') ?? '';
-    const bucket = bucketFor(state, call, { capability: 'listFiles', listPrefix: prefix });
-    const delimiter = param(call, 'delimiter') || undefined;
+    const { prefix, bucket, delimiter } = listingScope(state, call);
     const maxKeys = intParam(call, 'max-keys', 1000, 0, 1000);
     const token = param(call, 'continuation-token');
     const startAfter = param(call, 'start-after');
@@ -334,10 +332,7 @@ function latestVersionId(bucket: BucketRecord, name: string): string | undefined
 
 function listObjectVersions(state: S3State): Operation {
   return async (call) => {
-    keyOf(call);
-    const prefix = param(call, 'prefix') ?? '';
-    const bucket = bucketFor(state, call, { capability: 'listFiles', listPrefix: prefix });
-    const delimiter = param(call, 'delimiter') || undefined;
+    const { prefix, bucket, delimiter } = listingScope(state, call);
     const maxKeys = intParam(call, 'max-keys', 1000, 0, 1000);
     const keyMarker = param(call, 'key-marker') || undefined;
     const versionIdMarker = param(call, 'version-id-marker') || undefined;

@@ -92,6 +92,14 @@ export function bucketFor(state: S3State, call: S3Call, need: Omit<AccessNeed, '
 }
 
 /** Any one of several capabilities will do (e.g. ListParts: listFiles or writeFiles). */
+/** What every listing request starts with: the caller, its prefix, the bucket it may list, the delimiter. */
+export function listingScope(state: S3State, call: S3Call): { prefix: string; bucket: BucketRecord; delimiter: string | undefined } {
+  keyOf(call);
+  const prefix = param(call, 'prefix') ?? '';
+  const bucket = bucketFor(state, call, { capability: 'listFiles', listPrefix: prefix });
+  return { prefix, bucket, delimiter: param(call, 'delimiter') || undefined };
+}
+
 export function requireAnyCapability(key: KeyRecord, capabilities: Capability[]): void {
   if (!capabilities.some((c) => hasCapability(key, c))) {
     throw accessDenied(`application key lacks the ${capabilities.join(' or ')} capability`);
