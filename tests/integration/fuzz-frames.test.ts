@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODERN_PROTOCOL_VERSION } from '../../src/contract/constants.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { ALL_KEY_CAPABILITIES, createKey, startTestSandbox, type SandboxKey } from '../support/sandbox-harness.js';
+import { ALL_KEY_CAPABILITIES, createKey, startTestSandbox, type SandboxKey, sandboxCredentials } from '../support/sandbox-harness.js';
 import { serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
 import { isClearJsonRpcError, RawStdioServer, STACK_TRACE, stderrProblems, type JsonRpcResponse } from './fuzz-support.js';
 
@@ -97,9 +97,7 @@ describe('malformed frames on stdio', () => {
       serverEnv({
         LOG_LEVEL: 'warn',
         B2_MCP_PROFILE: 'full',
-        B2_API_URL: sandbox.apiUrl,
-        B2_APPLICATION_KEY_ID: key.applicationKeyId,
-        B2_APPLICATION_KEY: key.applicationKey,
+        ...sandboxCredentials(sandbox, key),
       }),
     );
     expect((await server.initialize()).result?.protocolVersion).toBeDefined();
@@ -183,9 +181,7 @@ describe('malformed requests on HTTP', () => {
       serverEnv({
         B2_HTTP_CREDENTIAL_MODE: 'server',
         B2_MCP_PROFILE: 'full',
-        B2_API_URL: sandbox.apiUrl,
-        B2_APPLICATION_KEY_ID: key.applicationKeyId,
-        B2_APPLICATION_KEY: key.applicationKey,
+        ...sandboxCredentials(sandbox, key),
         // The cases below are many requests from one client in a burst.
         B2_MCP_RATE_LIMIT_RPS: '10000',
         B2_MCP_RATE_LIMIT_BURST: '10000',

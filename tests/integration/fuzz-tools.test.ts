@@ -24,7 +24,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
-import { adminCall, ALL_KEY_CAPABILITIES, createKey, startTestSandbox } from '../support/sandbox-harness.js';
+import { adminCall, ALL_KEY_CAPABILITIES, createKey, startTestSandbox, sandboxCredentials } from '../support/sandbox-harness.js';
 import { serverEnv } from '../support/server-harness.js';
 import { isClearJsonRpcError, RawStdioServer, STACK_TRACE, stderrProblems, TOOL_ERROR_SHAPE, type JsonRpcResponse } from './fuzz-support.js';
 
@@ -356,11 +356,7 @@ async function startSide(policy: 'block' | 'confirm' = 'block'): Promise<Side> {
     serverEnv({
       LOG_LEVEL: 'warn',
       B2_MCP_PROFILE: 'full',
-      B2_API_URL: sandbox.apiUrl,
-      B2_APPLICATION_KEY_ID: key.applicationKeyId,
-      B2_APPLICATION_KEY: key.applicationKey,
-      B2_MASTER_KEY_ID: sandbox.applicationKeyId,
-      B2_MASTER_KEY: sandbox.applicationKey,
+      ...sandboxCredentials(sandbox, key, { partner: true }),
       B2_DESTRUCTIVE_POLICY: policy,
       // Secret tools expose their real schemas; local paths stay out of reach of random strings.
       B2_SECRET_SINK: 'inline',

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { ALL_KEY_CAPABILITIES, createKey, mutations, startTestSandbox, textOf, type SandboxKey } from '../support/sandbox-harness.js';
+import { ALL_KEY_CAPABILITIES, createKey, mutations, startTestSandbox, textOf, type SandboxKey, sandboxCredentials } from '../support/sandbox-harness.js';
 import { SERVER_BIN } from '../support/server-harness.js';
 
 type Json = Record<string, any>;
@@ -35,11 +35,7 @@ function env(extra: Record<string, string>): Record<string, string> {
     PATH: process.env.PATH ?? '',
     HOME: mkdtempSync(join(tmpdir(), 'b2-secret-home-')),
     LOG_LEVEL: 'debug',
-    B2_API_URL: sandbox.apiUrl,
-    B2_APPLICATION_KEY_ID: key.applicationKeyId,
-    B2_APPLICATION_KEY: key.applicationKey,
-    B2_MASTER_KEY_ID: sandbox.applicationKeyId,
-    B2_MASTER_KEY: sandbox.applicationKey,
+    ...sandboxCredentials(sandbox, key, { partner: true }),
     B2_DESTRUCTIVE_POLICY: 'confirm',
     ...extra,
   };

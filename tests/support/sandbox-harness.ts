@@ -46,6 +46,19 @@ export function startTestSandbox(options: SandboxOptions = {}): Promise<RunningS
   return startSandbox({ seed: 'demo', idSalt: 'tests', ...options });
 }
 
+/**
+ * The B2_* variables that point a server at the sandbox with the given key; with `partner`, the
+ * sandbox's master key is the distinct Partner credential (the full surface).
+ */
+export function sandboxCredentials(sandbox: RunningSandbox, key: SandboxKey, options: { partner?: boolean } = {}): Record<string, string> {
+  return {
+    B2_API_URL: sandbox.apiUrl,
+    B2_APPLICATION_KEY_ID: key.applicationKeyId,
+    B2_APPLICATION_KEY: key.applicationKey,
+    ...(options.partner && { B2_MASTER_KEY_ID: sandbox.applicationKeyId, B2_MASTER_KEY: sandbox.applicationKey }),
+  };
+}
+
 /** The built server on stdio, pointed at the sandbox with the given key. */
 export function connectToSandbox(
   sandbox: RunningSandbox,
@@ -54,7 +67,7 @@ export function connectToSandbox(
 ): Promise<Connected> {
   return connectStdio(
     options.kind ?? 'legacy',
-    serverEnv({ B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: key.applicationKey, ...options.env }),
+    serverEnv({ ...sandboxCredentials(sandbox, key), ...options.env }),
     options.elicit,
   );
 }
