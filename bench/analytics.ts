@@ -17,7 +17,6 @@ import { packageRoot } from '../src/server/package-info.js';
 
 const SERVER = join(packageRoot(), 'dist', 'bin', 'b2-mcp.js');
 const BUCKET = 'bench-largest-files';
-const HEAP_TARGET_MB = 64;
 const TOP_K = 100;
 /** Distinct sizes for a few files, so the top of the ranking is known in advance. */
 const MARKER_SIZES = [300_000, 250_000, 200_000];
@@ -33,8 +32,6 @@ export interface LargestFilesBench {
   heapGrowthMb: number;
   /** Heap still in use after the scan, once collected, minus the baseline. */
   retainedHeapMb: number;
-  heapTargetMb: number;
-  withinHeapTarget: boolean;
   /** Seconds the sandbox took to append the synthetic versions (not part of the scan). */
   seedSeconds: number;
 }
@@ -151,8 +148,6 @@ export async function benchLargestFiles(versions = 1_000_000, pageSize = LISTING
       filesPerSecond: Math.round(versions / seconds),
       heapGrowthMb,
       retainedHeapMb: Math.round((retained / MB) * 10) / 10,
-      heapTargetMb: HEAP_TARGET_MB,
-      withinHeapTarget: heapGrowthMb <= HEAP_TARGET_MB,
       seedSeconds: Math.round(seedSeconds * 10) / 10,
     };
   } finally {

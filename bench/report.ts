@@ -1,37 +1,19 @@
 /** Renders `docs/benchmarks.md` from `bench/results/latest.json`; never edited by hand. */
 
+import { fmt, TARGETS, verdictOf, type Verdict } from './targets.js';
+
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const row = (cells: Array<string | number>): string => `| ${cells.join(' | ')} |`;
-const fmt = (n: unknown, unit = ''): string => (typeof n === 'number' ? `${n.toLocaleString('en-US')}${unit}` : 'not measured');
 
+const STATUS: Record<Verdict, string> = { met: '✅ met', missed: '❌ missed', 'not measured': '— not measured', 'no target': '' };
+
+/** One row per target, each marked met or missed from the figure in the results file. */
 function summary(s: Json): string[] {
-  const startup = s.startup;
-  const lines = ['## Summary', '', row(['Figure', 'Measured', 'Target']), row(['---', '---:', '---:'])];
-  if (startup) {
-    lines.push(row(['Cold start to first `tools/list` over stdio (median)', `${fmt(startup.coldStartMs.median, ' ms')} (bare SDK ${fmt(startup.bareSdkColdStartMs, ' ms')}, ratio ${startup.ratioToBareSdk})`, '≤ 280 ms']));
-    lines.push(row(['RSS after the first `tools/list`', fmt(startup.rssMb, ' MB'), '≤ 85 MB']));
-    for (const [profile, t] of Object.entries(startup.toolsList as Json)) {
-      lines.push(row([`\`tools/list\` of \`${profile}\` (${t.tools} tools)`, `${fmt(t.tokensO200k)} tokens o200k, ${fmt(t.bytes)} bytes`, profile === 'full' ? '≤ 8,700 tokens' : '']));
-    }
-  }
-  if (s.conform) lines.push(row(['`b2-mcp-conform check --profile default` end to end (median)', `${fmt(s.conform.check.medianMs, ' ms')} (one plain SDK-client \`tools/list\`: ${fmt(s.conform.oneToolsListClient.medianMs, ' ms')})`, '≤ 1,200 ms']));
-  if (s.probes) lines.push(row(['Conformance probes, `full` profile (median wall)', fmt(s.probes.wall?.medianMs, ' ms'), '≤ 15,000 ms']));
-  if (s.faults) lines.push(row(['Fault soak: calls with 20% injected faults', `${fmt(s.faults.calls)} calls, ${fmt(s.faults.unclear)} unclear, ${fmt(s.faults.crashes)} crashes, ${fmt(s.faults.duplicateMutations)} duplicate mutations, RSS growth ${fmt(s.faults.rssGrowthMb, ' MB')}`, '0 / 0 / 0']));
-  if (s.http) lines.push(row(['HTTP `tools/list` at concurrency 8', `${fmt(s.http.rps, ' req/s')} (p50 ${s.http.p50Ms} ms, p99 ${s.http.p99Ms} ms)`, '≥ 200 req/s']));
-  if (s.analytics) lines.push(row(['`b2_list_largest_files` over 1,000,000 versions', `${fmt(s.analytics.filesPerSecond, ' files/s')}, heap growth ${fmt(s.analytics.heapGrowthMb, ' MB')}`, '≤ 64 MB heap growth']));
-  if (s.s3) {
-    for (const [phase, figures] of Object.entries(s.s3 as Json)) {
-      if (figures && typeof figures === 'object' && 'mbPerSecond' in figures) {
-        lines.push(row([`S3 ${phase} (1 GiB through the sandbox)`, `${fmt(figures.mbPerSecond, ' MB/s')}, RSS growth ${fmt(figures.rssGrowthMb, ' MB')}`, '≤ 64 MB RSS growth']));
-      }
-    }
-  }
-  if (s.resultText) {
-    const r = s.resultText;
-    lines.push(row(['`auto` never larger than compact JSON (o200k)', String(r.auto.neverLargerThanCompact), 'true']));
-    lines.push(row(['`auto` token saving on listings vs compact JSON', `${r.auto.listingSavingVsCompactPct}% (${r.auto.listingSavingWithinBoundsPct}% leaving out ${r.auto.beyondToonBounds.join(', ') || 'none'}, beyond the TOON bounds)`, '≥ 35%']));
-    lines.push(row(['Our TOON encoder vs `@toon-format/toon`', `${r.encoderThroughput.oursMBps} vs ${r.encoderThroughput.officialMBps} MB/s (×${r.encoderThroughput.ratio})`, '≥ ×1.0']));
+  const lines = ['## Summary', '', row(['Figure (what exactly was measured)', 'Measured', 'Target', 'Status']), row(['---', '---:', '---:', '---'])];
+  for (const target of TARGETS) {
+    const section = s[target.section] as Json | undefined;
+    lines.push(row([target.figure, section ? target.shown(section) : 'not measured', target.bound?.text ?? '', STATUS[verdictOf(target, section)]]));
   }
   return lines;
 }

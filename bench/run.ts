@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../src/server/package-info.js';
-import { benchConformCheck, benchProbes } from '../src/conformance/bench.js';
+import { benchConformCheck, benchProbes } from './conform.js';
 import { benchFaultSoak } from './faults.js';
 import { benchLargestFiles } from './analytics.js';
 import { benchHttpToolsList } from './http-throughput.js';
@@ -11,7 +11,10 @@ import { benchResultText } from './result-text.js';
 import { benchS3Transfer } from './s3-transfer.js';
 import { benchStartup } from './startup.js';
 
-/** Each section measures one thing; `npm run bench -- startup` runs only the named sections. */
+/**
+ * Each section measures one thing; `npm run bench -- startup` runs only the named sections, and
+ * `npm run bench -- --render` only re-renders docs/benchmarks.md from the results file.
+ */
 const SECTIONS: Record<string, () => Promise<unknown>> = {
   startup: () => benchStartup(),
   http: () => benchHttpToolsList(),
@@ -33,12 +36,13 @@ if (unknown.length > 0) {
 const file = join(packageRoot(), 'bench', 'results', 'latest.json');
 const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { sections?: Record<string, unknown> }) : {};
 const sections: Record<string, unknown> = { ...previous.sections };
-for (const name of requested.length > 0 ? requested : Object.keys(SECTIONS)) {
+const toRun = process.argv.includes('--render') ? [] : requested.length > 0 ? requested : Object.keys(SECTIONS);
+for (const name of toRun) {
   process.stderr.write(`bench: ${name}…\n`);
   sections[name] = { measuredAt: new Date().toISOString(), ...(await SECTIONS[name]!() as object) };
 }
 const results = {
-  machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', platform: process.platform },
+  machine: toRun.length > 0 ? { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', platform: process.platform } : (previous as { machine?: unknown }).machine,
   sections,
 };
 mkdirSync(dirname(file), { recursive: true });

@@ -21,7 +21,6 @@ import { TOOL_CATALOG } from '../src/server/tools/catalog.js';
 
 const GiB = 1024 ** 3;
 const CHUNK = 1024 * 1024;
-const RSS_TARGET_MB = 64;
 
 interface Phase {
   seconds: number;
@@ -35,8 +34,6 @@ export interface S3TransferResult {
   getObjectSaveToPath: Phase;
   /** The saved file's MD5 equals the uploaded bytes' MD5. */
   roundTripIntact: boolean;
-  rssTargetMb: number;
-  withinRssTarget: boolean;
 }
 
 /** Peak RSS above the level at the start, sampled while `work` runs. */
@@ -136,8 +133,6 @@ export async function benchS3Transfer(sizeBytes: number = GiB): Promise<S3Transf
       presignedPut,
       getObjectSaveToPath,
       roundTripIntact,
-      rssTargetMb: RSS_TARGET_MB,
-      withinRssTarget: Math.max(presignedPut.rssGrowthMb, getObjectSaveToPath.rssGrowthMb) <= RSS_TARGET_MB,
     };
   } finally {
     await sandbox.close();

@@ -59,7 +59,6 @@ export interface StartupResults {
   ratioToBareSdk: number;
   rssMb: number;
   toolsList: Record<string, { tools: number; bytes: number; tokensO200k: number; tokensCl100k: number }>;
-  targets: { coldStartMs: number; rssMb: number; fullToolsTokensO200k: number };
 }
 
 export async function benchStartup(runs = 7): Promise<StartupResults> {
@@ -84,6 +83,5 @@ export async function benchStartup(runs = 7): Promise<StartupResults> {
     ratioToBareSdk: Math.round((median(times) / median(bare)) * 100) / 100,
     rssMb: Math.round(median(samples.map((s) => s.rssMb)) * 10) / 10,
     toolsList,
-    targets: { coldStartMs: 280, rssMb: 85, fullToolsTokensO200k: 8700 },
   };
 }

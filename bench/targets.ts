@@ -1,0 +1,150 @@
+/**
+ * The benchmark targets: what each summary row measures, where its figure sits in
+ * `bench/results/latest.json`, and the bound it is held to. The one place a target is written;
+ * `docs/benchmarks.md` marks every row met or missed from it.
+ */
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface Target {
+  /** What exactly was measured, as the summary row names it. */
+  figure: string;
+  /** The results section the row reads. */
+  section: string;
+  /** The figure as the row shows it (with context such as the baseline it was measured against). */
+  shown: (section: Json) => string;
+  /** The number the bound applies to; undefined when the section does not carry it. */
+  value: (section: Json) => number | boolean | undefined;
+  bound?: { op: '<=' | '>=' | '='; limit: number | boolean; text: string };
+}
+
+export const fmt = (n: unknown, unit = ''): string => (typeof n === 'number' ? `${n.toLocaleString('en-US')}${unit}` : 'not measured');
+const ratio = (a: unknown, b: unknown): number | undefined => (typeof a === 'number' && typeof b === 'number' && b > 0 ? Math.round((a / b) * 100) / 100 : undefined);
+
+function toolsListRow(profile: string, bound?: Target['bound']): Target {
+  return {
+    figure: `\`tools/list\` of \`${profile}\`, o200k tokens of the tools array`,
+    section: 'startup',
+    shown: (s) => {
+      const t = s.toolsList?.[profile];
+      return t ? `${fmt(t.tokensO200k)} tokens (${t.tools} tools, ${fmt(t.bytes)} bytes)` : 'not measured';
+    },
+    value: (s) => s.toolsList?.[profile]?.tokensO200k,
+    ...(bound ? { bound } : {}),
+  };
+}
+
+function s3Row(phase: string): Target {
+  return {
+    figure: `S3 ${phase}, 1 GiB through the sandbox: RSS growth`,
+    section: 's3',
+    shown: (s) => (s[phase] ? `${fmt(s[phase].rssGrowthMb, ' MB')} (${fmt(s[phase].mbPerSecond, ' MB/s')})` : 'not measured'),
+    value: (s) => s[phase]?.rssGrowthMb,
+    bound: { op: '<=', limit: 64, text: '≤ 64 MB' },
+  };
+}
+
+export const TARGETS: readonly Target[] = [
+  {
+    figure: 'Server cold start, spawn to first `tools/list` answered over stdio (median)',
+    section: 'startup',
+    shown: (s) => fmt(s.coldStartMs?.median, ' ms'),
+    value: (s) => s.coldStartMs?.median,
+    bound: { op: '<=', limit: 280, text: '≤ 280 ms' },
+  },
+  {
+    figure: 'Server cold start ÷ a one-tool bare-SDK server, same run',
+    section: 'startup',
+    shown: (s) => `×${s.ratioToBareSdk} (bare SDK ${fmt(s.bareSdkColdStartMs, ' ms')})`,
+    value: (s) => s.ratioToBareSdk,
+    bound: { op: '<=', limit: 1.1, text: '≤ ×1.10' },
+  },
+  {
+    figure: 'Server RSS after the first `tools/list`',
+    section: 'startup',
+    shown: (s) => fmt(s.rssMb, ' MB'),
+    value: (s) => s.rssMb,
+    bound: { op: '<=', limit: 85, text: '≤ 85 MB' },
+  },
+  toolsListRow('full', { op: '<=', limit: 8200, text: '≤ 8,200 tokens' }),
+  toolsListRow('default'),
+  toolsListRow('read-only'),
+  {
+    figure: 'Static check `check --profile default --no-probes --format json`, bundled server, fresh process (median)',
+    section: 'conform',
+    shown: (s) => `${fmt(s.check?.medianMs, ' ms')} (one plain SDK-client \`tools/list\`: ${fmt(s.oneToolsListClient?.medianMs, ' ms')})`,
+    value: (s) => s.check?.medianMs,
+    bound: { op: '<=', limit: 1200, text: '≤ 1,200 ms' },
+  },
+  {
+    figure: 'Static check ÷ one plain SDK-client `tools/list`, interleaved in the same run',
+    section: 'conform',
+    shown: (s) => `×${fmt(ratio(s.check?.medianMs, s.oneToolsListClient?.medianMs))}`,
+    value: (s) => ratio(s.check?.medianMs, s.oneToolsListClient?.medianMs),
+    bound: { op: '<=', limit: 1.25, text: '≤ ×1.25' },
+  },
+  {
+    figure: 'Probes only, `check --only-probes --profile full`, fresh process (median wall)',
+    section: 'probes',
+    shown: (s) => `${fmt(s.wall?.medianMs, ' ms')} (probes themselves ${fmt(s.probes?.medianMs, ' ms')}; ${fmt(s.gateCalls)} gate calls on ${fmt(s.gatedTools)} tools, ${fmt(s.readCalls)} reads)`,
+    value: (s) => s.wall?.medianMs,
+    bound: { op: '<=', limit: 15_000, text: '≤ 15,000 ms' },
+  },
+  {
+    figure: 'Fault soak, 20% injected faults: unclear answers + crashes + duplicate mutations',
+    section: 'faults',
+    shown: (s) => `${fmt(s.calls)} calls: ${fmt(s.unclear)} unclear, ${fmt(s.crashes)} crashes, ${fmt(s.duplicateMutations)} duplicate mutations; RSS growth ${fmt(s.rssGrowthMb, ' MB')}`,
+    value: (s) => (typeof s.unclear === 'number' ? s.unclear + s.crashes + s.duplicateMutations : undefined),
+    bound: { op: '=', limit: 0, text: '0' },
+  },
+  {
+    figure: 'HTTP `tools/list` throughput at concurrency 8, one instance',
+    section: 'http',
+    shown: (s) => `${fmt(s.rps, ' req/s')} (p50 ${fmt(s.p50Ms, ' ms')}, p99 ${fmt(s.p99Ms, ' ms')})`,
+    value: (s) => s.rps,
+    bound: { op: '>=', limit: 200, text: '≥ 200 req/s' },
+  },
+  {
+    figure: '`b2_list_largest_files` over 1,000,000 versions: heap growth',
+    section: 'analytics',
+    shown: (s) => `${fmt(s.heapGrowthMb, ' MB')} (${fmt(s.filesPerSecond, ' files/s')})`,
+    value: (s) => s.heapGrowthMb,
+    bound: { op: '<=', limit: 64, text: '≤ 64 MB' },
+  },
+  s3Row('presignedPut'),
+  s3Row('getObjectSaveToPath'),
+  {
+    figure: '`auto` text never larger than compact JSON (o200k, every corpus entry)',
+    section: 'resultText',
+    shown: (s) => String(s.auto?.neverLargerThanCompact ?? 'not measured'),
+    value: (s) => s.auto?.neverLargerThanCompact,
+    bound: { op: '=', limit: true, text: 'true' },
+  },
+  {
+    figure: '`auto` token saving on listings vs compact JSON (o200k)',
+    section: 'resultText',
+    shown: (s) => (s.auto ? `${s.auto.listingSavingVsCompactPct}% (${s.auto.listingSavingWithinBoundsPct}% leaving out ${s.auto.beyondToonBounds.join(', ') || 'none'}, beyond the TOON bounds)` : 'not measured'),
+    value: (s) => s.auto?.listingSavingVsCompactPct,
+    bound: { op: '>=', limit: 35, text: '≥ 35%' },
+  },
+  {
+    figure: 'Our TOON encoder ÷ `@toon-format/toon`, throughput',
+    section: 'resultText',
+    shown: (s) => (s.encoderThroughput ? `×${s.encoderThroughput.ratio} (${s.encoderThroughput.oursMBps} vs ${s.encoderThroughput.officialMBps} MB/s)` : 'not measured'),
+    value: (s) => s.encoderThroughput?.ratio,
+    bound: { op: '>=', limit: 1, text: '≥ ×1.0' },
+  },
+];
+
+export type Verdict = 'met' | 'missed' | 'not measured' | 'no target';
+
+/** Whether a section's figure meets the row's bound. */
+export function verdictOf(target: Target, section: Json | undefined): Verdict {
+  if (!target.bound) return 'no target';
+  const value = section ? target.value(section) : undefined;
+  if (value === undefined) return 'not measured';
+  const { op, limit } = target.bound;
+  if (op === '=') return value === limit ? 'met' : 'missed';
+  if (typeof value !== 'number' || typeof limit !== 'number') return 'missed';
+  return (op === '<=' ? value <= limit : value >= limit) ? 'met' : 'missed';
+}
