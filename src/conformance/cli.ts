@@ -10,6 +10,8 @@ import { FORMATS, type Format } from './report/formats.js';
 import { launchServers } from './stdio-transport.js';
 import { startBundledServer } from './bundled.js';
 import { httpTarget, parsePairs, resolveProfile, stdioTarget, type Target } from './target.js';
+import { jsonSafe } from './report/escape/json.js';
+import { terminalSafe } from './report/escape/terminal.js';
 
 // Reports, rules and the SDK clients load lazily: a stdio server starts first and boots while they load.
 
@@ -106,7 +108,7 @@ function progressLine(io: Io, json: boolean): ((done: number, total: number, lab
   if (!io.progress || json) return undefined;
   return (done, total, label) => {
     if (done >= total) io.stderr('\r\x1b[2K');
-    else io.stderr(`\r\x1b[2Kprobes ${done + 1}/${total} · ${label.replace(/\s+/g, ' ').slice(0, 100)}`);
+    else io.stderr(`\r\x1b[2Kprobes ${done + 1}/${total} · ${terminalSafe(label.replace(/\s+/g, ' ').slice(0, 100))}`);
   };
 }
 
@@ -273,7 +275,12 @@ function wantsJson(argv: readonly string[]): boolean {
 }
 
 function errorLine(code: string, message: string, json: boolean): string {
-  return json ? `${JSON.stringify({ error: { code, message } })}\n` : `${CHECKER_NAME}: ${code === 'findings' ? '' : 'error: '}${message}\n`;
+  return json ? `${jsonSafe({ error: { code, message } })}\n` : `${CHECKER_NAME}: ${code === 'findings' ? '' : 'error: '}${terminalSafe(message)}\n`;
+}
+
+/** A stack trace can quote what a server sent: each line is made terminal-safe. */
+function stackLines(stack: string): string {
+  return `${stack.split('\n').map(terminalSafe).join('\n')}\n`;
 }
 
 /** Colour on stdout: never with NO_COLOR, always with FORCE_COLOR (not 0), else only on a terminal. */
@@ -311,12 +318,12 @@ export async function main(argv: readonly string[] = process.argv, io: Io = defa
     }
     if (error instanceof ConformError) {
       io.stderr(errorLine(error.code, error.message, json));
-      if (debug && error.stack) io.stderr(`${error.stack}\n`);
+      if (debug && error.stack) io.stderr(stackLines(error.stack));
       return error.exitCode;
     }
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(errorLine('internal', `${message.split('\n')[0]}${debug ? '' : ' (run with --debug for details)'}`, json));
-    if (debug && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    if (debug && error instanceof Error && error.stack) io.stderr(stackLines(error.stack));
     return EXIT.usage;
   }
 }

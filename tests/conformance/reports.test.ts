@@ -144,7 +144,8 @@ describe('text reports', () => {
   test('every report carries the evidence block', () => {
     for (const format of ['pretty', 'markdown', 'github', 'junit'] as const) {
       const text = renderAs(format);
-      expect(text, format).toMatch(/@modelcontextprotocol\/sdk 1\.32\.2/);
+      // In Markdown the zero-width space keeps GitHub from reading it as a team mention.
+      expect(text, format).toMatch(/@(&#8203;)?modelcontextprotocol\/sdk 1\.32\.2/);
       expect(text, format).toMatch(/Hash modern/);
       expect(text, format).toMatch(/protocol 2026-07-28/);
     }

@@ -1,18 +1,11 @@
 import { subjectOf, type Severity } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
+import { githubData as escapeData, githubProperty as escapeProperty, withoutCommands } from './escape/github.js';
 import { locate } from './locations.js';
 import { countsLine, type Verdict } from './verdict.js';
 
 const COMMAND: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
-
-function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
-function escapeProperty(text: string): string {
-  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
 
 /** GitHub Actions workflow commands: one annotation per unsuppressed finding, then a grouped evidence block. */
 export function renderGithub(result: RunResult, verdict: Verdict): string {
@@ -27,7 +20,7 @@ export function renderGithub(result: RunResult, verdict: Verdict): string {
     out.push(`::${COMMAND[finding.severity]} ${properties.join(',')}::${escapeData(`${finding.message}${finding.path ? ` (at ${finding.path})` : ''}. Fix: ${finding.fix}`)}`);
   }
   out.push('::group::b2-mcp-conform evidence');
-  for (const [label, value] of evidenceLines(result.evidence)) out.push(`${label}: ${value}`);
+  out.push(...withoutCommands(evidenceLines(result.evidence).map(([label, value]) => `${escapeData(label)}: ${escapeData(value)}`)));
   out.push('::endgroup::');
   out.push(`b2-mcp-conform ${verdict.failed ? 'FAIL' : 'PASS'}: ${countsLine(verdict)} (fail-on ${verdict.failOn})`);
   return `${out.join('\n')}\n`;

@@ -1,5 +1,6 @@
 import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
 import type { RunResult } from '../run.js';
+import { jsonSafe } from './escape/json.js';
 import type { Verdict } from './verdict.js';
 
 /** Version of the JSON report shape documented in docs/report.schema.json. */
@@ -19,5 +20,5 @@ export function jsonReport(result: RunResult, verdict: Verdict): Record<string, 
 }
 
 export function renderJson(result: RunResult, verdict: Verdict): string {
-  return `${JSON.stringify(jsonReport(result, verdict), null, 2)}\n`;
+  return `${jsonSafe(jsonReport(result, verdict), 2)}\n`;
 }

@@ -1,16 +1,9 @@
 import { atOrAbove } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
+import { xmlText as xml } from './escape/xml.js';
 import type { Verdict } from './verdict.js';
 
-function xml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
-}
 
 /**
  * JUnit XML: one test suite per rule category, one test case per rule. A rule fails when it has
@@ -31,17 +24,17 @@ export function renderJunit(result: RunResult, verdict: Verdict): string {
       const findings = result.findings.filter((finding) => finding.ruleId === rule.id);
       const failing = findings.filter((finding) => !finding.suppressed && atOrAbove(finding.severity, verdict.failOn));
       const text = findings
-        .map((finding) => `${finding.severity}${finding.suppressed ? ' (suppressed)' : ''}: ${finding.message}${finding.path ? ` at ${finding.path}` : ''} [${finding.fingerprint}]`)
+        .map((finding) => xml(`${finding.severity}${finding.suppressed ? ' (suppressed)' : ''}: ${finding.message}${finding.path ? ` at ${finding.path}` : ''} [${finding.fingerprint}]`))
         .join('\n');
       let body = '';
       if (!evaluated.has(rule.id)) {
         body = '<skipped message="not evaluated (turned off or not applicable)"/>';
         skipped++;
       } else if (failing.length > 0) {
-        body = `<failure type="${xml(failing[0]!.severity)}" message="${xml(`${failing.length} finding(s): ${failing[0]!.message}`)}">${xml(text)}</failure>`;
+        body = `<failure type="${xml(failing[0]!.severity)}" message="${xml(`${failing.length} finding(s): ${failing[0]!.message}`)}">${text}</failure>`;
         suiteFailures++;
       } else if (text) {
-        body = `<system-out>${xml(text)}</system-out>`;
+        body = `<system-out>${text}</system-out>`;
       }
       cases.push(`    <testcase classname="b2-mcp-conform.${xml(category)}" name="${xml(rule.id)}">${body}</testcase>`);
     }

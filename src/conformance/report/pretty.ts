@@ -2,6 +2,7 @@ import { Chalk } from 'chalk';
 import { SEVERITIES, subjectOf, type Finding, type Severity } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
+import { terminalSafe as t } from './escape/terminal.js';
 import { countsLine, type Verdict } from './verdict.js';
 
 const MARK: Record<Severity, string> = { error: '✖', warning: '⚠', info: 'ℹ' };
@@ -12,7 +13,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   const paint: Record<Severity, (text: string) => string> = { error: c.red, warning: c.yellow, info: c.blue };
   const out: string[] = [];
   const { evidence } = result;
-  out.push(c.bold(`b2-mcp-conform ${evidence.command}${evidence.profile ? ` · profile ${evidence.profile}` : ''}`), '');
+  out.push(c.bold(`b2-mcp-conform ${evidence.command}${evidence.profile ? ` · profile ${t(evidence.profile)}` : ''}`), '');
 
   const active = result.findings.filter((finding) => !finding.suppressed);
   if (active.length === 0) out.push(c.green('No findings.'), '');
@@ -25,12 +26,12 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   const suppressed = result.findings.filter((finding) => finding.suppressed);
   if (suppressed.length > 0) {
     out.push(c.dim(`${suppressed.length} suppressed:`));
-    for (const finding of suppressed) out.push(c.dim(`  ${finding.ruleId} ${subjectOf(finding) ?? ''} — ${finding.suppressed!.reason}`));
+    for (const finding of suppressed) out.push(c.dim(`  ${t(finding.ruleId)} ${t(subjectOf(finding) ?? '')} — ${t(finding.suppressed!.reason)}`));
     out.push('');
   }
 
   out.push(c.bold('Evidence'));
-  for (const [label, value] of evidenceLines(evidence)) out.push(`  ${c.dim(`${label}:`)} ${value}`);
+  for (const [label, value] of evidenceLines(evidence)) out.push(`  ${c.dim(`${t(label)}:`)} ${t(value)}`);
   out.push('');
   const status = verdict.failed ? c.red(c.bold('FAIL')) : c.green(c.bold('PASS'));
   out.push(`${status} ${countsLine(verdict)} (fail-on ${verdict.failOn})`);
@@ -39,8 +40,8 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
 
 function findingLines(finding: Finding, c: InstanceType<typeof Chalk>): string[] {
   const where = [subjectOf(finding), finding.scopes.length ? `(${finding.scopes.join(', ')})` : ''].filter(Boolean).join(' ');
-  const lines = [`  ${c.bold(finding.ruleId)}${finding.class ? c.dim(` [${finding.class}]`) : ''}  ${where}`, `    ${finding.message}`];
-  if (finding.path) lines.push(`    ${c.dim('at')} ${finding.path}`);
-  lines.push(`    ${c.dim('fix:')} ${finding.fix}`, `    ${c.dim(finding.doc)}`);
+  const lines = [`  ${c.bold(t(finding.ruleId))}${finding.class ? c.dim(` [${finding.class}]`) : ''}  ${t(where)}`, `    ${t(finding.message)}`];
+  if (finding.path) lines.push(`    ${c.dim('at')} ${t(finding.path)}`);
+  lines.push(`    ${c.dim('fix:')} ${t(finding.fix)}`, `    ${c.dim(t(finding.doc))}`);
   return lines;
 }

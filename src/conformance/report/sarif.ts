@@ -1,6 +1,7 @@
 import type { Severity } from '../findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
 import type { RunResult } from '../run.js';
+import { jsonSafe } from './escape/json.js';
 import { locate } from './locations.js';
 import type { Verdict } from './verdict.js';
 
@@ -61,5 +62,5 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
 }
 
 export function renderSarif(result: RunResult, verdict: Verdict): string {
-  return `${JSON.stringify(sarifReport(result, verdict), null, 2)}\n`;
+  return `${jsonSafe(sarifReport(result, verdict), 2)}\n`;
 }
