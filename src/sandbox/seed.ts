@@ -125,15 +125,16 @@ async function seedDemo(store: SandboxStore): Promise<void> {
     store.uploadPart(backup.fileId, { partNumber: i + 1, body, contentSha1: await sha1Of(body), contentMd5: '', uploadTimestamp: at(6) });
   }
   store.finishLargeFile(backup.fileId, { partNumbers: [1, 2, 3] });
+  // Started at midnight, so it is nine days old at every time of today.
   const partial = store.startLargeFile(assets.bucketId, {
     fileName: 'backups/partial-upload.bin',
     contentType: 'application/octet-stream',
     fileInfo: { large_file_sha1: 'none' },
-    uploadTimestamp: at(9),
+    uploadTimestamp: at(9, 0),
   });
   for (const n of [1, 2]) {
     const body = fillerBody(5 * MB);
-    store.uploadPart(partial.fileId, { partNumber: n, body, contentSha1: await sha1Of(body), contentMd5: '', uploadTimestamp: at(9) });
+    store.uploadPart(partial.fileId, { partNumber: n, body, contentSha1: await sha1Of(body), contentMd5: '', uploadTimestamp: at(9, 0) });
   }
 
   store.setNotificationRules(assets.bucketId, [

@@ -9,6 +9,7 @@ import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { HOSTILE_FILE_NAMES } from '../../src/sandbox/seed.js';
 import { listLargestFiles } from '../../src/server/analytics/largest-files.js';
 import { listUnfinishedUploads } from '../../src/server/analytics/unfinished-uploads.js';
+import { AWKWARD_TIMES_OF_DAY, clockAt, testClock } from '../support/clock.js';
 import { adminCall, createKey, startTestSandbox } from '../support/sandbox-harness.js';
 import { allVersions, bruteForceLargest, clientFor, NO_SIGNAL, unfinishedApiWithParts } from './analytics-support.js';
 
@@ -196,10 +197,11 @@ describe('b2_unfinished_uploads logic', () => {
     return uploads;
   }
 
-  it('reports the demo partial upload and its 10 MB of parts exactly', async () => {
-    const sandboxDemo = await startTestSandbox();
+  it.each([testClock.label, ...AWKWARD_TIMES_OF_DAY])('reports the demo partial upload and its 10 MB of parts exactly (clock: %s)', async (time) => {
+    const clock = time === testClock.label ? testClock : clockAt(time);
+    const sandboxDemo = await startTestSandbox({ clock: clock.now });
     try {
-      const result = await listUnfinishedUploads(await unfinishedApiWithParts(sandboxDemo), { bucketName: 'demo-private-assets', maxUploads: 1000, signal: NO_SIGNAL });
+      const result = await listUnfinishedUploads(await unfinishedApiWithParts(sandboxDemo), { bucketName: 'demo-private-assets', maxUploads: 1000, now: clock.now, signal: NO_SIGNAL });
       expect(result.uploads).toEqual([
         expect.objectContaining({ file_name: 'backups/partial-upload.bin', parts: 2, bytes: 10_000_000, size: '10 MB', age_days: 9 }),
       ]);

@@ -8,6 +8,7 @@ import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { rankEgressLeaders } from '../../src/server/analytics/egress-leaders.js';
 import { listLargestFiles } from '../../src/server/analytics/largest-files.js';
 import { reportUsageGrowth } from '../../src/server/analytics/usage-growth.js';
+import { AWKWARD_TIMES_OF_DAY, clockAt } from '../support/clock.js';
 import type { Connected } from '../support/server-harness.js';
 import { connectToSandbox, createKey, startTestSandbox, textOf, type SandboxKey } from '../support/sandbox-harness.js';
 import { clientFor, NO_SIGNAL } from './analytics-support.js';
@@ -78,6 +79,26 @@ describe('analytics tools over MCP', () => {
     expect(await call('b2_report_usage_growth', {})).toEqual(await reportUsageGrowth(api, { period: 'month', order: 'most_grown', limit: 50, signal: NO_SIGNAL }));
     const shrinking = await call('b2_report_usage_growth', { period: 'quarter', order: 'shrinking' });
     expect((shrinking.buckets as Array<{ bucket_name: string }>).map((b) => b.bucket_name)).toEqual(['bob-archive']);
+  });
+});
+
+describe.each(AWKWARD_TIMES_OF_DAY)('date-sensitive results at %s UTC (sandbox and server on the same injected clock)', (timeOfDay) => {
+  it('the demo partial upload is nine days old; the report windows match the logic on that clock', async () => {
+    const clock = clockAt(timeOfDay);
+    const sandbox = await startTestSandbox({ clock: clock.now });
+    const key = await createKey(sandbox, { capabilities: ['listBuckets', 'listFiles', 'readFiles'] });
+    const client = await connectToSandbox(sandbox, key, { clock });
+    try {
+      const uploads = await client.callTool('b2_unfinished_uploads', { bucket: 'demo-private-assets' });
+      expect((uploads.structuredContent as { uploads: unknown[] }).uploads).toEqual([expect.objectContaining({ age_days: 9 })]);
+      const api = clientFor(sandbox, key);
+      const leaders = await client.callTool('b2_rank_egress_leaders', { by: 'bucket', days: 7 });
+      expect(leaders.structuredContent).toEqual(await rankEgressLeaders(api, { by: 'bucket', days: 7, limit: 15, now: clock.now, signal: NO_SIGNAL }));
+      expect(leaders.structuredContent).toMatchObject({ reports_enabled: true, ranked_count: 5 });
+    } finally {
+      await client.close();
+      await sandbox.close();
+    }
   });
 });
 

@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { ALL_KEY_CAPABILITIES, createKey, mutations, startTestSandbox, textOf, type SandboxKey, sandboxCredentials } from '../support/sandbox-harness.js';
+import { testClock } from '../support/clock.js';
 import { SERVER_BIN } from '../support/server-harness.js';
 
 type Json = Record<string, any>;
@@ -42,7 +43,7 @@ function env(extra: Record<string, string>): Record<string, string> {
 }
 
 async function start(extra: Record<string, string>): Promise<CapturedServer> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_BIN, 'stdio'], env: env(extra), stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...testClock.nodeArgs, SERVER_BIN, 'stdio'], env: { ...env(extra), ...testClock.env }, stderr: 'pipe' });
   let stderr = '';
   transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'secret-canary', version: '1' });

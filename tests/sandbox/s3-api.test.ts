@@ -11,6 +11,7 @@ import { HOSTILE_FILE_NAMES } from '../../src/sandbox/seed.js';
 import type { S3Adapter } from '../../src/server/s3/adapter.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { adapterFor, addFile, advanceClock, collect, DATA_CAPABILITIES, lastMutationSeq, mutationsSince } from '../integration/s3-support.js';
+import { testClock } from '../support/clock.js';
 import { createKey as createAppKey, startTestSandbox, type SandboxKey } from '../support/sandbox-harness.js';
 
 const BUCKET = 'demo-private-assets';
@@ -144,7 +145,7 @@ describe('authentication', () => {
   });
 
   test('requests signed too far from the sandbox clock are refused', async () => {
-    const response = await signedFetch({ method: 'GET', path: `/${BUCKET}/docs/readme.txt`, signingDate: new Date(Date.now() - 3_600_000) });
+    const response = await signedFetch({ method: 'GET', path: `/${BUCKET}/docs/readme.txt`, signingDate: new Date(testClock.now() - 3_600_000) });
     expect([response.status, await xmlCode(response)]).toEqual([403, 'RequestTimeTooSkewed']);
   });
 });

@@ -1,4 +1,5 @@
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { testClock, type TestClock } from './clock.js';
 import { connectStdio, serverEnv, type ClientKind, type Connected, type ElicitAnswer } from './server-harness.js';
 
 export interface SandboxKey {
@@ -42,8 +43,9 @@ export async function mutations(sandbox: RunningSandbox): Promise<MutationRecord
   return Array.isArray(result) ? result : result.mutations;
 }
 
+/** The demo sandbox on the test clock (see clock.ts) unless `options.clock` says otherwise. */
 export function startTestSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  return startSandbox({ seed: 'demo', idSalt: 'tests', ...options });
+  return startSandbox({ seed: 'demo', idSalt: 'tests', clock: testClock.now, ...options });
 }
 
 /**
@@ -63,12 +65,13 @@ export function sandboxCredentials(sandbox: RunningSandbox, key: SandboxKey, opt
 export function connectToSandbox(
   sandbox: RunningSandbox,
   key: SandboxKey,
-  options: { kind?: ClientKind; env?: Record<string, string>; elicit?: ElicitAnswer } = {},
+  options: { kind?: ClientKind; env?: Record<string, string>; elicit?: ElicitAnswer; clock?: TestClock } = {},
 ): Promise<Connected> {
   return connectStdio(
     options.kind ?? 'legacy',
     serverEnv({ ...sandboxCredentials(sandbox, key), ...options.env }),
     options.elicit,
+    options.clock,
   );
 }
 

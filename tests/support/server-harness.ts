@@ -5,6 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1HttpClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { testClock, type TestClock } from './clock.js';
 
 /** Tests run the built server, exactly as users do (`npm test` builds first). */
 export const SERVER_BIN = join(import.meta.dirname, '..', '..', 'dist', 'bin', 'b2-mcp.js');
@@ -35,8 +36,8 @@ export type ElicitAnswer = 'accept' | 'decline' | 'cancel';
 /** An in-place probe: one process carries both the discover probe and the session. */
 class InPlaceStdioTransport extends StdioClientTransport {}
 
-export async function connectStdio(kind: ClientKind, env: Record<string, string>, elicitation?: ElicitAnswer): Promise<Connected> {
-  const params = { command: process.execPath, args: [SERVER_BIN, 'stdio'], env, stderr: 'pipe' as const };
+export async function connectStdio(kind: ClientKind, env: Record<string, string>, elicitation?: ElicitAnswer, clock: TestClock = testClock): Promise<Connected> {
+  const params = { command: process.execPath, args: [...clock.nodeArgs, SERVER_BIN, 'stdio'], env: { ...env, ...clock.env }, stderr: 'pipe' as const };
   if (kind === 'v1') {
     const client = new V1Client({ name: 'v1-witness', version: '1' }, elicitation ? { capabilities: { elicitation: { form: {} } } } : {});
     if (elicitation) installV1Elicitation(client, elicitation);
@@ -104,9 +105,9 @@ export interface HttpServer {
  * Unless `env` says otherwise the server uses its own key (`B2_HTTP_CREDENTIAL_MODE=server`), so
  * clients need no credential headers; HTTP transport tests set the mode explicitly.
  */
-export async function startHttpServer(env: Record<string, string>): Promise<HttpServer> {
-  const child = spawn(process.execPath, [SERVER_BIN, 'http', '--port', '0'], {
-    env: { B2_HTTP_CREDENTIAL_MODE: 'server', ...env, LOG_LEVEL: 'info' },
+export async function startHttpServer(env: Record<string, string>, clock: TestClock = testClock): Promise<HttpServer> {
+  const child = spawn(process.execPath, [...clock.nodeArgs, SERVER_BIN, 'http', '--port', '0'], {
+    env: { B2_HTTP_CREDENTIAL_MODE: 'server', ...env, ...clock.env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await new Promise<URL>((resolve, reject) => {
