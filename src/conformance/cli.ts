@@ -9,6 +9,7 @@ import type { RunResult } from './run.js';
 import { FORMATS, type Format } from './report/formats.js';
 import { launchServers } from './stdio-transport.js';
 import { startBundledServer } from './bundled.js';
+import { parseClientInfo, type ClientInfo } from './client-identities.js';
 import { httpTarget, parsePairs, resolveProfile, stdioTarget, type Target } from './target.js';
 import { jsonSafe } from './report/escape/json.js';
 import { terminalSafe } from './report/escape/terminal.js';
@@ -32,6 +33,10 @@ interface Io {
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+function clientInfoOf(values: string[] | undefined): { clientInfo?: ClientInfo[] } {
+  return values?.length ? { clientInfo: values.map(parseClientInfo) } : {};
 }
 
 function positiveInteger(value: string): number {
@@ -152,6 +157,7 @@ function addTargetOptions(command: Command): Command {
     .option('--env <name[=value]>', 'environment variable for --server (repeatable; NAME alone copies it from this shell)', collect)
     .addOption(new Option('--era <era>', 'protocol eras to speak').choices(['modern', 'legacy', 'both']).default('both'))
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
+    .option('--client-info <name/version>', 'present as this client instead of the default identities (repeatable: the connections take them in turn)', collect)
     .option('--profile <name>', 'contract profile: full, default, read-only (phase1-default = default)', 'default');
 }
 
@@ -212,6 +218,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       probes,
       onlyProbes: Boolean(options.onlyProbes),
       env: io.env,
+      ...clientInfoOf(options.clientInfo),
       ...(options.probeTool ? { probeTools: options.probeTool } : {}),
       ...(onProgress ? { onProgress } : {}),
     }, prepared);
@@ -224,7 +231,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into (and the prompt fixture, when the server advertises prompts)');
   addTargetOptions(snapshot).action(async (options) => {
     const { runSnapshot } = await import('./run.js');
-    const { written } = await runSnapshot({ profile: options.profile, target: targetFrom(options, io), outDir: options.out, era: options.era as EraChoice, timeoutMs: options.timeout });
+    const { written } = await runSnapshot({ profile: options.profile, target: targetFrom(options, io), outDir: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, ...clientInfoOf(options.clientInfo) });
     for (const { file, items, count, hash } of written) io.stdout(`wrote ${file} (${count} ${items}, hash ${hash.slice(0, 12)})\n`);
     setExit(EXIT.ok);
   });

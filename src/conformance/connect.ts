@@ -1,12 +1,14 @@
 import { Client, SdkError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { Client as WitnessClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport as WitnessTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
 import { stable, type ListedTool } from '../contract/normalize.js';
 import { ConformError } from './errors.js';
-import { CHECKER_NAME, CHECKER_VERSION, toolVersions } from './package-root.js';
-import { ERA_OF, type ConnectionId } from './connections.js';
+import { toolVersions } from './package-root.js';
+import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityCapabilities, type ServerRequestMethod } from './client-identities.js';
+import { CONNECTIONS, CONNECTION_SPECS, ERA_OF, type ConnectionId } from './connections.js';
 import type { ListedPrompt } from './prompts.js';
 import { launchServers, type ChildDiagnostics, type ChildStdioTransport, type LaunchedServers } from './stdio-transport.js';
 import { redact, secretValuesOf, type Target } from './target.js';
@@ -17,6 +19,10 @@ export interface Observation {
   era: Era;
   /** The client package and version that made this connection. */
   client: { package: string; version: string };
+  /** Who the connection presented as: the `clientInfo` and capabilities it sent. */
+  identity: { clientInfo: ClientInfo; capabilities: IdentityCapabilities };
+  /** The protocol version the connection offered. */
+  offeredVersion: string;
   protocolVersion: string | null;
   serverInfo: { name: string; version: string } | null;
   /** Modern only: the `server/discover` summary, shaped like a fixture's modern block. */
@@ -33,9 +39,24 @@ export interface ConnectOptions {
   connections: readonly ConnectionId[];
   /** Per-request budget, also the modern probe's budget. */
   timeoutMs: number;
+  /** `--client-info`: names and versions presented instead of the default identities' (in turn). */
+  clientInfo?: readonly ClientInfo[];
 }
 
 export type Observations = Partial<Record<ConnectionId, Observation>>;
+
+/** A compared-only connection the server did not accept: a server may speak only some protocol versions. */
+export interface Refusal {
+  connection: ConnectionId;
+  offeredVersion: string;
+  identity: ClientInfo;
+  reason: string;
+}
+
+export interface ObserveResult {
+  observations: Observations;
+  refused: Refusal[];
+}
 
 interface Session {
   connect(): Promise<void>;
@@ -51,18 +72,34 @@ interface Session {
 
 const NEVER = new Promise<never>(() => {});
 
+/** The identity a connection presents, with `--client-info` applied (overrides go to the connections in their fixed order). */
+export function identityOf(connection: ConnectionId, overrides: readonly ClientInfo[] = []): ClientIdentity {
+  return presentedIdentity(CONNECTION_SPECS[connection].identity, CONNECTIONS.indexOf(connection), overrides);
+}
+
 /**
  * Connect every requested way in parallel, list the tools, and close again. For stdio, the
  * server processes may have been launched earlier (see launchServers) to overlap their start-up.
+ * A judged connection that fails fails the run; a compared-only one is reported as refused.
  */
-export async function observe(target: Target, options: ConnectOptions, launched: LaunchedServers = launchServers(target, options.connections)): Promise<Observations> {
-  const sessions = options.connections.map((connection) => ({ connection, session: openSession(connection, target, options.timeoutMs, launched[connection]) }));
+export async function observe(target: Target, options: ConnectOptions, launched: LaunchedServers = launchServers(target, options.connections)): Promise<ObserveResult> {
+  const sessions = options.connections.map((connection) => {
+    const identity = identityOf(connection, options.clientInfo);
+    return { connection, identity, session: openSession(connection, identity, target, options.timeoutMs, launched[connection]) };
+  });
   const failures: { connection: ConnectionId; error: unknown; diagnostics?: ChildDiagnostics }[] = [];
+  const refused: Refusal[] = [];
   let closing: Promise<unknown> | undefined;
   const closeAll = () => (closing ??= Promise.allSettled(sessions.map(({ session }) => session.close())));
   const settled = await Promise.allSettled(
-    sessions.map(({ connection, session }) =>
-      observeOne(connection, session, options.timeoutMs).catch((error: unknown) => {
+    sessions.map(({ connection, identity, session }) =>
+      observeOne(connection, identity, session, options.timeoutMs).catch((error: unknown) => {
+        if (!CONNECTION_SPECS[connection].judged) {
+          // Once the run is failing anyway, the others' errors are only the closing.
+          if (!closing) refused.push({ connection, offeredVersion: CONNECTION_SPECS[connection].protocolVersion, identity: identity.clientInfo, reason: refusalReason(error, session.diagnostics, target) });
+          void session.close();
+          throw error;
+        }
         failures.push({ connection, error, diagnostics: session.diagnostics });
         void closeAll(); // one broken look is enough: stop the others instead of waiting them out
         throw error;
@@ -76,14 +113,22 @@ export async function observe(target: Target, options: ConnectOptions, launched:
     const first = explained ?? failures[0]!;
     throw explainFailure(first.connection, first.error, first.diagnostics, target, options.timeoutMs);
   }
-  const out: Observations = {};
+  const observations: Observations = {};
   for (const result of settled) {
-    if (result.status === 'fulfilled') out[result.value.connection] = result.value;
+    if (result.status === 'fulfilled') observations[result.value.connection] = result.value;
   }
-  return out;
+  refused.sort((a, b) => CONNECTIONS.indexOf(a.connection) - CONNECTIONS.indexOf(b.connection));
+  return { observations, refused };
 }
 
-async function observeOne(connection: ConnectionId, session: Session, timeoutMs: number): Promise<Observation> {
+/** Why a server turned a connection down, in one clean line. */
+function refusalReason(error: unknown, diagnostics: ChildDiagnostics | undefined, target: Target): string {
+  if (diagnostics?.exit) return `the server exited ${diagnostics.exit.signal ? `on ${diagnostics.exit.signal}` : `with code ${diagnostics.exit.code}`}`;
+  const message = redact(error instanceof Error ? error.message : String(error), secretValuesOf(target)).replace(/\s+/g, ' ').trim();
+  return message.slice(0, 200) || 'no answer';
+}
+
+async function observeOne(connection: ConnectionId, identity: ClientIdentity, session: Session, timeoutMs: number): Promise<Observation> {
   const guard = deadline(2 * timeoutMs + 1000);
   try {
     const started = performance.now();
@@ -97,6 +142,8 @@ async function observeOne(connection: ConnectionId, session: Session, timeoutMs:
       connection,
       era: ERA_OF[connection],
       client: clientOf(connection),
+      identity: { clientInfo: { ...identity.clientInfo }, capabilities: stable(identity.capabilities) as IdentityCapabilities },
+      offeredVersion: CONNECTION_SPECS[connection].protocolVersion,
       ...session.describe(),
       toolsListCacheHint: listed.cacheHint,
       tools: listed.tools,
@@ -109,32 +156,40 @@ async function observeOne(connection: ConnectionId, session: Session, timeoutMs:
 }
 
 function clientOf(connection: ConnectionId): { package: string; version: string } {
-  const name = connection === 'witness' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/client';
+  const name = CONNECTION_SPECS[connection].sdk === '1.x' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/client';
   return { package: name, version: toolVersions()[name] ?? 'unknown' };
 }
 
-function userAgent(connection: ConnectionId): string {
-  return `${CHECKER_NAME}/${CHECKER_VERSION} (${connection === 'witness' ? '1.x witness' : `2.x ${connection}`})`;
+/** The request headers of an HTTP connection: the user's --header values, then the identity's User-Agent. */
+function httpHeaders(target: Extract<Target, { kind: 'http' }>, identity: ClientIdentity): Record<string, string> {
+  const headers = Object.fromEntries(Object.entries(target.headers).filter(([name]) => name.toLowerCase() !== 'user-agent'));
+  const userAgent = Object.entries(target.headers).find(([name]) => name.toLowerCase() === 'user-agent')?.[1] ?? identity.userAgent;
+  return { ...headers, 'user-agent': userAgent };
 }
 
-function openSession(connection: ConnectionId, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
+function openSession(connection: ConnectionId, identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
   if (target.kind === 'stdio' && !stdio) throw new Error(`no server process launched for the ${connection} connection`);
-  return connection === 'witness' ? witnessSession(target, timeoutMs, stdio) : currentSdkSession(connection, target, timeoutMs, stdio);
+  return CONNECTION_SPECS[connection].sdk === '1.x' ? witnessSession(identity, target, timeoutMs, stdio) : currentSdkSession(connection, identity, target, timeoutMs, stdio);
 }
 
-function currentSdkSession(connection: 'modern' | 'legacy', target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
+/** Answer what the identity's capabilities invite the server to ask, as a user who shares nothing and declines. */
+function answerServerRequests(identity: ClientIdentity, register: (method: ServerRequestMethod, answer: () => Record<string, unknown>) => void): void {
+  for (const { method, answer } of declinedRequests(identity)) register(method, answer);
+}
+
+function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
+  const spec = CONNECTION_SPECS[connection];
   const client = new Client(
-    { name: CHECKER_NAME, version: CHECKER_VERSION },
+    { ...identity.clientInfo },
     {
-      capabilities: {},
-      versionNegotiation:
-        connection === 'modern' ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs } } : { mode: 'legacy' },
+      capabilities: structuredClone(identity.capabilities),
+      versionNegotiation: spec.era === 'modern' ? { mode: { pin: spec.protocolVersion }, probe: { timeoutMs } } : { mode: 'legacy' },
+      ...(spec.era === 'legacy' ? { supportedProtocolVersions: [spec.protocolVersion] } : {}),
     },
   );
+  answerServerRequests(identity, (method, answer) => client.setRequestHandler(method, async () => answer() as never));
   const transport: Transport =
-    target.kind === 'stdio'
-      ? stdio!
-      : new StreamableHTTPClientTransport(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent(connection) } } });
+    target.kind === 'stdio' ? stdio! : new StreamableHTTPClientTransport(target.url, { requestInit: { headers: httpHeaders(target, identity) } });
   return {
     connect: () => client.connect(transport, { timeout: timeoutMs }),
     async listTools() {
@@ -175,21 +230,24 @@ function currentSdkSession(connection: 'modern' | 'legacy', target: Target, time
 }
 
 /** The 1.x HTTP transport, loaded only when a URL is checked. */
-async function witnessHttpTransport(target: Extract<Target, { kind: 'http' }>): Promise<WitnessTransport> {
+async function witnessHttpTransport(target: Extract<Target, { kind: 'http' }>, identity: ClientIdentity): Promise<WitnessTransport> {
   const { StreamableHTTPClientTransport: WitnessHttpTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  return new WitnessHttpTransport(target.url, { requestInit: { headers: { ...target.headers, 'user-agent': userAgent('witness') } } });
+  return new WitnessHttpTransport(target.url, { requestInit: { headers: httpHeaders(target, identity) } });
 }
+
+const WITNESS_REQUEST_SCHEMAS = { 'roots/list': ListRootsRequestSchema, 'elicitation/create': ElicitRequestSchema, 'sampling/createMessage': CreateMessageRequestSchema } as const;
 
 /**
  * The 1.x SDK client: an independent second reading of the 2025 era. Over HTTP it uses the 1.x
  * transport; over stdio it gets a pre-launched child (newline-delimited JSON framing is the same).
  */
-function witnessSession(target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
-  const client = new WitnessClient({ name: `${CHECKER_NAME}-witness`, version: CHECKER_VERSION }, { capabilities: {} });
+function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
+  const client = new WitnessClient({ ...identity.clientInfo }, { capabilities: structuredClone(identity.capabilities) });
+  answerServerRequests(identity, (method, answer) => client.setRequestHandler(WITNESS_REQUEST_SCHEMAS[method], async () => answer() as never));
   let protocolVersion: string | null = null;
   return {
     async connect() {
-      const base = target.kind === 'stdio' ? (stdio as unknown as WitnessTransport) : await witnessHttpTransport(target);
+      const base = target.kind === 'stdio' ? (stdio as unknown as WitnessTransport) : await witnessHttpTransport(target, identity);
       const transport = recordingInitializeResult(base, (version) => {
         protocolVersion = version;
       });

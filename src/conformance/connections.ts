@@ -1,13 +1,36 @@
-import type { Era } from '../contract/constants.js';
+import { LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
+import type { IdentityName } from './client-identities.js';
 
 /**
- * The three independent looks at one server: the 2.x client pinned to the modern era, the 2.x
- * client in the 2025 (legacy) era, and the 1.x SDK client as a second legacy witness.
+ * The independent looks at one server. The first three are judged against the fixtures: the 2.x
+ * client pinned to the modern era, the 2.x client in the 2025 (legacy) era, and the 1.x SDK
+ * client as a second legacy witness. The others list the tools at older 2025-era protocol
+ * versions, as other clients, and are only compared with the rest (a server may refuse them).
  */
-export const CONNECTIONS = ['modern', 'legacy', 'witness'] as const;
+export const CONNECTIONS = ['modern', 'legacy', 'witness', 'legacy-2025-06-18', 'legacy-2025-03-26'] as const;
 export type ConnectionId = (typeof CONNECTIONS)[number];
 
-export const ERA_OF: Record<ConnectionId, Era> = { modern: 'modern', legacy: 'legacy', witness: 'legacy' };
+export interface ConnectionSpec {
+  era: Era;
+  /** Which SDK client speaks: the current 2.x one or the 1.x witness. */
+  sdk: '2.x' | '1.x';
+  /** The protocol version offered (modern: pinned through server/discover). */
+  protocolVersion: string;
+  /** The ordinary client this connection presents as (see client-identities.ts). */
+  identity: IdentityName;
+  /** Judged against the fixtures (true), or only compared with the other looks. */
+  judged: boolean;
+}
+
+export const CONNECTION_SPECS: Readonly<Record<ConnectionId, ConnectionSpec>> = {
+  modern: { era: 'modern', sdk: '2.x', protocolVersion: MODERN_PROTOCOL_VERSION, identity: 'vscode', judged: true },
+  legacy: { era: 'legacy', sdk: '2.x', protocolVersion: LEGACY_PROTOCOL_VERSION, identity: 'cursor', judged: true },
+  witness: { era: 'legacy', sdk: '1.x', protocolVersion: LEGACY_PROTOCOL_VERSION, identity: 'claudeCode', judged: true },
+  'legacy-2025-06-18': { era: 'legacy', sdk: '2.x', protocolVersion: '2025-06-18', identity: 'claudeDesktop', judged: false },
+  'legacy-2025-03-26': { era: 'legacy', sdk: '2.x', protocolVersion: '2025-03-26', identity: 'zed', judged: false },
+};
+
+export const ERA_OF: Record<ConnectionId, Era> = Object.fromEntries(CONNECTIONS.map((id) => [id, CONNECTION_SPECS[id].era])) as Record<ConnectionId, Era>;
 
 export type EraChoice = 'modern' | 'legacy' | 'both';
 

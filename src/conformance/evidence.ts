@@ -10,6 +10,8 @@ import type { LiveSurface } from './snapshot.js';
 
 export interface ConnectionEvidence {
   client: { package: string; version: string };
+  /** The ordinary client the connection presented as: its clientInfo and the capabilities it declared. */
+  presentedAs: { name: string; version: string; capabilities: string[] };
   era: string;
   protocolVersion: string | null;
   serverInfo: { name: string; version: string } | null;
@@ -55,6 +57,7 @@ export function connectionEvidence(surfaces: readonly LiveSurface[]): Partial<Re
     const { observation } = surface;
     out[surface.connection] = {
       client: observation.client,
+      presentedAs: { ...observation.identity.clientInfo, capabilities: Object.keys(observation.identity.capabilities).sort() },
       era: observation.era,
       protocolVersion: observation.protocolVersion,
       serverInfo: observation.serverInfo,

@@ -18,6 +18,7 @@ import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type Promp
 import { snapshotAll, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
 import { startBundledServer, type BundledServer } from './bundled.js';
+import type { ClientInfo } from './client-identities.js';
 import { describeTarget, resolveProfile, type Target } from './target.js';
 
 /** The outcome every report renders. */
@@ -53,6 +54,8 @@ export interface CheckRequest {
   onProgress?: ProgressListener;
   /** Probe only these tools. */
   probeTools?: string[];
+  /** Present these client names and versions instead of the default identities' (in turn). */
+  clientInfo?: ClientInfo[];
 }
 
 function today(): string {
@@ -237,9 +240,9 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
   // The probes start their own sandbox and servers; they run while the surface is listed.
   const probing = request.probes ? probe(request, profile, inputs) : undefined;
   probing?.catch(() => {});
-  let observations: Awaited<ReturnType<typeof observe>>;
+  let observations: Awaited<ReturnType<typeof observe>>['observations'];
   try {
-    observations = await observe(target, { connections, timeoutMs: request.timeoutMs }, servers);
+    ({ observations } = await observe(target, { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }, servers));
   } catch (error) {
     await probing?.catch(() => {});
     throw error;
@@ -376,6 +379,7 @@ export interface SnapshotRequest {
   outDir: string;
   era: EraChoice;
   timeoutMs: number;
+  clientInfo?: ClientInfo[];
 }
 
 /**
@@ -391,7 +395,7 @@ export async function runSnapshot(request: SnapshotRequest): Promise<{ written: 
   const profile = resolveProfile(request.profile);
   const connections = CONNECTIONS_FOR[request.era].filter((connection) => connection !== 'witness');
   return withTarget(request, profile, connections, {}, async (target, servers) => {
-    const observations = await observe(target, { connections, timeoutMs: request.timeoutMs }, servers);
+    const { observations } = await observe(target, { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }, servers);
     const surfaces = snapshotAll(observations, profile, target);
     if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
     const known = surfaces.some((surface) => surface.prompts) ? knownPromptFixture(request.outDir, profile) : undefined;

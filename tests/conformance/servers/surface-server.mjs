@@ -8,7 +8,8 @@
 // A surface: { serverInfo, cacheHints, tools, legacyTools?, witnessTools?, prompts?,
 // legacyPrompts?, witnessPrompts? }. `cacheHints` goes to McpServer as is (keys 'tools/list',
 // 'server/discover'). `legacyTools` replaces the tool list for 2025-era connections;
-// `witnessTools` replaces it for HTTP requests whose User-Agent names the 1.x witness client; the
+// `witnessTools` replaces it for HTTP requests with the User-Agent of the client the 1.x witness
+// presents as (Claude Code); the
 // prompt lists likewise. A prompt is { name, title?, description?, argsSchema? } (JSON Schema of
 // its string arguments); with no prompt to serve, the prompts capability is not advertised.
 import { readFileSync } from 'node:fs';
@@ -116,7 +117,7 @@ if (mode === 'stdio') {
       res.writeHead(404).end();
       return;
     }
-    const witness = /witness/i.test(req.headers['user-agent'] ?? '');
+    const witness = /^claude-code\//.test(req.headers['user-agent'] ?? '');
     if (entry.surface.rewrites) rewritingResponse(res, entry.surface.rewrites);
     void (witness ? entry.witness : entry.main)(req, res);
   });
