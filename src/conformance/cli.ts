@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConformError, EXIT } from './errors.js';
 import { SEVERITIES, type Severity } from './findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
 import { CONNECTIONS_FOR, type EraChoice } from './connections.js';
 import type { RunResult } from './run.js';
-import { FORMATS, type Format } from './report/formats.js';
+import { FORMATS } from './report/formats.js';
+import { reportPlan } from './report/plan.js';
 import { launchServers } from './stdio-transport.js';
 import { startBundledServer } from './bundled.js';
 import { parseClientInfo, type ClientInfo } from './client-identities.js';
@@ -67,20 +68,8 @@ interface ReportOptions {
   failOn: Severity;
 }
 
-/** Pair each --format with the --output at the same position; unpaired formats go to stdout (at most one). */
-function reportPlan({ format = [], output = [] }: ReportOptions): { format: Format; file: string | null }[] {
-  const formats = format.length > 0 ? format : ['pretty'];
-  for (const format of formats) {
-    if (!(FORMATS as readonly string[]).includes(format)) throw new ConformError('usage', `unknown --format "${format}" (expected ${FORMATS.join(', ')})`);
-  }
-  if (output.length > formats.length) throw new ConformError('usage', 'more --output than --format options: pair each --output with a --format');
-  const plan = formats.map((name, index) => ({ format: name as Format, file: output[index] ?? null }));
-  if (plan.filter((entry) => entry.file === null).length > 1) throw new ConformError('usage', 'only one --format can go to stdout; give the others an --output file');
-  return plan;
-}
-
 async function writeReports(result: RunResult, options: ReportOptions, io: Io): Promise<number> {
-  const plan = reportPlan(options);
+  const plan = reportPlan(options.format, options.output, io.cwd);
   const { render } = await import('./report/index.js');
   const { verdictOf } = await import('./report/verdict.js');
   for (const { format, file } of plan) {
@@ -90,8 +79,9 @@ async function writeReports(result: RunResult, options: ReportOptions, io: Io): 
       continue;
     }
     try {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, text);
+      const path = resolve(io.cwd, file);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
     } catch (error) {
       throw new ConformError('usage', `cannot write ${format} report to ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
@@ -163,8 +153,8 @@ function addTargetOptions(command: Command): Command {
 
 function addReportOptions(command: Command): Command {
   return command
-    .option('--format <format>', `report format: ${FORMATS.join(', ')} (repeatable; default pretty)`, collect)
-    .option('--output <file>', 'write the report of the --format at the same position to this file (repeatable; default stdout)', collect)
+    .option('--format <format[=file]>', `report format: ${FORMATS.join(', ')}; NAME=FILE writes it to FILE (repeatable; at most one to stdout; default pretty)`, collect)
+    .option('--output <file>', 'write the one --format given to this file (with several formats, use --format NAME=FILE)', collect)
     .addOption(new Option('--fail-on <severity>', 'lowest severity that fails the run').choices([...SEVERITIES]).default('error'))
     .option('--config <file>', 'config file (default: ./b2-mcp-conform.config.json when present)');
 }
@@ -194,7 +184,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       setExit(await serveSandboxEnv(options.profile, options.contract, io));
       return;
     }
-    reportPlan(options); // a bad --format/--output fails before anything is started
+    const plan = reportPlan(options.format, options.output, io.cwd); // a bad --format/--output fails before anything is started
     const target = targetFrom(options, io);
     if ((options.onlyProbes || options.probeTool) && options.probes === false) throw new ConformError('usage', `use either ${options.onlyProbes ? '--only-probes' : '--probe-tool'} or --no-probes, not both`);
     const probes = Boolean(options.onlyProbes || options.probeTool) || (options.probes ?? target === null);
@@ -205,7 +195,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
         ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice]) }
         : { bundled: startBundledServer(resolveProfile(options.profile), options.timeout) };
     const { runCheck } = await import('./run.js');
-    const onProgress = probes ? progressLine(io, ((options.format ?? []) as string[]).includes('json')) : undefined;
+    const onProgress = probes ? progressLine(io, plan.some((entry) => entry.format === 'json' && entry.file === null)) : undefined;
     const result = await runCheck({
       profile: options.profile,
       target,
@@ -244,7 +234,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
   addReportOptions(diff)
     .option('--debug', 'show stack traces for errors')
     .action(async (before: string, after: string, options) => {
-      reportPlan(options);
+      reportPlan(options.format, options.output, io.cwd);
       const { runDiff } = await import('./run.js');
       const result = runDiff({ before, after, configFile: options.config, cwd: io.cwd });
       setExit(await writeReports(result, options, io));
@@ -277,8 +267,10 @@ export async function renderRules(format: 'pretty' | 'json' | 'markdown'): Promi
   return `${rules.map((rule) => `${rule.id.padEnd(width)}  ${rule.severity.padEnd(7)}  ${rule.title}\n${' '.repeat(width + 11)}${rule.doc}`).join('\n')}\n`;
 }
 
+/** Errors are JSON lines when a JSON report is asked for (to stdout or a file). */
 function wantsJson(argv: readonly string[]): boolean {
-  return argv.some((arg, index) => arg === '--format=json' || (arg === '--format' && argv[index + 1] === 'json'));
+  const json = (value: string | undefined) => value === 'json' || Boolean(value?.startsWith('json='));
+  return argv.some((arg, index) => (arg.startsWith('--format=') && json(arg.slice('--format='.length))) || (arg === '--format' && json(argv[index + 1])));
 }
 
 function errorLine(code: string, message: string, json: boolean): string {

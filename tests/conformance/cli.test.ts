@@ -152,9 +152,9 @@ describe.concurrent('exit codes', () => {
 });
 
 describe.concurrent('commands', () => {
-  test('several --format/--output pairs in one run', async () => {
+  test('several reports in one run, each naming its file', async () => {
     const dir = tempDir();
-    const outcome = await run(...against('baseline'), '--format', 'json', '--output', join(dir, 'r.json'), '--format', 'sarif', '--output', join(dir, 'r.sarif'), '--format', 'pretty');
+    const outcome = await run(...against('baseline'), `--format=json=${join(dir, 'r.json')}`, '--format', `sarif=${join(dir, 'r.sarif')}`, '--format', 'pretty');
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toMatch(/^b2-mcp-conform check/);
     const { readFileSync } = await import('node:fs');
