@@ -1,11 +1,13 @@
-/** The local-file guard and streamed saves behind saveToPath / filePath, and S3 error mapping. */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+/** The local-file guard (root, default policy, server files, races) and streamed saves behind saveToPath / filePath, and S3 error mapping. */
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open as openHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { MASTER_KEY_HINT, s3ErrorFrom } from '../../src/server/s3/errors.js';
-import { prepareLocalTarget, readLocalFile, saveStream } from '../../src/server/s3/local-files.js';
+import { openedRealPath, prepareLocalTarget, readLocalFile, saveStream } from '../../src/server/s3/local-files.js';
 import { ToolError } from '../../src/server/tools/definition.js';
 
 let root: string;
@@ -48,8 +50,7 @@ describe('destinations', () => {
   test('paths that escape the root directly, by .., or through a symlink are refused', async () => {
     symlinkSync(outside, join(root, 'link'));
     writeFileSync(join(outside, 'existing.txt'), 'x');
-    symlinkSync(join(outside, 'existing.txt'), join(root, 'file-link'));
-    for (const path of [join(outside, 'x'), join(root, '..', 'x'), join(root, 'link', 'x'), join(root, 'link', 'deeper', 'x'), join(root, 'file-link')]) {
+    for (const path of [join(outside, 'x'), join(root, '..', 'x'), join(root, 'link', 'x'), join(root, 'link', 'deeper', 'x')]) {
       const error = await refusal(prepareLocalTarget(policy(), path));
       expect([error.status, error.code], path).toEqual([403, 'local_file_refused']);
     }
@@ -61,11 +62,16 @@ describe('destinations', () => {
     expect((await prepareLocalTarget(policy(), join(root, 'alias', 'x.txt'))).path).toBe(join(root, 'real', 'x.txt'));
   });
 
-  test('a dangling symlink and a directory are not valid targets', async () => {
+  test('anything already at the path is refused: a file, a symlink (dangling or not), a directory', async () => {
+    writeFileSync(join(root, 'file.txt'), 'x');
     symlinkSync(join(root, 'nowhere'), join(root, 'dangling'));
-    expect((await refusal(prepareLocalTarget(policy(), join(root, 'dangling')))).code).toBe('local_file_refused');
+    symlinkSync(join(root, 'file.txt'), join(root, 'file-link'));
     mkdirSync(join(root, 'dir'));
-    expect((await refusal(prepareLocalTarget(policy(), join(root, 'dir')))).code).toBe('invalid_path');
+    for (const name of ['file.txt', 'dangling', 'file-link', 'dir']) {
+      const error = await refusal(prepareLocalTarget(policy(), join(root, name)));
+      expect([error.status, error.code], name).toEqual([409, 'local_file_exists']);
+      expect(error.message).toContain('Choose a new path');
+    }
   });
 
   test('nothing is allowed when local files are off', async () => {
@@ -95,17 +101,32 @@ describe('streamed saves', () => {
     expect(readdirSync(root)).toEqual([]);
   });
 
-  test('a failing source leaves an existing file untouched', async () => {
-    writeFileSync(join(root, 'keep.txt'), 'original');
-    const target = await prepareLocalTarget(policy(), join(root, 'keep.txt'));
+  test('a failing source leaves nothing behind', async () => {
+    const target = await prepareLocalTarget(policy(), join(root, 'failed.txt'));
     const source = new Readable({
       read() {
         this.destroy(new Error('connection reset'));
       },
     });
     expect((await refusal(saveStream(source, target, { idleTimeoutMs: 1000 }))).code).toBe('download_failed');
-    expect(readFileSync(join(root, 'keep.txt'), 'utf8')).toBe('original');
-    expect(readdirSync(root)).toEqual(['keep.txt']);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  test('a file that appears after the check is not overwritten: the target is created exclusively', async () => {
+    const target = await prepareLocalTarget(policy(), join(root, 'raced.txt'));
+    writeFileSync(join(root, 'raced.txt'), 'theirs');
+    const error = await refusal(saveStream(Readable.from([Buffer.from('ours')]), target, { idleTimeoutMs: 1000 }));
+    expect([error.status, error.code]).toEqual([409, 'local_file_exists']);
+    expect(readFileSync(join(root, 'raced.txt'), 'utf8')).toBe('theirs');
+    expect(readdirSync(root)).toEqual(['raced.txt']);
+  });
+
+  test('a symlink planted at the target after the check is neither followed nor replaced', async () => {
+    writeFileSync(join(outside, 'bashrc'), 'original');
+    const target = await prepareLocalTarget({ allowLocalFiles: true }, join(root, 'planted.txt'));
+    symlinkSync(join(outside, 'bashrc'), join(root, 'planted.txt'));
+    expect((await refusal(saveStream(Readable.from([Buffer.from('payload')]), target, { idleTimeoutMs: 1000 }))).code).toBe('local_file_exists');
+    expect(readFileSync(join(outside, 'bashrc'), 'utf8')).toBe('original');
   });
 });
 
@@ -119,6 +140,121 @@ describe('reads', () => {
     writeFileSync(join(outside, 'secret.txt'), 'secret');
     symlinkSync(join(outside, 'secret.txt'), join(root, 'sneaky.txt'));
     expect((await refusal(readLocalFile(policy(), join(root, 'sneaky.txt'), 100))).code).toBe('local_file_refused');
+  });
+});
+
+describe('default policy without B2_FILE_ROOT', () => {
+  const open = { allowLocalFiles: true };
+
+  test('system trees, hidden files and hidden directories are refused for reading, also through a symlink', async () => {
+    mkdirSync(join(outside, '.ssh'));
+    writeFileSync(join(outside, '.ssh', 'id_ed25519'), 'private key');
+    writeFileSync(join(outside, '.env'), 'B2_APPLICATION_KEY=x');
+    symlinkSync('/proc/self/environ', join(outside, 'environ-link'));
+    symlinkSync(join(outside, '.env'), join(outside, 'env-link'));
+    const paths = ['/proc/self/environ', '/proc/self/cmdline', '/sys/kernel/osrelease', '/sys/no-such-file', '/dev/zero', join(outside, '.env'), join(outside, '.ssh', 'id_ed25519'), join(outside, 'environ-link'), join(outside, 'env-link')];
+    for (const path of paths) {
+      const error = await refusal(readLocalFile(open, path, 1000));
+      expect([error.status, error.code], path).toEqual([403, 'local_file_refused']);
+      expect(error.message, path).toContain('B2_FILE_ROOT');
+    }
+    writeFileSync(join(outside, 'plain.txt'), 'fine');
+    expect((await readLocalFile(open, join(outside, 'plain.txt'), 100)).toString()).toBe('fine');
+  });
+
+  test('system trees and hidden paths are refused as destinations', async () => {
+    for (const path of ['/dev/b2-mcp-test', '/proc/b2-mcp-test', join(outside, '.bashrc'), join(outside, '.ssh', 'authorized_keys'), join(outside, '.config', 'autostart', 'x.desktop')]) {
+      expect((await refusal(prepareLocalTarget(open, path))).code, path).toBe('local_file_refused');
+    }
+    expect(readdirSync(outside)).toEqual([]);
+    expect((await prepareLocalTarget(open, join(outside, 'visible.txt'))).path).toBe(join(outside, 'visible.txt'));
+  });
+
+  test('an explicit B2_FILE_ROOT that contains a hidden file allows it', async () => {
+    writeFileSync(join(root, '.env'), 'chosen by the operator');
+    expect((await readLocalFile(policy(), join(root, '.env'), 100)).toString()).toBe('chosen by the operator');
+    expect((await prepareLocalTarget(policy(), join(root, '.cache', 'x'))).path).toBe(join(root, '.cache', 'x'));
+  });
+
+  test('the secret ledger, its reservations and the log file are refused even inside the root, under any name', async () => {
+    const ledger = join(root, 'secrets.jsonl');
+    const log = join(root, 'server.log');
+    writeFileSync(ledger, '{"secret":"x"}\n');
+    writeFileSync(log, '{}\n');
+    writeFileSync(`${ledger}.abc.pending`, '');
+    linkSync(ledger, join(root, 'innocent.txt'));
+    symlinkSync(log, join(root, 'log-link'));
+    const guarded = { ...policy(), secretSinkFile: ledger, logFile: log };
+    for (const path of [ledger, log, `${ledger}.abc.pending`, join(root, 'innocent.txt'), join(root, 'log-link')]) {
+      const error = await refusal(readLocalFile(guarded, path, 1000));
+      expect([error.code, error.message], path).toEqual(['local_file_refused', expect.stringContaining("this server's own files")]);
+    }
+    expect((await refusal(prepareLocalTarget(guarded, `${ledger}.def.pending`))).code).toBe('local_file_refused');
+  });
+});
+
+describe('reads under a racing symlink swap', () => {
+  test('the descriptor that was opened decides: a swap between check and open never reads outside the root', async () => {
+    mkdirSync(join(root, 'real'));
+    writeFileSync(join(root, 'real', 'file.txt'), 'inside');
+    writeFileSync(join(outside, 'file.txt'), 'OUTSIDE');
+    writeFileSync(join(root, 'plain.txt'), 'inside');
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    // The attacker: swaps the directory `real` for a symlink out of the root, and the file
+    // `plain.txt` for a symlink to the outside file, back and forth, until told to stop.
+    const swapper = new Worker(
+      `const { workerData } = require('node:worker_threads');
+       const fs = require('node:fs');
+       const { root, outside, stop } = workerData;
+       const flag = new Int32Array(stop);
+       for (let i = 0; i < 1e6 && Atomics.load(flag, 0) === 0; i++) {
+         try {
+           fs.renameSync(root + '/real', root + '/parked');
+           fs.symlinkSync(outside, root + '/real');
+           fs.unlinkSync(root + '/real');
+           fs.renameSync(root + '/parked', root + '/real');
+           fs.symlinkSync(outside + '/file.txt', root + '/swap');
+           fs.renameSync(root + '/swap', root + '/plain.txt');
+           fs.writeFileSync(root + '/swap', 'inside');
+           fs.renameSync(root + '/swap', root + '/plain.txt');
+         } catch {}
+       }`,
+      { eval: true, workerData: { root, outside, stop: stop.buffer } },
+    );
+    const exited = new Promise((resolve) => swapper.once('exit', resolve));
+    const outcomes = new Map<string, number>();
+    try {
+      for (let i = 0; i < 400; i++) {
+        for (const path of [join(root, 'real', 'file.txt'), join(root, 'plain.txt')]) {
+          const outcome = await readLocalFile(policy(), path, 100).then(
+            (bytes) => bytes.toString(),
+            (error: ToolError) => error.code,
+          );
+          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        }
+      }
+    } finally {
+      Atomics.store(stop, 0, 1);
+      await exited;
+    }
+    expect(outcomes.has('OUTSIDE'), JSON.stringify([...outcomes])).toBe(false);
+    expect([...outcomes.keys()].every((outcome) => ['inside', 'local_file_refused', 'file_not_found', 'invalid_path'].includes(outcome))).toBe(true);
+  });
+
+  test('without /proc/self/fd, the path resolved after the open must still be the file that was opened', async () => {
+    writeFileSync(join(root, 'a.txt'), 'a');
+    writeFileSync(join(root, 'b.txt'), 'b');
+    const noLinks = join(root, 'no-such-links');
+    const handle = await openHandle(join(root, 'a.txt'), 'r');
+    try {
+      expect(await openedRealPath(handle, join(root, 'a.txt'), noLinks)).toBe(join(realpathSync(root), 'a.txt'));
+      // The name now leads to another file than the one opened: no answer.
+      expect(await openedRealPath(handle, join(root, 'b.txt'), noLinks)).toBeUndefined();
+      expect(await openedRealPath(handle, join(root, 'gone.txt'), noLinks)).toBeUndefined();
+      expect(await openedRealPath(handle, join(root, 'b.txt'))).toBe(join(realpathSync(root), 'a.txt'));
+    } finally {
+      await handle.close();
+    }
   });
 });
 

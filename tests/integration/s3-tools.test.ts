@@ -320,6 +320,42 @@ describe('local file guard', () => {
   });
 });
 
+describe('stdio defaults: local files allowed, no B2_FILE_ROOT', () => {
+  test('the process environment, hidden files and existing files are out of reach, and an object holding the key comes back redacted', async () => {
+    const home = mkdtempSync(join(tmpdir(), 's3-home-'));
+    const ledger = join(home, 'ledger', 'secrets.jsonl');
+    const defaults = await connectToSandbox(sandbox, key, { env: { B2_MCP_PROFILE: 'full', B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: ledger } });
+    try {
+      writeFileSync(join(home, '.env'), `B2_APPLICATION_KEY=${key.applicationKey}`);
+      writeFileSync(join(home, 'bashrc'), 'original');
+      const before = await lastRequestSeq(sandbox);
+      for (const filePath of ['/proc/self/environ', join(home, '.env'), ledger]) {
+        const refused = await fails('s3_put_object', { bucket: BUCKET, key: 'stolen', filePath }, defaults);
+        expect([refused.status, refused.code], filePath).toEqual([403, 'local_file_refused']);
+      }
+      expect((await requestsSince(sandbox, before)).filter((r) => r.operation === 'PutObject')).toEqual([]);
+
+      const overwrite = await fails('s3_get_object', { bucket: BUCKET, key: 'docs/readme.txt', saveToPath: join(home, 'bashrc') }, defaults);
+      expect([overwrite.status, overwrite.code]).toEqual([409, 'local_file_exists']);
+      expect(overwrite.text).toContain('Choose a new path');
+      expect(readFileSync(join(home, 'bashrc'), 'utf8')).toBe('original');
+
+      // The key, planted in a binary object by other means, never leaves in its base64 content.
+      const planted = Buffer.concat([Buffer.from([0, 1, 2, 255]), Buffer.from(`B2_APPLICATION_KEY=${key.applicationKey}\0`)]);
+      await ok('s3_put_object', { bucket: BUCKET, key: 'tools/environ.bin', content: planted.toString('base64') });
+      const read = await defaults.callTool('s3_get_object', { bucket: BUCKET, key: 'tools/environ.bin' });
+      const content = (read.structuredContent as { encoding: string; content: string }).content;
+      expect((read.structuredContent as { encoding: string }).encoding).toBe('base64');
+      expect(Buffer.from(content, 'base64').toString('latin1')).toContain('B2_APPLICATION_KEY=[redacted]');
+      const wire = JSON.stringify(read);
+      for (const form of [key.applicationKey, Buffer.from(key.applicationKey).toString('base64').slice(0, 20), planted.toString('base64')]) expect(wire).not.toContain(form);
+    } finally {
+      await defaults.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('runtime capability checks', () => {
   test('bypassGovernance without the capability is refused with missing_capability and no mutation', async () => {
     const limited = await createKey(sandbox, { capabilities: ['listBuckets', 'listFiles', 'readFiles', 'writeFiles', 'deleteFiles'] });

@@ -204,6 +204,57 @@ describe('string-based redaction', () => {
   });
 });
 
+describe('S5: secrets inside encoded runs', () => {
+  const binary = (text: string) => Buffer.concat([Buffer.from([0, 159, 255, 10]), Buffer.from(`${text} `), Buffer.from([0, 200])]);
+  const decodedBase64 = (s: string) => Buffer.from(s, 'base64').toString('latin1');
+
+  it.each([
+    ['a configured secret', `env ${CONFIGURED} end`],
+    ['a canary', `x ${CANARY} y`],
+    ['a bearer credential', 'Authorization header Bearer abcdefghijklmnop'],
+    ['a labelled secret', 'B2_APPLICATION_KEY=s3cr3tvalue12'],
+  ])('finds %s in base64 content and re-encodes it redacted, the other bytes intact', (_what, secret) => {
+    const encoded = binary(secret).toString('base64');
+    const out = results.text(encoded);
+    expect(out).not.toBe(encoded);
+    const decoded = decodedBase64(out);
+    expect(decoded).toContain(REDACTED);
+    expect(decoded.startsWith('\x00\x9f\xff\n')).toBe(true);
+    expect(decoded.endsWith('\x00\xc8')).toBe(true);
+    expect(results.value({ encoding: 'base64', content: encoded })).toEqual({ encoding: 'base64', content: out });
+  });
+
+  it('finds a secret in URL-safe base64 and in hex of either case, keeping the encoding', () => {
+    const bytes = binary(`key ${CONFIGURED}`);
+    const urlSafe = results.text(bytes.toString('base64url'));
+    expect(urlSafe).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(Buffer.from(urlSafe, 'base64url').toString('latin1')).toContain(`key ${REDACTED}`);
+    for (const hex of [bytes.toString('hex'), bytes.toString('hex').toUpperCase()]) {
+      const out = results.text(`dump: ${hex}`);
+      const run = out.slice('dump: '.length);
+      expect(run === run.toUpperCase()).toBe(hex === hex.toUpperCase());
+      expect(Buffer.from(run, 'hex').toString('latin1')).toContain(`key ${REDACTED}`);
+    }
+  });
+
+  it('finds the shortest configured secret (8 bytes) in the shortest run that carries it', () => {
+    const short = createSanitizer(['abcdefgh']);
+    expect(short.text(Buffer.from('abcdefgh').toString('base64'))).not.toBe(Buffer.from('abcdefgh').toString('base64'));
+    expect(short.text(Buffer.from('abcdefgh').toString('hex'))).not.toBe(Buffer.from('abcdefgh').toString('hex'));
+  });
+
+  it('leaves encoded runs without secrets, ids and hashes untouched', () => {
+    for (const s of [
+      Buffer.from('harmless binary payload, nothing to see').toString('base64'),
+      'da39a3ee5e6b4b0d3255bfef95601890afd80709',
+      '4_z27c88f1d182b150646ff0b16_f1004ba650fe24e6b_d20260101_m1',
+      '"0123456789abcdef0123456789abcdef"',
+    ]) {
+      expect(results.text(s)).toBe(s);
+    }
+  });
+});
+
 describe('structure handling', () => {
   it('never invokes accessors: they become [accessor] (or [redacted] under a secret key)', () => {
     let calls = 0;

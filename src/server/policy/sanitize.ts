@@ -6,8 +6,9 @@
  * Two layers:
  * - key-based (K1–K6): a property whose normalized key names a secret has its
  *   value replaced wholesale by `[redacted]`, whatever its type;
- * - string-based (S1–S4): every string is scrubbed of configured secret values,
- *   canaries, HTTP auth credentials and `label: value` secrets, in that order.
+ * - string-based (S1–S5): every string is scrubbed of configured secret values,
+ *   canaries, HTTP auth credentials and `label: value` secrets, in that order, and then
+ *   of the same found inside base64 or hex runs (S5), which are re-encoded redacted.
  *
  * Both modes render Dates as ISO strings and binary data as `{type, byteLength}`
  * (bytes cannot be scanned for secrets); log mode adds K6, `[function]` and
@@ -132,6 +133,14 @@ const LABELLED_SECRET = new RegExp(
 /** Shortest string any S rule can change: an 8-char secret, or `cookie:x`-like labels. */
 const MIN_REDACTABLE_LENGTH = 8;
 
+// S5: secrets inside base64 (either alphabet) or hex runs, such as an object's base64 content.
+// A run is decoded from its first character, bytes read as Latin-1 so ASCII secrets match byte
+// for byte; 11 characters (unpadded) encode 8 bytes, the shortest thing S1–S4 can change.
+const MIN_ENCODED_RUN = 11;
+const ENCODED_RUN = /[A-Za-z0-9+/_-]{11,}={0,2}/g;
+const HEX_RUN = /^[0-9A-Fa-f]+$/;
+const URL_SAFE_BASE64 = /[-_]/;
+
 export type SanitizerMode = 'result' | 'log';
 
 export interface SanitizerOptions {
@@ -143,7 +152,7 @@ export interface Sanitizer {
   readonly mode: SanitizerMode;
   /** A sanitized deep copy: key-based then string-based redaction; never invokes getters; never mutates `v`. */
   value<T>(v: T): unknown;
-  /** S1–S4 applied to one string. */
+  /** S1–S5 applied to one string. */
   text(s: string): string;
 }
 
@@ -247,7 +256,8 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
     return out + s.slice(copied, spanStart) + REDACTED + s.slice(spanEnd);
   }
 
-  function text(s: string): string {
+  /** S1–S4. */
+  function plainText(s: string): string {
     if (s.length < MIN_REDACTABLE_LENGTH) return s;
     let out = s;
     if (configuredSecret !== undefined && out.length >= minSecretLength) out = redactConfigured(out, configuredSecret);
@@ -255,6 +265,28 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
     if (out.includes('Bearer') || out.includes('Basic')) out = out.replace(AUTH_SCHEME, `$1$2${REDACTED}`);
     if (out.includes(':') || out.includes('=')) out = out.replace(LABELLED_SECRET, `$1${REDACTED}`);
     return out;
+  }
+
+  /** S5: a base64 or hex run whose decoded bytes S1–S4 would change, re-encoded from the redacted bytes. */
+  function encodedRun(run: string): string {
+    if (HEX_RUN.test(run) && run.length % 2 === 0) {
+      const decoded = Buffer.from(run, 'hex').toString('latin1');
+      const redacted = plainText(decoded);
+      if (redacted !== decoded) {
+        const hex = Buffer.from(redacted, 'latin1').toString('hex');
+        return run === run.toUpperCase() ? hex.toUpperCase() : hex;
+      }
+    }
+    const decoded = Buffer.from(run, 'base64').toString('latin1');
+    const redacted = plainText(decoded);
+    if (redacted === decoded) return run;
+    const bytes = Buffer.from(redacted, 'latin1');
+    return URL_SAFE_BASE64.test(run) ? bytes.toString('base64url') : bytes.toString('base64');
+  }
+
+  function text(s: string): string {
+    const out = plainText(s);
+    return out.length < MIN_ENCODED_RUN ? out : out.replace(ENCODED_RUN, encodedRun);
   }
 
   function copyProperties(

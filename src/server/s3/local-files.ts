@@ -1,15 +1,22 @@
 /**
  * Local files for `s3_put_object.filePath` (read) and `s3_get_object.saveToPath` (write).
  *
- * Rules: nothing happens unless local files are allowed (`B2_ALLOW_LOCAL_FILES`); with a root
- * (`B2_FILE_ROOT`) the real path — symlinks resolved, and for a new file the real path of its
- * nearest existing ancestor — must lie inside the root's real path. Writes stream into a temporary
- * file beside the target and are renamed into place only when the whole body arrived, so a
- * refused, failed, cancelled or stalled download leaves nothing behind.
+ * Rules: nothing happens unless local files are allowed (`B2_ALLOW_LOCAL_FILES`). With a root
+ * (`B2_FILE_ROOT`) the real path — symlinks resolved — must lie inside the root's real path.
+ * Without one, the default policy refuses system trees (`/proc`, `/sys`, `/dev`) and anything
+ * hidden (any path segment starting with `.`: `~/.ssh`, `~/.aws`, `.env`, …). The server's own
+ * files (the secret ledger and its reservations, the log file) are refused in every case.
+ *
+ * Every decision is taken on what was actually opened, never on a path checked beforehand: a
+ * read opens first and then checks the descriptor's real path (`/proc/self/fd`) and identity,
+ * so a symlink swapped in between cannot carry it outside. A save never replaces anything: the
+ * target is created exclusively (`O_EXCL`), the body streams into a temporary sibling, and the
+ * temporary file is renamed over the placeholder only when the whole body arrived, so a refused,
+ * failed, cancelled or stalled download leaves nothing behind.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { lstat, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { constants, createWriteStream, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -18,10 +25,20 @@ import { ToolError } from '../tools/definition.js';
 export interface LocalFilePolicy {
   allowLocalFiles: boolean;
   fileRoot?: string | undefined;
+  /** The secret ledger: never read or written, nor its `.pending` reservations. */
+  secretSinkFile?: string | undefined;
+  /** The server's log file: never read or written. */
+  logFile?: string | undefined;
 }
 
 /** Default of `B2_S3_SAVE_TO_PATH_IDLE_TIMEOUT_MS`: a download that sends nothing this long is abandoned. */
 export const SAVE_IDLE_TIMEOUT_MS = 60_000;
+
+/** Trees refused without `B2_FILE_ROOT`: process memory and environment, kernel state, devices. */
+export const SYSTEM_TREES: readonly string[] = ['/proc', '/sys', '/dev'];
+
+/** Where the kernel shows what an open descriptor refers to (Linux). */
+const DESCRIPTOR_LINKS = '/proc/self/fd';
 
 const refused = (message: string) => new ToolError(403, 'local_file_refused', message);
 
@@ -52,36 +69,111 @@ function inside(root: string, path: string): boolean {
   return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
 }
 
-function checkInside(root: string | undefined, real: string, given: string, argument: string): void {
-  if (root !== undefined && !inside(root, real)) {
-    throw refused(`${argument} ${JSON.stringify(given)} resolves outside the directory this server allows (B2_FILE_ROOT); symlinks count by their target. Nothing was read or written.`);
+/** Why the default policy (no `B2_FILE_ROOT`) refuses `path`, if it does. */
+function defaultPolicyRefusal(path: string): string | undefined {
+  if (SYSTEM_TREES.some((tree) => inside(tree, path))) return `lies in a system tree (${SYSTEM_TREES.join(', ')})`;
+  if (path.split(sep).some((segment) => segment.startsWith('.'))) return 'is or lies in a hidden file or directory';
+  return undefined;
+}
+
+/** Real paths of the server's own files (as configured when they do not exist yet). */
+async function serverFiles(policy: LocalFilePolicy): Promise<{ ledger?: string; log?: string }> {
+  const real = (path: string | undefined) => (path === undefined ? undefined : realpath(path).catch(() => resolve(path)));
+  const [ledger, log] = await Promise.all([real(policy.secretSinkFile), real(policy.logFile)]);
+  return { ...(ledger !== undefined && { ledger }), ...(log !== undefined && { log }) };
+}
+
+/** A checked place: the root's real path (when one is set) and the server files to stay away from. */
+interface Fence {
+  root?: string;
+  ledger?: string;
+  log?: string;
+}
+
+async function fenceOf(policy: LocalFilePolicy): Promise<Fence> {
+  const root = await realRoot(policy);
+  return { ...(root !== undefined && { root }), ...(await serverFiles(policy)) };
+}
+
+function isServerFile(fence: Fence, path: string): boolean {
+  if (path === fence.ledger || path === fence.log) return true;
+  // The ledger's reservations: `<ledger>.<hash>.pending`.
+  return fence.ledger !== undefined && path.startsWith(`${fence.ledger}.`) && path.endsWith('.pending');
+}
+
+/** Refuses `path` as named, before it is looked at: a server file, or what the default policy forbids. */
+function checkNamed(fence: Fence, path: string, shown: string, argument: string): void {
+  if (isServerFile(fence, path)) {
+    throw refused(`${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`);
+  }
+  const reason = fence.root === undefined ? defaultPolicyRefusal(path) : undefined;
+  if (reason) {
+    throw refused(
+      `${argument} ${JSON.stringify(shown)} ${reason}; without B2_FILE_ROOT this server refuses ${SYSTEM_TREES.join(', ')} and hidden files and directories (a segment starting with "."). Set B2_FILE_ROOT to a directory that contains it to allow it. Nothing was read or written.`,
+    );
+  }
+}
+
+/** Refuses the real path `real` (and the `given` absolute path it came from) unless the policy allows it. */
+function checkPlace(fence: Fence, real: string, given: string, shown: string, argument: string): void {
+  checkNamed(fence, given, shown, argument);
+  checkNamed(fence, real, shown, argument);
+  if (fence.root !== undefined && !inside(fence.root, real)) {
+    throw refused(`${argument} ${JSON.stringify(shown)} resolves outside the directory this server allows (B2_FILE_ROOT); symlinks count by their target. Nothing was read or written.`);
   }
 }
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 const LOCAL_WRITE_ERRORS = new Set(['EACCES', 'EPERM', 'ENOSPC', 'EDQUOT', 'EROFS', 'EISDIR', 'ENOTDIR', 'EEXIST', 'EMFILE', 'ENFILE', 'EIO']);
 
+const sameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino;
+
+/**
+ * The real path of what `handle` refers to: the kernel's own answer where `/proc/self/fd` exists;
+ * elsewhere `path` resolved again after the open, accepted only if it is the very file opened.
+ */
+export async function openedRealPath(handle: FileHandle, path: string, links = DESCRIPTOR_LINKS): Promise<string | undefined> {
+  const shown = await readlink(join(links, String(handle.fd))).catch(() => undefined);
+  if (shown !== undefined) return isAbsolute(shown) ? shown : undefined;
+  const real = await realpath(path).catch(() => undefined);
+  if (real === undefined) return undefined;
+  const [opened, current] = await Promise.all([handle.stat(), stat(real).catch(() => undefined)]);
+  return current && sameFile(opened, current) ? real : undefined;
+}
+
 /** Read a local file of at most `maxBytes` for upload. */
 export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBytes: number, argument = 'filePath'): Promise<Buffer> {
   checkAllowed(policy, argument);
   const given = absolute(policy, path, argument);
-  const root = await realRoot(policy);
-  let real: string;
-  try {
-    real = await realpath(given);
-  } catch (error) {
+  const fence = await fenceOf(policy);
+  checkNamed(fence, given, path, argument);
+  // A first look keeps devices and FIFOs outside the policy from being opened at all; the
+  // decision that counts is taken again on the descriptor below.
+  const before = await realpath(given).catch((error: unknown) => {
     if (code(error) === 'ENOENT') throw new ToolError(404, 'file_not_found', `${argument} ${JSON.stringify(path)} does not exist.`);
     throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be read (${code(error) ?? 'error'}).`);
-  }
-  checkInside(root, real, path, argument);
-  const info = await stat(real);
-  if (!info.isFile()) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} is not a regular file.`);
-  if (info.size > maxBytes) {
-    throw new ToolError(413, 'file_too_large', `${argument} ${JSON.stringify(path)} is ${info.size} bytes; the limit is ${maxBytes} bytes.`);
-  }
-  // Read through one handle with a hard cap, in case the file grows after the check.
-  const handle = await open(real, 'r');
+  });
+  checkPlace(fence, before, given, path, argument);
+  let handle: FileHandle;
   try {
+    // Non-blocking, so a FIFO swapped in cannot hang the open.
+    handle = await open(before, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if (code(error) === 'ENOENT') throw new ToolError(404, 'file_not_found', `${argument} ${JSON.stringify(path)} does not exist.`);
+    if (code(error) === 'ELOOP') throw refused(`${argument} ${JSON.stringify(path)} changed while it was being opened. Nothing was read.`);
+    throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be read (${code(error) ?? 'error'}).`);
+  }
+  try {
+    const real = await openedRealPath(handle, before);
+    if (real === undefined) throw refused(`${argument} ${JSON.stringify(path)} changed while it was being opened. Nothing was read.`);
+    checkPlace(fence, real, given, path, argument);
+    const info = await handle.stat();
+    if (!info.isFile()) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} is not a regular file.`);
+    await checkNotServerFile(fence, info, path, argument);
+    if (info.size > maxBytes) {
+      throw new ToolError(413, 'file_too_large', `${argument} ${JSON.stringify(path)} is ${info.size} bytes; the limit is ${maxBytes} bytes.`);
+    }
+    // Read through the one handle with a hard cap, in case the file grows after the check.
     const buffer = Buffer.alloc(maxBytes + 1);
     let length = 0;
     for (;;) {
@@ -96,51 +188,60 @@ export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBy
   }
 }
 
-/** A checked destination: the real path the file will have. */
+/** The ledger or log file reached under another name (a hard link) is still the server's own file. */
+async function checkNotServerFile(fence: Fence, opened: Stats, shown: string, argument: string): Promise<void> {
+  for (const own of [fence.ledger, fence.log]) {
+    const info = own === undefined ? undefined : await stat(own).catch(() => undefined);
+    if (info && sameFile(info, opened)) {
+      throw refused(`${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`);
+    }
+  }
+}
+
+/** A checked destination: the real path the new file will have. */
 export interface LocalTarget {
   path: string;
-  /** The real path of B2_FILE_ROOT, when one is set (re-checked after directories are made). */
-  root?: string;
   /** What the caller asked for, for messages. */
   given: string;
+  fence: Fence;
+}
+
+function exists(argument: string, path: string): ToolError {
+  return new ToolError(
+    409,
+    'local_file_exists',
+    `${argument} ${JSON.stringify(path)} already exists; this server never overwrites or follows an existing local path. Choose a new path that does not exist yet. Nothing was downloaded.`,
+  );
 }
 
 /**
- * Check a destination before anything is downloaded. An existing target is followed to its real
- * path; a new one is placed under the real path of its nearest existing ancestor.
+ * Check a destination before anything is downloaded: it must not exist yet (not even as a
+ * dangling symlink), and it is placed under the real path of its nearest existing ancestor.
  */
 export async function prepareLocalTarget(policy: LocalFilePolicy, path: string, argument = 'saveToPath'): Promise<LocalTarget> {
   checkAllowed(policy, argument);
   const given = absolute(policy, path, argument);
-  const root = await realRoot(policy);
-  let existing: string | undefined;
-  try {
-    existing = await realpath(given);
-  } catch (error) {
-    if (code(error) !== 'ENOENT') throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be used (${code(error) ?? 'error'}).`);
-  }
-  if (existing !== undefined) {
-    checkInside(root, existing, path, argument);
-    if (!(await stat(existing)).isFile()) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} exists and is not a regular file.`);
-    return { path: existing, given: path, ...(root ? { root } : {}) };
-  }
-  // A dangling symlink would be followed by the write; refuse it rather than guess its target.
-  if (await lstat(given).then((s) => s.isSymbolicLink(), () => false)) {
-    throw refused(`${argument} ${JSON.stringify(path)} is a symlink to a missing file. Nothing was written.`);
-  }
+  const fence = await fenceOf(policy);
+  const present = await lstat(given).then(
+    () => true,
+    (error: unknown) => {
+      if (code(error) === 'ENOENT') return false;
+      throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be used (${code(error) ?? 'error'}).`);
+    },
+  );
   let ancestor = dirname(given);
   const missing: string[] = [basename(given)];
   for (;;) {
     try {
       const real = await realpath(ancestor);
       if (!(await stat(real)).isDirectory()) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} has a parent that is not a directory.`);
-      checkInside(root, real, path, argument);
-      return { path: join(real, ...missing.reverse()), given: path, ...(root ? { root } : {}) };
+      const target = join(real, ...missing.reverse());
+      checkPlace(fence, target, given, path, argument);
+      if (present) throw exists(argument, path);
+      return { path: target, given: path, fence };
     } catch (error) {
-      if (error instanceof ToolError || code(error) !== 'ENOENT') {
-        if (error instanceof ToolError) throw error;
-        throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be used (${code(error) ?? 'error'}).`);
-      }
+      if (error instanceof ToolError) throw error;
+      if (code(error) !== 'ENOENT') throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be used (${code(error) ?? 'error'}).`);
       const parent = dirname(ancestor);
       if (parent === ancestor) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} has no existing ancestor directory.`);
       missing.push(basename(ancestor));
@@ -166,9 +267,34 @@ async function makeParents(target: LocalTarget): Promise<void> {
     await mkdir(path).catch((error: unknown) => {
       if (code(error) !== 'EEXIST') throw error;
     });
-    checkInside(target.root, await realpath(path), target.given, 'saveToPath');
+    checkPlace(target.fence, await realpath(path), path, target.given, 'saveToPath');
   }
-  checkInside(target.root, await realpath(dirname(target.path)), target.given, 'saveToPath');
+}
+
+/** Creates `path` exclusively and checks that the new file is where it was meant to be. */
+async function createExclusive(path: string, expectedDir: string, target: LocalTarget): Promise<{ handle: FileHandle; info: Stats }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  } catch (error) {
+    if (code(error) === 'EEXIST') throw exists('saveToPath', target.given);
+    throw error;
+  }
+  const info = await handle.stat();
+  const real = await openedRealPath(handle, path);
+  if (real === undefined || dirname(real) !== expectedDir) {
+    await handle.close();
+    if (real !== undefined) await unlink(real).catch(() => undefined);
+    throw refused(`saveToPath ${JSON.stringify(target.given)} changed while the file was being created. Nothing was saved.`);
+  }
+  return { handle, info };
+}
+
+/** Removes `path` only if it is still the file this server created there. */
+async function removeOwn(path: string, own: Stats | undefined): Promise<void> {
+  if (!own) return;
+  const current = await lstat(path).catch(() => undefined);
+  if (current && sameFile(current, own)) await unlink(path).catch(() => undefined);
 }
 
 /** Passes chunks through and fails the stream when none arrives for `ms`. */
@@ -199,11 +325,12 @@ function idleWatch(ms: number): Transform {
 }
 
 /**
- * Stream `source` into the checked target: a temporary sibling first, renamed over the target
- * only when complete. Returns the number of bytes written.
+ * Stream `source` into the checked target: the target is reserved exclusively, the body goes to
+ * a temporary sibling, renamed over the reservation only when complete. Returns the bytes written.
  */
 export async function saveStream(source: Readable, target: LocalTarget, options: { idleTimeoutMs: number; signal?: AbortSignal }): Promise<number> {
-  const temporary = join(dirname(target.path), `.${basename(target.path)}.${randomBytes(6).toString('hex')}.part`);
+  const dir = dirname(target.path);
+  const temporary = join(dir, `.${basename(target.path)}.${randomBytes(6).toString('hex')}.part`);
   let bytes = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -211,16 +338,24 @@ export async function saveStream(source: Readable, target: LocalTarget, options:
       done(null, chunk);
     },
   });
+  let placeholder: Stats | undefined;
+  let partial: Stats | undefined;
   try {
     await makeParents(target);
-    await pipeline(source, idleWatch(options.idleTimeoutMs), counter, createWriteStream(temporary, { flags: 'wx' }), {
+    const reserved = await createExclusive(target.path, dir, target);
+    placeholder = reserved.info;
+    await reserved.handle.close();
+    const body = await createExclusive(temporary, dir, target);
+    partial = body.info;
+    await pipeline(source, idleWatch(options.idleTimeoutMs), counter, createWriteStream('', { fd: body.handle }), {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     await rename(temporary, target.path);
     return bytes;
   } catch (error) {
     source.destroy();
-    await rm(temporary, { force: true });
+    await removeOwn(temporary, partial);
+    await removeOwn(target.path, placeholder);
     if (error instanceof ToolError) throw error;
     if ((error as Error).name === 'AbortError') throw new ToolError(499, 'cancelled', 'The download was cancelled; nothing was saved.');
     if (LOCAL_WRITE_ERRORS.has(code(error) ?? '')) throw new ToolError(500, 'local_write_failed', `Could not write ${JSON.stringify(target.given)} (${code(error)}); nothing was saved.`);
