@@ -156,7 +156,9 @@ function addReportOptions(command: Command): Command {
     .option('--format <format[=file]>', `report format: ${FORMATS.join(', ')}; NAME=FILE writes it to FILE (repeatable; at most one to stdout; default pretty)`, collect)
     .option('--output <file>', 'write the one --format given to this file (with several formats, use --format NAME=FILE)', collect)
     .addOption(new Option('--fail-on <severity>', 'lowest severity that fails the run').choices([...SEVERITIES]).default('error'))
-    .option('--config <file>', 'config file (default: ./b2-mcp-conform.config.json when present)');
+    .option('--config <file>', 'config file (default: b2-mcp-conform.config.json at the git root of the working directory, when present)')
+    .option('--no-config', 'ignore every config file')
+    .option('--allow-integrity-overrides', 'let the config turn off, lower or suppress integrity rules (probe integrity, secret leaks, gates, tool-set changes)');
 }
 
 function buildProgram(io: Io, setExit: (code: number) => void): Command {
@@ -204,6 +206,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       era: options.era as EraChoice,
       timeoutMs: options.timeout,
       configFile: options.config,
+      allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides),
       cwd: io.cwd,
       probes,
       onlyProbes: Boolean(options.onlyProbes),
@@ -236,7 +239,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (before: string, after: string, options) => {
       reportPlan(options.format, options.output, io.cwd);
       const { runDiff } = await import('./run.js');
-      const result = runDiff({ before, after, configFile: options.config, cwd: io.cwd });
+      const result = runDiff({ before, after, configFile: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
       setExit(await writeReports(result, options, io));
     });
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConformError } from './errors.js';
-import type { Finding, Severity } from './findings.js';
+import { severityRank, type Finding, type Severity } from './findings.js';
 import { jsonSchemaValidator } from './json-schema.js';
 import type { RuleSet } from './rules/engine.js';
 import type { RuleDefinition, SuppressionOutcome } from './rules/types.js';
@@ -18,12 +18,20 @@ export interface Suppression {
   expires?: string;
 }
 
+/** How the config file was chosen: named with --config, or found at the git root of the working directory. */
+export type ConfigSource = 'explicit' | 'git-root';
+
 export interface ConformConfig {
-  /** Per-rule severity overrides; `off` disables the rule. */
+  /** Per-rule severity overrides in effect; `off` disables the rule. */
   rules: Record<string, Severity | 'off'>;
   suppressions: Suppression[];
-  /** Where the config came from, for the evidence block; null when none was found. */
+  /** Where the config came from, for the evidence block; null when none was used. */
   file: string | null;
+  source: ConfigSource | null;
+  /** Overrides of integrity rules the file asked for and did not get (`rule=severity`). */
+  refused: string[];
+  /** Integrity rules whose findings no suppression hides (empty with --allow-integrity-overrides). */
+  unsuppressible: ReadonlySet<string>;
 }
 
 /** The JSON Schema of b2-mcp-conform.config.json (also printed in docs/conformance.md). */
@@ -54,11 +62,33 @@ export const CONFIG_SCHEMA = {
   },
 } as const;
 
-export const EMPTY_CONFIG: ConformConfig = { rules: {}, suppressions: [], file: null };
+export const EMPTY_CONFIG: ConformConfig = { rules: {}, suppressions: [], file: null, source: null, refused: [], unsuppressible: new Set() };
 
-/** Read the explicit config file, else ./b2-mcp-conform.config.json when present, else nothing. */
-export function loadConfig(explicit: string | undefined, ruleSet: RuleSet, cwd = process.cwd()): ConformConfig {
-  const file = explicit ? resolve(cwd, explicit) : resolve(cwd, DEFAULT_CONFIG_FILE);
+/** The nearest directory at or above `cwd` that holds `.git` (a directory, or a file in a worktree). */
+export function gitRootOf(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+export interface ConfigOptions {
+  /** Let a config file turn off, downgrade or suppress integrity rules. */
+  allowIntegrityOverrides?: boolean;
+}
+
+/**
+ * The config in effect. `explicit` is --config's file, or false for --no-config (no file at all).
+ * Without either, only b2-mcp-conform.config.json at the git root of `cwd` is read: never one in
+ * a parent of the repository or in a subdirectory a fork's checkout may occupy. Integrity rules
+ * keep at least their own severity and their findings cannot be suppressed unless the caller
+ * allows it; what was refused is recorded, so every report can say so.
+ */
+export function loadConfig(explicit: string | false | undefined, ruleSet: RuleSet, cwd = process.cwd(), options: ConfigOptions = {}): ConformConfig {
+  if (explicit === false) return EMPTY_CONFIG;
+  const root = explicit ? undefined : gitRootOf(cwd);
+  if (!explicit && !root) return EMPTY_CONFIG;
+  const file = explicit ? resolve(cwd, explicit) : join(root!, DEFAULT_CONFIG_FILE);
   if (!existsSync(file)) {
     if (explicit) throw new ConformError('config', `config file not found: ${file}`);
     return EMPTY_CONFIG;
@@ -90,7 +120,29 @@ export function loadConfig(explicit: string | undefined, ruleSet: RuleSet, cwd =
       throw new ConformError('config', `config ${file}: /suppressions/${index} names unknown rule "${suppression.rule}"`);
     }
   });
-  return { rules: config.rules ?? {}, suppressions: config.suppressions ?? [], file };
+  const integrity = ruleSet.rules.filter((rule) => rule.integrity);
+  const rules: Record<string, Severity | 'off'> = {};
+  const refused: string[] = [];
+  for (const [id, severity] of Object.entries(config.rules ?? {})) {
+    const rule = ruleSet.byId.get(id)!;
+    if (rule.integrity && !options.allowIntegrityOverrides && lowers(rule, severity)) refused.push(`${id}=${severity}`);
+    else rules[id] = severity;
+  }
+  return {
+    rules,
+    suppressions: config.suppressions ?? [],
+    file,
+    source: explicit ? 'explicit' : 'git-root',
+    refused,
+    unsuppressible: new Set(options.allowIntegrityOverrides ? [] : integrity.map((rule) => rule.id)),
+  };
+}
+
+/** Whether an override turns a rule off or below the stricter of its own and its frozen severity. */
+function lowers(rule: RuleDefinition, severity: Severity | 'off'): boolean {
+  if (severity === 'off') return true;
+  const floor = Math.max(severityRank(rule.severity), rule.frozenSeverity ? severityRank(rule.frozenSeverity) : 0);
+  return severityRank(severity) < floor;
 }
 
 /** Effective severity: the config's override, else the frozen-contract severity while checking, else the rule's own. */
@@ -113,9 +165,13 @@ function matches(suppression: Suppression, finding: Finding): boolean {
   );
 }
 
-/** Mark suppressed findings; report suppressions that matched nothing (stale) or are past their date (expired). */
-export function applySuppressions(findings: Finding[], suppressions: readonly Suppression[], today: string): { findings: Finding[]; outcome: SuppressionOutcome } {
-  const outcome: SuppressionOutcome = { stale: [], expired: [] };
+/**
+ * Mark suppressed findings; report suppressions that matched nothing (stale) or are past their
+ * date (expired). Findings of `unsuppressible` rules stay active; a suppression that matched only
+ * such findings is refused rather than stale.
+ */
+export function applySuppressions(findings: Finding[], suppressions: readonly Suppression[], today: string, unsuppressible: ReadonlySet<string> = new Set()): { findings: Finding[]; outcome: SuppressionOutcome } {
+  const outcome: SuppressionOutcome = { stale: [], expired: [], refused: [] };
   const marked = findings.map((finding) => ({ ...finding }));
   suppressions.forEach((suppression, index) => {
     if (suppression.expires !== undefined && suppression.expires < today) {
@@ -123,12 +179,18 @@ export function applySuppressions(findings: Finding[], suppressions: readonly Su
       return;
     }
     let used = false;
+    let refused = false;
     for (const finding of marked) {
       if (!matches(suppression, finding)) continue;
+      if (unsuppressible.has(finding.ruleId)) {
+        refused = true;
+        continue;
+      }
       used = true;
       finding.suppressed ??= { reason: suppression.reason, ...(suppression.expires ? { expires: suppression.expires } : {}) };
     }
-    if (!used) outcome.stale.push({ index, description: describe(suppression) });
+    if (refused) outcome.refused.push({ index, description: describe(suppression) });
+    else if (!used) outcome.stale.push({ index, description: describe(suppression) });
   });
   return { findings: marked, outcome };
 }

@@ -44,7 +44,11 @@ export interface Evidence {
   /** Expected versus found prompts per era (check) or per profile (diff); only when prompts were compared. */
   promptHashes?: Record<string, PromptComparison>;
   cacheHints: { approved: CacheHint; modern: ModernBlock | null } | null;
-  config: { file: string | null; overrides: number; suppressed: number; stale: number; expired: number };
+  /**
+   * The config in effect and how it was chosen; `applied` lists its overrides (`rule=severity`),
+   * `refused` the integrity overrides and suppressions it asked for and did not get.
+   */
+  config: { file: string | null; source: 'explicit' | 'git-root' | null; overrides: number; applied: string[]; refused: string[]; suppressed: number; stale: number; expired: number };
   rulesEvaluated: number;
   /** Check with probes only: what the live probes ran and found applicable. */
   probes?: ProbeEvidence;
@@ -73,7 +77,10 @@ export function connectionEvidence(surfaces: readonly LiveSurface[]): Partial<Re
 export function configEvidence(config: ConformConfig, findings: readonly Finding[], outcome: SuppressionOutcome): Evidence['config'] {
   return {
     file: config.file,
+    source: config.source,
     overrides: Object.keys(config.rules).length,
+    applied: Object.entries(config.rules).map(([rule, severity]) => `${rule}=${severity}`),
+    refused: [...config.refused, ...outcome.refused.map(({ index, description }) => `suppressions/${index} (${description})`)],
     suppressed: findings.filter((finding) => finding.suppressed).length,
     stale: outcome.stale.length,
     expired: outcome.expired.length,

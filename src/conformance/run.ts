@@ -39,7 +39,10 @@ export interface CheckRequest {
   contractFile?: string;
   era: EraChoice;
   timeoutMs: number;
-  configFile?: string;
+  /** --config's file; false ignores every config file (--no-config). */
+  configFile?: string | false;
+  /** Let a config file turn off, lower or suppress integrity rules. */
+  allowIntegrityOverrides?: boolean;
   rulesDir?: string;
   cwd?: string;
   /** YYYY-MM-DD; suppressions expire after it. Defaults to today (UTC). */
@@ -70,7 +73,7 @@ function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, da
   const configured = severityResolver(config, context.mode);
   const severityOf: typeof configured = onlyProbes ? (rule) => (judgesProbes(rule) ? configured(rule) : 'off') : configured;
   const main = evaluate(ruleSet, context, severityOf, 'findings');
-  const { findings, outcome } = applySuppressions(main.findings, config.suppressions, day);
+  const { findings, outcome } = applySuppressions(main.findings, config.suppressions, day, config.unsuppressible);
   const meta = evaluate(ruleSet, { ...context, suppressions: outcome }, severityOf, 'suppressions');
   const evaluated = [...main.evaluated, ...meta.evaluated];
   if (evaluated.length === 0) throw new ConformError('nothing-tested', 'every rule that applies is turned off; nothing was tested');
@@ -147,7 +150,7 @@ export async function runCheck(request: CheckRequest, prepared: Prepared = {}): 
 /** What every check loads before it looks at a server. */
 function loadInputs(request: CheckRequest, profile: ProfileName) {
   const ruleSet = loadRules(request.rulesDir);
-  const config = loadConfig(request.configFile, ruleSet, request.cwd);
+  const config = loadConfig(request.configFile, ruleSet, request.cwd, { allowIntegrityOverrides: request.allowIntegrityOverrides });
   const contract = loadContract(request.contractFile ?? BUNDLED.contractFile);
   const contractProfile = contract.profiles[profile];
   if (!contractProfile) throw new ConformError('usage', `the contract has no profile "${profile}"`);
@@ -292,7 +295,8 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
 export interface DiffRequest {
   before: string;
   after: string;
-  configFile?: string;
+  configFile?: string | false;
+  allowIntegrityOverrides?: boolean;
   rulesDir?: string;
   cwd?: string;
   today?: string;
@@ -302,7 +306,7 @@ export interface DiffRequest {
 export function runDiff(request: DiffRequest): RunResult {
   const started = performance.now();
   const ruleSet = loadRules(request.rulesDir);
-  const config = loadConfig(request.configFile, ruleSet, request.cwd);
+  const config = loadConfig(request.configFile, ruleSet, request.cwd, { allowIntegrityOverrides: request.allowIntegrityOverrides });
   const before = listFixtureFiles(request.before);
   const after = listFixtureFiles(request.after);
   const common = [...before.keys()].filter((name) => after.has(name));

@@ -65,8 +65,10 @@ describe.concurrent('exit codes', () => {
 
   test('1 or 0 depending on --fail-on', async () => {
     const config = writeJson(tempDir(), 'config.json', { rules: { 'naming/verb-first': 'warning', 'diff/tool-renamed': 'warning' } });
-    expect((await run(...against('renamed'), '--config', config)).code).toBe(0);
-    expect((await run(...against('renamed'), '--config', config, '--fail-on', 'warning')).code).toBe(1);
+    // diff/tool-renamed is an integrity rule: lowering it takes the explicit flag.
+    expect((await run(...against('renamed'), '--config', config)).code).toBe(1);
+    expect((await run(...against('renamed'), '--config', config, '--allow-integrity-overrides')).code).toBe(0);
+    expect((await run(...against('renamed'), '--config', config, '--allow-integrity-overrides', '--fail-on', 'warning')).code).toBe(1);
   });
 
   test('2: unknown profile (the phase1-default alias is accepted)', async () => {
@@ -140,7 +142,7 @@ describe.concurrent('exit codes', () => {
   test('4: every rule turned off', async () => {
     const { loadRules } = await import('../../src/conformance/rules/engine.js');
     const off = Object.fromEntries(loadRules().rules.map((rule) => [rule.id, 'off']));
-    const outcome = await run(...against('baseline'), '--config', writeJson(tempDir(), 'config.json', { rules: off }));
+    const outcome = await run(...against('baseline'), '--config', writeJson(tempDir(), 'config.json', { rules: off }), '--allow-integrity-overrides');
     expect(outcome.code).toBe(4);
     expectOneLine(outcome, /nothing was tested/);
   });

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { applySuppressions, loadConfig } from '../../src/conformance/config.js';
 import { ConformError } from '../../src/conformance/errors.js';
@@ -10,6 +12,7 @@ const rules = loadRules();
 
 function configError(content: unknown): string {
   const dir = tempDir();
+  mkdirSync(join(dir, '.git')); // the implicit config is read at the git root only
   writeJson(dir, 'b2-mcp-conform.config.json', content);
   try {
     loadConfig(undefined, rules, dir);
@@ -33,7 +36,7 @@ describe('config validation (exit 2, one clear message)', () => {
     expect(() => loadConfig('missing.json', rules, tempDir())).toThrow(/config file not found/);
   });
   test('no file and no explicit option: empty config', () => {
-    expect(loadConfig(undefined, rules, tempDir())).toEqual({ rules: {}, suppressions: [], file: null });
+    expect(loadConfig(undefined, rules, tempDir())).toMatchObject({ rules: {}, suppressions: [], file: null, source: null, refused: [] });
   });
 });
 
@@ -51,7 +54,7 @@ describe('suppression matching', () => {
       '2026-11-30',
     );
     expect(marked.map((entry) => entry.suppressed?.reason ?? null)).toEqual([null, 'r1', 'r2']);
-    expect(outcome).toEqual({ stale: [], expired: [] });
+    expect(outcome).toEqual({ stale: [], expired: [], refused: [] });
   });
 
   test('an expired suppression stops suppressing and is reported; expiry day itself still counts', () => {

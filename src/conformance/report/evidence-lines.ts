@@ -1,4 +1,5 @@
 import type { Evidence } from '../evidence.js';
+import { configLine } from './verdict.js';
 
 const short = (hash: string) => hash.slice(0, 12);
 
@@ -34,7 +35,7 @@ export function evidenceLines(evidence: Evidence): [string, string][] {
     ]);
   }
   const config = evidence.config;
-  lines.push(['Config', `${config.file ?? 'none'}; ${config.overrides} overrides, ${config.suppressed} suppressed, ${config.stale} stale, ${config.expired} expired`]);
+  lines.push(['Config', `${configLine(config)}; ${config.suppressed} suppressed, ${config.stale} stale, ${config.expired} expired`]);
   lines.push(['Rules evaluated', String(evidence.rulesEvaluated)]);
   if (evidence.probes) lines.push(...probeLines(evidence.probes));
   lines.push(['Duration', `${evidence.durationMs} ms`]);

@@ -3,7 +3,7 @@ import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { githubData as escapeData, githubProperty as escapeProperty, withoutCommands } from './escape/github.js';
 import { locate } from './locations.js';
-import { countsLine, type Verdict } from './verdict.js';
+import { verdictLine, type Verdict } from './verdict.js';
 
 const COMMAND: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
 
@@ -22,6 +22,6 @@ export function renderGithub(result: RunResult, verdict: Verdict): string {
   out.push('::group::b2-mcp-conform evidence');
   out.push(...withoutCommands(evidenceLines(result.evidence).map(([label, value]) => `${escapeData(label)}: ${escapeData(value)}`)));
   out.push('::endgroup::');
-  out.push(`b2-mcp-conform ${verdict.failed ? 'FAIL' : 'PASS'}: ${countsLine(verdict)} (fail-on ${verdict.failOn})`);
+  out.push(`b2-mcp-conform ${escapeData(verdictLine(verdict, result.evidence.config))}`);
   return `${out.join('\n')}\n`;
 }

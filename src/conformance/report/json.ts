@@ -1,7 +1,7 @@
 import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
 import type { RunResult } from '../run.js';
 import { jsonSafe } from './escape/json.js';
-import type { Verdict } from './verdict.js';
+import { verdictLine, type Verdict } from './verdict.js';
 
 /** Version of the JSON report shape documented in docs/report.schema.json. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -12,6 +12,7 @@ export function jsonReport(result: RunResult, verdict: Verdict): Record<string, 
     tool: { name: CHECKER_NAME, version: CHECKER_VERSION },
     command: result.evidence.command,
     verdict: verdict.failed ? 'fail' : 'pass',
+    verdictLine: verdictLine(verdict, result.evidence.config),
     failOn: verdict.failOn,
     summary: { ...verdict.counts, suppressed: verdict.suppressed },
     findings: result.findings,

@@ -2,7 +2,7 @@ import { atOrAbove } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { xmlText as xml } from './escape/xml.js';
-import type { Verdict } from './verdict.js';
+import { verdictLine, type Verdict } from './verdict.js';
 
 
 /**
@@ -42,7 +42,7 @@ export function renderJunit(result: RunResult, verdict: Verdict): string {
     failures += suiteFailures;
     suites.push(`  <testsuite name="${xml(category)}" tests="${rules.length}" failures="${suiteFailures}" skipped="${skipped}" errors="0">\n${cases.join('\n')}\n  </testsuite>`);
   }
-  const properties = evidenceLines(result.evidence)
+  const properties = [['Verdict', verdictLine(verdict, result.evidence.config)] as const, ...evidenceLines(result.evidence)]
     .map(([name, value]) => `    <property name="${xml(name)}" value="${xml(value)}"/>`)
     .join('\n');
   return [

@@ -2,7 +2,7 @@ import { subjectOf, type Finding, type Severity } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { markdownCode, markdownText } from './escape/markdown.js';
-import { countsLine, type Verdict } from './verdict.js';
+import { configLine, countsLine, type Verdict } from './verdict.js';
 
 const ICON: Record<Severity, string> = { error: '🔴', warning: '🟡', info: '🔵' };
 
@@ -18,7 +18,7 @@ export function renderMarkdown(result: RunResult, verdict: Verdict): string {
   const { evidence } = result;
   const out: string[] = [];
   out.push(`### b2-mcp-conform ${evidence.command}${evidence.profile ? ` · ${markdownCode(evidence.profile)}` : ''}: ${verdict.failed ? '❌ fail' : '✅ pass'}`, '');
-  out.push(`${countsLine(verdict)} (fail-on \`${verdict.failOn}\`)`, '');
+  out.push(`${countsLine(verdict)} (fail-on \`${verdict.failOn}\`) · ${markdownText(configLine(evidence.config))}`, '');
   const active = result.findings.filter((finding) => !finding.suppressed);
   if (active.length > 0) {
     out.push('| | Rule | Tool | Path | Finding | Fix |', '| --- | --- | --- | --- | --- | --- |');

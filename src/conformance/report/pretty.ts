@@ -3,7 +3,7 @@ import { SEVERITIES, subjectOf, type Finding, type Severity } from '../findings.
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { terminalSafe as t } from './escape/terminal.js';
-import { countsLine, type Verdict } from './verdict.js';
+import { configLine, countsLine, type Verdict } from './verdict.js';
 
 const MARK: Record<Severity, string> = { error: '✖', warning: '⚠', info: 'ℹ' };
 
@@ -34,7 +34,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   for (const [label, value] of evidenceLines(evidence)) out.push(`  ${c.dim(`${t(label)}:`)} ${t(value)}`);
   out.push('');
   const status = verdict.failed ? c.red(c.bold('FAIL')) : c.green(c.bold('PASS'));
-  out.push(`${status} ${countsLine(verdict)} (fail-on ${verdict.failOn})`);
+  out.push(`${status} ${countsLine(verdict)} (fail-on ${verdict.failOn}) · ${t(configLine(evidence.config))}`);
   return `${out.join('\n')}\n`;
 }
 

@@ -3,7 +3,7 @@ import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
 import type { RunResult } from '../run.js';
 import { jsonSafe } from './escape/json.js';
 import { locate } from './locations.js';
-import type { Verdict } from './verdict.js';
+import { verdictLine, type Verdict } from './verdict.js';
 
 const LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
 /** Key under which each result's fingerprint is published (versioned, as SARIF recommends). */
@@ -55,7 +55,7 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
           };
         }),
         invocations: [{ executionSuccessful: true, exitCode: verdict.failed ? 1 : 0 }],
-        properties: { evidence: result.evidence, verdict: verdict.failed ? 'fail' : 'pass', failOn: verdict.failOn },
+        properties: { evidence: result.evidence, verdict: verdict.failed ? 'fail' : 'pass', verdictLine: verdictLine(verdict, result.evidence.config), failOn: verdict.failOn },
       },
     ],
   };

@@ -1,3 +1,4 @@
+import { markdownProse } from '../report/escape/markdown.js';
 import type { RuleSet } from './engine.js';
 import type { RuleDefinition } from './types.js';
 
@@ -17,7 +18,7 @@ function severityText(rule: RuleDefinition): string {
  * `linkBase` is the path from the reader to docs/rules/.
  */
 export function renderRulesTable(ruleSet: RuleSet, linkBase: string): string {
-  const rows = ruleSet.rules.map((rule) => `| [\`${rule.id}\`](${linkBase}${rule.category}.md#${anchorOf(rule)}) | ${severityText(rule)}${rule.class ? ` (${rule.class})` : ''} | ${rule.title} |`);
+  const rows = ruleSet.rules.map((rule) => `| [\`${rule.id}\`](${linkBase}${rule.category}.md#${anchorOf(rule)}) | ${severityText(rule)}${rule.class ? ` (${rule.class})` : ''} | ${markdownProse(rule.title)} |`);
   return `${['| Rule | Severity | Description |', '| --- | --- | --- |', ...rows].join('\n')}\n`;
 }
 
@@ -41,17 +42,18 @@ export function renderRuleDocs(ruleSet: RuleSet): Record<string, string> {
       lines.push(
         `<a id="${anchorOf(rule)}"></a>`,
         '',
-        `## \`${rule.id}\`: ${rule.title}`,
+        `## \`${rule.id}\`: ${markdownProse(rule.title)}`,
         '',
         `- **Severity:** ${severityText(rule)}${rule.class ? `; class **${rule.class}**` : ''}`,
         ...(rule.source ? [`- **Source:** ${rule.source}`] : []),
         `- **Check:** \`${kind}\`${Object.keys(params).length ? ` with \`${JSON.stringify(params)}\`` : ''}`,
-        `- **Message:** ${rule.message}`,
+        ...(rule.integrity ? ['- **Integrity rule:** a config file cannot turn it off, lower its severity or suppress its findings without `--allow-integrity-overrides`'] : []),
+        `- **Message:** ${markdownProse(rule.message)}`,
         ...(rule.subsumedBy ? [`- **Steps back for:** ${rule.subsumedBy.map((id) => `\`${id}\``).join(', ')} (same tool, or any finding when this one names no tool)`] : []),
         '',
-        `**Why.** ${rule.rationale}`,
+        `**Why.** ${markdownProse(rule.rationale)}`,
         '',
-        `**Fix.** ${rule.fix}`,
+        `**Fix.** ${markdownProse(rule.fix)}`,
         '',
       );
     }

@@ -22,6 +22,12 @@ export interface RuleDefinition {
   class?: ChangeClass;
   /** Severity while checking a live server against the frozen contract (overrides `severity`). */
   frozenSeverity?: Severity;
+  /**
+   * The rule guards the verdict itself (probe integrity, secret leaks, gate behaviour, tool-set
+   * changes): a config file cannot turn it off, lower it or suppress its findings without
+   * --allow-integrity-overrides.
+   */
+  integrity?: boolean;
   /** Drop this rule's finding when one of these rules reports the same tool (or anything, for findings without a tool). */
   subsumedBy?: string[];
 }
@@ -35,6 +41,8 @@ export interface ScopedChange {
 export interface SuppressionOutcome {
   stale: { index: number; description: string }[];
   expired: { index: number; description: string; expires: string }[];
+  /** Suppressions that matched findings of integrity rules only, and so suppressed nothing. */
+  refused: { index: number; description: string }[];
 }
 
 /** Everything a check kind may look at. Absent parts make kinds that need them skip. */

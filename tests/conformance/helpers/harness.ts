@@ -151,14 +151,14 @@ export interface CliOutcome {
 }
 
 /** Runs the CLI in-process, in a fresh directory, with only PATH in its environment. */
-export async function runCli(args: readonly string[]): Promise<CliOutcome> {
+export async function runCli(args: readonly string[], options: { cwd?: string } = {}): Promise<CliOutcome> {
   let stdout = '';
   let stderr = '';
   const code = await main(['node', 'b2-mcp-conform', ...args], {
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
     color: false,
-    cwd: tempDir(),
+    cwd: options.cwd ?? tempDir(),
     env: { PATH: process.env.PATH },
   });
   return { code, stdout, stderr };

@@ -35,3 +35,15 @@ export function markdownCode(text: string, options: { table?: boolean } = {}): s
   const pad = safe.startsWith('`') || safe.endsWith('`') || (safe.startsWith(' ') && safe.endsWith(' ')) ? ' ' : '';
   return `${fence}${pad}${safe}${pad}${fence}`;
 }
+
+/**
+ * The checker's own prose, which may use Markdown (code spans): only `<` and `>` outside code
+ * spans become entities, so placeholders like `<prefix>_<verb>_<noun>` are shown instead of being
+ * dropped as unknown HTML tags.
+ */
+export function markdownProse(text: string): string {
+  return text
+    .split(/(`+[^`]*`+)/)
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/</g, '&lt;').replace(/>/g, '&gt;')))
+    .join('');
+}
