@@ -43,6 +43,7 @@ describe('terminal', () => {
     expect(terminalSafe('line\nnext\r\t')).toBe('line\\nnext\\r\\t');
     expect(terminalSafe('\u009b\x7f\x00')).toBe('\\x9b\\x7f\\x00');
     expect(terminalSafe('tag\u{e0041}')).toBe('tag\\u{e0041}');
+    expect(terminalSafe('\u{e0000}')).toBe('\\u{e0000}'); // unassigned, but in the invisible tag block
     expect(terminalSafe('x\ud800y')).toBe('x\\ud800y');
   });
 

@@ -5,7 +5,7 @@
  * lone surrogates and noncharacters are shown as escapes (`\x1b`, `\u202e`). The result is one
  * line that cannot move the cursor, change colours, conceal text or reorder what follows it.
  */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}]/gu;
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\u2060-\u206f\u{e0000}-\u{e007f}]/gu;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
