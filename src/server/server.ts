@@ -165,7 +165,7 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
                   canElicit: config.elicitation && supportsFormElicitation(clientCapabilities),
                   inputResponses: ctx.mcpReq.inputResponses,
                   requestState: ctx.mcpReq.requestState<string>(),
-                  verifyState: era === 'modern',
+                  display: sanitizer.text,
                 },
                 runtime.states,
               );

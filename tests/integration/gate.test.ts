@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { connectStdio, serverEnv, type ClientKind, type Connected, type ElicitAnswer } from '../support/server-harness.js';
+import { RawStdioServer } from './fuzz-support.js';
 
 /** Arguments that trigger each gated tool's confirmation (and pass schema validation). */
 const TRIGGERING: Record<string, Record<string, unknown>> = {
@@ -93,5 +94,38 @@ describe('confirmation gate', () => {
     await withClient('modern', { B2_DESTRUCTIVE_ELICITATION: 'off' }, async (client) => {
       expect(textOf(await client.callTool('b2_delete_bucket', { bucketId: 'b1' }))).toMatch(/destructive_confirmation_required/);
     }, 'accept');
+  });
+
+  it('on a 2025-era connection, an accept sent with the first tools/call does not run the gated call', async () => {
+    const server = RawStdioServer.start(serverEnv({ B2_MCP_PROFILE: 'full' }));
+    try {
+      await server.initialize({ elicitation: { form: {} } });
+      const accept = { destructiveConfirmation: { action: 'accept', content: { confirm: true } } };
+      const forged = { name: 'b2_delete_bucket', arguments: { bucketId: 'b1' }, inputResponses: accept };
+      const response = await server.request('tools/call', forged);
+      const text = ((response.result?.content as Array<{ text: string }>) ?? [])[0]?.text ?? JSON.stringify(response);
+      expect(text).toMatch(/^B2 Error \[destructive_confirmation_refused\] \(HTTP 409\): .*does not reply to a confirmation this server asked for/);
+      expect(text).not.toMatch(/missing_credentials/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the question a client is shown names the tool and the call\'s targets', async () => {
+    const client = await connectStdio('legacy', serverEnv({ B2_MCP_PROFILE: 'full' }), 'decline');
+    const messages: string[] = [];
+    try {
+      (client.raw as { setRequestHandler: (method: string, handler: (request: { params: { message: string } }) => unknown) => void }).setRequestHandler(
+        'elicitation/create',
+        (request) => {
+          messages.push(request.params.message);
+          return { action: 'decline' };
+        },
+      );
+      await client.callTool('s3_delete_object', { bucket: 'photos', key: 'cat.jpg', versionId: 'v7' });
+      expect(messages).toEqual(['s3_delete_object would delete the object (bucket "photos", key "cat.jpg", version "v7"). Approve this call?']);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -6,8 +6,10 @@ import { ToolError, type ToolArgs } from '../tools/definition.js';
 
 /** The key under which the confirmation form travels in `inputRequests` / `inputResponses`. */
 export const CONFIRMATION_INPUT_KEY = 'destructiveConfirmation';
-const STATE_PREFIX = 'b2-mcp-confirm-v1.';
+const STATE_PREFIX = 'b2-mcp-confirm-v2.';
 const STATE_TTL_MS = 10 * 60 * 1000;
+/** Used approvals remembered (until they expire) so none is honoured twice. */
+const MAX_SPENT_STATES = 100_000;
 
 export interface GateRequest {
   toolName: string;
@@ -18,9 +20,10 @@ export interface GateRequest {
   /** Elicitation is enabled and this client can answer a form. */
   canElicit: boolean;
   inputResponses: Record<string, unknown> | undefined;
+  /** The state this server minted when it asked; absent on a first call. */
   requestState: string | undefined;
-  /** Modern-era retries come back from the client, so their state must be verified. */
-  verifyState: boolean;
+  /** Makes a target value safe to show the human (secret redaction). */
+  display: (text: string) => string;
 }
 
 export type GateOutcome = { kind: 'proceed' } | { kind: 'ask'; result: InputRequiredResult };
@@ -38,36 +41,97 @@ function argsDigest(key: Buffer, toolName: string, args: ToolArgs): string {
   return createHmac('sha256', key).update(`${toolName}\0${JSON.stringify(canonical(rest))}`).digest('base64url');
 }
 
-/** Signs and checks the request state that binds a human's answer to one exact call. */
+/**
+ * Signs and checks the request state that binds a human's answer to one exact call. Each state
+ * is single-use: once it has answered, it is spent until it would have expired anyway.
+ */
 export class ConfirmationStates {
+  readonly #spent = new Map<string, number>();
+
   constructor(private readonly key: Buffer = randomBytes(32), private readonly now: () => number = Date.now) {}
 
   mint(toolName: string, args: ToolArgs): string {
-    const payload = Buffer.from(JSON.stringify({ t: toolName, d: argsDigest(this.key, toolName, args), at: this.now() })).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ t: toolName, d: argsDigest(this.key, toolName, args), at: this.now(), n: randomBytes(12).toString('base64url') }),
+    ).toString('base64url');
     return `${STATE_PREFIX}${payload}.${this.sign(payload)}`;
   }
 
-  verify(state: string | undefined, toolName: string, args: ToolArgs): string | undefined {
-    if (!state?.startsWith(STATE_PREFIX)) return 'the confirmation state is missing';
+  /** Checks the state and spends it; returns why it does not approve this call, if it does not. */
+  redeem(state: string | undefined, toolName: string, args: ToolArgs): string | undefined {
+    if (!state?.startsWith(STATE_PREFIX)) return 'the answer does not reply to a confirmation this server asked for';
     const [payload, signature] = state.slice(STATE_PREFIX.length).split('.');
     if (!payload || !signature) return 'the confirmation state is malformed';
     const expected = Buffer.from(this.sign(payload));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'the confirmation state is invalid';
-    let parsed: { t?: unknown; d?: unknown; at?: unknown };
+    let parsed: { t?: unknown; d?: unknown; at?: unknown; n?: unknown };
     try {
       parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     } catch {
       return 'the confirmation state is malformed';
     }
-    if (typeof parsed.at !== 'number' || this.now() - parsed.at > STATE_TTL_MS) return 'the confirmation expired';
+    const now = this.now();
+    if (typeof parsed.at !== 'number' || typeof parsed.n !== 'string' || now - parsed.at > STATE_TTL_MS) return 'the confirmation expired';
     if (parsed.t !== toolName || parsed.d !== argsDigest(this.key, toolName, args)) return 'the approval was for a different call';
+    this.#forgetExpired(now);
+    if (this.#spent.has(parsed.n)) return 'this approval was already used; each approval allows one call';
+    if (this.#spent.size >= MAX_SPENT_STATES) return 'too many approvals are outstanding; ask again later';
+    this.#spent.set(parsed.n, parsed.at + STATE_TTL_MS);
     return undefined;
+  }
+
+  #forgetExpired(now: number): void {
+    // Spent in about the order they expire: sweep the expired front, leave stragglers for later.
+    for (const [nonce, expires] of this.#spent) {
+      if (expires >= now) break;
+      this.#spent.delete(nonce);
+    }
   }
 
   private sign(payload: string): string {
     return createHmac('sha256', this.key).update(payload).digest('base64url');
   }
+}
+
+/** Arguments that name what a gated call acts on, in the order they are shown. */
+const TARGET_ARGUMENTS: ReadonlyArray<[string, string]> = [
+  ['bucket', 'bucket'],
+  ['bucketName', 'bucket'],
+  ['bucketId', 'bucket id'],
+  ['key', 'key'],
+  ['versionId', 'version'],
+  ['uploadId', 'upload'],
+  ['fileName', 'file'],
+  ['fileId', 'file id'],
+  ['keyName', 'key name'],
+  ['applicationKeyId', 'application key'],
+  ['groupId', 'group'],
+  ['memberAccountId', 'member account'],
+];
+const MAX_TARGET_CHARS = 120;
+const MAX_LISTED_OBJECTS = 5;
+
+/** A value as the human sees it: redacted, quoted (control characters escaped), and cut short. */
+function shown(value: unknown, display: (text: string) => string): string {
+  const text = display(String(value));
+  const cut = text.length > MAX_TARGET_CHARS ? `${text.slice(0, MAX_TARGET_CHARS)}…` : text;
+  return JSON.stringify(cut);
+}
+
+/** "bucket "b", key "k"" — what this exact call targets, so two pending approvals differ. */
+export function describeTargets(args: ToolArgs, display: (text: string) => string): string {
+  const parts = TARGET_ARGUMENTS.filter(([name]) => typeof args[name] === 'string' || typeof args[name] === 'number').map(
+    ([name, label]) => `${label} ${shown(args[name], display)}`,
+  );
+  if (Array.isArray(args.objects)) {
+    const objects = args.objects as Array<{ key?: unknown; versionId?: unknown }>;
+    const listed = objects
+      .slice(0, MAX_LISTED_OBJECTS)
+      .map((o) => `${shown(o?.key, display)}${o?.versionId !== undefined ? ` (version ${shown(o.versionId, display)})` : ''}`);
+    parts.push(`${objects.length} object${objects.length === 1 ? '' : 's'}: ${listed.join(', ')}${objects.length > listed.length ? ', …' : ''}`);
+  }
+  return parts.join(', ');
 }
 
 function refused(reason: string, effect: string): ToolError {
@@ -76,7 +140,8 @@ function refused(reason: string, effect: string): ToolError {
 
 /**
  * Decides whether a gated call may run. Throws a ToolError when it is refused; returns an
- * input-required result when a human must be asked first.
+ * input-required result when a human must be asked first. An answer counts only together with
+ * the state this server minted when it asked for exactly this call, and only once.
  */
 export function evaluateGate(request: GateRequest, states: ConfirmationStates): GateOutcome {
   const { toolName, effect, args, policy } = request;
@@ -87,13 +152,14 @@ export function evaluateGate(request: GateRequest, states: ConfirmationStates): 
   if (request.canElicit) {
     const answer = inputResponse(request.inputResponses, CONFIRMATION_INPUT_KEY);
     if (answer.kind === 'missing') {
+      const targets = describeTargets(args, request.display);
       return {
         kind: 'ask',
         result: inputRequired({
           inputRequests: {
             [CONFIRMATION_INPUT_KEY]: inputRequired.elicit({
               mode: 'form',
-              message: `${toolName} would ${effect}. Approve this call?`,
+              message: `${toolName} would ${effect}${targets ? ` (${targets})` : ''}. Approve this call?`,
               requestedSchema: {
                 type: 'object',
                 properties: { confirm: { type: 'boolean', title: 'Approve', default: false } },
@@ -105,14 +171,12 @@ export function evaluateGate(request: GateRequest, states: ConfirmationStates): 
         }),
       };
     }
+    const problem = states.redeem(request.requestState, toolName, args);
+    if (problem) throw refused(problem, effect);
     if (answer.kind !== 'elicit') throw refused('the answer was not a form response', effect);
     if (answer.action === 'decline') throw refused('the user declined', effect);
     if (answer.action === 'cancel') throw refused('the user cancelled', effect);
     if ((answer.content as { confirm?: unknown } | undefined)?.confirm !== true) throw refused('the user did not approve', effect);
-    if (request.verifyState) {
-      const problem = states.verify(request.requestState, toolName, args);
-      if (problem) throw refused(problem, effect);
-    }
     return { kind: 'proceed' };
   }
   if (args.confirm === true) return { kind: 'proceed' };

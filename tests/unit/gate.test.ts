@@ -1,0 +1,109 @@
+/** The confirmation gate's own rules: approvals bound to one call, spent once, targets shown safely. */
+import { describe, expect, it } from 'vitest';
+import type { InputRequiredResult } from '@modelcontextprotocol/server';
+import { CONFIRMATION_INPUT_KEY, ConfirmationStates, describeTargets, evaluateGate, type GateRequest } from '../../src/server/policy/gate.js';
+import { createSanitizer } from '../../src/server/policy/sanitize.js';
+import { ToolError } from '../../src/server/tools/definition.js';
+
+const CANARY = 'B2_MCP_CANARY_SECRET_gate01';
+const sanitizer = createSanitizer([]);
+const accept = { [CONFIRMATION_INPUT_KEY]: { action: 'accept', content: { confirm: true } } };
+const args = { bucket: 'photos', key: 'cat.jpg' };
+
+function request(overrides: Partial<GateRequest> = {}): GateRequest {
+  return {
+    toolName: 's3_delete_object',
+    effect: 'delete the object',
+    args,
+    policy: 'confirm',
+    canElicit: true,
+    inputResponses: undefined,
+    requestState: undefined,
+    display: sanitizer.text,
+    ...overrides,
+  };
+}
+
+function ask(states: ConfirmationStates, overrides: Partial<GateRequest> = {}): { message: string; state: string } {
+  const outcome = evaluateGate(request(overrides), states);
+  if (outcome.kind !== 'ask') throw new Error('expected a question');
+  const result = outcome.result as InputRequiredResult & { inputRequests: Record<string, { params: { message: string } }> };
+  return { message: result.inputRequests[CONFIRMATION_INPUT_KEY]!.params.message, state: result.requestState! };
+}
+
+function refusal(states: ConfirmationStates, overrides: Partial<GateRequest>): ToolError {
+  try {
+    evaluateGate(request(overrides), states);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolError);
+    return error as ToolError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('answers must reply to a question this server asked', () => {
+  it('an unsolicited accept (no state) does not run the call', () => {
+    const states = new ConfirmationStates();
+    const error = refusal(states, { inputResponses: accept });
+    expect([error.status, error.code]).toEqual([409, 'destructive_confirmation_refused']);
+    expect(error.message).toContain('does not reply to a confirmation this server asked for');
+  });
+
+  it('an accept with the state minted for this call proceeds, exactly once', () => {
+    const states = new ConfirmationStates();
+    const { state } = ask(states);
+    expect(evaluateGate(request({ inputResponses: accept, requestState: state }), states)).toEqual({ kind: 'proceed' });
+    expect(refusal(states, { inputResponses: accept, requestState: state }).message).toContain('already used');
+  });
+
+  it('a declined answer spends its state too, so it cannot be turned into an accept', () => {
+    const states = new ConfirmationStates();
+    const { state } = ask(states);
+    expect(refusal(states, { inputResponses: { [CONFIRMATION_INPUT_KEY]: { action: 'decline' } }, requestState: state }).message).toContain('declined');
+    expect(refusal(states, { inputResponses: accept, requestState: state }).message).toContain('already used');
+  });
+
+  it('a state for another call, a forged or a foreign state, and an expired one are refused', () => {
+    let now = 0;
+    const states = new ConfirmationStates(undefined, () => now);
+    const other = ask(states, { args: { bucket: 'photos', key: 'dog.jpg' } }).state;
+    expect(refusal(states, { inputResponses: accept, requestState: other }).message).toContain('different call');
+    expect(refusal(states, { inputResponses: accept, requestState: `${other}x` }).message).toContain('invalid');
+    const foreign = ask(new ConfirmationStates()).state;
+    expect(refusal(states, { inputResponses: accept, requestState: foreign }).message).toContain('invalid');
+    const late = ask(states).state;
+    now = 10 * 60 * 1000 + 1;
+    expect(refusal(states, { inputResponses: accept, requestState: late }).message).toContain('expired');
+  });
+
+  it('each question gets its own state: two approvals of the same call are two single uses', () => {
+    const states = new ConfirmationStates();
+    const first = ask(states).state;
+    const second = ask(states).state;
+    expect(first).not.toBe(second);
+    for (const state of [first, second]) expect(evaluateGate(request({ inputResponses: accept, requestState: state }), states).kind).toBe('proceed');
+  });
+});
+
+describe('the question names the tool and its targets', () => {
+  it('bucket, key, version and key name appear, so concurrent questions differ', () => {
+    const states = new ConfirmationStates();
+    const one = ask(states, { args: { bucket: 'photos', key: 'cat.jpg', versionId: 'v1' } }).message;
+    const two = ask(states, { args: { bucket: 'photos', key: 'dog.jpg', versionId: 'v1' } }).message;
+    expect(one).toBe('s3_delete_object would delete the object (bucket "photos", key "cat.jpg", version "v1"). Approve this call?');
+    expect(one).not.toBe(two);
+    expect(describeTargets({ keyName: 'ci-deploy', applicationKeyId: 'K1' }, sanitizer.text)).toBe('key name "ci-deploy", application key "K1"');
+    expect(describeTargets({ bucket: 'b', objects: [{ key: 'a' }, { key: 'b', versionId: 'v' }] }, sanitizer.text)).toBe('bucket "b", 2 objects: "a", "b" (version "v")');
+    const many = describeTargets({ objects: Array.from({ length: 7 }, (_, i) => ({ key: `k${i}` })) }, sanitizer.text);
+    expect(many).toBe('7 objects: "k0", "k1", "k2", "k3", "k4", …');
+  });
+
+  it('targets are sanitized, escaped and cut before display', () => {
+    const message = describeTargets({ bucket: `x ${CANARY}`, key: 'line\nbreak\u001b[31m', fileName: 'n'.repeat(500) }, sanitizer.text);
+    expect(message).not.toContain(CANARY);
+    expect(message).toContain('[redacted]');
+    expect(message).toContain('"line\\nbreak\\u001b[31m"');
+    expect(message).not.toContain('\n');
+    expect(message.length).toBeLessThan(300);
+  });
+});
