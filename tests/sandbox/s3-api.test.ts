@@ -267,6 +267,21 @@ describe('objects', () => {
     expect(sandbox.store.findFile(put.versionId!)).toBeUndefined();
   });
 
+  test('a versionless delete adds a delete marker even for a key that never existed or is already hidden', async () => {
+    const never = await s3.deleteObject({ bucket: BUCKET, key: 'del/never-existed.txt' });
+    expect(never.deleteMarker).toBe(true);
+    expect(sandbox.store.findFile(never.versionId!)).toMatchObject({ action: 'hide', fileName: 'del/never-existed.txt' });
+    const again = await s3.deleteObject({ bucket: BUCKET, key: 'del/never-existed.txt' });
+    expect(again.deleteMarker).toBe(true);
+    expect(again.versionId).not.toBe(never.versionId);
+    const versions = await s3.listObjectVersions({ bucket: BUCKET, prefix: 'del/never-existed' });
+    expect(versions.versions).toEqual([]);
+    expect(versions.deleteMarkers.map((m) => [m.versionId, m.isLatest])).toEqual([
+      [again.versionId, true],
+      [never.versionId, false],
+    ]);
+  });
+
   test('DeleteObjects reports per-object results and errors', async () => {
     await s3.putObject({ bucket: BUCKET, key: 'bulk/a', body: Buffer.from('a') });
     const result = await s3.deleteObjects({
@@ -394,6 +409,21 @@ describe('multipart uploads', () => {
     expect(await failure(s3.listParts(upload))).toMatchObject({ code: 'NoSuchUpload' });
   });
 
+  test('completing an upload again answers with the same result and changes nothing, as S3 does', async () => {
+    const upload = await s3.createMultipartUpload({ bucket: BUCKET, key: 'mp/twice.bin' });
+    const response = await fetch(await s3.presignUploadPart({ ...upload, partNumber: 1, expiresIn: 300 }), { method: 'PUT', body: 'only part' });
+    const parts = [{ partNumber: 1, etag: response.headers.get('etag')! }];
+    const first = await s3.completeMultipartUpload({ ...upload, parts });
+    const since = await lastMutationSeq(sandbox);
+    const second = await s3.completeMultipartUpload({ ...upload, parts });
+    expect(second).toEqual(first);
+    expect(first.etag).toBe(`"${createHash('md5').update(Buffer.from(createHash('md5').update('only part').digest('hex'), 'hex')).digest('hex')}-1"`);
+    expect(await mutationsSince(sandbox, since)).toEqual([]);
+    // Once that version is gone, the upload id names nothing.
+    await s3.deleteObject({ bucket: BUCKET, key: 'mp/twice.bin', versionId: first.versionId });
+    expect(await failure(s3.completeMultipartUpload({ ...upload, parts }))).toMatchObject({ status: 404, code: 'NoSuchUpload' });
+  });
+
   test('UploadPartCopy copies a byte range of another object into a part', async () => {
     await s3.putObject({ bucket: BUCKET, key: 'mp/source.txt', body: Buffer.from('0123456789') });
     const upload = await s3.createMultipartUpload({ bucket: BUCKET, key: 'mp/copied.txt' });
@@ -448,6 +478,21 @@ describe('buckets', () => {
     expect([transition.status, await xmlCode(transition)]).toEqual([400, 'InvalidArgument']);
     await s3.deleteBucketLifecycle('demo-empty-bucket');
     expect(sandbox.store.findBucketByName('demo-empty-bucket')!.lifecycleRules).toEqual([]);
+  });
+
+  test('lifecycle rules S3 refuses are refused: a rule without an action, Days together with ExpiredObjectDeleteMarker', async () => {
+    const before = sandbox.store.findBucketByName('demo-empty-bucket')!.lifecycleRules;
+    const since = await lastMutationSeq(sandbox);
+    expect(await failure(s3.putBucketLifecycle('demo-empty-bucket', [{ id: 'idle', status: 'Enabled', filter: { prefix: 'x/' } }]))).toMatchObject({
+      status: 400,
+      code: 'InvalidRequest',
+      message: expect.stringContaining('At least one action'),
+    });
+    expect(
+      await failure(s3.putBucketLifecycle('demo-empty-bucket', [{ id: 'both', status: 'Enabled', expiration: { days: 3, expiredObjectDeleteMarker: true } }])),
+    ).toMatchObject({ status: 400, code: 'MalformedXML', message: expect.stringContaining('ExpiredObjectDeleteMarker') });
+    expect(await mutationsSince(sandbox, since)).toEqual([]);
+    expect(sandbox.store.findBucketByName('demo-empty-bucket')!.lifecycleRules).toEqual(before);
   });
 
   test('malformed XML bodies get MalformedXML', async () => {

@@ -9,7 +9,7 @@
 import { hasCapability } from '../access.js';
 import type { LifecycleRule } from '../model.js';
 import { REGION } from '../store.js';
-import { invalidArgument, malformedXml } from './errors.js';
+import { invalidArgument, invalidRequest, malformedXml } from './errors.js';
 import { readSmallBody } from './ingest.js';
 import { bucketFor, keyOf, requireAnyCapability, type Operation, type S3State } from './operation.js';
 import { childList, childNode, childText, parseXml, xmlDocument } from './xml.js';
@@ -57,6 +57,10 @@ function b2Rule(rule: unknown, index: number): { id: string; rule: LifecycleRule
   if (expiration && childText(expiration, 'Date') !== undefined) throw invalidArgument(`rule ${id}: B2 lifecycle rules count days; Expiration.Date is not supported`);
   const noncurrent = childNode(rule, 'NoncurrentVersionExpiration');
   const abort = childNode(rule, 'AbortIncompleteMultipartUpload');
+  if (!expiration && !noncurrent && !abort) throw invalidRequest(`rule ${id}: At least one action needs to be specified in a rule`);
+  if (expiration && childText(expiration, 'ExpiredObjectDeleteMarker') !== undefined && childText(expiration, 'Days') !== undefined) {
+    throw malformedXml(`rule ${id}: ExpiredObjectDeleteMarker cannot be specified with Days or Date in a Lifecycle Expiration Policy`);
+  }
   const lifecycle: LifecycleRule = {
     fileNamePrefix: childText(filter, 'Prefix') ?? childText(rule, 'Prefix') ?? '',
     daysFromUploadingToHiding: expiration ? days(expiration, 'Days', `${id}.Expiration`) : null,

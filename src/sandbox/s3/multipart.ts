@@ -15,6 +15,7 @@ import {
   bucketFor,
   declaredLength,
   encryptionFrom,
+  etagOf,
   header,
   intParam,
   isoDate,
@@ -25,6 +26,7 @@ import {
   metadataFrom,
   multipartEtag,
   type Operation,
+  type Outcome,
   param,
   parseByteRange,
   type S3Call,
@@ -122,10 +124,36 @@ function uploadPartCopy(state: S3State): Operation {
 
 const unquote = (etag: string) => etag.trim().replace(/^"|"$/g, '');
 
+function completedResult(state: S3State, bucket: BucketRecord, file: FileVersion): Outcome {
+  return {
+    status: 200,
+    headers: { 'x-amz-version-id': file.fileId },
+    xml: xmlDocument('CompleteMultipartUploadResult', {
+      Location: `${state.ctx.urls.s3Url}/${encodeURIComponent(bucket.bucketName)}/${encodeURIComponent(file.fileName)}`,
+      Bucket: bucket.bucketName,
+      Key: file.fileName,
+      ETag: etagOf(state, file),
+    }),
+  };
+}
+
+/** The object an upload already became: S3 answers a repeated completion with the same result. */
+function completedUpload(state: S3State, call: S3Call, bucket: BucketRecord): FileVersion | undefined {
+  const file = state.ctx.store.findFile(param(call, 'uploadId') ?? '');
+  const completed = file?.action === 'upload' && file.bucketId === bucket.bucketId && file.fileName === call.key && state.multipartEtags.has(file.fileId);
+  return completed ? file : undefined;
+}
+
 function completeMultipartUpload(state: S3State): Operation {
   return async (call) => {
-    const key = keyOf(call);
+    keyOf(call);
     const bucket = bucketFor(state, call, { capability: 'writeFiles', fileName: call.key });
+    const completed = completedUpload(state, call, bucket);
+    if (completed) {
+      await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT, headers: call.headers });
+      return completedResult(state, bucket, completed);
+    }
+    const key = keyOf(call);
     const upload = uploadFor(state, call, bucket);
     const body = await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT, headers: call.headers });
     const request = childNode(parseXml(body.toString('utf8'), ['Part']), 'CompleteMultipartUpload');
@@ -149,16 +177,7 @@ function completeMultipartUpload(state: S3State): Operation {
     const etag = multipartEtag(md5s);
     state.multipartEtags.set(file.fileId, etag);
     call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName, fileId: file.fileId, fileName: file.fileName, uploadId: file.fileId });
-    return {
-      status: 200,
-      headers: { 'x-amz-version-id': file.fileId },
-      xml: xmlDocument('CompleteMultipartUploadResult', {
-        Location: `${state.ctx.urls.s3Url}/${encodeURIComponent(bucket.bucketName)}/${encodeURIComponent(file.fileName)}`,
-        Bucket: bucket.bucketName,
-        Key: file.fileName,
-        ETag: etag,
-      }),
-    };
+    return completedResult(state, bucket, file);
   };
 }
 

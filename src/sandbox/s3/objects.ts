@@ -191,7 +191,8 @@ interface DeleteResult {
 
 /**
  * One S3 delete. With a version id that version goes for good (Object Lock permitting); without,
- * a delete marker (B2 hide marker) hides the object — nothing happens when it is already hidden.
+ * a new delete marker (B2 hide marker) tops the key, as in a versioned S3 bucket — also when the
+ * key is already hidden or never existed.
  */
 function deleteOne(state: S3State, call: S3Call, key: KeyRecord, bucket: BucketRecord, name: string, versionId: string | undefined, bypass: boolean): DeleteResult {
   const store = state.ctx.store;
@@ -205,7 +206,6 @@ function deleteOne(state: S3State, call: S3Call, key: KeyRecord, bucket: BucketR
     call.mutated({ ...target, fileId: file.fileId, fileName: file.fileName });
     return { versionId, ...(file.action === 'hide' ? { deleteMarker: true } : {}) };
   }
-  if (!store.latestVisible(bucket.bucketId, name)) return {};
   const marker = store.hideFile(bucket.bucketId, name);
   call.mutated({ ...target, fileId: marker.fileId, fileName: marker.fileName });
   return { deleteMarker: true, deleteMarkerVersionId: marker.fileId };

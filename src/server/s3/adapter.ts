@@ -4,13 +4,14 @@
  * `tools/list` and cold start do not pay for them.
  *
  * The adapter speaks plain, JSON-ready shapes (ISO dates, decoded keys, no `undefined` noise) and
- * throws `S3Error`s carrying S3's code and status. Listing calls ask for `EncodingType=url` and
- * decode the answer, so keys with control characters or edge whitespace survive the XML.
+ * throws `S3Error`s carrying S3's code and status. Listing calls ask for `EncodingType=url`, so
+ * keys with control characters or edge whitespace survive the XML, and decode only answers that
+ * declare that encoding (servers that ignore the request send keys as they are).
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { s3ErrorFrom } from './errors.js';
+import { S3Error, s3ErrorFrom } from './errors.js';
 
 export interface S3AdapterOptions {
   /** The authorized account's `s3ApiUrl`. */
@@ -280,10 +281,49 @@ interface Loaded {
 }
 
 const iso = (date: Date | undefined): string | undefined => date?.toISOString();
+
+/** How one listing answer spells its keys. */
+interface KeySpelling {
+  /** A key or prefix of the answer, decoded when the answer declares `EncodingType=url`. */
+  key(value: string | undefined, field: string): string;
+  /** A `NextKeyMarker`: the page's last key or prefix, which servers encode or not. */
+  marker(value: string | undefined, page: Array<{ raw: string | undefined; key: string }>): string | undefined;
+}
+
+const MAX_QUOTED = 200;
+
 /** S3 `EncodingType=url` values: percent-encoding, with `+` for spaces. */
-const decodeKey = (value: string | undefined): string | undefined =>
-  value === undefined ? undefined : decodeURIComponent(value.replace(/\+/g, '%20'));
-const decoded = (value: string | undefined): string => decodeKey(value) ?? '';
+function percentDecoded(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, '%20'));
+  } catch {
+    return undefined;
+  }
+}
+
+function keySpelling(encodingType: string | undefined): KeySpelling {
+  if (encodingType?.toLowerCase() !== 'url') {
+    return { key: (value) => value ?? '', marker: (value) => value };
+  }
+  return {
+    key(value, field) {
+      if (value === undefined) return '';
+      const key = percentDecoded(value);
+      if (key === undefined) {
+        const quoted = JSON.stringify(value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value);
+        throw new S3Error(502, 'invalid_response', `S3 answered with a garbled listing: it declared EncodingType=url, but the ${field} ${quoted} is not valid percent-encoding.`);
+      }
+      return key;
+    },
+    marker(value, page) {
+      if (value === undefined) return undefined;
+      const entry = [...page].reverse().find((e) => e.raw === value);
+      if (entry) return entry.key;
+      if (page.some((e) => e.key === value)) return value;
+      return percentDecoded(value) ?? value;
+    },
+  };
+}
 
 /**
  * Operations S3 requires an integrity header for. The SDK now sends a CRC32 there, which S3-
@@ -317,6 +357,26 @@ const contentMd5Instead =
     }
     return next(args);
   };
+
+/** NoSuchUpload on a retry: the attempt before it may have completed the upload. */
+function forgotRetriedUpload(error: unknown): boolean {
+  const failure = error as { name?: string; $metadata?: { attempts?: number } } | undefined;
+  return failure?.name === 'NoSuchUpload' && (failure.$metadata?.attempts ?? 1) > 1;
+}
+
+const unquoted = (etag: string) => etag.trim().replace(/^"|"$/g, '');
+
+/**
+ * Whether `etag` is the multipart ETag of exactly these parts: the MD5 of their binary MD5s, then
+ * `-<count>`. Parts whose ETags are not MD5s (some encryption modes) are matched by the count.
+ */
+function sameMultipartEtag(etag: string, parts: CompletedPart[]): boolean {
+  const md5s = parts.map((p) => unquoted(p.etag));
+  if (!md5s.every((md5) => /^[0-9a-f]{32}$/i.test(md5))) return unquoted(etag).endsWith(`-${parts.length}`);
+  const hash = createHash('md5');
+  for (const md5 of md5s) hash.update(Buffer.from(md5, 'hex'));
+  return unquoted(etag).toLowerCase() === `${hash.digest('hex')}-${parts.length}`;
+}
 
 /** Drop undefined members so results serialize without noise. */
 function defined<T extends Record<string, unknown>>(value: T): T {
@@ -409,6 +469,7 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           }),
           send(o),
         );
+        const spelling = keySpelling(out.EncodingType);
         return defined({
           bucket: input.bucket,
           prefix: input.prefix,
@@ -417,9 +478,9 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           isTruncated: out.IsTruncated ?? false,
           nextContinuationToken: out.NextContinuationToken,
           objects: (out.Contents ?? []).map((c) =>
-            defined({ key: decoded(c.Key), size: c.Size ?? 0, etag: c.ETag, lastModified: iso(c.LastModified), storageClass: c.StorageClass }),
+            defined({ key: spelling.key(c.Key, 'key'), size: c.Size ?? 0, etag: c.ETag, lastModified: iso(c.LastModified), storageClass: c.StorageClass }),
           ),
-          commonPrefixes: (out.CommonPrefixes ?? []).map((p) => decoded(p.Prefix)),
+          commonPrefixes: (out.CommonPrefixes ?? []).map((p) => spelling.key(p.Prefix, 'common prefix')),
         });
       }, 'NoSuchBucket'),
 
@@ -437,16 +498,19 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           }),
           send(o),
         );
+        const spelling = keySpelling(out.EncodingType);
+        const page = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])].map((e) => ({ raw: e.Key, key: spelling.key(e.Key, 'key') }));
+        const prefixes = (out.CommonPrefixes ?? []).map((p) => ({ raw: p.Prefix, key: spelling.key(p.Prefix, 'common prefix') }));
         return defined({
           bucket: input.bucket,
           prefix: input.prefix,
           delimiter: input.delimiter,
           isTruncated: out.IsTruncated ?? false,
-          nextKeyMarker: decodeKey(out.NextKeyMarker),
+          nextKeyMarker: spelling.marker(out.NextKeyMarker, [...page, ...prefixes]),
           nextVersionIdMarker: out.NextVersionIdMarker,
           versions: (out.Versions ?? []).map((v) =>
             defined({
-              key: decoded(v.Key),
+              key: spelling.key(v.Key, 'key'),
               versionId: v.VersionId,
               isLatest: v.IsLatest ?? false,
               lastModified: iso(v.LastModified),
@@ -456,9 +520,9 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
             }),
           ),
           deleteMarkers: (out.DeleteMarkers ?? []).map((m) =>
-            defined({ key: decoded(m.Key), versionId: m.VersionId, isLatest: m.IsLatest ?? false, lastModified: iso(m.LastModified) }),
+            defined({ key: spelling.key(m.Key, 'key'), versionId: m.VersionId, isLatest: m.IsLatest ?? false, lastModified: iso(m.LastModified) }),
           ),
-          commonPrefixes: (out.CommonPrefixes ?? []).map((p) => decoded(p.Prefix)),
+          commonPrefixes: prefixes.map((p) => p.key),
         });
       }, 'NoSuchBucket'),
 
@@ -579,16 +643,25 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
 
     completeMultipartUpload: (input, o) =>
       call(async ({ sdk, client }) => {
-        const out = await client.send(
-          new sdk.CompleteMultipartUploadCommand({
-            Bucket: input.bucket,
-            Key: input.key,
-            UploadId: input.uploadId,
-            MultipartUpload: { Parts: input.parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
-          }),
-          send(o),
-        );
-        return defined({ bucket: input.bucket, key: input.key, etag: out.ETag, versionId: out.VersionId, location: out.Location });
+        try {
+          const out = await client.send(
+            new sdk.CompleteMultipartUploadCommand({
+              Bucket: input.bucket,
+              Key: input.key,
+              UploadId: input.uploadId,
+              MultipartUpload: { Parts: input.parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+            }),
+            send(o),
+          );
+          return defined({ bucket: input.bucket, key: input.key, etag: out.ETag || undefined, versionId: out.VersionId, location: out.Location });
+        } catch (error) {
+          if (!forgotRetriedUpload(error)) throw error;
+          // An earlier attempt completed the upload but its answer was lost; this server then
+          // forgets the upload id. The object under the key, with these parts' ETag, is the proof.
+          const head = await client.send(new sdk.HeadObjectCommand({ Bucket: input.bucket, Key: input.key }), send(o)).catch(() => undefined);
+          if (!head?.ETag || !sameMultipartEtag(head.ETag, input.parts)) throw error;
+          return defined({ bucket: input.bucket, key: input.key, etag: head.ETag, versionId: head.VersionId });
+        }
       }),
 
     abortMultipartUpload: (input, o) =>
@@ -633,17 +706,18 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           }),
           send(o),
         );
+        const spelling = keySpelling(out.EncodingType);
+        const uploads = (out.Uploads ?? []).map((u) => ({ raw: u.Key, key: spelling.key(u.Key, 'key'), upload: u }));
+        const prefixes = (out.CommonPrefixes ?? []).map((p) => ({ raw: p.Prefix, key: spelling.key(p.Prefix, 'common prefix') }));
         return defined({
           bucket: input.bucket,
           prefix: input.prefix,
           delimiter: input.delimiter,
           isTruncated: out.IsTruncated ?? false,
-          nextKeyMarker: decodeKey(out.NextKeyMarker),
+          nextKeyMarker: spelling.marker(out.NextKeyMarker, [...uploads, ...prefixes]),
           nextUploadIdMarker: out.NextUploadIdMarker,
-          uploads: (out.Uploads ?? []).map((u) =>
-            defined({ key: decoded(u.Key), uploadId: u.UploadId ?? '', initiated: iso(u.Initiated), storageClass: u.StorageClass }),
-          ),
-          commonPrefixes: (out.CommonPrefixes ?? []).map((p) => decoded(p.Prefix)),
+          uploads: uploads.map(({ key, upload: u }) => defined({ key, uploadId: u.UploadId ?? '', initiated: iso(u.Initiated), storageClass: u.StorageClass })),
+          commonPrefixes: prefixes.map((p) => p.key),
         });
       }, 'NoSuchBucket'),
 

@@ -188,7 +188,8 @@ const deleteObject: ToolHandler = async (args, context) => {
   if (result.deleteMarker) {
     return { text: `${target} is now hidden by delete marker ${result.versionId ?? '(no id)'}; earlier versions remain until deleted by versionId.` };
   }
-  return { text: `${target} had no current version; nothing changed.` };
+  // No delete marker: the bucket keeps no versions, so S3 removed the object (its answer is the same when there was none).
+  return { text: `Deleted ${target}; the bucket keeps no versions, so the object is gone for good (S3 answers the same when the key did not exist).` };
 };
 
 const deleteObjects: ToolHandler = async (args, context) => {
