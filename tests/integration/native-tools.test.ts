@@ -241,7 +241,7 @@ describe('bucket notification rules', () => {
 
   it('refuses webhooks that are not public https endpoints before calling B2', async () => {
     const bucketId = bucketIdOf('demo-empty-bucket');
-    for (const url of ['https://10.0.0.5/hook', 'http://93.184.215.14/hook', 'https://localhost/hook', 'https://2130706433/hook', 'https://[::1]/hook']) {
+    for (const url of ['https://10.0.0.5/hook', 'http://93.184.215.14/hook', 'https://localhost/hook', 'https://2130706433/hook', 'https://[::1]/hook', 'https://[::127.0.0.1]/hook', 'https://[::a9fe:a9fe]/hook', 'https://[::ffff:0:a9fe:a9fe]/hook', 'https://[5f00::1]/hook']) {
       const text = await b2Fails(admin, 'b2_set_bucket_notification_rules', { bucketId, eventNotificationRules: [rule(url)], confirm: true }, /^B2 Error \[invalid_webhook_url\] \(HTTP 400\)/);
       expect(text).not.toContain('/hook');
     }

@@ -36,7 +36,7 @@ describe('webhook URL guard', () => {
     for (const ip of ['0.1.2.3', '10.0.0.1', '100.64.0.1', '127.0.0.1', '169.254.169.254', '172.16.5.4', '192.0.0.8', '192.0.2.1', '192.88.99.1', '192.168.1.1', '198.18.0.1', '198.51.100.7', '203.0.113.9', '224.0.0.1', '255.255.255.255']) {
       await refuse(`https://${ip}/x`, /IPv4 address is not globally routable/);
     }
-    for (const ip of ['::', '::1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '64:ff9b:1::1', '100::1', '2001:0:1::1', '2001:2::1', '2001:db8::1', '2002::1', '3fff::1', 'fd00::1', 'fe80::1', 'fec0::1', 'ff02::1']) {
+    for (const ip of ['::127.0.0.1', '::a9fe:a9fe', '::ffff:0:a9fe:a9fe', '::ffff:a9fe:a9fe', '::ffff:0:7f00:1', '5f00::1', '64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '4000::1', 'e000::1', '::', '::1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '64:ff9b:1::1', '100::1', '2001:0:1::1', '2001:2::1', '2001:db8::1', '2002::1', '3fff::1', 'fd00::1', 'fe80::1', 'fec0::1', 'ff02::1']) {
       await refuse(`https://[${ip}]/x`, /IPv6 address is not globally routable/);
     }
   });
@@ -47,6 +47,9 @@ describe('webhook URL guard', () => {
       { address: '10.1.2.3', family: 4 },
     ]);
     await refuse('https://mapped.example.com/x', /not globally routable/, async () => [{ address: '::ffff:127.0.0.1', family: 6 }]);
+    for (const address of ['::a9fe:a9fe', '::ffff:0:a9fe:a9fe', '5f00::1', '127.0.0.1', '169.254.169.254']) {
+      await refuse('https://rebound.example.com/x', /resolves to an address that is not globally routable/, async () => [{ address, family: address.includes(':') ? 6 : 4 }]);
+    }
     await refuse('https://nowhere.example.com/x', /does not resolve/, async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     });

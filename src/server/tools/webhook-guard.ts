@@ -13,7 +13,8 @@
  * which need no DNS.
  */
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { ToolError } from './definition.js';
 
 export interface ResolvedAddress {
@@ -26,32 +27,19 @@ export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const DNS_TIMEOUT_MS = 2_000;
 
-const NON_GLOBAL_IPV4: ReadonlyArray<[string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-];
+/** IPv6 global unicast (2000::/3): everything else — IPv4-compatible `::a.b.c.d`, segment routing, unassigned space — is refused. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
-const NON_GLOBAL_IPV6: ReadonlyArray<[string, number]> = [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64],
-  ['2001::', 23], ['2001:2::', 48], ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20], ['fc00::', 7],
-  ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-];
-
-/** One list per family: a BlockList also matches IPv4 addresses against IPv4-mapped IPv6 rules. */
-function blockList(ranges: ReadonlyArray<[string, number]>, family: 'ipv4' | 'ipv6'): BlockList {
-  const list = new BlockList();
-  for (const [network, prefix] of ranges) list.addSubnet(network, prefix, family);
-  return list;
-}
-const nonGlobalV4 = blockList(NON_GLOBAL_IPV4, 'ipv4');
-const nonGlobalV6 = blockList(NON_GLOBAL_IPV6, 'ipv6');
-
-/** True when the address is a globally routable unicast address. */
+/**
+ * True when the address is a globally routable unicast address, as ipaddr.js classifies it:
+ * IPv4 in its `unicast` range; IPv6 `unicast` inside 2000::/3, which leaves out every form that
+ * embeds an IPv4 address (mapped, compatible, translated, NAT64, 6to4, Teredo) as well.
+ */
 export function isGlobalAddress(address: string): boolean {
-  if (isIPv4(address)) return !nonGlobalV4.check(address, 'ipv4');
-  if (isIPv6(address)) return !nonGlobalV6.check(address, 'ipv6');
-  return false;
+  if (isIPv4(address)) return ipaddr.IPv4.parse(address).range() === 'unicast';
+  if (!isIPv6(address)) return false;
+  const parsed = ipaddr.IPv6.parse(address);
+  return parsed.range() === 'unicast' && parsed.match(GLOBAL_UNICAST_V6);
 }
 
 const systemResolver: HostResolver = async (hostname) => lookup(hostname, { all: true, verbatim: true });
