@@ -1,0 +1,143 @@
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { render, FORMATS, type Format } from '../../src/conformance/report/index.js';
+import type { RunResult } from '../../src/conformance/run.js';
+import { ALL, HOSTILE } from './servers/hostile-output-strings.mjs';
+import { baselineSurface } from './helpers/baseline.js';
+import { reportSchemaValidator, schemaValidator } from './helpers/report-schema.js';
+import { SERVERS_DIR, check, mutate, propsOf, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, toolOf, writeContract, type SurfaceHttpServer } from './helpers/harness.js';
+
+/** Anything a terminal or log viewer acts on, or that hides or reorders text (tab and LF are layout). */
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\udb40[\udc00-\udc7f]/;
+/** The SGR sequences the checker itself draws when colour is on. */
+const OWN_SGR = /\x1b\[[0-9;]*m/g;
+
+let server: SurfaceHttpServer;
+let result: RunResult;
+
+beforeAll(async () => {
+  const baseline = baselineSurface();
+  server = await startSurfaceHttp({
+    baseline,
+    hostile: mutate(baseline, (s) => {
+      s.serverInfo = { name: `evil ${HOSTILE.ansi}`, version: HOSTILE.commands };
+      toolOf(s, 'b2_list_buckets').description = `${ALL} List buckets.`;
+      propsOf(s, 's3_list_objects_v2')[`key${HOSTILE.markdown}`] = { type: 'string', description: HOSTILE.xml };
+      for (const [kind, text] of Object.entries(HOSTILE)) s.tools.push({ ...toolOf(s, 'b2_list_buckets'), name: `b2_list_${kind}${text}` });
+    }),
+  });
+  const fixturesDir = await snapshotFixtures(server.target('baseline'));
+  result = await check(server.target('hostile'), { fixturesDir, contractFile: writeContract(fixturesDir) });
+}, 60_000);
+
+afterAll(() => {
+  server?.stop();
+  removeTempDirs();
+});
+
+const renderAs = (format: Format, color = false) => render(format, result, { failOn: 'error', color });
+
+test('the hostile strings reach the findings and the evidence (or the test would prove nothing)', () => {
+  const everything = JSON.stringify(result);
+  for (const text of ['\x1b[8m', '::error title=forged::', '<script>', '\ufffe', '\u202e']) expect(everything).toContain(JSON.stringify(text).slice(1, -1));
+  expect(result.findings.some((finding) => finding.tool?.includes('\x1b'))).toBe(true);
+  expect(result.evidence.connections.modern?.serverInfo?.name).toContain('\x1b]0;owned');
+});
+
+describe('every format is safe', () => {
+  test('pretty: no raw control besides our own colours, and the verdict is the last line, drawn by the checker', () => {
+    for (const color of [false, true]) {
+      const text = renderAs('pretty', color);
+      expect(text.replace(OWN_SGR, ''), `color ${color}`).not.toMatch(RAW_CONTROL);
+      if (!color) expect(text).not.toContain('\x1b');
+      const lines = text.replace(OWN_SGR, '').trimEnd().split('\n');
+      expect(lines.at(-1)).toMatch(/^FAIL \d+ errors?, /);
+      // The forged verdict never starts a line of its own.
+      expect(lines.filter((line) => /^\s*PASS\b/.test(line))).toEqual([]);
+    }
+  });
+
+  test('json and sarif parse, validate and hold nothing raw a terminal acts on', () => {
+    const json = renderAs('json');
+    expect(json.replace(/\n/g, '')).not.toMatch(RAW_CONTROL);
+    const report = JSON.parse(json);
+    const validate = reportSchemaValidator();
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    expect(JSON.stringify(report.findings)).toBe(JSON.stringify(JSON.parse(JSON.stringify(result.findings))));
+    const sarif = renderAs('sarif');
+    expect(sarif.replace(/\n/g, '')).not.toMatch(RAW_CONTROL);
+    const validateSarif = schemaValidator(new URL('./helpers/sarif-2.1.0-subset.schema.json', import.meta.url).pathname);
+    expect(validateSarif(JSON.parse(sarif)), JSON.stringify(validateSarif.errors)).toBe(true);
+  });
+
+  test('junit parses with a strict XML parser and holds only XML 1.0 characters', () => {
+    const xml = renderAs('junit');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml).toMatch(/^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u);
+    expect(xml.replace(/\n/g, '')).not.toMatch(RAW_CONTROL);
+    const parsed = new XMLParser({ ignoreAttributes: false }).parse(xml);
+    expect(parsed.testsuites['@_failures']).not.toBe('0');
+  });
+
+  test('markdown: the rendered HTML has only the markup the checker writes, no link, image or mention', () => {
+    const markdown = renderAs('markdown');
+    expect(markdown).not.toMatch(RAW_CONTROL);
+    const html = micromark(markdown, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+    const tags = new Set([...html.matchAll(/<([a-z][a-z0-9]*)/gi)].map((match) => match[1]!.toLowerCase()));
+    for (const tag of tags) expect(['h3', 'p', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'code', 'details', 'summary', 'ul', 'li', 'strong', 'em', 'br'], tag).toContain(tag);
+    expect(html).not.toMatch(/<!--|<[a-z0-9]+\s[^>]*\b(on\w+|href|src|open)\b/i);
+    // GitHub makes no mention or issue link inside code.
+    const text = html.replace(/<code>[\s\S]*?<\/code>/g, '').replace(/<[^>]+>/g, '');
+    expect(text).not.toMatch(/(^|[^\u200b\w])@octocat/);
+    expect(text).not.toMatch(/#1\b/);
+  });
+
+  test('github: every command line is one the checker wrote; no server string starts a line', () => {
+    const text = renderAs('github');
+    expect(text).not.toMatch(RAW_CONTROL);
+    const lines = text.trimEnd().split('\n');
+    const token = /^::stop-commands::([0-9a-f-]{36})$/.exec(lines.find((line) => line.startsWith('::stop-commands::')) ?? '')?.[1];
+    expect(token).toBeDefined();
+    const start = lines.indexOf(`::stop-commands::${token}`);
+    const end = lines.indexOf(`::${token}::`);
+    expect(end).toBeGreaterThan(start);
+    lines.forEach((line, index) => {
+      const trimmed = line.trimStart();
+      if (index > start && index < end) {
+        expect(trimmed).toMatch(/^[A-Z][A-Za-z ]+: /); // an evidence line starts with its label
+        return;
+      }
+      if (!trimmed.startsWith('::')) {
+        expect(trimmed, line).toMatch(/^b2-mcp-conform (PASS|FAIL) /);
+        return;
+      }
+      expect(trimmed, line).toMatch(/^::(error|warning|notice) (file=[^,:]+,line=\d+,)?title=[^:]*::[^\n]*$|^::(group::b2-mcp-conform evidence|endgroup::)$|^::stop-commands::|^::[0-9a-f-]{36}::$/);
+    });
+    expect(lines.at(-1)).toMatch(/^b2-mcp-conform FAIL /);
+  });
+
+  test('every format renders (none left out of this test)', () => {
+    expect([...FORMATS].sort()).toEqual(['github', 'json', 'junit', 'markdown', 'pretty', 'sarif']);
+  });
+});
+
+describe('stderr and garbage stdout', () => {
+  const hostileServer = (mode: string) => `"${process.execPath}" "${join(SERVERS_DIR, 'hostile-output-stdio.mjs')}" ${mode}`;
+
+  for (const mode of ['stderr', 'stdout']) {
+    test(`${mode}: the error line is terminal-safe (exit 3), and its JSON form parses`, async () => {
+      const plain = await runCli(['check', '--server', hostileServer(mode), '--no-probes', '--timeout', '3000']);
+      expect(plain.code, plain.stderr).toBe(3);
+      expect(plain.stderr.replace(/\n/g, '')).not.toMatch(RAW_CONTROL);
+      expect(plain.stderr.trimEnd().split('\n').every((line) => line.startsWith('b2-mcp-conform: '))).toBe(true);
+      expect(plain.stdout).toBe('');
+      const json = await runCli(['check', '--server', hostileServer(mode), '--no-probes', '--timeout', '3000', '--format', 'json']);
+      expect(json.code).toBe(3);
+      expect(json.stderr.replace(/\n$/, '')).not.toMatch(RAW_CONTROL);
+      expect(JSON.parse(json.stderr).error.code).toMatch(/^(server-exited|protocol|connect|timeout)$/);
+    });
+  }
+});
