@@ -25,7 +25,7 @@ export interface SurfaceInput {
   secretSink: SecretSinkMode;
 }
 
-const STUB_DESCRIPTION = 'Unavailable: this tool would return durable credential material and this server has no secret sink configured for it.';
+const STUB_DESCRIPTION = 'Unavailable: no secret sink is configured.';
 
 function stubOf(tool: ToolDefinition): ToolDefinition {
   return {
@@ -43,10 +43,13 @@ function stubOf(tool: ToolDefinition): ToolDefinition {
   };
 }
 
-/** The confirmation field is policy: the registry adds it to exactly the gated tools. */
+/**
+ * The confirmation field is policy: the registry adds it to exactly the gated tools. What it
+ * means is said once, in the server instructions, not repeated on every gated tool.
+ */
 function wireSchema(tool: ToolDefinition): JsonSchema {
   if (!tool.gate) return toInputSchema(tool.input);
-  const confirm = boolean({ description: 'Set true only after the user approved this exact call.' });
+  const confirm = boolean();
   return toInputSchema({ ...tool.input, properties: { ...tool.input.properties, confirm } });
 }
 

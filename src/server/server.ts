@@ -49,7 +49,7 @@ const FORMAT_SENTENCE: Record<ServerConfig['outputFormat'], string> = {
 function instructions(config: ServerConfig): string {
   return [
     'Backblaze B2 tools: b2_* for account, buckets, keys, Object Lock and usage analytics; s3_* for objects and multipart uploads.',
-    'Destructive or protection-weakening calls need the user\'s explicit approval; never approve on their behalf.',
+    'Destructive or protection-weakening calls take confirm: true only after the user explicitly approved that exact call; never approve on their behalf.',
     'Credentials are never accepted as tool arguments and never returned.',
     FORMAT_SENTENCE[config.outputFormat],
   ].join(' ');

@@ -9,7 +9,7 @@ export const accountTools: ToolDefinition[] = [
   {
     name: 'b2_authorize_account',
     title: 'Authorize account',
-    description: 'Re-authorize the configured B2 key and return account info: account id, API URLs, allowed capabilities, bucket and name-prefix restrictions. The auth token is never returned.',
+    description: 'Re-authorize the configured key; returns account id, API URLs, capabilities and bucket/prefix restrictions, never the auth token.',
     input: { properties: {} },
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',

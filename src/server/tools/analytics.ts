@@ -3,7 +3,7 @@ import type { GrowthOrder, GrowthPeriod } from '../analytics/usage-growth.js';
 import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { integer, oneOf, string } from './schema.js';
 
-const bucket = string({ minLength: 1, description: 'Bucket name.' });
+const bucket = string({ minLength: 1 });
 
 // The analytics (and the CSV parser behind the usage reports) load on first use: listing tools
 // and starting the server must not pay for them.
@@ -59,7 +59,7 @@ export const analyticsTools: ToolDefinition[] = [
   {
     name: 'b2_list_largest_files',
     title: 'List largest files',
-    description: 'Find the largest file versions in a bucket by scanning its listing (bounded by max_scan and a time budget; says truncated when a bound stops it). Never reads content.',
+    description: 'Find a bucket\'s largest file versions from its listing, within max_scan and a time budget (truncated when one stops it); never reads content.',
     input: {
       properties: {
         bucket,
@@ -77,7 +77,7 @@ export const analyticsTools: ToolDefinition[] = [
   {
     name: 'b2_unfinished_uploads',
     title: 'Unfinished large uploads',
-    description: 'List unfinished large-file uploads in a bucket and the bytes they waste (a lower bound when capped).',
+    description: 'List a bucket\'s unfinished large-file uploads and the bytes they hold (a lower bound when capped).',
     input: {
       properties: {
         bucket,
@@ -94,7 +94,7 @@ export const analyticsTools: ToolDefinition[] = [
   {
     name: 'b2_rank_egress_leaders',
     title: 'Rank egress leaders',
-    description: 'Rank accounts or buckets by download egress from the daily usage reports in bucket b2-reports-<accountId> (GB = 1e9 bytes).',
+    description: 'Rank accounts or buckets by download egress, from the daily usage reports in b2-reports-<accountId> (GB = 1e9 bytes).',
     input: {
       properties: {
         by: oneOf(['account', 'bucket'], { default: 'account' }),
@@ -110,7 +110,7 @@ export const analyticsTools: ToolDefinition[] = [
   {
     name: 'b2_report_usage_growth',
     title: 'Report usage growth',
-    description: 'Report storage growth per bucket over a period from the daily usage reports in bucket b2-reports-<accountId> (GB = 1e9 bytes).',
+    description: 'Report storage growth per bucket over a period, from the daily usage reports in b2-reports-<accountId> (GB = 1e9 bytes).',
     input: {
       properties: {
         period: oneOf(['month', 'quarter', 'year'], { default: 'month' }),

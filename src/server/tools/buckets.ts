@@ -10,7 +10,7 @@ const BUCKET_TYPES = ['allPublic', 'allPrivate'] as const;
 const bucketInfo = stringMap(
   string({ minLength: 1, maxLength: 50, pattern: "^[A-Za-z0-9._`~!#$%^&*'|+-]+$" }),
   string({ maxLength: 10000 }),
-  { description: 'Custom bucket metadata, at most 10 pairs.', maxProperties: 10 },
+  { maxProperties: 10 },
 );
 
 const headerList = (minItems: number): JsonSchema =>
@@ -183,7 +183,7 @@ export const bucketTools: ToolDefinition[] = [
   {
     name: 'b2_list_buckets',
     title: 'List buckets',
-    description: 'List buckets visible to the key, optionally filtered by id, name or type. Results are capped at limit with truncated: true when more exist.',
+    description: 'List buckets visible to the key, optionally by id, name or type; truncated: true when capped at limit.',
     input: {
       properties: {
         bucketId: string(),
@@ -200,7 +200,7 @@ export const bucketTools: ToolDefinition[] = [
   {
     name: 'b2_create_bucket',
     title: 'Create bucket',
-    description: 'Create a bucket with optional info, CORS rules, lifecycle rules, encryption and Object Lock. Creating an allPublic bucket needs confirmation.',
+    description: 'Create a bucket with optional info, CORS, lifecycle, encryption and Object Lock; allPublic needs confirmation.',
     input: {
       properties: {
         bucketName: string({ minLength: 6, maxLength: 63, pattern: '^[A-Za-z0-9-]+$' }),
@@ -222,7 +222,7 @@ export const bucketTools: ToolDefinition[] = [
   {
     name: 'b2_update_bucket',
     title: 'Update bucket',
-    description: 'Change a bucket\'s type, info, CORS, lifecycle, encryption, Object Lock default retention or replication. Changes that expose data or remove a protection need confirmation.',
+    description: 'Change a bucket\'s type, info, CORS, lifecycle, encryption, default retention or replication; exposing data or removing a protection needs confirmation.',
     input: {
       properties: {
         bucketId,
@@ -290,7 +290,7 @@ export const bucketTools: ToolDefinition[] = [
   {
     name: 'b2_get_bucket_notification_rules',
     title: 'Get bucket notification rules',
-    description: 'Get a bucket\'s event notification rules. Webhook URLs paths, signing secrets and custom header values are redacted.',
+    description: 'Get a bucket\'s event notification rules, webhook URL paths, signing secrets and header values redacted.',
     input: { properties: { bucketId }, required: ['bucketId'] },
     backing: 'nativeB2Sdk',
     capabilities: ['readBucketNotifications', 'writeBucketNotifications'],
@@ -300,7 +300,7 @@ export const bucketTools: ToolDefinition[] = [
   {
     name: 'b2_set_bucket_notification_rules',
     title: 'Set bucket notification rules',
-    description: 'Replace ALL event notification rules of a bucket with the given list (an empty list removes them). Webhooks must be public https endpoints.',
+    description: 'Replace ALL event notification rules of a bucket ([] removes them); webhooks must be public https endpoints.',
     input: {
       properties: { bucketId, eventNotificationRules: array(notificationRule, { maxItems: 50 }) },
       required: ['bucketId', 'eventNotificationRules'],

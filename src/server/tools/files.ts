@@ -32,7 +32,7 @@ export const fileTools: ToolDefinition[] = [
   {
     name: 'b2_update_file_legal_hold',
     title: 'Update file legal hold',
-    description: 'Turn the Object Lock legal hold of a file version on or off. Turning it off needs confirmation.',
+    description: 'Turn a file version\'s legal hold on or off; off needs confirmation.',
     input: { properties: { fileId, fileName, legalHold: oneOf(['on', 'off']) }, required: ['fileId', 'fileName', 'legalHold'] },
     backing: 'nativeB2Sdk',
     capabilities: ['writeFileLegalHolds'],
@@ -43,7 +43,7 @@ export const fileTools: ToolDefinition[] = [
   {
     name: 'b2_update_file_retention',
     title: 'Update file retention',
-    description: 'Set or clear the Object Lock retention of a file version (mode and retainUntilTimestamp null clears). Clearing or bypassing governance needs confirmation.',
+    description: 'Set or clear a file version\'s Object Lock retention (null mode and retainUntilTimestamp clear); clearing or bypassing governance needs confirmation.',
     input: {
       properties: {
         fileId,

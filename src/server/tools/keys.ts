@@ -42,11 +42,11 @@ export const keyTools: ToolDefinition[] = [
   {
     name: 'b2_list_keys',
     title: 'List application keys',
-    description: 'List application keys (ids, names, capabilities, restrictions, expiry). Key secrets are never returned.',
+    description: 'List application keys (ids, names, capabilities, restrictions, expiry), never their secrets.',
     input: {
       properties: {
         maxKeyCount: integer(1, 1000, { default: 100 }),
-        startApplicationKeyId: string({ description: 'Continue from this key id.' }),
+        startApplicationKeyId: string(),
       },
     },
     backing: 'nativeB2Sdk',
@@ -79,7 +79,7 @@ export const keyTools: ToolDefinition[] = [
   {
     name: 'b2_delete_key',
     title: 'Delete application key',
-    description: 'Permanently delete an application key; anything using it loses access.',
+    description: 'Permanently delete an application key; its users lose access.',
     input: { properties: { applicationKeyId: string({ minLength: 1 }) }, required: ['applicationKeyId'] },
     backing: 'nativeB2Sdk',
     capabilities: ['deleteKeys'],

@@ -120,7 +120,7 @@ export const partnerTools: ToolDefinition[] = [
   {
     name: 'b2_eject_group_member',
     title: 'Eject Partner group member',
-    description: 'Remove a member account from a Partner group. It cannot be re-added through the API.',
+    description: 'Remove a member account from a Partner group; the API cannot re-add it.',
     input: {
       properties: { adminAccountId: accountId, groupId: string({ minLength: 1 }), memberAccountId: accountId, email },
       required: ['adminAccountId', 'groupId', 'memberAccountId'],

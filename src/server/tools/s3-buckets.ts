@@ -71,7 +71,7 @@ export const s3BucketTools: ToolDefinition[] = [
   {
     name: 's3_put_bucket_lifecycle',
     title: 'Put bucket lifecycle',
-    description: 'Replace a bucket\'s S3 lifecycle rules (expiration, noncurrent-version expiration, abort incomplete uploads; no transitions). rules: [] removes them.',
+    description: 'Replace a bucket\'s S3 lifecycle rules (expiration, noncurrent expiration, abort incomplete uploads; no transitions); [] removes them.',
     input: {
       properties: {
         bucket,

@@ -96,7 +96,7 @@ export const s3MultipartTools: ToolDefinition[] = [
   {
     name: 's3_create_multipart_upload',
     title: 'Create multipart upload',
-    description: 'Start a multipart upload and return its uploadId. Upload parts via s3_get_presigned_upload_part_url or s3_upload_part_copy; every part but the last must be at least 5 MiB.',
+    description: 'Start a multipart upload; returns uploadId. Add parts via s3_get_presigned_upload_part_url or s3_upload_part_copy; all but the last part need at least 5 MiB.',
     input: {
       properties: {
         bucket,
@@ -116,7 +116,7 @@ export const s3MultipartTools: ToolDefinition[] = [
   {
     name: 's3_upload_part_copy',
     title: 'Upload part by copy',
-    description: 'Fill one part of a multipart upload from an existing object (optionally a byte range of it).',
+    description: 'Fill one part of a multipart upload from an existing object or a byte range of it.',
     input: {
       properties: {
         bucket,
@@ -137,7 +137,7 @@ export const s3MultipartTools: ToolDefinition[] = [
   {
     name: 's3_complete_multipart_upload',
     title: 'Complete multipart upload',
-    description: 'Assemble a multipart upload from its parts (partNumber and the ETag each part upload returned) into one object.',
+    description: 'Assemble a multipart upload\'s parts into one object.',
     input: {
       properties: {
         bucket,

@@ -10,7 +10,7 @@ const bucket = string({ minLength: 1 });
 const key = string({ minLength: 1 });
 const versionId = string({ minLength: 1 });
 const metadata = stringMap(string({ minLength: 1, maxLength: 128 }), string({ maxLength: 2048 }), { maxProperties: 50 });
-const acl = oneOf(['private', 'public-read'], { description: 'Accepted for compatibility; B2 ignores object ACLs.' });
+const acl = oneOf(['private', 'public-read'], { description: 'Ignored by B2.' });
 
 /** Arguments as the schema guarantees them (validated before a handler runs). */
 type Args<T> = ToolArgs & T;
@@ -214,7 +214,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   {
     name: 's3_list_objects_v2',
     title: 'List objects',
-    description: 'List objects in a bucket (ListObjectsV2) with prefix, delimiter (common prefixes) and continuation-token paging.',
+    description: 'List a bucket\'s objects with prefix, delimiter and continuation-token paging.',
     input: {
       properties: {
         bucket,
@@ -234,7 +234,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   {
     name: 's3_list_object_versions',
     title: 'List object versions',
-    description: 'List object versions and delete markers in a bucket, with prefix, delimiter and key/version markers for paging.',
+    description: 'List a bucket\'s object versions and delete markers, with prefix, delimiter and key/version-marker paging.',
     input: {
       properties: {
         bucket,
@@ -254,7 +254,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   {
     name: 's3_head_object',
     title: 'Head object',
-    description: 'Get an object\'s metadata (size, type, ETag, dates, user metadata, lock state) without its body.',
+    description: 'Get an object\'s metadata (size, type, ETag, dates, user metadata, lock state).',
     input: { properties: { bucket, key, versionId }, required: ['bucket', 'key'] },
     backing: 'awsS3Sdk',
     capabilities: ['readFiles'],
@@ -264,13 +264,13 @@ export const s3ObjectTools: ToolDefinition[] = [
   {
     name: 's3_get_object',
     title: 'Get object',
-    description: 'Read an object. Up to 1 MiB is returned inline (base64 for binary); larger objects need range, saveToPath (a local file) or a presigned URL.',
+    description: 'Read an object: up to 1 MiB inline (base64 if binary); larger needs range, saveToPath (local file) or a presigned URL.',
     input: {
       properties: {
         bucket,
         key,
         versionId,
-        range: string({ pattern: '^bytes=[0-9]*-[0-9]*$', description: 'HTTP range, e.g. bytes=0-1023.' }),
+        range: string({ pattern: '^bytes=[0-9]*-[0-9]*$', description: 'HTTP byte range.' }),
         saveToPath: string({ minLength: 1, description: 'Stream the object to this local file instead.' }),
       },
       required: ['bucket', 'key'],
@@ -283,7 +283,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   {
     name: 's3_put_object',
     title: 'Put object',
-    description: 'Upload an object of up to 1 MiB from content (base64) or filePath (a local file). Overwrites create a new version.',
+    description: 'Upload an object of up to 1 MiB from content (base64) or filePath (local file); overwriting makes a new version.',
     input: {
       properties: {
         bucket,
@@ -294,7 +294,7 @@ export const s3ObjectTools: ToolDefinition[] = [
         metadata,
         acl,
         serverSideEncryption: oneOf(['AES256']),
-        storageClass: string({ description: 'Accepted for compatibility; ignored by B2.' }),
+        storageClass: string({ description: 'Ignored by B2.' }),
       },
       required: ['bucket', 'key'],
     },
@@ -306,7 +306,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   {
     name: 's3_copy_object',
     title: 'Copy object',
-    description: 'Copy an object (optionally a specific version) to a new key or bucket, keeping or replacing its metadata.',
+    description: 'Copy an object (or one version) to a new key or bucket, keeping or replacing its metadata.',
     input: {
       properties: {
         sourceBucket: bucket,
@@ -329,7 +329,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   {
     name: 's3_delete_object',
     title: 'Delete object',
-    description: 'Delete an object: with versionId that version is removed for good; without, a delete marker hides the object.',
+    description: 'Delete an object: with versionId that version is gone for good; without, a delete marker hides it.',
     input: { properties: { bucket, key, versionId }, required: ['bucket', 'key'] },
     backing: 'awsS3Sdk',
     capabilities: ['deleteFiles'],
@@ -340,12 +340,12 @@ export const s3ObjectTools: ToolDefinition[] = [
   {
     name: 's3_delete_objects',
     title: 'Delete objects',
-    description: 'Delete up to 1000 objects or versions in one request.',
+    description: 'Delete many objects or versions in one request.',
     input: {
       properties: {
         bucket,
         objects: array(object({ key, versionId }, ['key']), { minItems: 1, maxItems: 1000 }),
-        quiet: boolean({ default: true, description: 'Report only failures.' }),
+        quiet: boolean({ default: true, description: 'Report failures only.' }),
         bypassGovernance: boolean({ description: 'Needs the bypassGovernance capability.' }),
       },
       required: ['bucket', 'objects'],

@@ -59,7 +59,7 @@ const presignParts: ToolHandler = async (args, context) => {
 const presignedUrl: ToolDefinition = {
   name: 's3_get_presigned_url',
   title: 'Get presigned URL',
-  description: 'Mint a time-limited URL to download (GetObject) or upload (PutObject) one object without credentials. Anyone holding the URL can use it until it expires; upload URLs need confirmation.',
+  description: 'Mint a time-limited URL for one object; anyone holding it can use it until it expires. PutObject URLs need confirmation.',
   input: {
     properties: {
       bucket,
@@ -110,7 +110,7 @@ export const s3PresignTools: ToolDefinition[] = [
   {
     name: 's3_get_presigned_upload_part_url',
     title: 'Get presigned upload-part URLs',
-    description: 'Mint time-limited PUT URLs for parts of an existing multipart upload; the ETag each PUT returns is needed by s3_complete_multipart_upload.',
+    description: 'Mint time-limited PUT URLs for parts of a multipart upload; s3_complete_multipart_upload needs the ETag each PUT returns.',
     input: {
       properties: {
         bucket,
