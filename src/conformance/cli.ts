@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConformError, EXIT } from './errors.js';
@@ -6,18 +6,18 @@ import { SEVERITIES, type Severity } from './findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
 import { CONNECTIONS_FOR, type EraChoice } from './connections.js';
 import type { RunResult } from './run.js';
+import { checkRun, DEFAULT_TIMEOUT_MS, diffRun, snapshot as takeSnapshot, targetOf, type TargetOptions } from './api.js';
 import { FORMATS } from './report/formats.js';
 import { reportPlan } from './report/plan.js';
 import { launchServers } from './stdio-transport.js';
 import { startBundledServer } from './bundled.js';
 import { parseClientInfo, type ClientInfo } from './client-identities.js';
-import { httpTarget, parsePairs, resolveProfile, stdioTarget, type Target } from './target.js';
+import { parsePairs, resolveProfile } from './target.js';
 import { jsonSafe } from './report/escape/json.js';
 import { terminalSafe } from './report/escape/terminal.js';
 
-// Reports, rules and the SDK clients load lazily: a stdio server starts first and boots while they load.
-
-const DEFAULT_TIMEOUT_MS = 10_000;
+// The CLI is flags over the programmatic API (api.ts). Reports, rules and the SDK clients load
+// lazily: a stdio server starts first and boots while they load.
 
 interface Io {
   stdout: (text: string) => void;
@@ -46,20 +46,21 @@ function positiveInteger(value: string): number {
   return parsed;
 }
 
-interface TargetOptions {
+interface TargetFlags {
   server?: string;
   url?: string;
   header?: string[];
   env?: string[];
 }
 
-function targetFrom({ header = [], env = [], ...options }: TargetOptions, io: Io): Target | null {
-  if (options.server && options.url) throw new ConformError('usage', 'use either --server or --url, not both');
-  if (header.length > 0 && !options.url) throw new ConformError('usage', '--header needs --url');
-  if (env.length > 0 && !options.server) throw new ConformError('usage', '--env needs --server (the bundled server never gets extra environment)');
-  if (options.server) return stdioTarget(options.server, parsePairs('--env', env, (key) => io.env[key]));
-  if (options.url) return httpTarget(options.url, parsePairs('--header', header));
-  return null;
+/** The target flags as API options; mistakes are named by their flags. */
+function targetOptionsFrom({ header = [], env = [], server, url }: TargetFlags, io: Io): Pick<TargetOptions, 'server' | 'url' | 'env' | 'headers'> {
+  if (server && url) throw new ConformError('usage', 'use either --server or --url, not both');
+  if (header.length > 0 && !url) throw new ConformError('usage', '--header needs --url');
+  if (env.length > 0 && !server) throw new ConformError('usage', '--env needs --server (the bundled server never gets extra environment)');
+  if (server) return { server, env: parsePairs('--env', env, (key) => io.env[key]) };
+  if (url) return { url, headers: parsePairs('--header', header) };
+  return {};
 }
 
 interface ReportOptions {
@@ -119,39 +120,23 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-/**
- * `check --sandbox-env`: start the probe sandbox, print the server's environment on stdout, write
- * the checker's (admin URL and token) to a file of its own, keep serving until stopped.
- */
-async function serveSandboxEnv(profile: string, contractFile: string | undefined, checkerFile: string, io: Io): Promise<number> {
-  const { checkerEnvLines, sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
+/** `check --sandbox-env`: start the probe sandbox, print the server environment, keep serving until stopped. */
+async function serveSandboxEnv(profile: string, contractFile: string | undefined, io: Io): Promise<number> {
+  const { sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
   const { loadContract } = await import('./fixtures.js');
   const { BUNDLED } = await import('./package-root.js');
   const name = resolveProfile(profile);
   const contractProfile = loadContract(contractFile ?? BUNDLED.contractFile).profiles[name];
   if (!contractProfile) throw new ConformError('usage', `the contract has no profile "${name}"`);
-  const sandbox = await startProbeSandbox(contractProfile.capabilities, { listener: true });
+  const sandbox = await startProbeSandbox(contractProfile.capabilities);
   try {
     io.stdout(sandboxEnvLines(sandbox));
-    writePrivateFile(checkerFile, checkerEnvLines(sandbox.listener!));
-    io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${name} is running; start the server with the variables above (never with ${checkerFile}), then run check --url <endpoint> --probes with both loaded. Stop with Ctrl-C.\n`);
+    io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${name} is running; start the server with the variables above, then run check --url <endpoint> --probes with them loaded. Stop with Ctrl-C.\n`);
     await (io.untilStopped ?? waitForSignal)();
   } finally {
     await sandbox.close();
   }
   return EXIT.ok;
-}
-
-/** Written whole (temp file and rename) and readable by this user only. */
-function writePrivateFile(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(temporary, text, { mode: 0o600 });
-    renameSync(temporary, file);
-  } catch (error) {
-    throw new ConformError('usage', `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
 }
 
 function addTargetOptions(command: Command): Command {
@@ -195,19 +180,17 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--no-probes', 'skip the live probes')
     .option('--only-probes', 'run the live probes only, without the static rules (exit 4 when they are not applicable)')
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
-    .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
-    .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server");
+    .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped');
   addReportOptions(addTargetOptions(check)).action(async (options) => {
     if (options.sandboxEnv) {
       if (options.server || options.url || options.probes !== undefined || options.onlyProbes) throw new ConformError('usage', '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables');
-      if (!options.checkerEnv) throw new ConformError('usage', "--sandbox-env needs --checker-env FILE: the checker's variables go there, apart from the server's");
-      setExit(await serveSandboxEnv(options.profile, options.contract, resolve(io.cwd, options.checkerEnv), io));
+      setExit(await serveSandboxEnv(options.profile, options.contract, io));
       return;
     }
-    if (options.checkerEnv) throw new ConformError('usage', '--checker-env goes with --sandbox-env');
     const plan = reportPlan(options.format, options.output, io.cwd); // a bad --format/--output fails before anything is started
-    const target = targetFrom(options, io);
     if ((options.onlyProbes || options.probeTool) && options.probes === false) throw new ConformError('usage', `use either ${options.onlyProbes ? '--only-probes' : '--probe-tool'} or --no-probes, not both`);
+    const targetOptions = targetOptionsFrom(options, io);
+    const target = targetOf(targetOptions);
     const probes = Boolean(options.onlyProbes || options.probeTool) || (options.probes ?? target === null);
     // Start the server(s) now: they boot while the clients, rules and reports load.
     const prepared = options.onlyProbes
@@ -215,21 +198,20 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       : target
         ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice]) }
         : { bundled: startBundledServer(resolveProfile(options.profile), options.timeout) };
-    const { runCheck } = await import('./run.js');
     const onProgress = probes ? progressLine(io, plan.some((entry) => entry.format === 'json' && entry.file === null)) : undefined;
-    const result = await runCheck({
+    const result = await checkRun({
+      ...targetOptions,
       profile: options.profile,
-      target,
-      fixturesDir: options.fixtures,
-      contractFile: options.contract,
+      fixtures: options.fixtures,
+      contract: options.contract,
       era: options.era as EraChoice,
       timeoutMs: options.timeout,
-      configFile: options.config,
+      config: options.config,
       allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides),
       cwd: io.cwd,
       probes,
       onlyProbes: Boolean(options.onlyProbes),
-      env: io.env,
+      processEnv: io.env,
       ...clientInfoOf(options.clientInfo),
       ...(options.probeTool ? { probeTools: options.probeTool } : {}),
       ...(onProgress ? { onProgress } : {}),
@@ -242,8 +224,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('write fixtures of a live server in the generator format (pre-release review)')
     .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into (and the prompt fixture, when the server advertises prompts)');
   addTargetOptions(snapshot).action(async (options) => {
-    const { runSnapshot } = await import('./run.js');
-    const { written } = await runSnapshot({ profile: options.profile, target: targetFrom(options, io), outDir: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, ...clientInfoOf(options.clientInfo) });
+    const { written } = await takeSnapshot({ ...targetOptionsFrom(options, io), profile: options.profile, out: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, ...clientInfoOf(options.clientInfo) });
     for (const { file, items, count, hash } of written) io.stdout(`wrote ${file} (${count} ${items}, hash ${hash.slice(0, 12)})\n`);
     setExit(EXIT.ok);
   });
@@ -257,8 +238,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--debug', 'show stack traces for errors')
     .action(async (before: string, after: string, options) => {
       reportPlan(options.format, options.output, io.cwd);
-      const { runDiff } = await import('./run.js');
-      const result = runDiff({ before, after, configFile: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
+      const result = await diffRun({ before, after, config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
       setExit(await writeReports(result, options, io));
     });
 

@@ -180,7 +180,6 @@ async function probe(request: CheckRequest, profile: ProfileName, inputs: Return
     env: request.env ?? process.env,
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     ...(request.probeTools?.length ? { tools: request.probeTools } : {}),
-    ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}),
   });
 }
 

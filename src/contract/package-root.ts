@@ -11,9 +11,9 @@ function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const candidate = join(dir, 'package.json');
-    if (existsSync(candidate) && JSON.parse(readFileSync(candidate, 'utf8')).name === 'b2-mcp') return dir;
+    if (existsSync(candidate) && JSON.parse(readFileSync(candidate, 'utf8')).name === 'b2-mcp-conform') return dir;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`b2-mcp package root not found above ${fileURLToPath(import.meta.url)}`);
+    if (parent === dir) throw new Error(`b2-mcp-conform package root not found above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

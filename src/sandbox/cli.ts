@@ -73,7 +73,6 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     applicationKeyId: sandbox.applicationKeyId,
     applicationKey: sandbox.applicationKey,
     adminUrl: sandbox.adminUrl,
-    adminToken: sandbox.adminToken,
   };
   (io.stdout ?? process.stdout).write(`${JSON.stringify(details)}\n`);
   await stopped;

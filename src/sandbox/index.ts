@@ -6,17 +6,14 @@
  *   apiUrl   — native API, `/b2api/v4/...` and `/file/<bucket>/<name>` (host/port as given)
  *   s3Url    — S3 API, path-style `/<bucket>/<key>` at the root of its own port, so an AWS SDK
  *              client with `forcePathStyle: true` and `endpoint: s3Url` works unchanged
- *   adminUrl — admin API, always bound to 127.0.0.1, answering loopback callers that send the
- *              bearer token `adminToken` (left out with `adminListener: false`: the caller then
- *              uses `admin`, the same operations in-process, and nothing else can reach them)
+ *   adminUrl — admin API, always bound to 127.0.0.1 and answering loopback callers only
  * With a fixed `port` P the S3 and admin listeners default to P+1 and P+2; with port 0 (the
  * default) each gets a free port.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdminDispatcher, createAdminHttpHandler, type AdminDispatcher } from './admin-api.js';
+import { createAdminApi } from './admin-api.js';
 import { RequestLog, type SandboxContext, type SandboxUrls } from './context.js';
 import { FaultInjector, parseFaultSpec } from './faults.js';
 import { createNativeFrontEnd } from './native-api.js';
@@ -44,19 +41,12 @@ export interface SandboxOptions {
   clock?: () => number;
   /** Fix every derived id and secret (random by default). */
   idSalt?: string;
-  /** Serve the admin API over HTTP (default true); without it only `admin` reaches it. */
-  adminListener?: boolean;
 }
 
 export interface RunningSandbox {
   apiUrl: string;
   s3Url: string;
-  /** Null without the admin listener. */
-  adminUrl: string | null;
-  /** What the admin listener wants as `Authorization: Bearer <adminToken>`. */
-  adminToken: string;
-  /** The admin operations in-process, with no listener in between. */
-  admin: AdminDispatcher;
+  adminUrl: string;
   accountId: string;
   /** The account's master key. */
   applicationKeyId: string;
@@ -109,9 +99,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   };
   const apiServer = serve(createNativeFrontEnd(context));
   const s3Server = serve(createS3FrontEnd(context));
-  const admin = createAdminDispatcher(context, seed);
-  const adminToken = randomBytes(24).toString('base64url');
-  const adminServer = options.adminListener === false ? undefined : serve(createAdminHttpHandler(admin, adminToken));
+  const adminServer = serve(createAdminApi(context, seed));
 
   const close = async () => {
     await Promise.all(
@@ -130,9 +118,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const port = options.port ?? 0;
     const apiPort = await listen(apiServer, port, host);
     const s3Port = await listen(s3Server, options.s3Port ?? (port ? port + 1 : 0), host);
+    const adminPort = await listen(adminServer, options.adminPort ?? (port ? port + 2 : 0), '127.0.0.1');
     urls.apiUrl = `http://${urlHost(host)}:${apiPort}`;
     urls.s3Url = `http://${urlHost(host)}:${s3Port}`;
-    if (adminServer) urls.adminUrl = `http://127.0.0.1:${await listen(adminServer, options.adminPort ?? (port ? port + 2 : 0), '127.0.0.1')}`;
+    urls.adminUrl = `http://127.0.0.1:${adminPort}`;
   } catch (error) {
     for (const server of servers) if (server.listening) server.close();
     throw error;
@@ -142,9 +131,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   return {
     apiUrl: urls.apiUrl,
     s3Url: urls.s3Url,
-    adminUrl: urls.adminUrl || null,
-    adminToken,
-    admin,
+    adminUrl: urls.adminUrl,
     accountId: store.accountId,
     applicationKeyId: master.applicationKeyId,
     applicationKey: master.applicationKey,
@@ -157,5 +144,4 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 export { SandboxStore } from './store.js';
 export { SandboxError } from './errors.js';
 export type { SandboxContext, SandboxUrls } from './context.js';
-export type { AdminDispatcher, AdminMethod } from './admin-api.js';
 export type { SeedName } from './seed.js';

@@ -1,5 +1,4 @@
 import type { ToolFixture } from '../../contract/fixture.js';
-import type { ClientInfo } from '../client-identities.js';
 import { judgeFormat, type FormatMode } from './format.js';
 import { gateSteps, type GateRun } from './gate.js';
 import { callSurfaces } from './results.js';
@@ -25,21 +24,19 @@ export interface ProbeRequest {
   tablesDir?: string;
   /** Probe only these tools (gate and read probes); every listed tool when absent. */
   tools?: readonly string[];
-  /** `--client-info` names and versions the sessions present instead of their identities' own. */
-  clientInfo?: readonly ClientInfo[];
 }
 
 /** The server configurations the probes need: gates and TOON, elicitation and `auto`, the block policy and JSON. */
 const SPAWNED_SESSIONS: SessionSpec[] = [
-  { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false, identity: 'claudeDesktop' },
-  { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true, identity: 'claudeCode' },
-  { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, identity: 'zed', logFile: true },
+  { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false },
+  { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true },
+  { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, logFile: true },
 ];
 
 /** A server started by hand keeps its own policy and format; it cannot be restarted with others. */
 const URL_SESSIONS: SessionSpec[] = [
-  { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'claudeDesktop' },
-  { name: 'elicit', policy: null, outputFormat: null, elicitation: true, identity: 'claudeCode' },
+  { name: 'plain', policy: null, outputFormat: null, elicitation: false },
+  { name: 'elicit', policy: null, outputFormat: null, elicitation: true },
 ];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -102,20 +99,12 @@ class ProbeRun {
     }
   }
 
-  /**
-   * Search one call for canaries. A gate call's successful structured result is also read back
-   * (read calls are judged by their own probe), so no result escapes the round-trip check.
-   */
-  inspect(tool: string, outcome: CallOutcome, kind: 'gate' | 'read', session?: ProbeSession): void {
-    if (kind === 'gate') {
+  inspect(tool: string, outcome: CallOutcome, gate: boolean): void {
+    if (gate) {
       this.gateCalls++;
       this.elicitations += outcome.elicitations.length;
     } else this.formatCalls++;
     for (const { place, text } of callSurfaces(outcome)) this.scan(place, text, tool);
-    if (kind !== 'read' && session && outcome.result && !outcome.result.isError && outcome.result.structuredContent !== undefined) {
-      const verdict = judgeFormat(outcome, session.spec.outputFormat, 'result');
-      this.record({ ...verdict, tool, variant: `${session.spec.outputFormat ?? 'as configured'} (${kind} call)` });
-    }
   }
 
   counts() {
@@ -126,9 +115,7 @@ class ProbeRun {
 async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<string, string>): Promise<Partial<Record<SessionSpec['name'], ProbeSession>>> {
   const specs = request.server.kind === 'spawn' ? SPAWNED_SESSIONS : URL_SESSIONS;
   if (request.server.kind === 'url') run.skipped.push('the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)');
-  const opened = await Promise.allSettled(
-    specs.map((spec, slot) => openSession(request.server, spec, { env, timeoutMs: request.timeoutMs, modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) })),
-  );
+  const opened = await Promise.allSettled(specs.map((spec) => openSession(request.server, spec, { env, timeoutMs: request.timeoutMs, modern: request.modern })));
   const sessions: Partial<Record<SessionSpec['name'], ProbeSession>> = {};
   opened.forEach((result, index) => {
     const spec = specs[index]!;
@@ -148,7 +135,7 @@ async function calibrate(run: ProbeRun, session: ProbeSession, reads: ReadProbeS
   run.step(`calibration: ${read.tool}`);
   const before = await requestMark(run.sandbox);
   const outcome = await session.call(read.tool, read.arguments);
-  run.inspect(read.tool, outcome, 'read');
+  run.inspect(read.tool, outcome, false);
   const after = await requestMark(run.sandbox, before.mark);
   return after.count > 0;
 }
@@ -160,7 +147,7 @@ async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadPro
     run.step(`format ${label}: ${read.tool}`);
     try {
       const outcome = await session.call(read.tool, fillTemplate(read.arguments, values));
-      run.inspect(read.tool, outcome, 'read');
+      run.inspect(read.tool, outcome, false);
       const verdict = judgeFormat(outcome, mode, read.expect ?? 'result');
       run.record({ ...verdict, tool: read.tool, variant: `${label}${read.expect === 'error' ? ' (error)' : ''}` });
     } catch (error) {
@@ -235,7 +222,7 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
     ...sessions,
     values,
     record: (observation) => run.record(observation),
-    inspect: (tool, outcome, session) => run.inspect(tool, outcome, 'gate', session),
+    inspect: (tool, outcome) => run.inspect(tool, outcome, true),
   };
   const gates = gated
     .map((tool) => byTool.get(tool))
@@ -275,7 +262,7 @@ function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession
     sandbox: sandbox.kind,
     sessions: sessions.map((session) => ({
       name: session.spec.name,
-      client: `${session.client} (${session.spec.elicitation ? 'answers form elicitation' : 'no elicitation'})`,
+      client: session.spec.elicitation ? 'answers form elicitation' : 'no elicitation',
       policy: session.spec.policy,
       outputFormat: session.spec.outputFormat,
       env: session.envNames,

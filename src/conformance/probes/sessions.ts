@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import type { ListedTool } from '../../contract/normalize.js';
-import { declinedRequests, presentedIdentity, type ClientInfo, type IdentityName } from '../client-identities.js';
+import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
 import { ChildStdioTransport } from '../stdio-transport.js';
 import type { HttpTarget } from '../target.js';
 
@@ -17,10 +17,8 @@ export interface SessionSpec {
   policy: 'confirm' | 'block' | null;
   /** B2_MCP_OUTPUT_FORMAT, or null when the server runs as it was started. */
   outputFormat: 'toon' | 'auto' | 'json' | null;
-  /** Whether the client declares form elicitation and answers it (the identity's capabilities agree). */
+  /** Whether the client declares form elicitation and answers it. */
   elicitation: boolean;
-  /** The ordinary client the session presents as; nothing tells the server a checker is calling. */
-  identity: IdentityName;
   /** Point B2_LOG_FILE at a file of the run's own, so the log file is searched too. */
   logFile?: boolean;
 }
@@ -36,8 +34,6 @@ export interface CallOutcome {
 
 export interface ProbeSession {
   spec: SessionSpec;
-  /** The product the session presented as, for the evidence. */
-  client: string;
   tools: ListedTool[];
   call(tool: string, args: Record<string, unknown>): Promise<CallOutcome>;
   /** How the elicitation handler answers from now on. */
@@ -64,18 +60,13 @@ export interface SessionOptions {
   timeoutMs: number;
   /** Speak the modern era (2026-07-28) rather than the 2025 era. */
   modern: boolean;
-  /** `--client-info` names and versions, taken in turn instead of the identities' own. */
-  clientInfo?: readonly ClientInfo[];
-  /** Which session this is, to take its turn of `clientInfo`. */
-  slot?: number;
 }
 
 /**
  * Credentials a `--server` command was given with `--env` never reach a probe session: the
- * sandbox key replaces them, and a real key must not sit in a process that is being probed. Nor
- * does anything that locates or opens the checker's sandbox admin API.
+ * sandbox key replaces them, and a real key must not sit in a process that is being probed.
  */
-const CREDENTIAL_VARIABLE = /^(B2_(APPLICATION|APP|MASTER)_KEY(_ID)?|B2_CREDENTIAL_.+|B2_PRINCIPAL_CREDENTIAL_MAP|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN)|B2_MCP_CONFORM_.+)$/;
+const CREDENTIAL_VARIABLE = /^(B2_(APPLICATION|APP|MASTER)_KEY(_ID)?|B2_CREDENTIAL_.+|B2_PRINCIPAL_CREDENTIAL_MAP|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN))$/;
 
 function withoutCredentials(env: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_VARIABLE.test(name)));
@@ -86,6 +77,7 @@ function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: st
     ...base,
     B2_SECRET_SINK: 'off',
     B2_DESTRUCTIVE_ELICITATION: 'on',
+    LOG_LEVEL: 'debug',
     ...(spec.policy ? { B2_DESTRUCTIVE_POLICY: spec.policy } : {}),
     ...(spec.outputFormat ? { B2_MCP_OUTPUT_FORMAT: spec.outputFormat } : {}),
     ...(logFile ? { B2_LOG_FILE: logFile } : {}),
@@ -94,26 +86,24 @@ function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: st
 
 /** Start (or reach) the server for one session, connect a client and list its tools. */
 export async function openSession(server: ProbeServer, spec: SessionSpec, options: SessionOptions): Promise<ProbeSession> {
-  const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'mcp-logs-')) : undefined;
+  const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'b2-mcp-conform-log-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
   const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile) : {};
   const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true }) : undefined;
-  const identity = presentedIdentity(spec.identity, options.slot ?? 0, options.clientInfo);
   const transport =
     server.kind === 'spawn'
       ? stdio!
-      : new StreamableHTTPClientTransport(server.target.url, { requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } } });
+      : new StreamableHTTPClientTransport(server.target.url, { requestInit: { headers: { ...server.target.headers, 'user-agent': `${CHECKER_NAME}/${CHECKER_VERSION} (probes)` } } });
 
   let answer: ElicitAnswer = 'decline';
   let elicited: string[] = [];
   const client = new Client(
-    { ...identity.clientInfo },
+    { name: `${CHECKER_NAME}-probes`, version: CHECKER_VERSION },
     {
-      capabilities: structuredClone(identity.capabilities),
+      capabilities: spec.elicitation ? { elicitation: { form: {} } } : {},
       versionNegotiation: options.modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.timeoutMs } } : { mode: 'legacy' },
     },
   );
-  for (const { method, answer: declined } of declinedRequests(identity)) client.setRequestHandler(method, async () => declined() as never);
   if (spec.elicitation) {
     client.setRequestHandler('elicitation/create', async (request) => {
       elicited.push(String((request.params as { message?: unknown }).message ?? ''));
@@ -143,7 +133,6 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
 
   return {
     spec,
-    client: identity.product,
     tools,
     envNames: Object.keys(probeEnv).sort(),
     answer: (next) => void (answer = next),

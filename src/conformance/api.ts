@@ -1,0 +1,200 @@
+/**
+ * The checker as a library: what `b2-mcp-conform check`, `diff` and `snapshot` do, as functions
+ * that return data. Nothing here prints or exits; failures are thrown as ConformError, whose
+ * `code` and `exitCode` are the CLI's. The run, the clients and the reports load on first use,
+ * so the CLI can start a server before it pays for them.
+ */
+import type { ClientInfo } from './client-identities.js';
+import type { EraChoice } from './connections.js';
+import { ConformError } from './errors.js';
+import { SEVERITIES, type Severity } from './findings.js';
+import type { Evidence } from './evidence.js';
+import type { Finding } from './findings.js';
+import type { ProgressListener } from './probes/types.js';
+import type { Prepared, RunResult } from './run.js';
+import type { WrittenFixture } from './snapshot.js';
+import { httpTarget, stdioTarget, type Target } from './target.js';
+
+/** How to reach the server under audit. Neither `server` nor `url`: the bundled b2-mcp. */
+export interface TargetOptions {
+  /** A stdio server command line (shell-like words), e.g. `node dist/server.js --stdio`. */
+  server?: string;
+  /** Environment for the `server` command (the checker passes nothing else of its own). */
+  env?: Record<string, string>;
+  /** A Streamable HTTP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  url?: string;
+  /** HTTP headers sent with every request to `url`. */
+  headers?: Record<string, string>;
+  /** Contract profile: `full`, `default` (the default) or `read-only`; `phase1-default` = `default`. */
+  profile?: string;
+  /** Protocol eras to speak (default both). */
+  era?: EraChoice;
+  /** Per-request timeout in milliseconds (default 10 000). */
+  timeoutMs?: number;
+  /** The identities the checker's connections present (default: ordinary MCP clients). */
+  clientInfo?: ClientInfo[];
+}
+
+export interface JudgeOptions {
+  /** Lowest severity that makes the verdict `fail` (default `error`). */
+  failOn?: Severity;
+  /** A config file (rule severities, suppressions); default `./b2-mcp-conform.config.json` under `cwd` when present; false ignores every config file. */
+  config?: string | false;
+  /** Let a config file turn off, lower or suppress integrity rules. */
+  allowIntegrityOverrides?: boolean;
+  /** Directory the config is looked up in (default the process's). */
+  cwd?: string;
+  /** YYYY-MM-DD: suppressions expire after it (default today, UTC). */
+  today?: string;
+}
+
+export interface CheckOptions extends TargetOptions, JudgeOptions {
+  /** Directory of `<profile>.<era>.json` fixtures (default the bundled ones). */
+  fixtures?: string;
+  /** Contract artifact (default the bundled `docs/generated/tool-profile-contract.json`). */
+  contract?: string;
+  /** Run the live probes against a local sandbox (default: only for the bundled server). */
+  probes?: boolean;
+  /** Run the probes only, without the static rules. */
+  onlyProbes?: boolean;
+  /** Probe only these tools. */
+  probeTools?: string[];
+  /** Called as probe steps start. */
+  onProgress?: ProgressListener;
+  /** Where `check --sandbox-env`'s variables are read from (default the process's). */
+  processEnv?: NodeJS.ProcessEnv;
+}
+
+export interface DiffOptions extends JudgeOptions {
+  /** Fixtures directory with the expected (old) fixtures. */
+  before: string;
+  /** Fixtures directory with the new fixtures. */
+  after: string;
+}
+
+export interface SnapshotOptions extends TargetOptions {
+  /** Directory to write `<profile>.<era>.json` (and the prompt fixture) into. */
+  out: string;
+}
+
+/** The report `--format json` prints, as data; docs/report.schema.json describes every field. */
+export interface ConformanceReport {
+  schemaVersion: number;
+  tool: { name: string; version: string };
+  command: 'check' | 'diff';
+  verdict: 'pass' | 'fail';
+  failOn: Severity;
+  summary: Record<Severity, number> & { suppressed: number };
+  findings: Finding[];
+  evidence: Evidence;
+}
+
+export interface SnapshotResult {
+  written: WrittenFixture[];
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+function failOnOf(value: Severity | undefined): Severity {
+  if (value === undefined) return 'error';
+  if (!(SEVERITIES as readonly string[]).includes(value)) throw new ConformError('usage', `unknown failOn "${value}" (expected ${SEVERITIES.join(', ')})`);
+  return value;
+}
+
+function timeoutOf(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  if (!Number.isInteger(value) || value <= 0) throw new ConformError('usage', `timeoutMs must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** The server a run talks to, or null for the bundled b2-mcp. */
+export function targetOf(options: Pick<TargetOptions, 'server' | 'env' | 'url' | 'headers'>): Target | null {
+  if (options.server !== undefined && options.url !== undefined) throw new ConformError('usage', 'use either server or url, not both');
+  if (options.headers && Object.keys(options.headers).length > 0 && options.url === undefined) throw new ConformError('usage', 'headers need a url');
+  if (options.env && Object.keys(options.env).length > 0 && options.server === undefined) {
+    throw new ConformError('usage', 'env needs a server command (the bundled server never gets extra environment)');
+  }
+  if (options.server !== undefined) return stdioTarget(options.server, { ...options.env });
+  if (options.url !== undefined) return httpTarget(options.url, { ...options.headers });
+  return null;
+}
+
+/** The report a finished run renders as JSON: parsed back from the very text the CLI prints. */
+async function reportOf(result: RunResult, failOn: Severity): Promise<ConformanceReport> {
+  const [{ renderJson }, { verdictOf }] = await Promise.all([import('./report/json.js'), import('./report/verdict.js')]);
+  return JSON.parse(renderJson(result, verdictOf(result.findings, failOn))) as ConformanceReport;
+}
+
+/** Whether probes run: asked for explicitly, or by default for the bundled server only. */
+function probesWanted(options: CheckOptions, target: Target | null): boolean {
+  if ((options.onlyProbes || options.probeTools?.length) && options.probes === false) {
+    throw new ConformError('usage', `use either ${options.onlyProbes ? 'onlyProbes' : 'probeTools'} or probes: false, not both`);
+  }
+  return Boolean(options.onlyProbes || options.probeTools?.length) || (options.probes ?? target === null);
+}
+
+/** `check`, returning the run itself (the CLI renders every format from it). */
+export async function checkRun(options: CheckOptions, prepared: Prepared = {}): Promise<RunResult> {
+  const target = targetOf(options);
+  const { runCheck } = await import('./run.js');
+  return runCheck(
+    {
+      profile: options.profile ?? 'default',
+      target,
+      era: options.era ?? 'both',
+      timeoutMs: timeoutOf(options.timeoutMs),
+      probes: probesWanted(options, target),
+      onlyProbes: Boolean(options.onlyProbes),
+      env: options.processEnv ?? process.env,
+      ...(options.fixtures !== undefined && { fixturesDir: options.fixtures }),
+      ...(options.contract !== undefined && { contractFile: options.contract }),
+      ...(options.config !== undefined && { configFile: options.config }),
+      ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+      ...(options.today !== undefined && { today: options.today }),
+      ...(options.probeTools?.length && { probeTools: options.probeTools }),
+      ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
+      ...(options.onProgress && { onProgress: options.onProgress }),
+    },
+    prepared,
+  );
+}
+
+/** Check a live server (default: the bundled b2-mcp) against the frozen contract. */
+export async function check(options: CheckOptions = {}): Promise<ConformanceReport> {
+  const failOn = failOnOf(options.failOn);
+  return reportOf(await checkRun(options), failOn);
+}
+
+/** `diff`, returning the run itself. */
+export async function diffRun(options: DiffOptions): Promise<RunResult> {
+  const { runDiff } = await import('./run.js');
+  return runDiff({
+    before: options.before,
+    after: options.after,
+    ...(options.config !== undefined && { configFile: options.config }),
+    ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
+    ...(options.today !== undefined && { today: options.today }),
+  });
+}
+
+/** Compare two fixture directories offline, with the same change classes as `check`. */
+export async function diff(options: DiffOptions): Promise<ConformanceReport> {
+  const failOn = failOnOf(options.failOn);
+  return reportOf(await diffRun(options), failOn);
+}
+
+/** Write fixtures of a live server in the generator's format. */
+export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult> {
+  const { runSnapshot } = await import('./run.js');
+  const { written } = await runSnapshot({
+    profile: options.profile ?? 'default',
+    target: targetOf(options),
+    outDir: options.out,
+    era: options.era ?? 'both',
+    timeoutMs: timeoutOf(options.timeoutMs),
+    ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
+  });
+  return { written };
+}

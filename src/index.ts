@@ -1,0 +1,18 @@
+/**
+ * The public API of the `b2-mcp-conform` package: the checker's commands as functions returning
+ * the `--format json` report as data (see docs/conformance.md, "Programmatic API").
+ */
+import { loadRules as loadRuleFiles, type RuleSet } from './conformance/rules/engine.js';
+
+export { check, diff, snapshot } from './conformance/api.js';
+export type { CheckOptions, ConformanceReport, DiffOptions, JudgeOptions, SnapshotOptions, SnapshotResult, TargetOptions } from './conformance/api.js';
+export { ConformError, EXIT, type FailureCode } from './conformance/errors.js';
+export { SEVERITIES, type ChangeClass, type Finding, type Severity } from './conformance/findings.js';
+export type { Evidence } from './conformance/evidence.js';
+export type { RuleDefinition } from './conformance/rules/types.js';
+export type { RuleSet };
+
+/** Every rule of a rules directory (default: the bundled `rules/`), each file validated against the rule-file schema. */
+export function loadRules(dir?: string): RuleSet {
+  return loadRuleFiles(dir, { validate: true });
+}
