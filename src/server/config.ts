@@ -56,8 +56,8 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_TRUST_PROXY_HEADERS', description: 'Take the client address from `X-Forwarded-For` (first hop) or `X-Real-IP` for HTTP rate limits; only behind a trusted proxy.', values: ['true', 'false'], defaults: { http: 'false' } },
   { name: 'B2_MCP_RATE_LIMIT_RPS', description: 'HTTP token-bucket refill rate per client address and per credential (requests per second).', defaults: { http: '60' } },
   { name: 'B2_MCP_RATE_LIMIT_BURST', description: 'HTTP token-bucket size per client address and per credential.', defaults: { http: '120' } },
-  { name: 'B2_MAX_SESSIONS', description: 'Most HTTP requests in flight at once, and most open 2025-era (legacy) sessions; more get 503 (the least recently used idle session is closed first).', defaults: { http: '1000' } },
-  { name: 'B2_MAX_SESSIONS_PER_KEY', description: 'Most HTTP requests in flight per client address or credential, and most open legacy sessions per credential; more get 429 (the least recently used idle session is closed first).', defaults: { http: '20' } },
+  { name: 'B2_MAX_SESSIONS', description: 'Most HTTP requests in flight at once, and most open 2025-era (legacy) sessions; more get 503 (to make room, the requesting client\'s own least recently used idle session is closed, or one of a client holding at least two more; never a smaller holder\'s).', defaults: { http: '1000' } },
+  { name: 'B2_MAX_SESSIONS_PER_KEY', description: 'Most HTTP requests in flight per client address or credential, and most open legacy sessions per credential; more get 429 (room is made as for `B2_MAX_SESSIONS`; a client is the credential or address plus its declared `clientInfo.name`, so local clients sharing an address keep their sessions).', defaults: { http: '20' } },
   { name: 'B2_HTTP_REQUEST_TIMEOUT_MS', description: 'Time allowed to receive a whole HTTP request.', defaults: { http: '30000' } },
   { name: 'B2_HTTP_HEADERS_TIMEOUT_MS', description: 'Time allowed to receive HTTP request headers (capped at the request timeout).', defaults: { http: '10000' } },
 ];

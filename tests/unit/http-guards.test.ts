@@ -5,6 +5,7 @@ import { CredentialFailure, credentialKey, credentialsFromHeaders } from '../../
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { InFlightLimiter } from '../../src/server/transports/in-flight.js';
 import { LegacySessions, type LegacyLease } from '../../src/server/transports/legacy-sessions.js';
+import { routeMcpRequest } from '../../src/server/transports/mcp-route.js';
 import { TokenBuckets } from '../../src/server/transports/rate-limit.js';
 
 describe('host guard', () => {
@@ -185,31 +186,67 @@ describe('legacy sessions', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
     });
-  const openSession = async (sessions: LegacySessions, owner: string): Promise<string> => {
-    const lease = sessions.open(owner, factory);
+  const openSession = async (sessions: LegacySessions, owner: string, client?: string): Promise<string> => {
+    const lease = sessions.open(owner, factory, client);
     if (typeof lease === 'string') throw new Error(`refused: ${lease}`);
     const response = await lease.fetch(initialize());
     lease.release();
     return response.headers.get('mcp-session-id')!;
   };
+  const alive = (sessions: LegacySessions, owner: string, id: string): boolean => {
+    const lease = sessions.resume(owner, id);
+    if (lease === 'not_found') return false;
+    lease.release();
+    return true;
+  };
 
-  it('close the least recently used idle session when full, and refuse when every session is busy', async () => {
+  it('when globally full, close the requester’s own idle session, never a smaller holder’s; refuse when nothing is fair to close', async () => {
     let now = 0;
     const sessions = new LegacySessions(2, 2, 60_000, () => now);
     const first = await openSession(sessions, 'a');
     now = 1;
     const second = await openSession(sessions, 'b');
     now = 2;
-    expect(typeof sessions.resume('a', first)).toBe('object');
-    const busy = sessions.resume('b', second) as LegacyLease;
+    // Everyone holds one: a newcomer may not take anybody's.
+    expect(sessions.open('c', factory)).toBe('global');
+    expect([alive(sessions, 'a', first), alive(sessions, 'b', second)]).toEqual([true, true]);
+    // `b` opening again replaces its own session, not `a`'s older one.
+    now = 3;
+    const replacement = await openSession(sessions, 'b');
+    expect([alive(sessions, 'a', first), alive(sessions, 'b', second), alive(sessions, 'b', replacement)]).toEqual([true, false, true]);
+    const busy = sessions.resume('b', replacement) as LegacyLease;
+    expect(sessions.open('b', factory)).toBe('global');
     busy.release();
-    // `first` was used last at 2 (its lease is still open), `second` was released at 2 as well but is idle.
-    const third = await openSession(sessions, 'c');
-    expect(sessions.size).toBe(2);
-    expect(sessions.resume('b', second)).toBe('not_found');
-    expect(sessions.resume('c', third)).not.toBe('not_found');
-    // Both remaining sessions now hold an open lease.
-    expect(sessions.open('d', factory)).toBe('global');
+  });
+
+  it('a legacy initialize carries the declared client name (cut to 256 characters) for session fairness', async () => {
+    const headers = () => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+    const body = (name: unknown) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } } }));
+    expect(await routeMcpRequest('POST', headers(), body('claude-desktop'))).toEqual({ kind: 'legacy', initialize: true, clientName: 'claude-desktop' });
+    expect(((await routeMcpRequest('POST', headers(), body('x'.repeat(300)))) as { clientName: string }).clientName).toHaveLength(256);
+    expect(await routeMcpRequest('POST', headers(), body(42))).toEqual({ kind: 'legacy', initialize: true });
+    const ping = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    expect(await routeMcpRequest('POST', { ...headers(), 'mcp-session-id': 's' }, ping)).toEqual({ kind: 'legacy', initialize: false, sessionId: 's' });
+  });
+
+  it('in server credential mode, one local client opening 20 sessions keeps another local client’s session', async () => {
+    let now = 0;
+    const owner = 'address:127.0.0.1';
+    const sessions = new LegacySessions(1000, 20, 60_000, () => now);
+    const theirs = await openSession(sessions, owner, 'claude-desktop');
+    const mine: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      now += 1;
+      mine.push(await openSession(sessions, owner, 'busy-client'));
+    }
+    expect(alive(sessions, owner, theirs)).toBe(true);
+    expect(sessions.size).toBe(20);
+    // The busy client lost its own oldest session to stay within the address's 20.
+    expect(mine.map((id) => alive(sessions, owner, id))).toEqual([false, ...Array(19).fill(true)]);
+    // A third client takes room from the biggest holder, not from the one holding a single session.
+    now += 1;
+    const third = await openSession(sessions, owner, 'cursor');
+    expect([alive(sessions, owner, theirs), alive(sessions, owner, third), alive(sessions, owner, mine[1]!)]).toEqual([true, true, false]);
   });
 
   it('cap sessions per owner, evicting that owner’s own idle session first', async () => {

@@ -210,7 +210,7 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
       return forward(req, res, headers, body, resumed.fetch);
     }
     if (!route.initialize) return forward(req, res, headers, body, handlerFor(session).fetch);
-    const opened = sessions.open(ownerKey, session.factory);
+    const opened = sessions.open(ownerKey, session.factory, route.clientName);
     if (opened === 'global') return sendJson(res, 503, { error: 'Server busy: too many open sessions' }, { 'retry-after': '1' });
     if (opened === 'key') return sendJson(res, 429, { error: 'Too many open sessions for this client' }, { 'retry-after': '1' });
     lease = opened;

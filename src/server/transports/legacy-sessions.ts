@@ -7,12 +7,18 @@ import { WebStandardStreamableHTTPServerTransport, type McpServerFactory } from 
  * whose server instance can ask for destructive-action confirmation mid-call.
  *
  * Sessions are bounded (globally and per owner: the credential, or the client address when the
- * server uses its own key); when full, the least recently used idle session is closed to make
- * room, and idle sessions are closed by {@link LegacySessions.sweep}.
+ * server uses its own key), and idle sessions are closed by {@link LegacySessions.sweep}. When a
+ * bound is reached, eviction stays with the client that holds too much: the requesting client's
+ * own least recently used idle session goes first; failing that, one of the client holding the
+ * most sessions, and only while it holds at least two more than the requester. A client is the
+ * owner plus its declared `clientInfo.name`, so all local clients sharing 127.0.0.1 in server
+ * credential mode keep their sessions when one of them opens many.
  */
 
 interface Session {
   owner: string;
+  /** Owner plus declared client name: whose sessions eviction weighs against each other. */
+  client: string;
   /** Assigned once `initialize` succeeds. */
   id?: string;
   transport?: WebStandardStreamableHTTPServerTransport;
@@ -54,11 +60,12 @@ export class LegacySessions {
   }
 
   /** Reserves room for a new session, built from `factory` by the lease's first (initialize) request. */
-  open(owner: string, factory: McpServerFactory): LegacyLease | Exclude<LegacyRefusal, 'not_found'> {
-    if (this.#all.size >= this.maxTotal && !this.#evictIdle(() => true)) return 'global';
-    const owned = (s: Session): boolean => s.owner === owner;
-    if ([...this.#all].filter(owned).length >= this.maxPerOwner && !this.#evictIdle(owned)) return 'key';
-    const session: Session = { owner, active: 0, lastUsed: this.now() };
+  open(owner: string, factory: McpServerFactory, clientName = ''): LegacyLease | Exclude<LegacyRefusal, 'not_found'> {
+    const client = `${owner}\0${clientName}`;
+    if (this.#all.size >= this.maxTotal && !this.#evictFor(client, [...this.#all])) return 'global';
+    const owned = [...this.#all].filter((s) => s.owner === owner);
+    if (owned.length >= this.maxPerOwner && !this.#evictFor(client, owned)) return 'key';
+    const session: Session = { owner, client, active: 0, lastUsed: this.now() };
     this.#all.add(session);
     const lease = this.#lease(session);
     return {
@@ -105,15 +112,33 @@ export class LegacySessions {
     };
   }
 
-  /** Closes the least recently used idle session that `eligible` accepts; false if there is none. */
-  #evictIdle(eligible: (session: Session) => boolean): boolean {
-    let oldest: Session | undefined;
-    for (const session of this.#all) {
-      if (session.active === 0 && eligible(session) && (!oldest || session.lastUsed < oldest.lastUsed)) oldest = session;
+  /**
+   * Makes room among `scope` for `client`: closes its own least recently used idle session, or
+   * else one of the biggest holder's while that holds at least two more; false if neither exists.
+   */
+  #evictFor(client: string, scope: readonly Session[]): boolean {
+    const counts = new Map<string, number>();
+    for (const session of scope) counts.set(session.client, (counts.get(session.client) ?? 0) + 1);
+    const mine = counts.get(client) ?? 0;
+    const holders = [...counts].filter(([holder, count]) => holder === client || count >= mine + 2);
+    // Own sessions first, then the biggest holders.
+    holders.sort(([a, countA], [b, countB]) => Number(b === client) - Number(a === client) || countB - countA);
+    for (const [holder] of holders) {
+      const oldest = this.#oldestIdle(scope, holder);
+      if (oldest) {
+        void this.#close(oldest);
+        return true;
+      }
     }
-    if (!oldest) return false;
-    void this.#close(oldest);
-    return true;
+    return false;
+  }
+
+  #oldestIdle(scope: readonly Session[], client: string): Session | undefined {
+    let oldest: Session | undefined;
+    for (const session of scope) {
+      if (session.active === 0 && session.client === client && (!oldest || session.lastUsed < oldest.lastUsed)) oldest = session;
+    }
+    return oldest;
   }
 
   #forget(session: Session): void {

@@ -13,7 +13,7 @@ export type JsonRpcId = string | number | null;
 export type McpRoute =
   | { kind: 'protocol' }
   | { kind: 'modern'; id: JsonRpcId }
-  | { kind: 'legacy'; initialize: boolean; sessionId?: string };
+  | { kind: 'legacy'; initialize: boolean; sessionId?: string; clientName?: string };
 
 /** An `Mcp-Name` header that disagrees with the body; answered 400 before any credential is looked at. */
 export class McpNameMismatch extends Error {
@@ -65,6 +65,18 @@ function jsonRpcId(message: Record<string, unknown>): JsonRpcId {
 
 const isInitialize = (message: unknown): boolean => isPlainObject(message) && message.method === 'initialize';
 
+/** Longest declared client name kept; it only tells one client's sessions from another's. */
+const MAX_CLIENT_NAME = 256;
+
+/** The `clientInfo.name` an initialize declares (self-declared: used for fairness, never for access). */
+function declaredClientName(message: unknown): string | undefined {
+  const initialize = (Array.isArray(message) ? message : [message]).find(isInitialize) as Record<string, unknown> | undefined;
+  const params = initialize?.params;
+  const info = isPlainObject(params) ? params.clientInfo : undefined;
+  const name = isPlainObject(info) ? info.name : undefined;
+  return typeof name === 'string' ? name.slice(0, MAX_CLIENT_NAME) : undefined;
+}
+
 /**
  * Classifies one request and, for modern envelopes, fills the standard headers a plain JSON-RPC
  * client may have left out (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) into `forwarded`.
@@ -83,7 +95,8 @@ export async function routeMcpRequest(method: string, forwarded: Record<string, 
   const probe = new Request('http://localhost/mcp', { method: 'POST', headers: forwarded });
   if (await isLegacyRequest(probe, message)) {
     const initialize = Array.isArray(message) ? message.some(isInitialize) : isInitialize(message);
-    return { kind: 'legacy', initialize, ...(sessionId && { sessionId }) };
+    const clientName = initialize ? declaredClientName(message) : undefined;
+    return { kind: 'legacy', initialize, ...(sessionId && { sessionId }), ...(clientName !== undefined && { clientName }) };
   }
 
   if (!isPlainObject(message) || typeof message.method !== 'string' || !isPlainObject(message.params)) return { kind: 'protocol' };
