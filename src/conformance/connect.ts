@@ -25,11 +25,18 @@ export interface Observation {
   offeredVersion: string;
   protocolVersion: string | null;
   serverInfo: { name: string; version: string } | null;
+  /** The server's `instructions` (from `server/discover` in the modern era, from `initialize` in the 2025 era); null when none. */
+  instructions: string | null;
   /** Modern only: the `server/discover` summary, shaped like a fixture's modern block. */
   discover: ModernBlock['discover'];
   /** Modern only: the cache hint on the `tools/list` result. */
   toolsListCacheHint: CacheHint | null;
   tools: ListedTool[];
+  /**
+   * The same tools as they came over the wire, every key kept: the SDK clients drop keys they do
+   * not know (and the modern one `execution`), but another client may pass them to its model.
+   */
+  wireTools: ListedTool[];
   /** The prompts as listed, or null when the server does not advertise the prompts capability (it is then not asked). */
   prompts: ListedPrompt[] | null;
   timings: { connectMs: number; listToolsMs: number; listPromptsMs?: number };
@@ -60,10 +67,10 @@ export interface ObserveResult {
 
 interface Session {
   connect(): Promise<void>;
-  listTools(): Promise<{ tools: ListedTool[]; cacheHint: CacheHint | null }>;
+  listTools(): Promise<{ tools: ListedTool[]; wireTools: ListedTool[]; cacheHint: CacheHint | null }>;
   /** Null without the prompts capability: prompts are opt-in, and a server without them is not asked. */
   listPrompts(): Promise<ListedPrompt[] | null>;
-  describe(): Pick<Observation, 'protocolVersion' | 'serverInfo' | 'discover'>;
+  describe(): Pick<Observation, 'protocolVersion' | 'serverInfo' | 'instructions' | 'discover'>;
   close(): Promise<void>;
   /** Rejects when the server side breaks (stdio only); never resolves. */
   broken: Promise<never>;
@@ -147,6 +154,7 @@ async function observeOne(connection: ConnectionId, identity: ClientIdentity, se
       ...session.describe(),
       toolsListCacheHint: listed.cacheHint,
       tools: listed.tools,
+      wireTools: listed.wireTools,
       prompts,
       timings: prompts ? { ...timings, listPromptsMs: round(performance.now() - done) } : timings,
     };
@@ -188,18 +196,22 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
     },
   );
   answerServerRequests(identity, (method, answer) => client.setRequestHandler(method, async () => answer() as never));
-  const transport: Transport =
-    target.kind === 'stdio' ? stdio! : new StreamableHTTPClientTransport(target.url, { requestInit: { headers: httpHeaders(target, identity) } });
+  const tap = new WireTap();
+  const transport: Transport = tap.tapped(
+    target.kind === 'stdio' ? stdio! : new StreamableHTTPClientTransport(target.url, { requestInit: { headers: httpHeaders(target, identity) } }),
+  );
   return {
     connect: () => client.connect(transport, { timeout: timeoutMs }),
     async listTools() {
       // A server without the tools capability has no tools (and the client would log to stdout).
-      if (!client.getServerCapabilities()?.tools) return { tools: [], cacheHint: null };
+      if (!client.getServerCapabilities()?.tools) return { tools: [], wireTools: [], cacheHint: null };
+      tap.toolPages = [];
       const result = await client.listTools(undefined, { cacheMode: 'bypass', timeout: timeoutMs });
       const hinted = result as { ttlMs?: unknown; cacheScope?: unknown };
       const cacheHint =
         typeof hinted.ttlMs === 'number' && typeof hinted.cacheScope === 'string' ? { ttlMs: hinted.ttlMs, cacheScope: hinted.cacheScope } : null;
-      return { tools: result.tools as ListedTool[], cacheHint };
+      const tools = result.tools as ListedTool[];
+      return { tools, wireTools: tap.wireTools(tools), cacheHint };
     },
     async listPrompts() {
       // Modern: the server/discover capabilities; legacy: the initialize result's.
@@ -213,6 +225,7 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
       return {
         protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
         serverInfo: info ? { name: info.name, version: info.version } : null,
+        instructions: instructionsOf(client.getInstructions()),
         discover: discover
           ? {
               supportedVersions: [...discover.supportedVersions],
@@ -244,25 +257,23 @@ const WITNESS_REQUEST_SCHEMAS = { 'roots/list': ListRootsRequestSchema, 'elicita
 function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
   const client = new WitnessClient({ ...identity.clientInfo }, { capabilities: structuredClone(identity.capabilities) });
   answerServerRequests(identity, (method, answer) => client.setRequestHandler(WITNESS_REQUEST_SCHEMAS[method], async () => answer() as never));
-  let protocolVersion: string | null = null;
+  const tap = new WireTap();
   return {
     async connect() {
       const base = target.kind === 'stdio' ? (stdio as unknown as WitnessTransport) : await witnessHttpTransport(target, identity);
-      const transport = recordingInitializeResult(base, (version) => {
-        protocolVersion = version;
-      });
-      await client.connect(transport, { timeout: timeoutMs });
+      await client.connect(tap.tapped(base), { timeout: timeoutMs });
     },
     async listTools() {
       const tools: ListedTool[] = [];
-      if (!client.getServerCapabilities()?.tools) return { tools, cacheHint: null };
+      if (!client.getServerCapabilities()?.tools) return { tools, wireTools: [], cacheHint: null };
+      tap.toolPages = [];
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
         tools.push(...(page.tools as ListedTool[]));
         cursor = page.nextCursor;
       } while (cursor);
-      return { tools, cacheHint: null };
+      return { tools, wireTools: tap.wireTools(tools), cacheHint: null };
     },
     async listPrompts() {
       if (!client.getServerCapabilities()?.prompts) return null;
@@ -277,7 +288,7 @@ function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: num
     },
     describe() {
       const info = client.getServerVersion();
-      return { protocolVersion, serverInfo: info ? { name: info.name, version: info.version } : null, discover: null };
+      return { protocolVersion: tap.protocolVersion, serverInfo: info ? { name: info.name, version: info.version } : null, instructions: instructionsOf(client.getInstructions()), discover: null };
     },
     close: () => client.close().catch(() => {}),
     broken: stdio?.broken ?? NEVER,
@@ -285,21 +296,45 @@ function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: num
   };
 }
 
-/** The 1.x client keeps the negotiated version to itself: read it off the `initialize` result. */
-function recordingInitializeResult<T extends { onmessage?: (message: never) => void }>(transport: T, record: (version: string) => void): T {
-  return new Proxy(transport, {
-    set(target, property, value) {
-      if (property === 'onmessage' && typeof value === 'function') {
-        (target as Record<string, unknown>).onmessage = (message: { result?: { protocolVersion?: unknown } }, ...rest: unknown[]) => {
-          const version = message?.result?.protocolVersion;
-          if (typeof version === 'string') record(version);
-          return (value as (...args: unknown[]) => unknown)(message, ...rest);
-        };
-        return true;
-      }
-      return Reflect.set(target, property, value);
-    },
-  });
+function instructionsOf(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * Reads the server's results off a transport before the SDK client parses (and trims) them: the
+ * tools as sent, and the negotiated version (the 1.x client keeps it to itself).
+ */
+class WireTap {
+  /** The `tools` arrays of the results since the last reset, page by page. */
+  toolPages: unknown[][] = [];
+  protocolVersion: string | null = null;
+
+  tapped<T extends { onmessage?: (message: never) => void }>(transport: T): T {
+    return new Proxy(transport, {
+      set: (target, property, value) => {
+        if (property === 'onmessage' && typeof value === 'function') {
+          (target as Record<string, unknown>).onmessage = (message: { result?: { protocolVersion?: unknown; tools?: unknown } }, ...rest: unknown[]) => {
+            this.record(message?.result);
+            return (value as (...args: unknown[]) => unknown)(message, ...rest);
+          };
+          return true;
+        }
+        return Reflect.set(target, property, value);
+      },
+    });
+  }
+
+  private record(result: { protocolVersion?: unknown; tools?: unknown } | undefined): void {
+    if (typeof result?.protocolVersion === 'string') this.protocolVersion = result.protocolVersion;
+    if (Array.isArray(result?.tools)) this.toolPages.push(result.tools);
+  }
+
+  /** The wire form of the tools the client parsed: the same tools in the same order, every key kept. */
+  wireTools(parsed: readonly ListedTool[]): ListedTool[] {
+    const wire = this.toolPages.flat();
+    const sameTools = wire.length === parsed.length && wire.every((tool, index) => (tool as { name?: unknown } | null)?.name === parsed[index]!.name);
+    return sameTools ? (wire as ListedTool[]) : [...parsed];
+  }
 }
 
 function explainFailure(connection: ConnectionId, error: unknown, diagnostics: ChildDiagnostics | undefined, target: Target, timeoutMs: number): ConformError {

@@ -30,12 +30,17 @@ export const CONNECTION_SPECS: Readonly<Record<ConnectionId, ConnectionSpec>> = 
   'legacy-2025-03-26': { era: 'legacy', sdk: '2.x', protocolVersion: '2025-03-26', identity: 'zed', judged: false },
 };
 
+/** The looks that are only compared with the judged ones (see CONNECTION_SPECS). */
+export function isJudged(connection: ConnectionId): boolean {
+  return CONNECTION_SPECS[connection].judged;
+}
+
 export const ERA_OF: Record<ConnectionId, Era> = Object.fromEntries(CONNECTIONS.map((id) => [id, CONNECTION_SPECS[id].era])) as Record<ConnectionId, Era>;
 
 export type EraChoice = 'modern' | 'legacy' | 'both';
 
 export const CONNECTIONS_FOR: Record<EraChoice, ConnectionId[]> = {
   modern: ['modern'],
-  legacy: ['legacy', 'witness'],
-  both: ['modern', 'legacy', 'witness'],
+  legacy: ['legacy', 'witness', 'legacy-2025-06-18', 'legacy-2025-03-26'],
+  both: ['modern', 'legacy', 'witness', 'legacy-2025-06-18', 'legacy-2025-03-26'],
 };

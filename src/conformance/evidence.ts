@@ -1,4 +1,5 @@
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
+import type { Refusal } from './connect.js';
 import type { ConnectionId } from './connections.js';
 import type { ConformConfig } from './config.js';
 import type { Drift } from './diff.js';
@@ -38,6 +39,10 @@ export interface Evidence {
   /** How the server was reached; env and header names only, never values. */
   target: Record<string, unknown> | null;
   connections: Partial<Record<ConnectionId, ConnectionEvidence>>;
+  /** Check: the looks that are only compared with the judged connections (other protocol versions and clients). */
+  comparedConnections?: Partial<Record<ConnectionId, ConnectionEvidence>>;
+  /** Check: compared-only looks the server did not accept (it may speak only some protocol versions). */
+  refusedConnections?: Refusal[];
   /** The contract's frozen profile hash, when one applies. */
   contractHash: string | null;
   hashes: Record<string, HashComparison>;

@@ -3,7 +3,7 @@ import type { ProfileName } from '../contract/constants.js';
 import type { ToolFixture } from '../contract/fixture.js';
 import { applySuppressions, loadConfig, severityResolver, type ConformConfig } from './config.js';
 import { observe } from './connect.js';
-import { CONNECTIONS_FOR, ERA_OF, type ConnectionId, type EraChoice } from './connections.js';
+import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
 import { diffModernBlock, diffTools, explainDrift } from './diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
@@ -243,15 +243,18 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
   // The probes start their own sandbox and servers; they run while the surface is listed.
   const probing = request.probes ? probe(request, profile, inputs) : undefined;
   probing?.catch(() => {});
-  let observations: Awaited<ReturnType<typeof observe>>['observations'];
+  let observed: Awaited<ReturnType<typeof observe>>;
   try {
-    ({ observations } = await observe(target, { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }, servers));
+    observed = await observe(target, { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }, servers);
   } catch (error) {
     await probing?.catch(() => {});
     throw error;
   }
   const probes = await probing;
-  const surfaces = snapshotAll(observations, profile, target);
+  // Every look is compared with the others; the judged ones are also held to the fixtures and rules.
+  const looks = snapshotAll(observed.observations, profile, target);
+  const surfaces = looks.filter((look) => isJudged(look.connection));
+  const compared = looks.filter((look) => !isJudged(look.connection));
   if (surfaces.every((surface) => surface.names.length === 0)) {
     throw new ConformError('nothing-tested', 'the server listed no tools; nothing was tested');
   }
@@ -272,7 +275,7 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
   const prompts = promptChanges(surfaces, fixtures.prompts);
   changes.push(...prompts.changes);
 
-  const context: RuleContext = { mode: 'check', profile, surfaces, contract, changes, ...(probes ? { probes } : {}) };
+  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, changes, ...(probes ? { probes } : {}) };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
   const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome, evaluated }) => ({
     command: 'check',
@@ -280,6 +283,8 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
     profile,
     target: describeTarget(target),
     connections: connectionEvidence(surfaces),
+    ...(compared.length ? { comparedConnections: connectionEvidence(compared) } : {}),
+    ...(observed.refused.length ? { refusedConnections: observed.refused } : {}),
     contractHash: contractProfile.hash,
     hashes,
     ...(Object.keys(prompts.hashes).length ? { promptHashes: prompts.hashes } : {}),
@@ -397,7 +402,7 @@ function knownPromptFixture(outDir: string, profile: ProfileName) {
 /** Write fixtures of a live server in the generator's format (the 1.x witness is not needed). */
 export async function runSnapshot(request: SnapshotRequest): Promise<{ written: WrittenFixture[]; surfaces: LiveSurface[] }> {
   const profile = resolveProfile(request.profile);
-  const connections = CONNECTIONS_FOR[request.era].filter((connection) => connection !== 'witness');
+  const connections = CONNECTIONS_FOR[request.era].filter((connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x');
   return withTarget(request, profile, connections, {}, async (target, servers) => {
     const { observations } = await observe(target, { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }, servers);
     const surfaces = snapshotAll(observations, profile, target);

@@ -14,7 +14,7 @@ import type { Target } from './target.js';
 export interface LiveSurface extends ToolSnapshot {
   connection: ConnectionId;
   observation: Observation;
-  /** The tools as listed, in the server's order. */
+  /** The tools as listed, in the server's order, as sent over the wire (every key kept). */
   listed: ListedTool[];
   fixture: ToolFixture;
   /** Null when the server does not advertise prompts (off is conformant). */
@@ -39,7 +39,7 @@ export function snapshotObservation(observation: Observation, profile: string, t
     hash: fixture.hash,
     connection: observation.connection,
     observation,
-    listed: observation.tools,
+    listed: observation.wireTools,
     fixture,
     prompts: observation.prompts ? livePrompts(observation.prompts) : null,
   };

@@ -43,7 +43,8 @@ describe('default identities', () => {
     expect(modern.clientInfo).toEqual(CLIENT_IDENTITIES.vscode.clientInfo);
     expect(Object.keys(modern.capabilities).sort()).toEqual(['elicitation', 'roots', 'sampling']);
     const names = looks.map((look) => look.clientInfo.name).sort();
-    expect(names).toEqual(['Visual Studio Code', 'claude-code', 'cursor-vscode']);
+    expect(names).toEqual(['Visual Studio Code', 'Zed', 'claude-ai', 'claude-code', 'cursor-vscode']);
+    expect(looks.filter((look) => Object.keys(look.capabilities).length === 0)).toHaveLength(1);
   });
 
   test('--client-info replaces the names and versions in turn, keeping the capability sets', async () => {

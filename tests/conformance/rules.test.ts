@@ -85,6 +85,8 @@ const VARIANTS: Variant[] = [
   { rule: 'protocol/server-info', surface: (s) => void (s.serverInfo = { name: 'surface-test', version: '' }) },
   { rule: 'eras/modern-equals-legacy', surface: (s) => void (s.legacyTools = s.tools.filter((tool) => tool.name !== 's3_put_object')) },
   { rule: 'eras/witness-equals-legacy', surface: (s) => void (s.witnessTools = s.tools.filter((tool) => tool.name !== 's3_put_object')) },
+  { rule: 'eras/surface-varies-by-client', surface: (s) => void (s.olderTools = s.tools.filter((tool) => tool.name !== 'b2_delete_bucket')) },
+  { rule: 'eras/protocol-version-unsupported', surface: (s) => void (s.refusedVersions = ['2025-03-26']) },
   // The prompt fixture is snapshotted from the modern era; a legacy era without prompts is not compared with it, only with modern.
   { rule: 'eras/prompts-modern-equals-legacy', surface: (s) => void ((s.prompts = baselinePrompts()), (s.legacyPrompts = [])) },
   { rule: 'eras/prompts-witness-equals-legacy', surface: (s) => void ((s.prompts = baselinePrompts()), (s.witnessPrompts = baselinePrompts().slice(1))) },

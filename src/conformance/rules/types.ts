@@ -1,4 +1,5 @@
 import type { ContractArtifact } from '../../contract/artifact.js';
+import type { Refusal } from '../connect.js';
 import type { Change } from '../diff.js';
 import type { ChangeClass, Scope, Severity } from '../findings.js';
 import type { ProbeOutcome } from '../probes/types.js';
@@ -49,8 +50,12 @@ export interface SuppressionOutcome {
 export interface RuleContext {
   mode: 'check' | 'diff';
   profile: string;
-  /** Check mode: one per connection (modern, legacy, witness). */
+  /** Check mode: one per judged connection (modern, legacy, witness). */
   surfaces: LiveSurface[];
+  /** Check mode: every look at the server, the judged connections and the compared-only ones (other protocol versions and clients). */
+  looks?: LiveSurface[];
+  /** Check mode: compared-only looks the server did not accept. */
+  refused?: Refusal[];
   contract?: ContractArtifact;
   changes: ScopedChange[];
   suppressions?: SuppressionOutcome;

@@ -25,6 +25,10 @@ export interface Surface {
   tools: SurfaceTool[];
   legacyTools?: SurfaceTool[];
   witnessTools?: SurfaceTool[];
+  /** Served at protocol versions before 2025-11-25. */
+  olderTools?: SurfaceTool[];
+  /** Protocol versions whose `initialize` the server refuses. */
+  refusedVersions?: string[];
   /** No prompts: the prompts capability is not advertised. */
   prompts?: SurfacePrompt[];
   legacyPrompts?: SurfacePrompt[];

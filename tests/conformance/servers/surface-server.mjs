@@ -9,7 +9,9 @@
 // legacyPrompts?, witnessPrompts? }. `cacheHints` goes to McpServer as is (keys 'tools/list',
 // 'server/discover'). `legacyTools` replaces the tool list for 2025-era connections;
 // `witnessTools` replaces it for HTTP requests with the User-Agent of the client the 1.x witness
-// presents as (Claude Code); the
+// presents as (Claude Code); `olderTools` replaces it for HTTP requests at a protocol version
+// before 2025-11-25 (the looks at older versions); `refusedVersions` lists protocol versions
+// whose HTTP `initialize` is answered with an error; the
 // prompt lists likewise. A prompt is { name, title?, description?, argsSchema? } (JSON Schema of
 // its string arguments); with no prompt to serve, the prompts capability is not advertised.
 import { readFileSync } from 'node:fs';
@@ -39,11 +41,14 @@ function buildServer(surface, { tools, prompts }) {
   return server;
 }
 
-/** The tools and prompts one connection gets: the witness's, else the era's, else the surface's own. */
+const OLDER_VERSIONS = new Set(['2025-06-18', '2025-03-26', '2024-11-05']);
+
+/** The tools and prompts one connection gets: the witness's, else an older version's, else the era's, else the surface's own. */
 function listingsFor(surface, ctx, witness) {
   const legacy = ctx.era === 'legacy';
+  const older = OLDER_VERSIONS.has(ctx.requestInfo?.headers.get('mcp-protocol-version') ?? '');
   return {
-    tools: (witness && surface.witnessTools) || (legacy && surface.legacyTools) || surface.tools,
+    tools: (witness && surface.witnessTools) || (older && surface.olderTools) || (legacy && surface.legacyTools) || surface.tools,
     prompts: (witness && surface.witnessPrompts) || (legacy && surface.legacyPrompts) || surface.prompts || [],
   };
 }
@@ -119,7 +124,22 @@ if (mode === 'stdio') {
     }
     const witness = /^claude-code\//.test(req.headers['user-agent'] ?? '');
     if (entry.surface.rewrites) rewritingResponse(res, entry.surface.rewrites);
-    void (witness ? entry.witness : entry.main)(req, res);
+    const handler = witness ? entry.witness : entry.main;
+    if (!entry.surface.refusedVersions || req.method !== 'POST') {
+      void handler(req, res);
+      return;
+    }
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (body.method === 'initialize' && entry.surface.refusedVersions.includes(body.params?.protocolVersion)) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32602, message: 'Unsupported protocol version' } }));
+        return;
+      }
+      void handler(req, res, body);
+    });
   });
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`listening ${server.address().port}\n`);

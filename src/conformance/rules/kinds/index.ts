@@ -1,5 +1,6 @@
 import type { CheckKind } from '../types.js';
 import { CHANGE_CHECK_KINDS } from './changes.js';
+import { CLIENT_KINDS } from './clients.js';
 import { CONTRACT_KINDS } from './contract.js';
 import { KEY_KINDS } from './keys.js';
 import { NAME_KINDS } from './names.js';
@@ -17,6 +18,7 @@ export const CHECK_KINDS: Readonly<Record<string, CheckKind>> = {
   ...TOOL_SHAPE_KINDS,
   ...CONTRACT_KINDS,
   ...PROTOCOL_KINDS,
+  ...CLIENT_KINDS,
   ...CHANGE_CHECK_KINDS,
   ...SUPPRESSION_KINDS,
   ...PROBE_KINDS,

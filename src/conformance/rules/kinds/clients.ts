@@ -1,0 +1,90 @@
+import { stable } from '../../../contract/normalize.js';
+import { CONNECTIONS, isJudged } from '../../connections.js';
+import type { LiveSurface } from '../../snapshot.js';
+import type { CheckKind, RawFinding } from '../types.js';
+
+/** Who a look presented as, for a reader: product, clientInfo, capabilities and protocol version. */
+function presented(look: LiveSurface): string {
+  const { identity, offeredVersion, client } = look.observation;
+  const capabilities = Object.keys(identity.capabilities).sort();
+  return `${identity.clientInfo.name}/${identity.clientInfo.version} (capabilities: ${capabilities.length ? capabilities.join(', ') : 'none'}; protocol ${offeredVersion}; ${client.package})`;
+}
+
+/** Everything of a tool a model sees, keyed by name: the listed object with every key, in a stable form. */
+function visibleTools(look: LiveSurface): Map<string, Record<string, unknown>> {
+  return new Map(look.listed.map((tool) => [tool.name, stable(tool) as Record<string, unknown>]));
+}
+
+function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  return keys.filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
+}
+
+/** How two looks differ in what a model sees: tools only one side lists, tools defined differently (and where), and the instructions. */
+function surfaceDifference(a: LiveSurface, b: LiveSurface): { detail: string; tools: string[] } | undefined {
+  const toolsA = visibleTools(a);
+  const toolsB = visibleTools(b);
+  const onlyA = [...toolsA.keys()].filter((name) => !toolsB.has(name)).sort();
+  const onlyB = [...toolsB.keys()].filter((name) => !toolsA.has(name)).sort();
+  const differing = [...toolsA.keys()]
+    .filter((name) => toolsB.has(name))
+    .sort()
+    .map((name) => ({ name, keys: differingKeys(toolsA.get(name)!, toolsB.get(name)!) }))
+    .filter(({ keys }) => keys.length > 0);
+  const instructions = a.observation.instructions !== b.observation.instructions;
+  if (!onlyA.length && !onlyB.length && !differing.length && !instructions) return undefined;
+  const parts = [
+    onlyA.length ? `only the first sees ${onlyA.join(', ')}` : '',
+    onlyB.length ? `only the second sees ${onlyB.join(', ')}` : '',
+    differing.length ? `defined differently: ${differing.map(({ name, keys }) => `${name} (${keys.join(', ')})`).join('; ')}` : '',
+    instructions ? 'the server instructions differ' : '',
+  ];
+  return { detail: parts.filter(Boolean).join('; '), tools: [...onlyA, ...onlyB, ...differing.map(({ name }) => name)] };
+}
+
+const CONNECTION = { enum: [...CONNECTIONS] };
+
+/**
+ * Every look shows a model what the reference look shows: the compared-only looks (other protocol
+ * versions and clients) in full, and the judged ones in what their profile hash leaves out (title,
+ * unknown keys, instructions; a difference in the hashed part is the eras-equal kind's finding).
+ */
+const looksEqual: CheckKind = {
+  params: { type: 'object', properties: { reference: CONNECTION }, required: ['reference'], additionalProperties: false },
+  needs: ['live'],
+  run(params, context) {
+    const looks = context.looks ?? [];
+    const reference = looks.find((look) => look.connection === params.reference);
+    if (!reference) return [];
+    const out: RawFinding[] = [];
+    for (const look of looks) {
+      if (look === reference || (isJudged(look.connection) && look.hash !== reference.hash)) continue;
+      const difference = surfaceDifference(reference, look);
+      if (!difference) continue;
+      out.push({
+        scope: `${reference.connection}/${look.connection}`,
+        key: look.connection,
+        data: { a: presented(reference), b: presented(look), detail: difference.detail, tools: difference.tools.join(', ') || 'none' },
+      });
+    }
+    return out;
+  },
+};
+
+/** Each compared-only look the server turned down, as a note: servers may speak only some protocol versions. */
+const looksRefused: CheckKind = {
+  params: { type: 'object', properties: {}, additionalProperties: false },
+  needs: ['live'],
+  run(_params, context) {
+    return (context.refused ?? []).map((refusal) => ({
+      scope: refusal.connection,
+      key: refusal.connection,
+      data: { version: refusal.offeredVersion, client: `${refusal.identity.name}/${refusal.identity.version}`, reason: refusal.reason },
+    }));
+  },
+};
+
+export const CLIENT_KINDS: Record<string, CheckKind> = {
+  'looks-equal': looksEqual,
+  'looks-refused': looksRefused,
+};
