@@ -140,6 +140,9 @@ describe('per-request credential isolation (in process)', () => {
   });
 
   it('100 interleaved concurrent calls from two tenants each resolve their own credential and session', async () => {
+    // Other tests of this block may have run first: judge only what these calls add.
+    credentialsSeen.length = 0;
+    sessionsByKeyId.clear();
     const calls = Array.from({ length: 100 }, (_, i) => {
       const tenant = i % 2 === 0 ? TENANT_A : TENANT_B;
       const message =
