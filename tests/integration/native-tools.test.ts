@@ -181,11 +181,31 @@ describe('buckets', { shuffle: false }, () => {
     await b2Fails(admin, 'b2_update_bucket', { bucketId: 'no-such-bucket', bucketInfo: { a: 'b' } }, /^B2 Error \[bad_bucket_id\] \(HTTP 400\)/);
   });
 
+  it('under block, turning encryption off and replacing the default retention are refused; turning encryption on is not', async () => {
+    const blocking = await connectToSandbox(sandbox, await createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES }), { env: { B2_DESTRUCTIVE_POLICY: 'block' } });
+    try {
+      const bucketId = bucketIdOf('native-tools-one');
+      for (const [args, effect] of [
+        [{ defaultServerSideEncryption: { mode: 'none' } }, /turn default encryption off/],
+        [{ defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } } }, /replace the default retention, which may shorten/],
+        [{ defaultRetention: { mode: 'compliance', period: { duration: 1, unit: 'years' } }, confirm: true }, /replace the default retention/],
+      ] as const) {
+        const text = await b2Fails(blocking, 'b2_update_bucket', { bucketId, ...args }, /^B2 Error \[destructive_policy_blocked\] \(HTTP 403\)/);
+        expect(text).toMatch(effect);
+      }
+      const before = await lastSeq();
+      await ok(blocking, 'b2_update_bucket', { bucketId, defaultServerSideEncryption: { mode: 'SSE-B2', algorithm: 'AES256' } });
+      expect((await since(before)).map((m) => m.operation)).toEqual(['b2_update_bucket']);
+    } finally {
+      await blocking.close();
+    }
+  });
+
   it('a missing sub-capability is B2\'s clear refusal; tools beyond the key\'s capabilities are not listed', async () => {
     const text = await b2Fails(
       limited,
       'b2_update_bucket',
-      { bucketId: bucketIdOf('native-tools-one'), defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } } },
+      { bucketId: bucketIdOf('native-tools-one'), defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } }, confirm: true },
       /^B2 Error \[unauthorized\] \(HTTP 401\)/,
     );
     expect(text).toMatch(/writeBucketRetentions/);

@@ -59,8 +59,12 @@ function updateBucketEffects(args: ToolArgs): string | undefined {
   const publicEffect = bucketWouldBePublic(args);
   if (publicEffect) effects.push(publicEffect);
   if (args.fileLockEnabled === false) effects.push('turn Object Lock off');
+  const encryption = args.defaultServerSideEncryption as { mode?: unknown } | undefined;
+  if (encryption?.mode === 'none') effects.push('turn default encryption off');
   const retention = args.defaultRetention as { mode?: unknown } | undefined;
   if (retention && retention.mode === null) effects.push('clear the default retention');
+  // The arguments alone cannot tell a shorter period (or compliance to governance) from a longer one.
+  else if (retention) effects.push('replace the default retention, which may shorten or relax it');
   const rules = Array.isArray(args.lifecycleRules) ? (args.lifecycleRules as Array<Record<string, unknown>>) : [];
   if (rules.some((rule) => rule.daysFromHidingToDeleting !== undefined && rule.daysFromHidingToDeleting !== null)) {
     effects.push('schedule deletion of hidden file versions');
