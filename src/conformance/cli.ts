@@ -67,14 +67,16 @@ interface ReportOptions {
   format?: string[];
   output?: string[];
   failOn: Severity;
+  verbose?: boolean;
 }
 
 async function writeReports(result: RunResult, options: ReportOptions, io: Io): Promise<number> {
   const plan = reportPlan(options.format, options.output, io.cwd);
   const { render } = await import('./report/index.js');
   const { verdictOf } = await import('./report/verdict.js');
+  const fullReport = plan.find((entry) => entry.file !== null && (entry.format === 'json' || entry.format === 'sarif'))?.file ?? undefined;
   for (const { format, file } of plan) {
-    const text = render(format, result, { failOn: options.failOn, color: file === null && io.color });
+    const text = render(format, result, { failOn: options.failOn, color: file === null && io.color, verbose: Boolean(options.verbose), ...(fullReport ? { fullReport } : {}) });
     if (file === null) {
       io.stdout(text);
       continue;
@@ -157,6 +159,7 @@ function addReportOptions(command: Command): Command {
     .option('--format <format[=file]>', `report format: ${FORMATS.join(', ')}; NAME=FILE writes it to FILE (repeatable; at most one to stdout; default pretty)`, collect)
     .option('--output <file>', 'write the one --format given to this file (with several formats, use --format NAME=FILE)', collect)
     .addOption(new Option('--fail-on <severity>', 'lowest severity that fails the run').choices([...SEVERITIES]).default('error'))
+    .option('--verbose', 'pretty and markdown list every finding in full (by default they are bounded, with a summary first)')
     .option('--config <file>', 'config file (default: b2-mcp-conform.config.json at the git root of the working directory, when present)')
     .option('--no-config', 'ignore every config file')
     .option('--allow-integrity-overrides', 'let the config turn off, lower or suppress integrity rules (probe integrity, secret leaks, gates, tool-set changes)');

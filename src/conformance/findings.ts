@@ -31,6 +31,8 @@ export interface Finding {
   /** Stable across runs and independent of message wording: sha256 of rule, profile, tool, path, key (and prompt). */
   fingerprint: string;
   suppressed?: { reason: string; expires?: string };
+  /** Prose that changed (a description, a prompt text), when both sides are known. */
+  text?: { before: string; after: string };
 }
 
 export function severityRank(severity: Severity): number {

@@ -199,7 +199,12 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
       );
       judged = judge(inputs.ruleSet, context, inputs.config, day, request.onlyProbes);
       const mask = (text: string) => context.probes!.scanner.mask(text);
-      judged.findings = judged.findings.map((finding) => ({ ...finding, message: mask(finding.message), fix: mask(finding.fix) }));
+      judged.findings = judged.findings.map((finding) => ({
+        ...finding,
+        message: mask(finding.message),
+        fix: mask(finding.fix),
+        ...(finding.text ? { text: { before: mask(finding.text.before), after: mask(finding.text.after) } } : {}),
+      }));
       evidence = JSON.parse(mask(JSON.stringify(evidenceOf(judged)))) as Evidence;
     }
   }

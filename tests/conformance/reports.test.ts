@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { basename, dirname } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -83,6 +84,11 @@ test('SARIF 2.1.0 validates against the code-scanning subset of the spec and ref
     expect(entry.partialFingerprints['b2McpConform/v1']).toMatch(/^[0-9a-f]{32}$/);
     expect(entry.locations[0].physicalLocation.artifactLocation.uri).not.toMatch(/^\//);
   }
+  for (const rule of run.tool.driver.rules) {
+    // An absolute URI of the rule's page; without a homepage it is the page inside the installed package.
+    expect(rule.helpUri).toMatch(/^(https?|file):\/\/.*\/docs\/rules\/[a-z-]+\.md#[a-z0-9-]+$/);
+    if (rule.helpUri.startsWith('file:')) expect(existsSync(fileURLToPath(rule.helpUri.replace(/#.*$/, '')))).toBe(true);
+  }
   const suppressed = run.results.filter((entry: { suppressions?: unknown[] }) => entry.suppressions);
   expect(suppressed).toHaveLength(1);
   expect(suppressed[0].suppressions[0]).toEqual({ kind: 'external', justification: 'copy edit reviewed in the PR' });
@@ -101,27 +107,38 @@ test('JUnit XML parses: one suite per category, one case per rule, failures at o
   const failed = cases.filter((entry) => entry.failure).map((entry) => entry.name).sort();
   expect(failed).toEqual(['credentials/prohibited-field', 'diff/bounds-tightened', 'diff/property-added']);
   expect(Number(parsed.testsuites.failures)).toBe(3);
+  expect(Number(parsed.testsuites.skipped)).toBe(parsed.testsuites.testsuite.reduce((sum: number, suite: { skipped: string }) => sum + Number(suite.skipped), 0));
+  expect(Number(parsed.testsuites.skipped)).toBeGreaterThan(0);
+  expect(Number(parsed.testsuites.time)).toBeCloseTo(result.evidence.durationMs / 1000, 2);
+  for (const suite of parsed.testsuites.testsuite) expect(suite.time).toBeDefined();
   const warningsFail = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(renderAs('junit', 'warning'));
   expect(Number(warningsFail.testsuites.failures)).toBeGreaterThan(3);
 });
 
 describe('text reports', () => {
-  test('pretty groups by severity, carries rule id, tool, path and fix, and honours colour off', () => {
+  test('pretty: summary first, findings grouped per tool with rule, path and message, fixes once per rule; colour off', () => {
     const text = renderAs('pretty');
     expect(text).not.toMatch(/\u001b\[/);
-    expect(text.indexOf('✖')).toBeLessThan(text.indexOf('⚠'));
-    expect(text).toMatch(/credentials\/prohibited-field\s+s3_put_object \(modern, legacy\)/);
-    expect(text).toMatch(/at inputSchema\.properties\.apiKey/);
-    expect(text).toMatch(/fix: Remove "apiKey" from s3_put_object/);
+    expect(text.indexOf('Summary: ')).toBeLessThan(text.indexOf('✖ s3_put_object'));
+    expect(text).toMatch(/^  by class: \d+ breaking, \d+ non-breaking, \d+ info changes; \d+ other findings$/m);
+    expect(text).toMatch(/^  by rule: .*credentials\/prohibited-field 1/m);
+    expect(text).toMatch(/^✖ s3_put_object \(\d+\)\n(    .*\n)*    ✖ credentials\/prohibited-field inputSchema\.properties\.apiKey — Tool s3_put_object declares/m);
+    expect(text).toMatch(/^  credentials\/prohibited-field: Remove "apiKey" from s3_put_object/m);
     expect(text).toMatch(/^FAIL /m);
+    const verbose = render('pretty', result, { failOn: 'error', color: false, verbose: true });
+    expect(verbose).toMatch(/✖ credentials\/prohibited-field inputSchema\.properties\.apiKey \(modern, legacy\)/);
+    expect(verbose).toMatch(/fix: Remove "apiKey" from s3_put_object/);
     expect(renderAs('pretty', 'error', true)).toMatch(/\u001b\[/);
   });
 
-  test('markdown is a PR comment with a findings table and the evidence collapsed', () => {
+  test('markdown is a PR comment: summary, a findings table per tool, fixes and evidence collapsed', () => {
     const text = renderAs('markdown');
     expect(text).toMatch(/^### b2-mcp-conform check · `default`: ❌ fail/);
-    expect(text).toMatch(/^\| \| Rule \| Tool \| Path \| Finding \| Fix \|$/m);
+    expect(text).toMatch(/^\*\*Summary:\*\* \d+ findings: /m);
+    expect(text).toMatch(/^#### `s3_put_object` \(\d+\)\n\n\| \| Rule \| Path \| Finding \|$/m);
+    expect(text).toMatch(/<details><summary>How to fix<\/summary>/);
     expect(text).toMatch(/<details><summary>Evidence<\/summary>/);
+    expect(text).not.toMatch(/more findings? not shown/);
   });
 
   test('github emits one workflow command per unsuppressed finding, escaped', () => {

@@ -13,11 +13,20 @@ import type { Format } from './formats.js';
 export { FORMATS, type Format } from './formats.js';
 
 /** Every report is a rendering of the same findings and evidence. */
-export function render(format: Format, result: RunResult, options: { failOn: Severity; color: boolean }): string {
+export interface RenderOptions {
+  failOn: Severity;
+  color: boolean;
+  /** Everything in full (pretty and Markdown are bounded without it). */
+  verbose?: boolean;
+  /** A file of the same run holding every finding (JSON or SARIF), named in overflow notes. */
+  fullReport?: string;
+}
+
+export function render(format: Format, result: RunResult, options: RenderOptions): string {
   const verdict = verdictOf(result.findings, options.failOn);
   switch (format) {
     case 'pretty':
-      return renderPretty(result, verdict, { color: options.color });
+      return renderPretty(result, verdict, { color: options.color, verbose: options.verbose ?? false });
     case 'json':
       return renderJson(result, verdict);
     case 'sarif':
@@ -25,7 +34,7 @@ export function render(format: Format, result: RunResult, options: { failOn: Sev
     case 'junit':
       return renderJunit(result, verdict);
     case 'markdown':
-      return renderMarkdown(result, verdict);
+      return renderMarkdown(result, verdict, { verbose: options.verbose ?? false, ...(options.fullReport ? { fullReport: options.fullReport } : {}) });
     case 'github':
       return renderGithub(result, verdict);
   }

@@ -6,7 +6,8 @@ import { verdictLine, type Verdict } from './verdict.js';
 
 
 /**
- * JUnit XML: one test suite per rule category, one test case per rule. A rule fails when it has
+ * JUnit XML: one test suite per rule category, one test case per rule. The run's wall time is on
+ * <testsuites>; rules are judged from what the run collected, so their own time is 0. A rule fails when it has
  * an unsuppressed finding at or above --fail-on; rules that did not run are skipped.
  */
 export function renderJunit(result: RunResult, verdict: Verdict): string {
@@ -15,6 +16,7 @@ export function renderJunit(result: RunResult, verdict: Verdict): string {
   const suites: string[] = [];
   let total = 0;
   let failures = 0;
+  let skippedTotal = 0;
   for (const category of categories) {
     const rules = result.rules.rules.filter((rule) => rule.category === category);
     const cases: string[] = [];
@@ -36,18 +38,19 @@ export function renderJunit(result: RunResult, verdict: Verdict): string {
       } else if (text) {
         body = `<system-out>${text}</system-out>`;
       }
-      cases.push(`    <testcase classname="b2-mcp-conform.${xml(category)}" name="${xml(rule.id)}">${body}</testcase>`);
+      cases.push(`    <testcase classname="b2-mcp-conform.${xml(category)}" name="${xml(rule.id)}" time="0">${body}</testcase>`);
     }
     total += rules.length;
     failures += suiteFailures;
-    suites.push(`  <testsuite name="${xml(category)}" tests="${rules.length}" failures="${suiteFailures}" skipped="${skipped}" errors="0">\n${cases.join('\n')}\n  </testsuite>`);
+    skippedTotal += skipped;
+    suites.push(`  <testsuite name="${xml(category)}" tests="${rules.length}" failures="${suiteFailures}" skipped="${skipped}" errors="0" time="0">\n${cases.join('\n')}\n  </testsuite>`);
   }
   const properties = [['Verdict', verdictLine(verdict, result.evidence.config)] as const, ...evidenceLines(result.evidence)]
     .map(([name, value]) => `    <property name="${xml(name)}" value="${xml(value)}"/>`)
     .join('\n');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="b2-mcp-conform ${xml(result.evidence.command)}" tests="${total}" failures="${failures}" errors="0">`,
+    `<testsuites name="b2-mcp-conform ${xml(result.evidence.command)}" tests="${total}" failures="${failures}" skipped="${skippedTotal}" errors="0" time="${(result.evidence.durationMs / 1000).toFixed(3)}">`,
     `  <properties>\n${properties}\n  </properties>`,
     ...suites,
     '</testsuites>',

@@ -2,44 +2,110 @@ import { subjectOf, type Finding, type Severity } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { markdownCode, markdownText } from './escape/markdown.js';
+import { classLine, groupBySubject, summarize } from './summary.js';
 import { configLine, countsLine, type Verdict } from './verdict.js';
+import { compactDiff, wordDiff } from './word-diff.js';
 
 const ICON: Record<Severity, string> = { error: '🔴', warning: '🟡', info: '🔵' };
 
-const code = (text: string) => markdownCode(text, { table: true });
+/** GitHub refuses comments over 65,536 characters; the report stays below this. */
+export const MARKDOWN_LIMIT = 60_000;
+/** Rows by rule and by tool in the summary. */
+const TOP = 10;
+/** Longest server-derived text in one cell without --verbose. */
+const CLIP = 300;
 
-function subjectCell(finding: Finding): string {
-  const subject = subjectOf(finding);
-  return subject ? code(subject) : '';
+const code = (text: string) => markdownCode(text, { table: true });
+const clip = (text: string, verbose: boolean) => (verbose || text.length <= CLIP ? text : `${text.slice(0, CLIP)}…`);
+
+export interface MarkdownOptions {
+  verbose?: boolean;
+  /** Where the complete report is (a JSON or SARIF file of the same run), for the overflow note. */
+  fullReport?: string;
 }
 
-/** A compact pull-request comment: verdict, a findings table, the evidence in a collapsed block. */
-export function renderMarkdown(result: RunResult, verdict: Verdict): string {
+/**
+ * A pull-request comment: the verdict, a summary (by class, rule and tool), the findings grouped
+ * per tool with word diffs of changed descriptions, how to fix each rule, and the evidence
+ * collapsed. Findings that would push it past MARKDOWN_LIMIT are left out with a note that says
+ * how many and where the full report is.
+ */
+export function renderMarkdown(result: RunResult, verdict: Verdict, options: MarkdownOptions = {}): string {
+  const verbose = options.verbose ?? false;
   const { evidence } = result;
-  const out: string[] = [];
-  out.push(`### b2-mcp-conform ${evidence.command}${evidence.profile ? ` · ${markdownCode(evidence.profile)}` : ''}: ${verdict.failed ? '❌ fail' : '✅ pass'}`, '');
-  out.push(`${countsLine(verdict)} (fail-on \`${verdict.failOn}\`) · ${markdownText(configLine(evidence.config))}`, '');
+  const head: string[] = [];
+  head.push(`### b2-mcp-conform ${evidence.command}${evidence.profile ? ` · ${markdownCode(evidence.profile)}` : ''}: ${verdict.failed ? '❌ fail' : '✅ pass'}`, '');
+  head.push(`${countsLine(verdict)} (fail-on \`${verdict.failOn}\`) · ${markdownText(configLine(evidence.config))}`, '');
   const active = result.findings.filter((finding) => !finding.suppressed);
   if (active.length > 0) {
-    out.push('| | Rule | Tool | Path | Finding | Fix |', '| --- | --- | --- | --- | --- | --- |');
-    for (const finding of active) {
-      out.push(
-        `| ${ICON[finding.severity]} | ${code(finding.ruleId)}${finding.class ? ` (${finding.class})` : ''} | ${subjectCell(finding)} | ${finding.path ? code(finding.path) : ''} | ${markdownText(finding.message)} | ${markdownText(finding.fix)} |`,
-      );
+    const summary = summarize(active);
+    const top = (rows: [string, number][]) => `${rows.slice(0, TOP).map(([key, count]) => `${markdownCode(key)} ${count}`).join(' · ')}${rows.length > TOP ? ` · +${rows.length - TOP} more` : ''}`;
+    head.push(`**Summary:** ${summary.total} findings: ${classLine(summary)}.`, '');
+    head.push(`- **By rule:** ${top(summary.byRule)}`);
+    if (summary.byTool.length) head.push(`- **By tool** (${summary.byTool.length}): ${top(summary.byTool)}`);
+    head.push('');
+  }
+
+  const tail: string[] = [];
+  if (active.length > 0) {
+    tail.push('<details><summary>How to fix</summary>', '');
+    for (const ruleId of new Set(active.map((finding) => finding.ruleId))) {
+      const example = active.find((finding) => finding.ruleId === ruleId)!;
+      const rule = result.rules.byId.get(ruleId);
+      tail.push(`- ${markdownCode(ruleId)}: ${markdownText(rule && !rule.fix.includes('{') ? rule.fix : example.fix)} (${markdownCode(example.doc)})`);
     }
-    out.push('');
+    tail.push('', '</details>', '');
   }
   const suppressed = result.findings.filter((finding) => finding.suppressed);
   if (suppressed.length > 0) {
-    out.push(`<details><summary>${suppressed.length} suppressed</summary>`, '');
+    tail.push(`<details><summary>${suppressed.length} suppressed</summary>`, '');
     for (const finding of suppressed) {
       const subject = subjectOf(finding);
-      out.push(`- ${markdownCode(finding.ruleId)}${subject ? ` ${markdownCode(subject)}` : ''}: ${markdownText(finding.suppressed!.reason)}`);
+      tail.push(`- ${markdownCode(finding.ruleId)}${subject ? ` ${markdownCode(subject)}` : ''}: ${markdownText(clip(finding.suppressed!.reason, verbose))}`);
     }
-    out.push('', '</details>', '');
+    tail.push('', '</details>', '');
   }
-  out.push('<details><summary>Evidence</summary>', '', '| | |', '| --- | --- |');
-  for (const [label, value] of evidenceLines(evidence)) out.push(`| ${markdownText(label)} | ${markdownText(value)} |`);
-  out.push('', '</details>', '');
-  return out.join('\n');
+  tail.push('<details><summary>Evidence</summary>', '', '| | |', '| --- | --- |');
+  for (const [label, value] of evidenceLines(evidence)) tail.push(`| ${markdownText(label)} | ${markdownText(value)} |`);
+  tail.push('', '</details>', '');
+
+  const size = (lines: readonly string[]) => lines.reduce((sum, line) => sum + line.length + 1, 0);
+  const reserve = 600; // the overflow note
+  let budget = MARKDOWN_LIMIT - size(head) - size(tail) - reserve;
+  const body: string[] = [];
+  let left = active.length;
+  for (const group of groupBySubject(active)) {
+    const title = [`#### ${group.subject === null ? 'The server as a whole' : markdownCode(group.subject)} (${group.findings.length})`, '', '| | Rule | Path | Finding |', '| --- | --- | --- | --- |'];
+    const rows = group.findings.map((finding) => findingRow(finding, verbose));
+    if (size(title) + size(rows.slice(0, 1)) > budget) break;
+    body.push(...title);
+    budget -= size(title);
+    for (const row of rows) {
+      if (row.length + 1 > budget) break;
+      body.push(row);
+      budget -= row.length + 1;
+      left--;
+    }
+    body.push('');
+    budget -= 1;
+  }
+  if (left > 0) {
+    const where = options.fullReport ? `the full report in ${markdownCode(options.fullReport)}` : `the full report (run with ${markdownCode('--format json=FILE')} or ${markdownCode('--format sarif=FILE')})`;
+    body.push(`> **${left} more finding${left === 1 ? '' : 's'} not shown** to keep this comment under ${MARKDOWN_LIMIT.toLocaleString('en-US')} characters: see ${where}.`, '');
+  }
+  return [...head, ...body, ...tail].join('\n');
+}
+
+function findingRow(finding: Finding, verbose: boolean): string {
+  let text = markdownText(clip(finding.message, verbose));
+  if (finding.text) {
+    const parts = wordDiff(finding.text.before, finding.text.after);
+    if (parts) {
+      const diff = (verbose ? parts : compactDiff(parts))
+        .map((part) => (part.kind === 'same' ? markdownText(clip(part.text, verbose)) : `<${part.kind === 'removed' ? 'del' : 'ins'}>${markdownText(clip(part.text, verbose))}</${part.kind === 'removed' ? 'del' : 'ins'}>`))
+        .join('');
+      text += `<br>${diff}`;
+    }
+  }
+  return `| ${ICON[finding.severity]} | ${code(finding.ruleId)}${finding.class ? ` (${finding.class})` : ''} | ${finding.path ? code(clip(finding.path, verbose)) : ''} | ${text} |`;
 }

@@ -1,5 +1,8 @@
 import type { Severity } from '../findings.js';
-import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CHECKER_NAME, CHECKER_VERSION, PACKAGE_ROOT } from '../package-root.js';
 import type { RunResult } from '../run.js';
 import { jsonSafe } from './escape/json.js';
 import { locate } from './locations.js';
@@ -8,6 +11,19 @@ import { verdictLine, type Verdict } from './verdict.js';
 const LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
 /** Key under which each result's fingerprint is published (versioned, as SARIF recommends). */
 export const FINGERPRINT_KEY = 'b2McpConform/v1';
+
+/**
+ * Where a rule's page is: under the package's `homepage` when package.json names one (the
+ * published documentation), else the page inside the installed package, as a file URI.
+ */
+let homepage: unknown;
+
+export function helpUri(doc: string): string {
+  homepage ??= (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { homepage?: unknown }).homepage ?? null;
+  if (typeof homepage === 'string' && /^https?:\/\//.test(homepage)) return new URL(doc, homepage.endsWith('/') ? homepage : `${homepage}/`).href;
+  const [path, anchor] = doc.split('#');
+  return `${pathToFileURL(join(PACKAGE_ROOT, path!)).href}${anchor ? `#${anchor}` : ''}`;
+}
 
 /** SARIF 2.1.0, loadable by GitHub code scanning (every result carries a physical location). */
 export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.cwd()): Record<string, unknown> {
@@ -27,6 +43,7 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
               id: rule.id,
               name: rule.id.replace(/[/-](.)/g, (_match, letter: string) => letter.toUpperCase()),
               shortDescription: { text: rule.title },
+              helpUri: helpUri(rule.doc),
               fullDescription: { text: rule.rationale },
               help: { text: `${rule.rationale}\nFix: ${rule.fix}\nDocs: ${rule.doc}`, markdown: `${rule.rationale}\n\n**Fix:** ${rule.fix}\n\nDocs: \`${rule.doc}\`` },
               defaultConfiguration: { level: LEVEL[rule.severity] },

@@ -143,6 +143,7 @@ function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: 
     ...(raw.tool !== undefined ? { tool: raw.tool } : {}),
     ...(raw.prompt !== undefined ? { prompt: raw.prompt } : {}),
     ...(raw.path !== undefined ? { path: raw.path } : {}),
+    ...(raw.text ? { text: raw.text } : {}),
     scopes: [...scopes],
     fingerprint,
   });

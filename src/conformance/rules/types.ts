@@ -73,6 +73,8 @@ export interface RawFinding {
   /** Extra discriminator for the fingerprint when tool + path are not unique. */
   key?: string;
   data?: Record<string, unknown>;
+  /** Prose that changed, when both sides are known: reports show a word diff. */
+  text?: { before: string; after: string };
 }
 
 export type Need = 'live' | 'contract' | 'changes' | 'suppressions' | 'probes';

@@ -16,6 +16,7 @@ const diffChange: CheckKind = {
         scope,
         key: change.kind === 'tool-renamed' ? String(change.before) : undefined,
         data: { before: show(change.before), after: show(change.after), where: change.path ? ` at ${change.path}` : '' },
+        ...(typeof change.before === 'string' && typeof change.after === 'string' ? { text: { before: change.before, after: change.after } } : {}),
       }));
   },
 };
