@@ -6,6 +6,8 @@ import type { ListedTool } from '../../src/contract/normalize.js';
 export interface Collected {
   protocolVersion: string;
   tools: ListedTool[];
+  /** The server instructions: from `initialize` (legacy) or `server/discover` (modern). */
+  instructions: string | null;
   modern?: ModernBlock;
 }
 
@@ -18,12 +20,14 @@ export async function collectTools(url: URL, era: Era): Promise<Collected> {
   await client.connect(new StreamableHTTPClientTransport(url));
   try {
     const listed = await client.listTools(undefined, { cacheMode: 'refresh' });
-    if (era === 'legacy') return { protocolVersion: client.getNegotiatedProtocolVersion?.() ?? '', tools: listed.tools as ListedTool[] };
+    const instructions = client.getInstructions() ?? null;
+    if (era === 'legacy') return { protocolVersion: client.getNegotiatedProtocolVersion?.() ?? '', tools: listed.tools as ListedTool[], instructions };
     const discover = client.getDiscoverResult();
     const hint = listed as { ttlMs?: number; cacheScope?: string };
     return {
       protocolVersion: MODERN_PROTOCOL_VERSION,
       tools: listed.tools as ListedTool[],
+      instructions,
       modern: {
         toolsListCacheHint: hint.ttlMs === undefined ? null : { ttlMs: hint.ttlMs, cacheScope: hint.cacheScope ?? '' },
         discover: discover

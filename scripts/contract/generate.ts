@@ -67,6 +67,7 @@ async function fixturesFor(profile: ProfileName, sdk: Record<string, string>): P
           sdk,
           capabilities: PROFILES[profile].capabilities ? [...PROFILES[profile].capabilities!] : null,
           tools: collected.tools,
+          instructions: collected.instructions,
           modern: collected.modern,
         }),
       );

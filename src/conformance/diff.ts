@@ -30,6 +30,7 @@ export const TOOL_CHANGE_KINDS = [
   'meta-changed',
   'schema-changed',
   'modern-block-changed',
+  'instructions-changed',
 ] as const;
 
 /**
@@ -58,7 +59,7 @@ export type PromptChangeKind = (typeof PROMPT_CHANGE_KINDS)[number];
 export type ChangeKind = ToolChangeKind | PromptChangeKind;
 
 /** The kinds the direction-aware schema comparison (`diffSchema`) names. */
-export type SchemaChangeKind = Exclude<ToolChangeKind, 'tool-removed' | 'tool-renamed' | 'tool-added' | 'annotation-toward-danger' | 'annotation-toward-caution' | 'output-schema-changed' | 'modern-block-changed'>;
+export type SchemaChangeKind = Exclude<ToolChangeKind, 'tool-removed' | 'tool-renamed' | 'tool-added' | 'annotation-toward-danger' | 'annotation-toward-caution' | 'output-schema-changed' | 'modern-block-changed' | 'instructions-changed'>;
 
 export interface Change {
   kind: ChangeKind;

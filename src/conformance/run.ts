@@ -15,6 +15,7 @@ import type { ProbeOutcome, ProgressListener } from './probes/types.js';
 import { evaluate, judgesProbes, loadRules, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
+import { diffVisibleFields } from './visible-fields.js';
 import { snapshotAll, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
 import { startBundledServer, type BundledServer } from './bundled.js';
@@ -81,7 +82,7 @@ function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, da
 }
 
 function eraChanges(surface: LiveSurface, fixture: ToolFixture): ScopedChange[] {
-  const changes = diffTools(fixture.tools, surface.tools);
+  const changes = [...diffTools(fixture.tools, surface.tools), ...diffVisibleFields(fixture, surface.fixture)];
   if (fixture.era === 'modern') changes.push(...diffModernBlock(fixture.modern, surface.fixture.modern));
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
@@ -328,7 +329,7 @@ export function runDiff(request: DiffRequest): RunResult {
     const a = before.get(name)!;
     const b = after.get(name)!;
     const scope = name.replace(/\.json$/, '');
-    const found = [...diffTools(a.tools, b.tools), ...diffModernBlock(a.modern, b.modern)];
+    const found = [...diffTools(a.tools, b.tools), ...diffVisibleFields(a, b), ...diffModernBlock(a.modern, b.modern)];
     changes.push(...found.map((change) => ({ scope, change })));
     hashes[scope] = { expected: { source: join(request.before, name), hash: a.hash }, found: { source: join(request.after, name), hash: b.hash }, drift: explainDrift(a, b, found) };
   }

@@ -30,6 +30,7 @@ export function snapshotObservation(observation: Observation, profile: string, t
     sdk: { [observation.client.package]: observation.client.version },
     capabilities: null,
     tools: observation.tools,
+    instructions: observation.instructions,
     ...(observation.era === 'modern' ? { modern: { toolsListCacheHint: observation.toolsListCacheHint, discover: observation.discover } } : {}),
   });
   // The fixture holds the normalized snapshot already (names, tools, hash): no second pass.

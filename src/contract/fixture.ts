@@ -47,6 +47,12 @@ export interface ToolFixture {
   requiredFields: Record<string, string[]>;
   confirmTools: string[];
   tools: NormalizedTool[];
+  /**
+   * Model-visible text the profile hash does not cover, compared beside it: each tool's `title`
+   * (tools without one are absent) and the server `instructions`. Older fixtures lack both.
+   */
+  titles?: Record<string, string>;
+  instructions?: string | null;
   modern?: ModernBlock;
   legacy?: { toolsListCacheHint: null; discover: null };
   hash: string;
@@ -61,6 +67,8 @@ export interface FixtureInput {
   sdk: Record<string, string>;
   capabilities: string[] | null;
   tools: readonly ListedTool[];
+  /** The server instructions (modern: from `server/discover`; legacy: from `initialize`). */
+  instructions: string | null;
   modern?: ModernBlock;
 }
 
@@ -92,6 +100,12 @@ export function confirmToolsOf(tools: readonly NormalizedTool[]): string[] {
   return tools.filter((tool) => 'confirm' in schemaProperties(tool)).map((tool) => tool.name).sort(compareCodePoints);
 }
 
+/** The `title` of every listed tool that has one, by name in code-point order. */
+export function titlesOf(tools: readonly ListedTool[]): Record<string, string> {
+  const titled = tools.filter((tool) => typeof tool.name === 'string' && typeof tool.title === 'string');
+  return Object.fromEntries(titled.map((tool) => [tool.name, tool.title as string]).sort(([a], [b]) => compareCodePoints(a!, b!)));
+}
+
 export function buildToolFixture(input: FixtureInput): ToolFixture {
   const { names, tools, hash } = snapshotTools(input.tools);
   const base = {
@@ -109,6 +123,8 @@ export function buildToolFixture(input: FixtureInput): ToolFixture {
     requiredFields: requiredFieldsOf(tools),
     confirmTools: confirmToolsOf(tools),
     tools,
+    titles: titlesOf(input.tools),
+    instructions: input.instructions,
   };
   // Key order is part of the file format: the era block comes last, just before the hash.
   return input.era === 'modern'

@@ -54,6 +54,7 @@ const CHANGES: Change[] = [
     surface: (s) => void (s.cacheHints = { 'tools/list': { ttlMs: 30_000, cacheScope: 'public' }, 'server/discover': { ttlMs: 30_000, cacheScope: 'public' } }),
     at: { path: 'modern.toolsListCacheHint' },
   },
+  { kind: 'instructions-changed', surface: (s) => void (s.instructions = 'Before deleting anything, ask the user.'), at: { path: 'instructions' } },
 ];
 
 let server: SurfaceHttpServer;

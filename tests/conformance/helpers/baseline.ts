@@ -3,6 +3,7 @@ import type { BackingCategory } from '../../../src/contract/constants.js';
 /** One tool of a test server's surface, exactly as `tools/list` will carry it. */
 export interface SurfaceTool {
   name: string;
+  title?: string;
   description?: string;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
@@ -21,6 +22,7 @@ export interface SurfacePrompt {
 /** What tests/conformance/servers/surface-server.mjs serves. */
 export interface Surface {
   serverInfo?: { name: string; version: string };
+  instructions?: string;
   cacheHints?: Record<'tools/list' | 'server/discover', { ttlMs: number; cacheScope: string }>;
   tools: SurfaceTool[];
   legacyTools?: SurfaceTool[];

@@ -5,7 +5,7 @@
 //   node surface-server.mjs http <variants.json>   (serves every variant at /<name>/mcp;
 //                                                   prints "listening <port>" on stdout)
 //
-// A surface: { serverInfo, cacheHints, tools, legacyTools?, witnessTools?, prompts?,
+// A surface: { serverInfo, instructions?, cacheHints, tools, legacyTools?, witnessTools?, prompts?,
 // legacyPrompts?, witnessPrompts? }. `cacheHints` goes to McpServer as is (keys 'tools/list',
 // 'server/discover'). `legacyTools` replaces the tool list for 2025-era connections;
 // `witnessTools` replaces it for HTTP requests with the User-Agent of the client the 1.x witness
@@ -21,11 +21,12 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 
 function buildServer(surface, { tools, prompts }) {
-  const options = surface.cacheHints ? { cacheHints: surface.cacheHints } : {};
+  const options = { ...(surface.cacheHints ? { cacheHints: surface.cacheHints } : {}), ...(surface.instructions ? { instructions: surface.instructions } : {}) };
   const server = new McpServer(surface.serverInfo ?? { name: 'surface-test', version: '1.0.0' }, options);
   for (const tool of tools) {
     const config = { inputSchema: fromJsonSchema(tool.inputSchema ?? { type: 'object', properties: {} }) };
     if (tool.description !== undefined) config.description = tool.description;
+    if (tool.title !== undefined) config.title = tool.title;
     if (tool.outputSchema !== undefined) config.outputSchema = fromJsonSchema(tool.outputSchema);
     if (tool.annotations !== undefined) config.annotations = tool.annotations;
     if (tool._meta !== undefined) config._meta = tool._meta;
