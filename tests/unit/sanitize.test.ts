@@ -213,6 +213,7 @@ describe('S5: secrets inside encoded runs', () => {
     ['a canary', `x ${CANARY} y`],
     ['a bearer credential', 'Authorization header Bearer abcdefghijklmnop'],
     ['a labelled secret', 'B2_APPLICATION_KEY=s3cr3tvalue12'],
+    ['a labelled secret split by a line break', 'cookie:\nab'],
   ])('finds %s in base64 content and re-encodes it redacted, the other bytes intact', (_what, secret) => {
     const encoded = binary(secret).toString('base64');
     const out = results.text(encoded);

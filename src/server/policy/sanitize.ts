@@ -141,6 +141,16 @@ const ENCODED_RUN = /[A-Za-z0-9+/_-]{11,}={0,2}/g;
 const HEX_RUN = /^[0-9A-Fa-f]+$/;
 const URL_SAFE_BASE64 = /[-_]/;
 
+/** Whatever S1–S4 can change holds 8 printable ASCII bytes (or whitespace) in a row; random bytes rarely do. */
+function hasPrintableRun(bytes: Buffer): boolean {
+  let run = 0;
+  for (const byte of bytes) {
+    run = (byte >= 0x20 && byte < 0x7f) || (byte >= 0x09 && byte <= 0x0d) ? run + 1 : 0;
+    if (run >= MIN_REDACTABLE_LENGTH) return true;
+  }
+  return false;
+}
+
 export type SanitizerMode = 'result' | 'log';
 
 export interface SanitizerOptions {
@@ -267,21 +277,23 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
     return out;
   }
 
+  /** S1–S4 on decoded bytes, or undefined when they change nothing. */
+  function redactedBytes(bytes: Buffer): Buffer | undefined {
+    if (!hasPrintableRun(bytes)) return undefined;
+    const decoded = bytes.toString('latin1');
+    const redacted = plainText(decoded);
+    return redacted === decoded ? undefined : Buffer.from(redacted, 'latin1');
+  }
+
   /** S5: a base64 or hex run whose decoded bytes S1–S4 would change, re-encoded from the redacted bytes. */
   function encodedRun(run: string): string {
-    if (HEX_RUN.test(run) && run.length % 2 === 0) {
-      const decoded = Buffer.from(run, 'hex').toString('latin1');
-      const redacted = plainText(decoded);
-      if (redacted !== decoded) {
-        const hex = Buffer.from(redacted, 'latin1').toString('hex');
-        return run === run.toUpperCase() ? hex.toUpperCase() : hex;
-      }
+    if (run.length % 2 === 0 && HEX_RUN.test(run)) {
+      const redacted = redactedBytes(Buffer.from(run, 'hex'));
+      if (redacted) return run === run.toUpperCase() ? redacted.toString('hex').toUpperCase() : redacted.toString('hex');
     }
-    const decoded = Buffer.from(run, 'base64').toString('latin1');
-    const redacted = plainText(decoded);
-    if (redacted === decoded) return run;
-    const bytes = Buffer.from(redacted, 'latin1');
-    return URL_SAFE_BASE64.test(run) ? bytes.toString('base64url') : bytes.toString('base64');
+    const redacted = redactedBytes(Buffer.from(run, 'base64'));
+    if (!redacted) return run;
+    return URL_SAFE_BASE64.test(run) ? redacted.toString('base64url') : redacted.toString('base64');
   }
 
   function text(s: string): string {
