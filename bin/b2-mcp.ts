@@ -45,6 +45,8 @@ program
   .option('--seed <seed>', 'initial data: demo or none', 'demo')
   .option('--state <file>', 'load state from and save it to this JSON file')
   .option('--faults <spec>', 'inject failures, e.g. rate=0.2,kinds=500|503|429|reset|stall')
+  .option('--s3-upstream <url>', 'hand out this S3-compatible server as s3ApiUrl instead of the sandbox S3 API (secret key in $B2_SANDBOX_S3_SECRET_ACCESS_KEY)')
+  .option('--s3-upstream-access-key-id <id>', "the upstream's access key id (default: $B2_SANDBOX_S3_ACCESS_KEY_ID)")
   .action(async (options: Record<string, string | undefined>) => {
     const { runSandboxCommand, SandboxUsageError } = await import('../src/sandbox/cli.js');
     try {

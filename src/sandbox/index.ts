@@ -8,7 +8,8 @@
  *              client with `forcePathStyle: true` and `endpoint: s3Url` works unchanged
  *   adminUrl — admin API, always bound to 127.0.0.1 and answering loopback callers only
  * With a fixed `port` P the S3 and admin listeners default to P+1 and P+2; with port 0 (the
- * default) each gets a free port.
+ * default) each gets a free port. With `s3Upstream` there is no S3 listener: `s3Url` (and so the
+ * authorize answer's `s3ApiUrl`) is that server, and its access key is a sandbox application key.
  */
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,6 +20,7 @@ import { FaultInjector, parseFaultSpec } from './faults.js';
 import { createNativeFrontEnd } from './native-api.js';
 import { loadState, saveState } from './persistence.js';
 import { createS3FrontEnd } from './s3/index.js';
+import { ALL_CAPABILITIES } from './model.js';
 import { applySeed, type SeedName } from './seed.js';
 import { SandboxStore } from './store.js';
 
@@ -41,6 +43,16 @@ export interface SandboxOptions {
   clock?: () => number;
   /** Fix every derived id and secret (random by default). */
   idSalt?: string;
+  /** A real S3-compatible server to hand out as `s3ApiUrl` instead of the sandbox's own S3 API. */
+  s3Upstream?: S3Upstream;
+}
+
+export interface S3Upstream {
+  /** Its base URL, path-style at the root (`http://127.0.0.1:7480`). */
+  url: string;
+  /** Its credentials; the sandbox accepts them as an application key, so one key serves both APIs. */
+  accessKeyId: string;
+  secretAccessKey: string;
 }
 
 export interface RunningSandbox {
@@ -97,8 +109,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     servers.push(server);
     return server;
   };
+  if (options.s3Upstream) adoptUpstreamKey(store, options.s3Upstream);
   const apiServer = serve(createNativeFrontEnd(context));
-  const s3Server = serve(createS3FrontEnd(context));
+  const s3Server = options.s3Upstream ? undefined : serve(createS3FrontEnd(context));
   const adminServer = serve(createAdminApi(context, seed));
 
   const close = async () => {
@@ -117,10 +130,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   try {
     const port = options.port ?? 0;
     const apiPort = await listen(apiServer, port, host);
-    const s3Port = await listen(s3Server, options.s3Port ?? (port ? port + 1 : 0), host);
+    const s3Port = s3Server ? await listen(s3Server, options.s3Port ?? (port ? port + 1 : 0), host) : undefined;
     const adminPort = await listen(adminServer, options.adminPort ?? (port ? port + 2 : 0), '127.0.0.1');
     urls.apiUrl = `http://${urlHost(host)}:${apiPort}`;
-    urls.s3Url = `http://${urlHost(host)}:${s3Port}`;
+    urls.s3Url = options.s3Upstream ? options.s3Upstream.url.replace(/\/+$/, '') : `http://${urlHost(host)}:${s3Port}`;
     urls.adminUrl = `http://127.0.0.1:${adminPort}`;
   } catch (error) {
     for (const server of servers) if (server.listening) server.close();
@@ -139,6 +152,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     context,
     close,
   };
+}
+
+/** The upstream's access key as an application key with every capability (kept from a state file). */
+function adoptUpstreamKey(store: SandboxStore, upstream: S3Upstream): void {
+  const existing = store.getKey(upstream.accessKeyId);
+  if (!existing) {
+    store.createKey({ keyName: 's3-upstream', capabilities: [...ALL_CAPABILITIES], applicationKeyId: upstream.accessKeyId, applicationKey: upstream.secretAccessKey });
+  } else if (existing.isMaster || existing.applicationKey !== upstream.secretAccessKey) {
+    throw new Error(`the S3 upstream's access key id ${upstream.accessKeyId} is already a different sandbox key`);
+  }
 }
 
 export { SandboxStore } from './store.js';

@@ -36,7 +36,7 @@ let spelling: Spelling;
 /** Replaces the listing's keys, spelled exactly as given (for garbled answers). */
 let rawKeys: string[] | undefined;
 let seen: Seen[];
-let completion: { attempts: number; loseFirstAnswer: boolean; forgetsCompleted: boolean; headEtag?: string };
+let completion: { attempts: number; loseFirstAnswer: boolean; forgetsCompleted: boolean; headEtag?: string; answerEtag: string };
 /** DeleteObject's answer headers. */
 let deleteAnswer: Record<string, string>;
 
@@ -82,7 +82,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     if (completion.attempts > 1 && completion.forgetsCompleted) {
       return xml(404, '<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>');
     }
-    return xml(200, `<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>"fresh-1"</ETag></CompleteMultipartUploadResult>`);
+    return xml(200, `<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>${xmlText(completion.answerEtag)}</ETag></CompleteMultipartUploadResult>`);
   }
   if (req.method === 'DELETE') {
     res.writeHead(204, deleteAnswer);
@@ -114,7 +114,7 @@ beforeEach(() => {
   spelling = { encodeKeys: true, encodeMarker: true };
   rawKeys = undefined;
   seen = [];
-  completion = { attempts: 0, loseFirstAnswer: false, forgetsCompleted: false };
+  completion = { attempts: 0, loseFirstAnswer: false, forgetsCompleted: false, answerEtag: '"fresh-1"' };
   deleteAnswer = {};
 });
 
@@ -230,6 +230,13 @@ describe('multipart completion after a lost answer', () => {
     expect(await failure(complete())).toMatchObject({ status: 404, code: 'NoSuchUpload' });
     Object.assign(completion, { attempts: 0, headEtag: undefined });
     expect(await failure(complete())).toMatchObject({ status: 404, code: 'NoSuchUpload' });
+  });
+
+  test('ETags come back in quotes as S3 spells them; an empty one is left out, not made up', async () => {
+    completion.answerEtag = 'bare-2';
+    expect((await complete()).etag).toBe('"bare-2"');
+    completion.answerEtag = '';
+    expect(await complete()).not.toHaveProperty('etag');
   });
 
   test('NoSuchUpload on the first attempt is the answer: no second guess', async () => {

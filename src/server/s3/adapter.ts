@@ -281,6 +281,8 @@ interface Loaded {
 }
 
 const iso = (date: Date | undefined): string | undefined => date?.toISOString();
+/** ETags as S3 spells them, in quotes; some servers leave them out in XML answers, or send none. */
+const quotedEtag = (etag: string | undefined): string | undefined => (!etag ? undefined : etag.startsWith('"') ? etag : `"${etag}"`);
 
 /** How one listing answer spells its keys. */
 interface KeySpelling {
@@ -571,7 +573,7 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           send(o),
         );
         return defined({
-          etag: out.CopyObjectResult?.ETag,
+          etag: quotedEtag(out.CopyObjectResult?.ETag),
           lastModified: iso(out.CopyObjectResult?.LastModified),
           versionId: out.VersionId,
           copySourceVersionId: out.CopySourceVersionId,
@@ -635,7 +637,7 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
         );
         return defined({
           partNumber: input.partNumber,
-          etag: out.CopyPartResult?.ETag,
+          etag: quotedEtag(out.CopyPartResult?.ETag),
           lastModified: iso(out.CopyPartResult?.LastModified),
           copySourceVersionId: out.CopySourceVersionId,
         });
@@ -653,14 +655,14 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
             }),
             send(o),
           );
-          return defined({ bucket: input.bucket, key: input.key, etag: out.ETag || undefined, versionId: out.VersionId, location: out.Location });
+          return defined({ bucket: input.bucket, key: input.key, etag: quotedEtag(out.ETag), versionId: out.VersionId, location: out.Location });
         } catch (error) {
           if (!forgotRetriedUpload(error)) throw error;
           // An earlier attempt completed the upload but its answer was lost; this server then
           // forgets the upload id. The object under the key, with these parts' ETag, is the proof.
           const head = await client.send(new sdk.HeadObjectCommand({ Bucket: input.bucket, Key: input.key }), send(o)).catch(() => undefined);
           if (!head?.ETag || !sameMultipartEtag(head.ETag, input.parts)) throw error;
-          return defined({ bucket: input.bucket, key: input.key, etag: head.ETag, versionId: head.VersionId });
+          return defined({ bucket: input.bucket, key: input.key, etag: quotedEtag(head.ETag), versionId: head.VersionId });
         }
       }),
 
