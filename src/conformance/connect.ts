@@ -1,15 +1,17 @@
-import { Client, SdkError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { Client as WitnessClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport as WitnessTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
+import type { Era } from '../contract/constants.js';
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
 import { stable, type ListedTool } from '../contract/normalize.js';
-import { ConformError } from './errors.js';
+import { DeadlineError, explainFailure, type Failure } from './diagnosis.js';
+import { boundedFetch, type HttpTrace } from './http-reading.js';
 import { toolVersions } from './package-root.js';
 import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityCapabilities, type ServerRequestMethod } from './client-identities.js';
 import { CONNECTIONS, CONNECTION_SPECS, ERA_OF, type ConnectionId } from './connections.js';
 import type { ListedPrompt } from './prompts.js';
+import { ReadBudget, type BoundedPart } from './reading-limits.js';
 import { launchServers, type ChildDiagnostics, type ChildStdioTransport, type LaunchedServers } from './stdio-transport.js';
 import { redact, secretValuesOf, type Target } from './target.js';
 
@@ -40,6 +42,8 @@ export interface Observation {
   /** The prompts as listed, or null when the server does not advertise the prompts capability (it is then not asked). */
   prompts: ListedPrompt[] | null;
   timings: { connectMs: number; listToolsMs: number; listPromptsMs?: number };
+  /** Tool parts that nested too deep to be read; each was replaced by a stand-in (schema/limits reports them). */
+  bounded: BoundedPart[];
 }
 
 export interface ConnectOptions {
@@ -48,6 +52,8 @@ export interface ConnectOptions {
   timeoutMs: number;
   /** `--client-info`: names and versions presented instead of the default identities' (in turn). */
   clientInfo?: readonly ClientInfo[];
+  /** Largest message, and largest whole tools/list answer, read from the server (default 16 MiB). */
+  maxMessageBytes?: number;
 }
 
 export type Observations = Partial<Record<ConnectionId, Observation>>;
@@ -72,12 +78,14 @@ interface Session {
   listPrompts(): Promise<ListedPrompt[] | null>;
   describe(): Pick<Observation, 'protocolVersion' | 'serverInfo' | 'instructions' | 'discover'>;
   close(): Promise<void>;
-  /** Rejects when the server side breaks (stdio only); never resolves. */
+  /** Rejects when the server side breaks (exit, stdout garbage, a reading bound); never resolves. */
   broken: Promise<never>;
+  /** What this connection reads the server within. */
+  budget: ReadBudget;
   diagnostics?: ChildDiagnostics;
+  /** HTTP only: the answers that were not MCP messages. */
+  http?: HttpTrace;
 }
-
-const NEVER = new Promise<never>(() => {});
 
 /** The identity a connection presents, with `--client-info` applied (overrides go to the connections in their fixed order). */
 export function identityOf(connection: ConnectionId, overrides: readonly ClientInfo[] = []): ClientIdentity {
@@ -92,9 +100,9 @@ export function identityOf(connection: ConnectionId, overrides: readonly ClientI
 export async function observe(target: Target, options: ConnectOptions, launched: LaunchedServers = launchServers(target, options.connections)): Promise<ObserveResult> {
   const sessions = options.connections.map((connection) => {
     const identity = identityOf(connection, options.clientInfo);
-    return { connection, identity, session: openSession(connection, identity, target, options.timeoutMs, launched[connection]) };
+    return { connection, identity, session: openSession(connection, identity, target, options, launched[connection]) };
   });
-  const failures: { connection: ConnectionId; error: unknown; diagnostics?: ChildDiagnostics }[] = [];
+  const failures: Failure[] = [];
   const refused: Refusal[] = [];
   let closing: Promise<unknown> | undefined;
   const closeAll = () => (closing ??= Promise.allSettled(sessions.map(({ session }) => session.close())));
@@ -107,7 +115,7 @@ export async function observe(target: Target, options: ConnectOptions, launched:
           void session.close();
           throw error;
         }
-        failures.push({ connection, error, diagnostics: session.diagnostics });
+        failures.push({ connection, error, diagnostics: session.diagnostics, budget: session.budget, http: session.http });
         void closeAll(); // one broken look is enough: stop the others instead of waiting them out
         throw error;
       }),
@@ -115,10 +123,12 @@ export async function observe(target: Target, options: ConnectOptions, launched:
   );
   await closeAll();
   if (failures.length > 0) {
-    // Prefer a failure the child process itself explains (exit, bad stdout, spawn error).
-    const explained = failures.find(({ diagnostics }) => diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined));
-    const first = explained ?? failures[0]!;
-    throw explainFailure(first.connection, first.error, first.diagnostics, target, options.timeoutMs);
+    // Prefer a failure the server itself explains (a broken bound, exit, bad stdout, spawn error, an HTTP answer that is no MCP message).
+    const explained =
+      failures.find(({ budget }) => budget.exceeded) ??
+      failures.find(({ diagnostics }) => diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined)) ??
+      failures.find(({ http }) => http && http.odd.length > 0);
+    throw explainFailure(explained ?? failures[0]!, target, options.timeoutMs);
   }
   const observations: Observations = {};
   for (const result of settled) {
@@ -141,7 +151,9 @@ async function observeOne(connection: ConnectionId, identity: ClientIdentity, se
     const started = performance.now();
     await Promise.race([session.connect(), session.broken, guard.expired]);
     const connected = performance.now();
+    session.budget.beginListing();
     const listed = await Promise.race([session.listTools(), session.broken, guard.expired]);
+    session.budget.endListing();
     const done = performance.now();
     const prompts = await Promise.race([session.listPrompts(), session.broken, guard.expired]);
     const timings = { connectMs: round(connected - started), listToolsMs: round(done - connected) };
@@ -157,6 +169,7 @@ async function observeOne(connection: ConnectionId, identity: ClientIdentity, se
       wireTools: listed.wireTools,
       prompts,
       timings: prompts ? { ...timings, listPromptsMs: round(performance.now() - done) } : timings,
+      bounded: session.budget.bounded,
     };
   } finally {
     guard.cancel();
@@ -175,9 +188,18 @@ function httpHeaders(target: Extract<Target, { kind: 'http' }>, identity: Client
   return { ...headers, 'user-agent': userAgent };
 }
 
-function openSession(connection: ConnectionId, identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
+function openSession(connection: ConnectionId, identity: ClientIdentity, target: Target, options: ConnectOptions, stdio: ChildStdioTransport | undefined): Session {
   if (target.kind === 'stdio' && !stdio) throw new Error(`no server process launched for the ${connection} connection`);
-  return CONNECTION_SPECS[connection].sdk === '1.x' ? witnessSession(identity, target, timeoutMs, stdio) : currentSdkSession(connection, identity, target, timeoutMs, stdio);
+  // A pre-launched child reads within its own budget; an HTTP connection gets one here.
+  const budget = stdio?.budget ?? new ReadBudget(options.maxMessageBytes);
+  return CONNECTION_SPECS[connection].sdk === '1.x'
+    ? witnessSession(identity, target, options.timeoutMs, stdio, budget)
+    : currentSdkSession(connection, identity, target, options.timeoutMs, stdio, budget);
+}
+
+/** How a session learns that its server side broke: the child's own failures (which include a broken bound), or the budget's. */
+function brokenOf(stdio: ChildStdioTransport | undefined, budget: ReadBudget, http: HttpTrace): Pick<Session, 'broken' | 'budget' | 'diagnostics' | 'http'> {
+  return { broken: stdio?.broken ?? budget.broken, budget, ...(stdio ? { diagnostics: stdio.diagnostics } : { http }) };
 }
 
 /** Answer what the identity's capabilities invite the server to ask, as a user who shares nothing and declines. */
@@ -185,7 +207,8 @@ function answerServerRequests(identity: ClientIdentity, register: (method: Serve
   for (const { method, answer } of declinedRequests(identity)) register(method, answer);
 }
 
-function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
+function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined, budget: ReadBudget): Session {
+  const http: HttpTrace = { odd: [] };
   const spec = CONNECTION_SPECS[connection];
   const client = new Client(
     { ...identity.clientInfo },
@@ -198,7 +221,9 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
   answerServerRequests(identity, (method, answer) => client.setRequestHandler(method, async () => answer() as never));
   const tap = new WireTap();
   const transport: Transport = tap.tapped(
-    target.kind === 'stdio' ? stdio! : new StreamableHTTPClientTransport(target.url, { requestInit: { headers: httpHeaders(target, identity) } }),
+    target.kind === 'stdio'
+      ? stdio!
+      : new StreamableHTTPClientTransport(target.url, { fetch: boundedFetch(budget, http), requestInit: { headers: httpHeaders(target, identity) } }),
   );
   return {
     connect: () => client.connect(transport, { timeout: timeoutMs }),
@@ -237,15 +262,14 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
       };
     },
     close: () => client.close().catch(() => {}),
-    broken: stdio?.broken ?? NEVER,
-    ...(stdio ? { diagnostics: stdio.diagnostics } : {}),
+    ...brokenOf(stdio, budget, http),
   };
 }
 
 /** The 1.x HTTP transport, loaded only when a URL is checked. */
-async function witnessHttpTransport(target: Extract<Target, { kind: 'http' }>, identity: ClientIdentity): Promise<WitnessTransport> {
+async function witnessHttpTransport(target: Extract<Target, { kind: 'http' }>, identity: ClientIdentity, budget: ReadBudget, http: HttpTrace): Promise<WitnessTransport> {
   const { StreamableHTTPClientTransport: WitnessHttpTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  return new WitnessHttpTransport(target.url, { requestInit: { headers: httpHeaders(target, identity) } });
+  return new WitnessHttpTransport(target.url, { fetch: boundedFetch(budget, http), requestInit: { headers: httpHeaders(target, identity) } });
 }
 
 const WITNESS_REQUEST_SCHEMAS = { 'roots/list': ListRootsRequestSchema, 'elicitation/create': ElicitRequestSchema, 'sampling/createMessage': CreateMessageRequestSchema } as const;
@@ -254,35 +278,42 @@ const WITNESS_REQUEST_SCHEMAS = { 'roots/list': ListRootsRequestSchema, 'elicita
  * The 1.x SDK client: an independent second reading of the 2025 era. Over HTTP it uses the 1.x
  * transport; over stdio it gets a pre-launched child (newline-delimited JSON framing is the same).
  */
-function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined): Session {
+function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined, budget: ReadBudget): Session {
+  const http: HttpTrace = { odd: [] };
   const client = new WitnessClient({ ...identity.clientInfo }, { capabilities: structuredClone(identity.capabilities) });
   answerServerRequests(identity, (method, answer) => client.setRequestHandler(WITNESS_REQUEST_SCHEMAS[method], async () => answer() as never));
   const tap = new WireTap();
   return {
     async connect() {
-      const base = target.kind === 'stdio' ? (stdio as unknown as WitnessTransport) : await witnessHttpTransport(target, identity);
+      const base = target.kind === 'stdio' ? (stdio as unknown as WitnessTransport) : await witnessHttpTransport(target, identity, budget, http);
       await client.connect(tap.tapped(base), { timeout: timeoutMs });
     },
     async listTools() {
       const tools: ListedTool[] = [];
       if (!client.getServerCapabilities()?.tools) return { tools, wireTools: [], cacheHint: null };
       tap.toolPages = [];
+      const cursors = new Set<string>();
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-        tools.push(...(page.tools as ListedTool[]));
+        for (const tool of page.tools as ListedTool[]) tools.push(tool);
         cursor = page.nextCursor;
+        if (cursor !== undefined && cursors.has(cursor)) break; // a server that pages in a circle
+        if (cursor !== undefined) cursors.add(cursor);
       } while (cursor);
       return { tools, wireTools: tap.wireTools(tools), cacheHint: null };
     },
     async listPrompts() {
       if (!client.getServerCapabilities()?.prompts) return null;
       const prompts: ListedPrompt[] = [];
+      const cursors = new Set<string>();
       let cursor: string | undefined;
       do {
         const page = await client.listPrompts(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-        prompts.push(...(page.prompts as ListedPrompt[]));
+        for (const prompt of page.prompts as ListedPrompt[]) prompts.push(prompt);
         cursor = page.nextCursor;
+        if (cursor !== undefined && cursors.has(cursor)) break;
+        if (cursor !== undefined) cursors.add(cursor);
       } while (cursor);
       return prompts;
     },
@@ -291,8 +322,7 @@ function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: num
       return { protocolVersion: tap.protocolVersion, serverInfo: info ? { name: info.name, version: info.version } : null, instructions: instructionsOf(client.getInstructions()), discover: null };
     },
     close: () => client.close().catch(() => {}),
-    broken: stdio?.broken ?? NEVER,
-    ...(stdio ? { diagnostics: stdio.diagnostics } : {}),
+    ...brokenOf(stdio, budget, http),
   };
 }
 
@@ -336,67 +366,6 @@ class WireTap {
     return sameTools ? (wire as ListedTool[]) : [...parsed];
   }
 }
-
-function explainFailure(connection: ConnectionId, error: unknown, diagnostics: ChildDiagnostics | undefined, target: Target, timeoutMs: number): ConformError {
-  const secrets = secretValuesOf(target);
-  const clean = (text: string) => redact(text, secrets).replace(/\s+/g, ' ').trim();
-  const where = target.kind === 'http' ? `${target.url.origin}${target.url.pathname}` : `"${target.command}"`;
-  const stderrHint = () => {
-    const last = diagnostics?.stderrTail.at(-1);
-    return last ? ` (stderr: ${clean(last).slice(0, 200)})` : '';
-  };
-
-  if (diagnostics?.spawnError) {
-    return new ConformError('connect', `could not start server ${where}: ${diagnostics.spawnError === 'ENOENT' ? 'command not found' : diagnostics.spawnError}`);
-  }
-  if (diagnostics?.badStdoutLine !== undefined) {
-    const line = clean(diagnostics.badStdoutLine).slice(0, 80);
-    return new ConformError('protocol', `server wrote non-JSON-RPC output on stdout ("${line}"); stdout must carry protocol frames only`);
-  }
-  if (diagnostics?.exit) {
-    const { code, signal } = diagnostics.exit;
-    return new ConformError('server-exited', `server exited ${signal ? `on ${signal}` : `with code ${code}`} before answering${stderrHint()}`);
-  }
-  if (error instanceof DeadlineError || isTimeout(error)) {
-    return new ConformError('timeout', `server did not answer the ${connection} connection within ${timeoutMs} ms (--timeout)${stderrHint()}`);
-  }
-  const message = clean(error instanceof Error ? error.message : String(error));
-  const cause = errorCause(error);
-  if (cause || /fetch failed/i.test(message)) {
-    const reason = cause?.code === 'ECONNREFUSED' ? 'connection refused' : cause?.code === 'ENOTFOUND' ? 'host not found' : (cause?.code ?? cause?.message ?? 'network error');
-    return new ConformError('connect', `could not connect to ${where}: ${clean(reason)}`);
-  }
-  if (connection === 'modern' && /did not offer pinned protocol version/i.test(message)) {
-    return new ConformError('protocol', `server does not offer MCP ${MODERN_PROTOCOL_VERSION} (modern era) via server/discover; use --era legacy to check the 2025 era only`);
-  }
-  const status = (error as { data?: { status?: unknown } })?.data?.status;
-  if (typeof status === 'number') {
-    return new ConformError('protocol', `the ${connection} connection to ${where} got HTTP ${status}`);
-  }
-  return new ConformError('protocol', `the ${connection} connection failed: ${message.slice(0, 300)}${stderrHint()}`);
-}
-
-function isTimeout(error: unknown): boolean {
-  if (error instanceof SdkError && String(error.code) === 'REQUEST_TIMEOUT') return true;
-  const message = error instanceof Error ? error.message : '';
-  return /timed? ?out/i.test(message);
-}
-
-/** The network-level reason under a failed fetch: a system error code, or the innermost cause's message. */
-function errorCause(error: unknown): { code?: string; message?: string } | undefined {
-  let current: unknown = error;
-  let innermost: { code?: string; message?: string } | undefined;
-  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { code };
-    if (depth > 0 && typeof message === 'string') innermost = { message };
-    const next = current as { cause?: unknown; data?: { cause?: unknown }; errors?: unknown[] };
-    current = next.cause ?? next.data?.cause ?? next.errors?.[0];
-  }
-  return innermost && !/fetch failed/i.test(innermost.message ?? '') ? innermost : undefined;
-}
-
-class DeadlineError extends Error {}
 
 function deadline(ms: number): { expired: Promise<never>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;

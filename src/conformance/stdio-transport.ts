@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { ConnectionId } from './connections.js';
+import { ReadBudget, ReadLimitError } from './reading-limits.js';
 import type { Target } from './target.js';
 
 /** What went wrong on the child's side of the pipe, kept for a precise error message. */
@@ -10,13 +11,19 @@ export interface ChildDiagnostics {
   spawnError?: string;
   /** The first stdout line that was not a JSON-RPC 2.0 message. */
   badStdoutLine?: string;
+  /** JSON-RPC messages the child sent (none: it never answered anything). */
+  messages: number;
   /** Set when the process ended before we asked it to. */
   exit?: { code: number | null; signal: string | null };
+  /** The first lines the child wrote on stderr (the cause of a crash is usually there). */
+  stderrHead: string[];
   /** The last lines the child wrote on stderr. */
   stderrTail: string[];
 }
 
+const STDERR_HEAD_LINES = 20;
 const STDERR_TAIL_LINES = 5;
+const STDERR_LINE_CHARS = 1000;
 /** With `keepStderr`, at most this much of the child's stderr is kept (the probes search it for secrets). */
 const STDERR_KEEP_LIMIT = 8 * 1024 * 1024;
 
@@ -49,22 +56,29 @@ export class ChildStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  readonly diagnostics: ChildDiagnostics = { stderrTail: [] };
+  readonly diagnostics: ChildDiagnostics = { messages: 0, stderrHead: [], stderrTail: [] };
+  /** The bounds on what is read from the child, and what was cut to fit them. */
+  readonly budget: ReadBudget;
   /** Rejects as soon as the child breaks the stdio contract; never resolves. */
   readonly broken: Promise<never>;
 
   private child?: ChildProcess;
   private launched?: Promise<void>;
-  private stdoutBuffer = '';
+  /** Bytes of the stdout line being read (no newline in them yet). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private closing = false;
   private rejectBroken!: (error: Error) => void;
   private stderrKept = '';
+  private stderrPartial = '';
 
-  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string>; keepStderr?: boolean }) {
+  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string>; keepStderr?: boolean; maxMessageBytes?: number }) {
+    this.budget = new ReadBudget(params.maxMessageBytes);
     this.broken = new Promise<never>((_, reject) => {
       this.rejectBroken = reject;
     });
     this.broken.catch(() => {}); // observed by whoever races it; never an unhandled rejection
+    this.budget.broken.catch((error: Error) => this.fail(error));
   }
 
   get pid(): number | null {
@@ -96,15 +110,22 @@ export class ChildStdioTransport implements Transport {
         reject(error);
       });
       child.once('exit', (code, signal) => {
-        if (!this.closing) {
-          this.diagnostics.exit = { code, signal };
+        if (this.closing) return;
+        this.diagnostics.exit = { code, signal };
+        // Report once its last stderr words are read (a grandchild may hold the pipe open: not for long).
+        const report = () => {
+          this.flushStderr();
           this.fail(new Error('server process exited'));
+        };
+        if (!child.stderr || child.stderr.readableEnded) report();
+        else {
+          child.stderr.once('end', report);
+          delay(200).then(report);
         }
       });
       child.once('close', () => this.onclose?.());
       child.stdin?.on('error', () => {}); // a dead child's stdin: reported through 'exit'
-      child.stdout?.setEncoding('utf8');
-      child.stdout?.on('data', (chunk: string) => this.readStdout(chunk));
+      child.stdout?.on('data', (chunk: Buffer) => this.readStdout(chunk));
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (chunk: string) => this.readStderr(chunk));
     });
@@ -143,28 +164,83 @@ export class ChildStdioTransport implements Transport {
     await exited;
   }
 
-  private readStdout(chunk: string): void {
-    this.stdoutBuffer += chunk;
+  /** Split stdout into lines, looking for the newline in new bytes only; a line may not outgrow the budget. */
+  private readStdout(chunk: Buffer): void {
+    let start = 0;
     let newline: number;
-    while ((newline = this.stdoutBuffer.indexOf('\n')) !== -1) {
-      const line = this.stdoutBuffer.slice(0, newline).replace(/\r$/, '');
-      this.stdoutBuffer = this.stdoutBuffer.slice(newline + 1);
-      if (line.trim() === '') continue;
-      const message = parseJsonRpc(line);
-      if (!message) {
-        this.diagnostics.badStdoutLine ??= line;
-        this.fail(new Error('server wrote non-JSON-RPC output on stdout'));
-        return;
-      }
-      this.onmessage?.(message);
+    while ((newline = chunk.indexOf(0x0a, start)) !== -1) {
+      const piece = chunk.subarray(start, newline);
+      const line = this.pending.length === 0 ? piece : Buffer.concat([...this.pending, piece]);
+      this.pending = [];
+      this.pendingBytes = 0;
+      start = newline + 1;
+      if (!this.readLine(line)) return;
     }
+    if (start < chunk.length) {
+      this.pending.push(chunk.subarray(start));
+      this.pendingBytes += chunk.length - start;
+      if (this.pendingBytes > this.budget.maxMessageBytes) this.stopReading(new ReadLimitError('message', this.budget.maxMessageBytes, 'a stdout line'));
+    }
+  }
+
+  /** One complete stdout line; false once the child broke the stdio contract. */
+  private readLine(bytes: Buffer): boolean {
+    if (bytes.length > this.budget.maxMessageBytes) {
+      this.stopReading(new ReadLimitError('message', this.budget.maxMessageBytes, 'a stdout line'));
+      return false;
+    }
+    const line = bytes.toString('utf8').replace(/\r$/, '');
+    if (line.trim() === '') return true;
+    let message: JSONRPCMessage | undefined;
+    try {
+      message = asJsonRpc(this.budget.accept(line, bytes.length, 'a stdout line'));
+    } catch (error) {
+      if (!(error instanceof ReadLimitError)) throw error;
+      this.stopReading(error);
+      return false;
+    }
+    if (!message) {
+      this.diagnostics.badStdoutLine ??= line.slice(0, 1000);
+      this.fail(new Error('server wrote non-JSON-RPC output on stdout'));
+      this.stopReading();
+      return false;
+    }
+    this.diagnostics.messages++;
+    this.onmessage?.(message);
+    return true;
+  }
+
+  /** Read no more of stdout (what was buffered is dropped); with a bound broken, say which. */
+  private stopReading(error?: ReadLimitError): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.child?.stdout?.removeAllListeners('data');
+    this.child?.stdout?.resume();
+    this.child?.stdout?.on('data', () => {});
+    if (error) this.fail(this.budget.fail(error));
   }
 
   private readStderr(chunk: string): void {
     if (this.params.keepStderr && this.stderrKept.length < STDERR_KEEP_LIMIT) this.stderrKept += chunk.slice(0, STDERR_KEEP_LIMIT - this.stderrKept.length);
-    const lines = chunk.split(/\r?\n/).filter((line) => line.trim() !== '');
-    this.diagnostics.stderrTail.push(...lines);
-    this.diagnostics.stderrTail.splice(0, Math.max(0, this.diagnostics.stderrTail.length - STDERR_TAIL_LINES));
+    const lines = (this.stderrPartial + chunk).split(/\r?\n/);
+    this.stderrPartial = lines.pop()!.slice(0, STDERR_LINE_CHARS);
+    this.keepStderrLines(lines);
+  }
+
+  private flushStderr(): void {
+    this.keepStderrLines([this.stderrPartial]);
+    this.stderrPartial = '';
+  }
+
+  private keepStderrLines(lines: readonly string[]): void {
+    const { stderrHead, stderrTail } = this.diagnostics;
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      const kept = line.slice(0, STDERR_LINE_CHARS);
+      if (stderrHead.length < STDERR_HEAD_LINES) stderrHead.push(kept);
+      stderrTail.push(kept);
+      if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+    }
   }
 
   private fail(error: Error): void {
@@ -172,13 +248,8 @@ export class ChildStdioTransport implements Transport {
   }
 }
 
-function parseJsonRpc(line: string): JSONRPCMessage | undefined {
-  try {
-    const value = JSON.parse(line) as { jsonrpc?: unknown };
-    return value && typeof value === 'object' && value.jsonrpc === '2.0' ? (value as JSONRPCMessage) : undefined;
-  } catch {
-    return undefined;
-  }
+function asJsonRpc(value: unknown): JSONRPCMessage | undefined {
+  return value !== null && typeof value === 'object' && (value as { jsonrpc?: unknown }).jsonrpc === '2.0' ? (value as JSONRPCMessage) : undefined;
 }
 
 function delay(ms: number): Promise<void> {
@@ -189,11 +260,11 @@ function delay(ms: number): Promise<void> {
 export type LaunchedServers = Partial<Record<ConnectionId, ChildStdioTransport>>;
 
 /** For a stdio target, start one server process per connection right away; HTTP needs nothing. */
-export function launchServers(target: Target, connections: readonly ConnectionId[]): LaunchedServers {
+export function launchServers(target: Target, connections: readonly ConnectionId[], maxMessageBytes?: number): LaunchedServers {
   const launched: LaunchedServers = {};
   if (target.kind !== 'stdio') return launched;
   for (const connection of connections) {
-    const transport = new ChildStdioTransport({ command: target.command, args: target.args, env: target.env });
+    const transport = new ChildStdioTransport({ command: target.command, args: target.args, env: target.env, ...(maxMessageBytes ? { maxMessageBytes } : {}) });
     void transport.launch();
     launched[connection] = transport;
   }

@@ -1,0 +1,170 @@
+/**
+ * Bounds on what the checker reads from a server, whatever the transport: the size of one
+ * message (stdio frame, HTTP body, SSE event), the size of one whole `tools/list` answer (all
+ * pages), and how deep a message may nest. A server under audit is hostile: without these, one
+ * answer could exhaust the checker's memory or overflow the stack of the SDK client parsing it.
+ */
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Deepest nesting (objects and arrays) the SDK clients are given. Far above what any rule allows
+ * (schema/limits), far below where their recursive validators overflow the stack.
+ */
+export const MAX_NESTING = 256;
+
+/** What a bound applies to, as the error message names it. */
+export type LimitSubject = 'message' | 'tools/list answer' | 'nesting';
+
+/** A server sent more than a bound allows. */
+export class ReadLimitError extends Error {
+  constructor(
+    readonly subject: LimitSubject,
+    readonly limit: number,
+    /** Where it was read: "stdout line", "HTTP body", "SSE event", or a JSON-RPC method. */
+    readonly where: string,
+  ) {
+    super(subject === 'nesting' ? `${where} nests deeper than ${limit} levels` : `${where} exceeds ${formatBytes(limit)}`);
+    this.name = 'ReadLimitError';
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  if (Number.isInteger(mib)) return `${mib} MiB`;
+  const kib = bytes / 1024;
+  return Number.isInteger(kib) ? `${kib} KiB` : `${bytes} bytes`;
+}
+
+const UNIT: Record<string, number> = { '': 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+
+/** `16777216`, `16MiB`, `512k`, `1g` (binary units) → bytes; undefined when it is not a positive size. */
+export function parseByteSize(text: string): number | undefined {
+  const match = /^\s*(\d+)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = match ? UNIT[match[2]!.toLowerCase()] : undefined;
+  if (!match || unit === undefined) return undefined;
+  const bytes = Number(match[1]) * unit;
+  return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
+}
+
+/** Depth of a JSON value (a scalar is 0, `{}` is 1), measured without recursion. */
+export function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: node, depth } = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    const inner = depth + 1;
+    if (inner > deepest) deepest = inner;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push({ value: child, depth: inner });
+  }
+  return deepest;
+}
+
+/** The parts of a listed tool that hold nested JSON; the whole tool is bounded part by part. */
+const TOOL_PARTS = ['inputSchema', 'outputSchema', 'annotations', '_meta'] as const;
+
+/** A tool part deeper than MAX_NESTING, replaced before the SDK client saw it. */
+export interface BoundedPart {
+  tool: string;
+  part: (typeof TOOL_PARTS)[number];
+  depth: number;
+}
+
+/** What stands in for a part too deep to pass on: the emptiest value the SDK's tool shape accepts. */
+const STAND_IN: Record<BoundedPart['part'], () => unknown> = {
+  inputSchema: () => ({ type: 'object' }),
+  outputSchema: () => ({ type: 'object' }),
+  annotations: () => ({}),
+  _meta: () => ({}),
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Bound one incoming JSON-RPC message. Tools of a `tools/list` result whose parts nest too deep
+ * get a stand-in part (recorded in `bounded`, so schema/limits reports them); any other message
+ * that nests too deep is refused.
+ */
+export function boundMessage(message: unknown, where: string, bounded: BoundedPart[]): void {
+  const result = isRecord(message) ? message.result : undefined;
+  const tools = isRecord(result) && Array.isArray(result.tools) ? result.tools : undefined;
+  if (tools) {
+    for (const tool of tools) {
+      if (!isRecord(tool)) continue;
+      for (const part of TOOL_PARTS) {
+        if (!Object.hasOwn(tool, part)) continue;
+        const depth = nestingDepth(tool[part]);
+        if (depth <= MAX_NESTING - 3) continue; // message → result → tools → tool
+        bounded.push({ tool: typeof tool.name === 'string' ? tool.name : String(tool.name), part, depth });
+        tool[part] = STAND_IN[part]();
+      }
+    }
+  }
+  if (nestingDepth(message) > MAX_NESTING) throw new ReadLimitError('nesting', MAX_NESTING, where);
+}
+
+/**
+ * The reading state of one connection: the bounds, what was replaced, and the total size of the
+ * `tools/list` answer being read. `broken` rejects with the first bound a server breaks.
+ */
+export class ReadBudget {
+  readonly bounded: BoundedPart[] = [];
+  readonly broken: Promise<never>;
+  private rejectBroken!: (error: Error) => void;
+  private violation?: ReadLimitError;
+  private listing?: number;
+
+  constructor(readonly maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES) {
+    this.broken = new Promise<never>((_, reject) => {
+      this.rejectBroken = reject;
+    });
+    this.broken.catch(() => {}); // observed by whoever races it
+  }
+
+  /** The first bound this connection's server broke. */
+  get exceeded(): ReadLimitError | undefined {
+    return this.violation;
+  }
+
+  fail(error: ReadLimitError): ReadLimitError {
+    this.violation ??= error;
+    this.rejectBroken(this.violation);
+    return this.violation;
+  }
+
+  /** Count `bytes` of a `tools/list` answer from now on (all pages together). */
+  beginListing(): void {
+    this.listing = 0;
+  }
+
+  endListing(): void {
+    this.listing = undefined;
+  }
+
+  /**
+   * Take in one complete message of `bytes` bytes read from `where`: parse it, bound it, and
+   * count it against the listing in progress. Returns undefined when it is not JSON.
+   */
+  accept(text: string, bytes: number, where: string): unknown {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (this.listing !== undefined) {
+      this.listing += bytes;
+      if (this.listing > this.maxMessageBytes) throw this.fail(new ReadLimitError('tools/list answer', this.maxMessageBytes, 'the tools/list answer (all pages)'));
+    }
+    try {
+      boundMessage(message, where, this.bounded);
+    } catch (error) {
+      throw error instanceof ReadLimitError ? this.fail(error) : error;
+    }
+    return message;
+  }
+}
