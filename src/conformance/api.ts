@@ -33,6 +33,8 @@ export interface TargetOptions {
   timeoutMs?: number;
   /** The identities the checker's connections present (default: ordinary MCP clients). */
   clientInfo?: ClientInfo[];
+  /** Largest message (stdio line, HTTP body, SSE event) and largest whole tools/list answer read from the server, in bytes (default 16 MiB). */
+  maxMessageBytes?: number;
 }
 
 export interface JudgeOptions {
@@ -101,6 +103,12 @@ function failOnOf(value: Severity | undefined): Severity {
   return value;
 }
 
+function maxMessageBytesOf(value: number | undefined): { maxMessageBytes?: number } {
+  if (value === undefined) return {};
+  if (!Number.isSafeInteger(value) || value <= 0) throw new ConformError('usage', `maxMessageBytes must be a positive integer, got ${value}`);
+  return { maxMessageBytes: value };
+}
+
 function timeoutOf(value: number | undefined): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(value) || value <= 0) throw new ConformError('usage', `timeoutMs must be a positive integer, got ${value}`);
@@ -154,6 +162,7 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
       ...(options.today !== undefined && { today: options.today }),
       ...(options.probeTools?.length && { probeTools: options.probeTools }),
       ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
+      ...maxMessageBytesOf(options.maxMessageBytes),
       ...(options.onProgress && { onProgress: options.onProgress }),
     },
     prepared,
@@ -195,6 +204,7 @@ export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult
     era: options.era ?? 'both',
     timeoutMs: timeoutOf(options.timeoutMs),
     ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
+    ...maxMessageBytesOf(options.maxMessageBytes),
   });
   return { written };
 }

@@ -8,6 +8,7 @@ import { CONNECTIONS_FOR, type EraChoice } from './connections.js';
 import type { RunResult } from './run.js';
 import { checkRun, DEFAULT_TIMEOUT_MS, diffRun, snapshot as takeSnapshot, targetOf, type TargetOptions } from './api.js';
 import { FORMATS } from './report/formats.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, formatBytes, parseByteSize } from './reading-limits.js';
 import { reportPlan } from './report/plan.js';
 import { launchServers } from './stdio-transport.js';
 import { startBundledServer } from './bundled.js';
@@ -44,6 +45,12 @@ function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed <= 0) throw new ConformError('usage', `--timeout must be a positive integer of milliseconds, got "${value}"`);
   return parsed;
+}
+
+function byteSize(value: string): number {
+  const bytes = parseByteSize(value);
+  if (bytes === undefined) throw new ConformError('usage', `--max-message-bytes must be a positive size in bytes (e.g. 16777216, 16MiB, 512KiB), got "${value}"`);
+  return bytes;
 }
 
 interface TargetFlags {
@@ -150,6 +157,7 @@ function addTargetOptions(command: Command): Command {
     .option('--env <name[=value]>', 'environment variable for --server (repeatable; NAME alone copies it from this shell)', collect)
     .addOption(new Option('--era <era>', 'protocol eras to speak').choices(['modern', 'legacy', 'both']).default('both'))
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
+    .option('--max-message-bytes <size>', `largest message (stdio line, HTTP body, SSE event) and largest whole tools/list answer read from the server (default ${formatBytes(DEFAULT_MAX_MESSAGE_BYTES).replace(' ', '')})`, byteSize, DEFAULT_MAX_MESSAGE_BYTES)
     .option('--client-info <name/version>', 'present as this client instead of the default identities (repeatable: the connections take them in turn)', collect)
     .option('--profile <name>', 'contract profile: full, default, read-only (phase1-default = default)', 'default');
 }
@@ -199,7 +207,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     const prepared = options.onlyProbes
       ? {}
       : target
-        ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice]) }
+        ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice], options.maxMessageBytes) }
         : { bundled: startBundledServer(resolveProfile(options.profile), options.timeout) };
     const onProgress = probes ? progressLine(io, plan.some((entry) => entry.format === 'json' && entry.file === null)) : undefined;
     const result = await checkRun({
@@ -209,6 +217,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       contract: options.contract,
       era: options.era as EraChoice,
       timeoutMs: options.timeout,
+      maxMessageBytes: options.maxMessageBytes,
       config: options.config,
       allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides),
       cwd: io.cwd,
@@ -227,7 +236,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('write fixtures of a live server in the generator format (pre-release review)')
     .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into (and the prompt fixture, when the server advertises prompts)');
   addTargetOptions(snapshot).action(async (options) => {
-    const { written } = await takeSnapshot({ ...targetOptionsFrom(options, io), profile: options.profile, out: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, ...clientInfoOf(options.clientInfo) });
+    const { written } = await takeSnapshot({ ...targetOptionsFrom(options, io), profile: options.profile, out: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, maxMessageBytes: options.maxMessageBytes, ...clientInfoOf(options.clientInfo) });
     for (const { file, items, count, hash } of written) io.stdout(`wrote ${file} (${count} ${items}, hash ${hash.slice(0, 12)})\n`);
     setExit(EXIT.ok);
   });

@@ -132,7 +132,7 @@ function diffType(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
 
 function allowedValues(schema: Schema): unknown[] | null {
   if (Array.isArray(schema.enum)) return schema.enum;
-  if ('const' in schema) return [schema.const];
+  if (Object.hasOwn(schema, 'const')) return [schema.const];
   return null;
 }
 
@@ -186,8 +186,8 @@ function diffProperties(a: Schema, b: Schema, path: string, emit: SchemaEmit): v
   const names = new Set([...Object.keys(before), ...Object.keys(after), ...requiredBefore, ...requiredAfter]);
   for (const name of [...names].sort()) {
     const where = joinPath(joinPath(path, 'properties'), name);
-    const inBefore = name in before;
-    const inAfter = name in after;
+    const inBefore = Object.hasOwn(before, name);
+    const inAfter = Object.hasOwn(after, name);
     if (inBefore && !inAfter) {
       emit('property-removed', where, before[name], undefined);
       continue;
@@ -275,8 +275,9 @@ export function diffSchema(a: unknown, b: unknown, path: string, emit: SchemaEmi
   }
   if (!deepEqual(a.default, b.default)) emit('default-changed', joinPath(path, 'default'), a.default, b.default);
   const others = new Set([...Object.keys(a), ...Object.keys(b)].filter((key) => !HANDLED.has(key)));
+  const own = (schema: Schema, keyword: string) => (Object.hasOwn(schema, keyword) ? schema[keyword] : undefined);
   for (const keyword of [...others].sort()) {
-    if (!deepEqual(a[keyword], b[keyword])) emit('schema-changed', joinPath(path, keyword), a[keyword], b[keyword]);
+    if (!deepEqual(own(a, keyword), own(b, keyword))) emit('schema-changed', joinPath(path, keyword), own(a, keyword), own(b, keyword));
   }
 }
 
@@ -287,7 +288,7 @@ function diffAnnotations(a: unknown, b: unknown, emit: Emit): void {
   for (const key of [...keys].sort()) {
     if (deepEqual(before[key], after[key])) continue;
     const where = joinPath('annotations', key);
-    const hint = HINTS[key];
+    const hint = Object.hasOwn(HINTS, key) ? HINTS[key] : undefined;
     if (hint) {
       const was = typeof before[key] === 'boolean' ? before[key] : hint.absent;
       const now = typeof after[key] === 'boolean' ? after[key] : hint.absent;
@@ -301,8 +302,9 @@ function diffAnnotations(a: unknown, b: unknown, emit: Emit): void {
   }
 }
 
-function sameDefinition(a: NormalizedTool, b: NormalizedTool): boolean {
-  return deepEqual({ ...a, name: '' }, { ...b, name: '' });
+/** Everything but the name, serialized: equal for a tool and its renamed successor (normalized tools have sorted keys). */
+function definitionKey(tool: NormalizedTool): string {
+  return JSON.stringify({ ...tool, name: '' });
 }
 
 /** Every classified difference between two normalized tool lists (`before` = expected). */
@@ -313,9 +315,17 @@ export function diffTools(before: readonly NormalizedTool[], after: readonly Nor
   const removed = before.filter((tool) => !afterByName.has(tool.name));
   const added = after.filter((tool) => !beforeByName.has(tool.name));
 
+  // Added tools by definition, each list in listing order: one pass, however many tools were added.
+  const addedByDefinition = new Map<string, NormalizedTool[]>();
+  for (const tool of added) {
+    const key = definitionKey(tool);
+    const same = addedByDefinition.get(key);
+    if (same) same.push(tool);
+    else addedByDefinition.set(key, [tool]);
+  }
   const renamedTo = new Set<string>();
   for (const old of removed) {
-    const successor = added.find((tool) => !renamedTo.has(tool.name) && sameDefinition(old, tool));
+    const successor = addedByDefinition.get(definitionKey(old))?.shift();
     if (successor) {
       renamedTo.add(successor.name);
       changes.push({ kind: 'tool-renamed', tool: successor.name, path: '', before: old.name, after: successor.name });

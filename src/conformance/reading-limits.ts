@@ -50,17 +50,27 @@ export function parseByteSize(text: string): number | undefined {
 /** Depth of a JSON value (a scalar is 0, `{}` is 1), measured without recursion. */
 export function nestingDepth(value: unknown): number {
   let deepest = 0;
-  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const { value: node, depth } = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    const inner = depth + 1;
-    if (inner > deepest) deepest = inner;
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) if (child !== null && typeof child === 'object') stack.push({ value: child, depth: inner });
+  const nodes: object[] = [];
+  const depths: number[] = [];
+  if (value !== null && typeof value === 'object') {
+    nodes.push(value);
+    depths.push(1);
+  }
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > deepest) deepest = depth;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child === null || typeof child !== 'object') continue;
+      nodes.push(child);
+      depths.push(depth + 1);
+    }
   }
   return deepest;
 }
+
+/** Levels above a tool part in a `tools/list` answer: message, result, tools, tool. */
+const PART_DEPTH_IN_MESSAGE = 4;
 
 /** The parts of a listed tool that hold nested JSON; the whole tool is bounded part by part. */
 const TOOL_PARTS = ['inputSchema', 'outputSchema', 'annotations', '_meta'] as const;
@@ -72,13 +82,21 @@ export interface BoundedPart {
   depth: number;
 }
 
-/** What stands in for a part too deep to pass on: the emptiest value the SDK's tool shape accepts. */
-const STAND_IN: Record<BoundedPart['part'], () => unknown> = {
-  inputSchema: () => ({ type: 'object' }),
-  outputSchema: () => ({ type: 'object' }),
-  annotations: () => ({}),
-  _meta: () => ({}),
-};
+/**
+ * What stands in for a part too deep to pass on: its top level, with every object or array in it
+ * emptied (the root keywords stay visible to the rules; the SDK's tool shape still holds).
+ */
+function standIn(part: BoundedPart['part'], value: unknown): unknown {
+  const top: Record<string, unknown> = {};
+  if (isRecord(value)) {
+    for (const [key, child] of Object.entries(value)) {
+      const emptied = child === null || typeof child !== 'object' ? child : Array.isArray(child) ? [] : {};
+      Object.defineProperty(top, key, { value: emptied, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  if (part === 'inputSchema' || part === 'outputSchema') top.type = 'object';
+  return top;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -90,18 +108,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * that nests too deep is refused.
  */
 export function boundMessage(message: unknown, where: string, bounded: BoundedPart[]): void {
+  if (nestingDepth(message) <= MAX_NESTING) return;
   const result = isRecord(message) ? message.result : undefined;
-  const tools = isRecord(result) && Array.isArray(result.tools) ? result.tools : undefined;
-  if (tools) {
-    for (const tool of tools) {
-      if (!isRecord(tool)) continue;
-      for (const part of TOOL_PARTS) {
-        if (!Object.hasOwn(tool, part)) continue;
-        const depth = nestingDepth(tool[part]);
-        if (depth <= MAX_NESTING - 3) continue; // message → result → tools → tool
-        bounded.push({ tool: typeof tool.name === 'string' ? tool.name : String(tool.name), part, depth });
-        tool[part] = STAND_IN[part]();
-      }
+  const tools = isRecord(result) && Array.isArray(result.tools) ? result.tools : [];
+  for (const tool of tools) {
+    if (!isRecord(tool)) continue;
+    for (const part of TOOL_PARTS) {
+      if (!Object.hasOwn(tool, part)) continue;
+      const depth = nestingDepth(tool[part]);
+      if (depth <= MAX_NESTING - PART_DEPTH_IN_MESSAGE) continue;
+      bounded.push({ tool: typeof tool.name === 'string' ? tool.name : String(tool.name), part, depth });
+      tool[part] = standIn(part, tool[part]);
     }
   }
   if (nestingDepth(message) > MAX_NESTING) throw new ReadLimitError('nesting', MAX_NESTING, where);

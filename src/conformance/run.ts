@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ProfileName } from '../contract/constants.js';
 import type { ToolFixture } from '../contract/fixture.js';
 import { applySuppressions, loadConfig, severityResolver, type ConformConfig } from './config.js';
-import { observe } from './connect.js';
+import { observe, type ConnectOptions } from './connect.js';
 import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
 import { diffModernBlock, diffTools, explainDrift } from './diff.js';
 import { ConformError } from './errors.js';
@@ -60,6 +60,8 @@ export interface CheckRequest {
   probeTools?: string[];
   /** Present these client names and versions instead of the default identities' (in turn). */
   clientInfo?: ClientInfo[];
+  /** Largest message, and largest whole tools/list answer, read from the server (default 16 MiB). */
+  maxMessageBytes?: number;
 }
 
 function today(): string {
@@ -119,19 +121,29 @@ export interface Prepared {
   bundled?: BundledServer;
 }
 
+/** How a check or a snapshot connects. */
+function connectOptions(request: { timeoutMs: number; clientInfo?: ClientInfo[]; maxMessageBytes?: number }, connections: readonly ConnectionId[]): ConnectOptions {
+  return {
+    connections,
+    timeoutMs: request.timeoutMs,
+    ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}),
+    ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}),
+  };
+}
+
 /**
  * Run `body` against the request's target (the bundled server when there is none), then stop
  * whatever was started for it, whatever happens.
  */
 async function withTarget<T>(
-  request: { target: Target | null; era: EraChoice; timeoutMs: number },
+  request: { target: Target | null; era: EraChoice; timeoutMs: number; maxMessageBytes?: number },
   profile: ProfileName,
   connections: readonly ConnectionId[],
   prepared: Prepared,
   body: (target: Target, servers: LaunchedServers) => Promise<T>,
 ): Promise<T> {
   const bundled = request.target ? undefined : (prepared.bundled ?? startBundledServer(profile, request.timeoutMs));
-  const servers = prepared.launched ?? (request.target ? launchServers(request.target, connections) : {});
+  const servers = prepared.launched ?? (request.target ? launchServers(request.target, connections, request.maxMessageBytes) : {});
   try {
     return await body(request.target ?? (await bundled!.ready), servers);
   } finally {
@@ -251,7 +263,7 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
   probing?.catch(() => {});
   let observed: Awaited<ReturnType<typeof observe>>;
   try {
-    observed = await observe(target, { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }, servers);
+    observed = await observe(target, connectOptions(request, connections), servers);
   } catch (error) {
     await probing?.catch(() => {});
     throw error;
@@ -395,6 +407,7 @@ export interface SnapshotRequest {
   era: EraChoice;
   timeoutMs: number;
   clientInfo?: ClientInfo[];
+  maxMessageBytes?: number;
 }
 
 /**
@@ -410,7 +423,7 @@ export async function runSnapshot(request: SnapshotRequest): Promise<{ written: 
   const profile = resolveProfile(request.profile);
   const connections = CONNECTIONS_FOR[request.era].filter((connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x');
   return withTarget(request, profile, connections, {}, async (target, servers) => {
-    const { observations } = await observe(target, { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }, servers);
+    const { observations } = await observe(target, connectOptions(request, connections), servers);
     const surfaces = snapshotAll(observations, profile, target);
     if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
     const known = surfaces.some((surface) => surface.prompts) ? knownPromptFixture(request.outDir, profile) : undefined;

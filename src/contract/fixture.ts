@@ -87,12 +87,13 @@ function schemaProperties(tool: NormalizedTool): Record<string, unknown> {
 }
 
 export function requiredFieldsOf(tools: readonly NormalizedTool[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const tool of tools) {
-    const required = (tool.inputSchema as { required?: unknown } | undefined)?.required;
-    out[tool.name] = Array.isArray(required) ? [...required].map(String).sort(compareCodePoints) : [];
-  }
-  return out;
+  // fromEntries defines own properties: a tool named `__proto__` stays a key.
+  return Object.fromEntries(
+    tools.map((tool) => {
+      const required = (tool.inputSchema as { required?: unknown } | undefined)?.required;
+      return [tool.name, Array.isArray(required) ? [...required].map(String).sort(compareCodePoints) : []];
+    }),
+  );
 }
 
 /** Tools whose input schema offers a `confirm` property: the gated tools, as advertised. */

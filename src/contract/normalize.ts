@@ -44,11 +44,12 @@ export function stable(value: unknown, parentKey?: string): unknown {
     return items;
   }
   if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort(compareCodePoints)) {
-    out[key] = stable((value as Record<string, unknown>)[key], key);
-  }
-  return out;
+  // fromEntries defines own properties: a key named `__proto__` stays a key.
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort(compareCodePoints)
+      .map((key) => [key, stable((value as Record<string, unknown>)[key], key)]),
+  );
 }
 
 export function normalizeTool(tool: ListedTool): NormalizedTool {

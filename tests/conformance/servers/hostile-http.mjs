@@ -3,6 +3,7 @@
 //   /page/mcp           a web page (200 text/html), not an MCP endpoint
 //   /missing/mcp        404, as a server whose MCP endpoint is elsewhere
 //   /keys/mcp           401 as b2-mcp answers in `headers` credential mode without key headers
+//   /echo-keys/mcp      401 whose body repeats the key headers it was sent
 //   /endless-json/mcp   a JSON body that never ends
 //   /endless-sse/mcp    an SSE event that never ends
 //
@@ -25,6 +26,8 @@ const ROUTES = {
   page: (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><body><h1>Welcome</h1></body></html>'),
   missing: (_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found'),
   keys: (_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: MISSING_KEYS, code: 'missing_credentials' })),
+  'echo-keys': (req, res) =>
+    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `rejected key ${req.headers['x-b2-mcp-key-id']} / ${req.headers['x-b2-mcp-key']}` })),
   'endless-json': (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     endless(res, '{"jsonrpc":"2.0","id":0,"result":{"padding":"', 'x'.repeat(64 * 1024));

@@ -9,6 +9,7 @@
 //   node hostile-stdio.mjs redos               catastrophic-backtracking patterns
 //   node hostile-stdio.mjs proto               properties named after Object.prototype members
 //   node hostile-stdio.mjs missing-module      fails like a Node program whose import is missing
+//   node hostile-stdio.mjs control-stderr      fails with terminal control sequences in its error
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
@@ -36,6 +37,11 @@ if (mode === 'missing-module') {
       '',
     ].join('\n'),
   );
+  process.exit(1);
+}
+
+if (mode === 'control-stderr') {
+  process.stderr.write('Error: bad config \x1b[2J\x1b]0;owned\x07\u202e done\n');
   process.exit(1);
 }
 

@@ -14,7 +14,7 @@ function liveGroups(names: readonly string[], groupBy: string, context: RuleCont
   const backing = (context.contract?.toolBacking ?? {}) as Record<string, string>;
   const out: Record<string, number> = {};
   for (const name of names) {
-    const category = backing[name] ?? 'unmapped';
+    const category = Object.hasOwn(backing, name) ? backing[name]! : 'unmapped';
     out[category] = (out[category] ?? 0) + 1;
   }
   return out;

@@ -108,7 +108,7 @@ const prefixMatchesBacking: CheckKind = {
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       if (!known.some((prefix) => tool.name.startsWith(prefix))) continue; // an unknown prefix is the prefix rule's finding
-      const category = (backing as Record<string, string>)[tool.name];
+      const category = Object.hasOwn(backing, tool.name) ? (backing as Record<string, string>)[tool.name] : undefined;
       const prefix = category === undefined ? undefined : prefixes[category];
       if (prefix !== undefined && !tool.name.startsWith(prefix)) out.push({ tool: tool.name, scope, data: { category, prefix } });
     }
