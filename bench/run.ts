@@ -6,6 +6,7 @@ import { benchConformCheck, benchProbes } from './conform.js';
 import { benchFaultSoak } from './faults.js';
 import { benchLargestFiles } from './analytics.js';
 import { benchHttpToolsList } from './http-throughput.js';
+import { benchLargeLists } from './large-lists.js';
 import { renderBenchmarksDoc } from './report.js';
 import { benchResultText } from './result-text.js';
 import { benchS3Transfer } from './s3-transfer.js';
@@ -20,6 +21,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   http: () => benchHttpToolsList(),
   conform: async () => benchConformCheck(),
   probes: async () => benchProbes(),
+  largeLists: async () => benchLargeLists(),
   faults: () => benchFaultSoak(),
   resultText: () => benchResultText(),
   analytics: () => benchLargestFiles(),

@@ -90,6 +90,28 @@ export const TARGETS: readonly Target[] = [
     value: (s) => s.wall?.medianMs,
     bound: { op: '<=', limit: 15_000, text: '≤ 15,000 ms' },
   },
+  ...[0, 1, 2].map(
+    (index): Target => ({
+      figure: `Static check of a stdio server whose one \`tools/list\` is ${[1, 10, 40][index]} MiB: wall time, checker peak RSS`,
+      section: 'largeLists',
+      shown: (s) => (s.runs?.[index] ? `${fmt(s.runs[index].wallMs, ' ms')}, ${fmt(s.runs[index].peakRssMb, ' MB')}` : 'not measured'),
+      value: (s) => s.runs?.[index]?.wallMs,
+    }),
+  ),
+  {
+    figure: 'Large lists, wall-time growth (40 MiB − 1 MiB) ÷ (10 MiB − 1 MiB); linear ≈ ×4.3, quadratic ≈ ×16',
+    section: 'largeLists',
+    shown: (s) => `×${fmt(s.wallGrowth)}`,
+    value: (s) => s.wallGrowth,
+    bound: { op: '<=', limit: 6.5, text: '≤ ×6.5' },
+  },
+  {
+    figure: 'Large lists, peak-RSS growth (40 MiB − 1 MiB) ÷ (10 MiB − 1 MiB); linear ≈ ×4.3, quadratic ≈ ×16',
+    section: 'largeLists',
+    shown: (s) => `×${fmt(s.rssGrowth)}`,
+    value: (s) => s.rssGrowth,
+    bound: { op: '<=', limit: 6.5, text: '≤ ×6.5' },
+  },
   {
     figure: 'Fault soak, 20% injected faults: unclear answers + crashes + duplicate mutations',
     section: 'faults',

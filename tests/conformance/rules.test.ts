@@ -65,6 +65,7 @@ const VARIANTS: Variant[] = [
   { rule: 'schema/json-schema-2020', rewrites: [{ resultKey: 'tools', path: 'tools.2.inputSchema.properties.bucketName.type', set: 'strin' }] },
   { rule: 'schema/input-root', surface: (s) => void delete toolOf(s, 'b2_list_buckets').inputSchema!.$schema },
   { rule: 'schema/limits', surface: (s) => void (propsOf(s, 's3_put_object').deep = nested(17)) },
+  { rule: 'schema/pattern-backtracking', surface: (s) => void (propsOf(s, 's3_put_object').key!.pattern = '^([a-z0-9]+)*$') },
   { rule: 'gating/confirm-iff-destructive', surface: (s) => void delete propsOf(s, 'b2_delete_bucket').confirm },
   { rule: 'gating/confirm-boolean', surface: (s) => void (propsOf(s, 'b2_delete_bucket').confirm = { type: 'string' }) },
   { rule: 'gating/confirm-optional', surface: (s) => void (toolOf(s, 'b2_delete_bucket').inputSchema!.required = ['bucketId', 'confirm']) },

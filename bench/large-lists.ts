@@ -1,0 +1,50 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../src/conformance/package-root.js';
+
+/** The hostile test server generates the list in its own process (`big <MiB>`), so nothing big is shipped. */
+const SERVER = join(PACKAGE_ROOT, 'tests', 'conformance', 'servers', 'hostile-stdio.mjs');
+const CLI = join(PACKAGE_ROOT, 'dist', 'src', 'conformance', 'cli.js');
+
+/** Runs the checker's CLI in this process (output discarded) and prints its exit code and peak RSS as JSON. */
+const MEASURED_CHECK = `
+const { main } = await import(${JSON.stringify(CLI)});
+const argv = JSON.parse(process.argv.at(-1));
+const code = await main(['node', 'b2-mcp-conform', ...argv], { stdout: () => {}, stderr: (text) => process.stderr.write(text), color: false, cwd: process.cwd(), env: { PATH: process.env.PATH } });
+process.stdout.write(JSON.stringify({ code, maxRssKb: process.resourceUsage().maxRSS }));
+process.exit(0);
+`;
+
+export const LIST_SIZES_MIB = [1, 10, 40] as const;
+
+function measure(mebibytes: number): { mebibytes: number; wallMs: number; peakRssMb: number; exitCode: number } {
+  const argv = ['check', '--server', `"${process.execPath}" "${SERVER}" big ${mebibytes}`, '--era', 'modern', '--no-probes', '--format', 'json', '--timeout', '300000', '--max-message-bytes', '64MiB'];
+  const started = performance.now();
+  const result = spawnSync(process.execPath, ['--input-type=module', '-', JSON.stringify(argv)], { cwd: PACKAGE_ROOT, input: MEASURED_CHECK, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const wallMs = Math.round(performance.now() - started);
+  const outcome = result.status === 0 ? (JSON.parse(result.stdout) as { code: number; maxRssKb: number }) : undefined;
+  // Exit 1 is the expected outcome: the padded tools are all findings against the bundled contract.
+  if (!outcome || outcome.code !== 1) throw new Error(`large-list run of ${mebibytes} MiB failed (exit ${outcome?.code ?? result.status}): ${String(result.stderr).split('\n')[0]}`);
+  return { mebibytes, wallMs, peakRssMb: Math.round(outcome.maxRssKb / 1024), exitCode: outcome.code };
+}
+
+/** (largest − smallest) ÷ (middle − smallest): about ×4.3 when growth is linear in the size, ×16 when quadratic. */
+function growth(values: readonly number[]): number {
+  const [small, middle, large] = values as [number, number, number];
+  return Math.round(((large - small) / Math.max(1, middle - small)) * 100) / 100;
+}
+
+/**
+ * Wall time and the checker's peak RSS for `check --era modern --no-probes` of a stdio server
+ * whose one tools/list answer is 1, 10 and 40 MiB (a fresh checker process each), with
+ * `--max-message-bytes 64MiB` so the 40 MiB list is read whole.
+ */
+export function benchLargeLists(): Record<string, unknown> {
+  const runs = LIST_SIZES_MIB.map(measure);
+  return {
+    runs,
+    wallGrowth: growth(runs.map((run) => run.wallMs)),
+    rssGrowth: growth(runs.map((run) => run.peakRssMb)),
+    linearGrowth: growth(LIST_SIZES_MIB),
+  };
+}

@@ -1,0 +1,239 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ReadBudget, ReadLimitError, boundMessage, nestingDepth, parseByteSize, type BoundedPart } from '../../src/conformance/reading-limits.js';
+import { profileHash } from '../../src/contract/normalize.js';
+import { SERVERS_DIR, removeTempDirs, runCli, tempDir, type CliOutcome } from './helpers/harness.js';
+
+const hostile = (...args: string[]) => `"${process.execPath}" "${join(SERVERS_DIR, 'hostile-stdio.mjs')}" ${args.join(' ')}`;
+
+interface Report {
+  findings: { ruleId: string; tool?: string; path?: string; message: string }[];
+}
+
+/** A check of a hostile stdio server against the bundled contract: every run must end with a report or one error line. */
+async function checkStdio(args: string[], ...options: string[]): Promise<CliOutcome & { report?: Report }> {
+  const outcome = await runCli(['check', '--server', hostile(...args), '--no-probes', '--format', 'json', '--timeout', '60000', ...options]);
+  return outcome.stdout ? { ...outcome, report: JSON.parse(outcome.stdout) as Report } : outcome;
+}
+
+function errorOf(outcome: CliOutcome): { code: string; message: string } {
+  expect(outcome.stderr.trimEnd().split('\n'), outcome.stderr).toHaveLength(1);
+  return (JSON.parse(outcome.stderr) as { error: { code: string; message: string } }).error;
+}
+
+const findingsOf = (report: Report | undefined, ruleId: string) => (report?.findings ?? []).filter((finding) => finding.ruleId === ruleId);
+
+afterAll(() => removeTempDirs());
+
+describe.concurrent('oversized and endless answers end the run with the limit named (exit 3)', () => {
+  test('a tools/list line over a lowered --max-message-bytes', async () => {
+    const outcome = await checkStdio(['big', '3'], '--max-message-bytes', '1MiB', '--era', 'modern');
+    expect(outcome.code).toBe(3);
+    expect(errorOf(outcome)).toEqual({ code: 'protocol', message: 'server sent a stdout line larger than the 1 MiB limit (--max-message-bytes); the modern connection stopped reading' });
+  });
+
+  test('a 40 MB tools/list over the default 16 MiB bound', async () => {
+    const outcome = await checkStdio(['big', '40'], '--era', 'modern');
+    expect(outcome.code).toBe(3);
+    expect(errorOf(outcome).message).toMatch(/^server sent a stdout line larger than the 16 MiB limit \(--max-message-bytes\)/);
+  });
+
+  test('a line that never ends', async () => {
+    const outcome = await checkStdio(['endless'], '--max-message-bytes', '2MiB');
+    expect(outcome.code).toBe(3);
+    expect(errorOf(outcome).message).toMatch(/^server sent a stdout line larger than the 2 MiB limit \(--max-message-bytes\)/);
+  });
+
+  test('a list within the bound is read whole and judged', async () => {
+    const outcome = await checkStdio(['big', '2'], '--max-message-bytes', '4MiB', '--era', 'modern');
+    expect(outcome.code, outcome.stderr).toBe(1);
+    expect(findingsOf(outcome.report, 'diff/tool-added').length).toBeGreaterThan(100);
+  });
+
+  test('--max-message-bytes takes a positive size only', async () => {
+    for (const bad of ['0', '-1', 'lots', '1.5MiB', '3PB']) {
+      const outcome = await runCli(['check', '--server', hostile('big', '1'), '--max-message-bytes', bad]);
+      expect(outcome.code, bad).toBe(2);
+      expect(outcome.stderr).toMatch(/--max-message-bytes must be a positive size in bytes/);
+    }
+  });
+});
+
+describe.concurrent('hostile schemas are findings in a complete report (exit 1)', () => {
+  test('700 levels deep: cut on arrival, reported with its real depth', async () => {
+    const outcome = await checkStdio(['deep', '700']);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const limits = findingsOf(outcome.report, 'schema/limits');
+    expect(limits).toEqual([expect.objectContaining({ tool: 'b2_list_deep', path: 'inputSchema', message: 'Tool b2_list_deep: inputSchema breaks the nesting depth limit (1403, allowed 32)' })]);
+    // The stand-in keeps the root keywords: no other schema rule is misled by the cut.
+    expect(findingsOf(outcome.report, 'schema/input-root')).toEqual([]);
+  });
+
+  test('20,000 properties in one object', async () => {
+    const outcome = await checkStdio(['wide', '20000'], '--era', 'modern');
+    expect(outcome.code, outcome.stderr).toBe(1);
+    expect(findingsOf(outcome.report, 'schema/limits').map((finding) => finding.message)).toEqual(['Tool b2_list_wide: inputSchema.properties breaks the property count limit (20000, allowed 256)']);
+  });
+
+  test('$ref cycles', async () => {
+    const outcome = await checkStdio(['loop'], '--era', 'modern');
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const cycles = findingsOf(outcome.report, 'schema/limits').map((finding) => finding.path);
+    expect(cycles.sort()).toEqual(['inputSchema.$defs.a.$ref', 'inputSchema.$defs.b.$ref', 'inputSchema.properties.first.$ref']);
+    expect(findingsOf(outcome.report, 'schema/json-schema-2020')).toEqual([]);
+  });
+
+  test('patterns shaped for catastrophic backtracking', async () => {
+    const outcome = await checkStdio(['redos'], '--era', 'modern');
+    expect(outcome.code, outcome.stderr).toBe(1);
+    expect(findingsOf(outcome.report, 'schema/pattern-backtracking').map((finding) => finding.path).sort()).toEqual([
+      'inputSchema.patternProperties["^(x+x+)+y$"]',
+      'inputSchema.properties.name.pattern',
+      'inputSchema.properties.path.pattern',
+    ]);
+  });
+});
+
+describe('properties and tools named after Object.prototype members', () => {
+  test('a snapshot keeps them as keys, and a diff names exactly the property that changed', async () => {
+    const out = tempDir();
+    const snapshot = await runCli(['snapshot', '--server', hostile('proto'), '--era', 'modern', '--out', out]);
+    expect(snapshot.code, snapshot.stderr).toBe(0);
+    const file = join(out, 'default.modern.json');
+    const text = readFileSync(file, 'utf8');
+    const fixture = JSON.parse(text) as { names: string[]; requiredFields: Record<string, string[]>; tools: { name: string; inputSchema: { properties: Record<string, unknown> } }[] };
+    expect(fixture.names).toEqual(['__proto__', 'b2_list_proto', 'toString']);
+    expect(Object.keys(fixture.requiredFields)).toEqual(['__proto__', 'b2_list_proto', 'toString']);
+    const proto = fixture.tools.find((tool) => tool.name === 'b2_list_proto')!;
+    expect(Object.keys(proto.inputSchema.properties)).toEqual(['__proto__', 'constructor', 'hasOwnProperty', 'toString']);
+    expect(Object.keys((proto.inputSchema.properties.hasOwnProperty as { properties: object }).properties)).toEqual(['__proto__']);
+
+    // The same fixture without `toString` on the after side: exactly that property is reported.
+    const edited = tempDir();
+    delete proto.inputSchema.properties.toString;
+    (fixture as { hash?: string }).hash = profileHash(fixture.names, fixture.tools);
+    writeFileSync(join(edited, 'default.modern.json'), JSON.stringify(fixture));
+    const outcome = await runCli(['diff', out, edited, '--format', 'json']);
+    expect(outcome.stdout, outcome.stderr).not.toBe('');
+    const report = JSON.parse(outcome.stdout) as Report;
+    expect(report.findings.map((finding) => [finding.ruleId, finding.tool, finding.path])).toEqual([['diff/property-removed', 'b2_list_proto', 'inputSchema.properties.toString']]);
+  });
+});
+
+describe.concurrent('a server that exits before answering: its real cause is shown (exit 3)', () => {
+  test('the missing module, not the Node.js banner', async () => {
+    const outcome = await checkStdio(['missing-module']);
+    expect(outcome.code).toBe(3);
+    const error = errorOf(outcome);
+    expect(error.code).toBe('server-exited');
+    expect(error.message).toBe("server exited with code 1 before answering (stderr: Error: Cannot find module '/srv/mcp/dist/server.js')");
+  });
+
+  test('terminal controls in its stderr are shown escaped', async () => {
+    const outcome = await runCli(['check', '--server', hostile('control-stderr'), '--no-probes']);
+    expect(outcome.code).toBe(3);
+    expect(outcome.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/);
+    expect(outcome.stderr).toContain('(stderr: Error: bad config \\x1b[2J\\x1b]0;owned\\x07\\u202e done)');
+  });
+
+  test('a server that never answers server/discover is a timeout, not a 2025-only server', async () => {
+    const outcome = await runCli(['check', '--server', `"${process.execPath}" "${join(SERVERS_DIR, 'silent.mjs')}"`, '--era', 'modern', '--timeout', '300', '--no-probes', '--format', 'json']);
+    expect(outcome.code).toBe(3);
+    expect(errorOf(outcome)).toEqual({ code: 'timeout', message: 'server did not answer server/discover on the modern connection within 300 ms (--timeout); a slow or loaded server needs a larger --timeout' });
+  });
+});
+
+describe.concurrent('--url targets that are not what they seem (exit 3)', () => {
+  let server: ChildProcess;
+  let base: string;
+
+  beforeAll(async () => {
+    server = spawn(process.execPath, [join(SERVERS_DIR, 'hostile-http.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise<number>((resolve, reject) => {
+      server.once('exit', (code) => reject(new Error(`hostile HTTP server exited with ${code}`)));
+      createInterface({ input: server.stdout! }).once('line', (line) => resolve(Number(/listening (\d+)/.exec(line)?.[1])));
+    });
+    base = `http://127.0.0.1:${port}`;
+  });
+
+  afterAll(() => void server?.kill());
+
+  const checkUrl = (path: string, ...options: string[]) => runCli(['check', '--url', `${base}/${path}/mcp`, '--no-probes', '--format', 'json', ...options]);
+
+  test('a web page', async () => {
+    const outcome = await checkUrl('page');
+    expect(outcome.code).toBe(3);
+    expect(errorOf(outcome).message).toBe(`${base}/page/mcp is not an MCP endpoint: it answered an MCP request with HTTP 200 text/html; charset=utf-8, not JSON or an event stream; check --url`);
+  });
+
+  test('a 404 is no MCP endpoint, not a 2025-only server', async () => {
+    const outcome = await checkUrl('missing');
+    expect(outcome.code).toBe(3);
+    expect(errorOf(outcome).message).toBe(`${base}/missing/mcp is not an MCP endpoint (HTTP 404 to an MCP request): Not Found; check the path of --url (b2-mcp serves /mcp)`);
+  });
+
+  test('a 401 from a headers-mode server names the key headers and --header', async () => {
+    const outcome = await checkUrl('keys');
+    expect(outcome.code).toBe(3);
+    expect(errorOf(outcome).message).toMatch(/refused the \w+ connection with HTTP 401 \(credentials required\): .*; a b2-mcp server in headers credential mode needs the B2 key in --header x-b2-mcp-key-id=… and --header x-b2-mcp-key=…$/);
+  });
+
+  test('a 401 to keys that were sent says so, and never repeats the key', async () => {
+    const canary = 'K005canarySecretValue0001';
+    const outcome = await checkUrl('echo-keys', '--header', 'x-b2-mcp-key-id=005keyid', '--header', `x-b2-mcp-key=${canary}`);
+    expect(outcome.code).toBe(3);
+    expect(errorOf(outcome).message).toMatch(/HTTP 401 .*; the x-b2-mcp-key-id and x-b2-mcp-key headers sent were not accepted$/);
+    expect(outcome.stderr).not.toContain(canary);
+  });
+
+  test('a JSON body and an SSE event that never end', async () => {
+    const json = await checkUrl('endless-json', '--max-message-bytes', '1MiB');
+    expect(json.code).toBe(3);
+    expect(errorOf(json).message).toMatch(/^server sent an HTTP body larger than the 1 MiB limit \(--max-message-bytes\); the \w+ connection stopped reading$/);
+    const sse = await checkUrl('endless-sse', '--max-message-bytes', '1MiB');
+    expect(sse.code).toBe(3);
+    expect(errorOf(sse).message).toMatch(/^server sent an SSE event larger than the 1 MiB limit \(--max-message-bytes\); the \w+ connection stopped reading$/);
+  });
+});
+
+describe('reading limits', () => {
+  test('nesting depth is measured without recursion, far past the stack', () => {
+    let value: unknown = 'leaf';
+    for (let level = 0; level < 100_000; level++) value = [value];
+    expect(nestingDepth(value)).toBe(100_000);
+    expect(nestingDepth({ a: [{}], b: 1 })).toBe(3);
+    expect(nestingDepth(7)).toBe(0);
+  });
+
+  test('a tool part too deep is replaced and recorded; any other message too deep is refused', () => {
+    let deep: unknown = { type: 'string' };
+    for (let level = 0; level < 300; level++) deep = { type: 'object', properties: { child: deep } };
+    const message = { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'b2_deep', inputSchema: { $schema: 'x', ...(deep as object) } }, { name: 'b2_flat', inputSchema: { type: 'object' } }] } };
+    const bounded: BoundedPart[] = [];
+    boundMessage(message, 'a stdout line', bounded);
+    expect(bounded).toEqual([{ tool: 'b2_deep', part: 'inputSchema', depth: 601 }]);
+    expect(message.result.tools[0]!.inputSchema).toEqual({ $schema: 'x', type: 'object', properties: {} });
+    expect(() => boundMessage({ jsonrpc: '2.0', id: 2, result: { other: deep } }, 'an SSE event', [])).toThrow(new ReadLimitError('nesting', 256, 'an SSE event'));
+  });
+
+  test('the tools/list answer is bounded across its pages', () => {
+    const budget = new ReadBudget(100);
+    const page = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
+    budget.accept(page, 60, 'a stdout line'); // outside a listing: not counted
+    budget.beginListing();
+    budget.accept(page, 60, 'a stdout line');
+    expect(() => budget.accept(page, 60, 'a stdout line')).toThrow(/tools\/list answer \(all pages\) exceeds 100 bytes/);
+    expect(budget.exceeded?.subject).toBe('tools/list answer');
+  });
+
+  test('sizes in bytes or binary units', () => {
+    expect(parseByteSize('16777216')).toBe(16 * 1024 * 1024);
+    expect(parseByteSize('16MiB')).toBe(16 * 1024 * 1024);
+    expect(parseByteSize('512k')).toBe(512 * 1024);
+    expect(parseByteSize('1g')).toBe(1024 ** 3);
+    for (const bad of ['0', '', 'MiB', '1.5m', '-3', '2 TB']) expect(parseByteSize(bad), bad).toBeUndefined();
+  });
+});
