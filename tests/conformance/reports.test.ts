@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUNDLED } from '../../src/conformance/package-root.js';
@@ -148,6 +148,20 @@ describe('text reports', () => {
     // The fixtures of this run live outside the working directory, so no file= (GitHub would reject it).
     expect(annotations.find((line) => line.includes('credentials/prohibited-field'))).toMatch(/^::error title=credentials\/prohibited-field s3_put_object::Tool s3_put_object declares/);
     for (const line of annotations) expect(line).not.toMatch(/\n/);
+  });
+
+  test('from a subdirectory of a repository, locations are relative to the repository root', () => {
+    const finding = result.findings.find((candidate) => candidate.ruleId === 'credentials/prohibited-field')!;
+    const root = tempDir();
+    mkdirSync(join(root, '.git'));
+    mkdirSync(join(root, 'fixtures'));
+    const copy = join(root, 'fixtures', 'default.modern.json');
+    copyFileSync(result.evidence.hashes.modern!.expected.source, copy);
+    const moved: RunResult = { ...result, evidence: { ...result.evidence, hashes: { modern: { ...result.evidence.hashes.modern!, expected: { ...result.evidence.hashes.modern!.expected, source: copy } } } } };
+    const nested = join(root, 'packages', 'app');
+    mkdirSync(nested, { recursive: true });
+    expect(locate(finding, moved, nested)?.uri).toBe('fixtures/default.modern.json');
+    expect(locate(finding, moved, tempDir())?.uri).toMatch(/^file:\/\/\/.*\/fixtures\/default\.modern\.json$/);
   });
 
   test('findings are anchored to the fixture line of their tool, relative to the working directory', () => {

@@ -1,11 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gitRootOf } from '../config.js';
 import type { Finding } from '../findings.js';
 import type { RunResult } from '../run.js';
 
 export interface SourceLocation {
-  /** Relative to the working directory when the file lies under it (what code scanning expects), else a file URI. */
+  /**
+   * Relative to the root of the repository the checker runs in (the git root of the working
+   * directory, else the directory itself) when the file lies in it: code scanning and annotations
+   * resolve paths from the repository root, wherever in it the job ran. Else a file URI.
+   */
   uri: string;
   file: string;
   line: number;
@@ -18,7 +23,7 @@ export interface SourceLocation {
 export function locate(finding: Finding, result: RunResult, cwd = process.cwd()): SourceLocation | undefined {
   const file = fileFor(finding, result);
   if (!file) return undefined;
-  return { uri: uriOf(file, cwd), file, line: lineOf(file, finding.tool ?? finding.prompt) };
+  return { uri: uriOf(file, gitRootOf(cwd) ?? cwd), file, line: lineOf(file, finding.tool ?? finding.prompt) };
 }
 
 function fileFor(finding: Finding, result: RunResult): string | undefined {
@@ -31,8 +36,8 @@ function fileFor(finding: Finding, result: RunResult): string | undefined {
   return evidence.command === 'diff' ? comparison.found.source : comparison.expected.source;
 }
 
-export function uriOf(file: string, cwd: string): string {
-  const rel = relative(cwd, file);
+export function uriOf(file: string, root: string): string {
+  const rel = relative(root, file);
   if (rel && !rel.startsWith('..') && !isAbsolute(rel)) return rel.split('\\').join('/');
   return pathToFileURL(file).href;
 }
