@@ -123,7 +123,7 @@ describe('confirmation gate', () => {
         },
       );
       await client.callTool('s3_delete_object', { bucket: 'photos', key: 'cat.jpg', versionId: 'v7' });
-      expect(messages).toEqual(['s3_delete_object would delete the object (bucket "photos", key "cat.jpg", version "v7"). Approve this call?']);
+      expect(messages).toEqual(['s3_delete_object would delete the object (bucket "photos", key "cat.jpg", versionId "v7"). Approve this call?']);
     } finally {
       await client.close();
     }

@@ -90,20 +90,24 @@ describe('the question names the tool and its targets', () => {
     const states = new ConfirmationStates();
     const one = ask(states, { args: { bucket: 'photos', key: 'cat.jpg', versionId: 'v1' } }).message;
     const two = ask(states, { args: { bucket: 'photos', key: 'dog.jpg', versionId: 'v1' } }).message;
-    expect(one).toBe('s3_delete_object would delete the object (bucket "photos", key "cat.jpg", version "v1"). Approve this call?');
+    expect(one).toBe('s3_delete_object would delete the object (bucket "photos", key "cat.jpg", versionId "v1"). Approve this call?');
     expect(one).not.toBe(two);
-    expect(describeTargets({ keyName: 'ci-deploy', applicationKeyId: 'K1' }, sanitizer.text)).toBe('key name "ci-deploy", application key "K1"');
-    expect(describeTargets({ bucket: 'b', objects: [{ key: 'a' }, { key: 'b', versionId: 'v' }] }, sanitizer.text)).toBe('bucket "b", 2 objects: "a", "b" (version "v")');
+    expect(describeTargets({ keyName: 'ci-deploy', applicationKeyId: 'K1' }, sanitizer.text)).toBe('applicationKeyId "K1", keyName "ci-deploy"');
+    expect(describeTargets({ bucket: 'b', objects: [{ key: 'a' }, { key: 'b', versionId: 'v' }], bypassGovernance: true }, sanitizer.text)).toBe(
+      'bucket "b", 2 objects: "a", "b" (versionId "v"), bypassing governance retention',
+    );
     const many = describeTargets({ objects: Array.from({ length: 7 }, (_, i) => ({ key: `k${i}` })) }, sanitizer.text);
-    expect(many).toBe('7 objects: "k0", "k1", "k2", "k3", "k4", …');
+    expect(many).toBe('7 objects: "k0", "k1", "k2", "k3", "k4" +2 more');
+    expect(describeTargets({ bucket: 'b', rules: [] }, sanitizer.text)).toBe('bucket "b", 0 lifecycle rules');
+    expect(describeTargets({ bucketId: 'B1', eventNotificationRules: [{ name: 'hook' }] }, sanitizer.text)).toBe('bucketId "B1", 1 notification rules: "hook"');
   });
 
-  it('targets are sanitized, escaped and cut before display', () => {
-    const message = describeTargets({ bucket: `x ${CANARY}`, key: 'line\nbreak\u001b[31m', fileName: 'n'.repeat(500) }, sanitizer.text);
+  it('targets are sanitized, whitespace-collapsed and cut to 120 characters before display', () => {
+    const message = describeTargets({ bucket: `x ${CANARY}`, key: 'line\nbreak\u001b[31m  end', fileName: 'n'.repeat(500) }, sanitizer.text);
     expect(message).not.toContain(CANARY);
-    expect(message).toContain('[redacted]');
-    expect(message).toContain('"line\\nbreak\\u001b[31m"');
-    expect(message).not.toContain('\n');
-    expect(message.length).toBeLessThan(300);
+    expect(message).toContain('bucket "x [redacted]"');
+    expect(message).toContain('key "line break [31m end"');
+    expect(message).toContain(`fileName "${'n'.repeat(117)}..."`);
+    expect(message).not.toMatch(/[\n\u001b]/);
   });
 });

@@ -94,43 +94,44 @@ export class ConfirmationStates {
   }
 }
 
-/** Arguments that name what a gated call acts on, in the order they are shown. */
-const TARGET_ARGUMENTS: ReadonlyArray<[string, string]> = [
-  ['bucket', 'bucket'],
-  ['bucketName', 'bucket'],
-  ['bucketId', 'bucket id'],
-  ['key', 'key'],
-  ['versionId', 'version'],
-  ['uploadId', 'upload'],
-  ['fileName', 'file'],
-  ['fileId', 'file id'],
-  ['keyName', 'key name'],
-  ['applicationKeyId', 'application key'],
-  ['groupId', 'group'],
-  ['memberAccountId', 'member account'],
+/** Arguments that name what a gated call acts on (contract §6.4), in the order they are shown. */
+const TARGET_ARGUMENTS: readonly string[] = [
+  'bucketId', 'bucket', 'bucketName', 'key', 'versionId', 'fileId', 'fileName', 'applicationKeyId', 'keyName',
+  'adminAccountId', 'groupId', 'memberAccountId', 'memberEmail', 'email', 'operation', 'expiresIn', 'uploadId',
+];
+/** Lists whose size is shown, with the field that names each entry. */
+const TARGET_LISTS: ReadonlyArray<[list: string, label: string, entryName: string]> = [
+  ['objects', 'objects', 'key'],
+  ['rules', 'lifecycle rules', 'id'],
+  ['lifecycleRules', 'lifecycle rules', 'fileNamePrefix'],
+  ['eventNotificationRules', 'notification rules', 'name'],
 ];
 const MAX_TARGET_CHARS = 120;
-const MAX_LISTED_OBJECTS = 5;
+const MAX_LISTED_ENTRIES = 5;
 
-/** A value as the human sees it: redacted, quoted (control characters escaped), and cut short. */
+/** A value as the human sees it: redacted, whitespace collapsed, cut to 120 characters, quoted. */
 function shown(value: unknown, display: (text: string) => string): string {
-  const text = display(String(value));
-  const cut = text.length > MAX_TARGET_CHARS ? `${text.slice(0, MAX_TARGET_CHARS)}…` : text;
-  return JSON.stringify(cut);
+  const text = display(String(value)).replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  return JSON.stringify(text.length > MAX_TARGET_CHARS ? `${text.slice(0, MAX_TARGET_CHARS - 3)}...` : text);
 }
 
-/** "bucket "b", key "k"" — what this exact call targets, so two pending approvals differ. */
+/** `bucket "b", key "k"`: what this exact call targets, so two pending approvals differ. */
 export function describeTargets(args: ToolArgs, display: (text: string) => string): string {
-  const parts = TARGET_ARGUMENTS.filter(([name]) => typeof args[name] === 'string' || typeof args[name] === 'number').map(
-    ([name, label]) => `${label} ${shown(args[name], display)}`,
+  const parts = TARGET_ARGUMENTS.filter((name) => typeof args[name] === 'string' || typeof args[name] === 'number').map(
+    (name) => `${name} ${shown(args[name], display)}`,
   );
-  if (Array.isArray(args.objects)) {
-    const objects = args.objects as Array<{ key?: unknown; versionId?: unknown }>;
-    const listed = objects
-      .slice(0, MAX_LISTED_OBJECTS)
-      .map((o) => `${shown(o?.key, display)}${o?.versionId !== undefined ? ` (version ${shown(o.versionId, display)})` : ''}`);
-    parts.push(`${objects.length} object${objects.length === 1 ? '' : 's'}: ${listed.join(', ')}${objects.length > listed.length ? ', …' : ''}`);
+  for (const [list, label, entryName] of TARGET_LISTS) {
+    const entries = args[list];
+    if (!Array.isArray(entries)) continue;
+    const named = entries.slice(0, MAX_LISTED_ENTRIES).map((entry: unknown) => {
+      const record = (entry ?? {}) as Record<string, unknown>;
+      const version = record.versionId !== undefined ? ` (versionId ${shown(record.versionId, display)})` : '';
+      return record[entryName] !== undefined ? `${shown(record[entryName], display)}${version}` : '?';
+    });
+    const more = entries.length > named.length ? ` +${entries.length - named.length} more` : '';
+    parts.push(`${entries.length} ${label}${named.length > 0 ? `: ${named.join(', ')}${more}` : ''}`);
   }
+  if (args.bypassGovernance === true) parts.push('bypassing governance retention');
   return parts.join(', ');
 }
 
