@@ -14,9 +14,11 @@ describe('b2-mcp startup errors', () => {
     [{ B2_MCP_PROFILE: 'everything' }, /B2_MCP_PROFILE must be one of full, default, read-only/],
     [{ B2_MCP_PROFILE: 'default', B2_APPLICATION_KEY_ID: 'K005abc' }, /B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY must be set together/],
     [{}, /Set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY/],
+    [{ B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'inline', transport: 'http' }, /B2_SECRET_SINK=inline over HTTP needs B2_ALLOW_INLINE_SECRETS=true/],
   ])('%o → one clear line, exit 1, no stack trace', (extra, message) => {
-    const { B2_SECRET_SINK: _sink, ...env } = serverEnv(extra as Record<string, string>);
-    const result = run(['stdio'], { ...env, LOG_LEVEL: 'info' });
+    const { transport = 'stdio', ...settings } = extra as Record<string, string>;
+    const { B2_SECRET_SINK: _sink, ...env } = serverEnv(settings);
+    const result = run(transport === 'http' ? ['http', '--port', '0'] : ['stdio'], { ...env, ...(settings.B2_SECRET_SINK && { B2_SECRET_SINK: settings.B2_SECRET_SINK }), LOG_LEVEL: 'info' });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

@@ -202,6 +202,8 @@ describe('multipart', () => {
     const parts = [Buffer.alloc(5 * MiB, 0xab), Buffer.alloc(5 * MiB, 0xcd), Buffer.from('last part')];
     const minted = await ok('s3_get_presigned_upload_part_url', { bucket: BUCKET, key: 'tools/assembled.bin', uploadId: upload.uploadId, partNumbers: [1, 2, 3], expiresIn: 600 });
     expect(minted).toMatchObject({ uploadId: upload.uploadId, expiresIn: 600, expiresAt: expect.any(String) });
+    // The signature itself carries the asked lifetime, whatever the default would be.
+    for (const { url } of minted.parts as Array<{ url: string }>) expect(new URL(url).searchParams.get('X-Amz-Expires')).toBe('600');
     const etags: Array<{ partNumber: number; etag: string }> = [];
     for (const { partNumber, url } of minted.parts as Array<{ partNumber: number; url: string }>) {
       const response = await fetch(url, { method: 'PUT', body: parts[partNumber - 1] });
@@ -219,6 +221,17 @@ describe('multipart', () => {
     const target = join(root, 'assembled.bin');
     await ok('s3_get_object', { bucket: BUCKET, key: 'tools/assembled.bin', saveToPath: target });
     expect(sha256(readFileSync(target))).toBe(sha256(Buffer.concat(parts)));
+  });
+
+  test('presigned URLs are signed for exactly expiresIn seconds, or the 3600 s default', async () => {
+    const upload = await ok('s3_create_multipart_upload', { bucket: BUCKET, key: 'tools/expiry.bin' });
+    for (const [expiresIn, expected] of [[1, '1'], [604800, '604800'], [undefined, '3600']] as const) {
+      const parts = await ok('s3_get_presigned_upload_part_url', { bucket: BUCKET, key: 'tools/expiry.bin', uploadId: upload.uploadId, partNumbers: [1], ...(expiresIn && { expiresIn }) });
+      expect(new URL((parts.parts as Array<{ url: string }>)[0]!.url).searchParams.get('X-Amz-Expires'), String(expiresIn)).toBe(expected);
+      const get = await ok('s3_get_presigned_url', { bucket: BUCKET, key: 'docs/readme.txt', operation: 'GetObject', ...(expiresIn && { expiresIn }) });
+      expect(new URL(get.url as string).searchParams.get('X-Amz-Expires')).toBe(expected);
+    }
+    await ok('s3_abort_multipart_upload', { bucket: BUCKET, key: 'tools/expiry.bin', uploadId: upload.uploadId, confirm: true });
   });
 
   test('error paths: NoSuchBucket, NoSuchUpload, EntityTooSmall, and a part URL for an unknown upload', async () => {

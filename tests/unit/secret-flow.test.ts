@@ -196,6 +196,16 @@ describe('opening the sink at start-up', () => {
     expect(loadConfig(env(), 'http').secretSink).toBe('off');
   });
 
+  it('over HTTP, inline secrets need the explicit B2_ALLOW_INLINE_SECRETS=true; stdio needs no opt-in', () => {
+    for (const optIn of [undefined, 'false', '']) {
+      const http = env({ B2_SECRET_SINK: 'inline', ...(optIn !== undefined && { B2_ALLOW_INLINE_SECRETS: optIn }) });
+      expect(() => loadConfig(http, 'http'), String(optIn)).toThrow(/B2_SECRET_SINK=inline over HTTP needs B2_ALLOW_INLINE_SECRETS=true/);
+    }
+    expect(() => loadConfig(env({ B2_SECRET_SINK: 'inline', B2_ALLOW_INLINE_SECRETS: 'yes' }), 'http')).toThrow(/B2_ALLOW_INLINE_SECRETS must be one of true, false/);
+    expect(loadConfig(env({ B2_SECRET_SINK: 'inline', B2_ALLOW_INLINE_SECRETS: 'TRUE' }), 'http').secretSink).toBe('inline');
+    expect(loadConfig(env({ B2_SECRET_SINK: 'inline' }), 'stdio').secretSink).toBe('inline');
+  });
+
   it('opens a usable ledger, an inline store, or nothing', () => {
     const path = join(fresh(), 'd', 'secrets.jsonl');
     const fileEnv = env({ B2_SECRET_SINK_FILE: path });

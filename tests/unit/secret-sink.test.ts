@@ -47,4 +47,18 @@ describe('file secret sink', () => {
     const log = join(dir, 'server.log');
     expect(() => new FileSecretSink(log, log).prepare()).toThrow(SecretSinkError);
   });
+
+  it.each([0o640, 0o620, 0o610, 0o604, 0o602, 0o601, 0o660, 0o666, 0o700 | 0o040])('refuses a ledger with mode %o (any group or other bit)', (mode) => {
+    const ledger = join(fresh(), 'ledger.jsonl');
+    writeFileSync(ledger, '');
+    chmodSync(ledger, mode);
+    expect(() => new FileSecretSink(ledger).prepare()).toThrow(/owner-only/);
+  });
+
+  it.each([0o600, 0o700])('accepts an owner-only ledger (mode %o)', (mode) => {
+    const ledger = join(fresh(), 'ledger.jsonl');
+    writeFileSync(ledger, '');
+    chmodSync(ledger, mode);
+    expect(() => new FileSecretSink(ledger).prepare()).not.toThrow();
+  });
 });
