@@ -23,7 +23,6 @@ import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
 import { adminCall, ALL_KEY_CAPABILITIES, createKey, startTestSandbox, sandboxCredentials } from '../support/sandbox-harness.js';
 import { serverEnv } from '../support/server-harness.js';
 import { isClearJsonRpcError, RawStdioServer, STACK_TRACE, stderrProblems, TOOL_ERROR_SHAPE, type JsonRpcResponse } from './fuzz-support.js';
@@ -276,7 +275,32 @@ function callArbitrary(tool: Tool): fc.Arbitrary<Call> {
 }
 
 // ── judging the answers ────────────────────────────────────────────────────────────────────
-const GATES = new Map(TOOL_CATALOG.map((definition) => [definition.name, definition.gate]));
+/**
+ * When a call must be gated, written from the contract (§6.2, plus docs/deviations.md) rather than
+ * taken from the handlers' gate functions, so the oracle does not weaken with the code.
+ */
+const ALWAYS_GATED = new Set([
+  'b2_delete_bucket', 'b2_delete_key', 's3_delete_object', 's3_delete_objects', 's3_abort_multipart_upload',
+  'b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account', 'b2_eject_group_member', 'b2_set_bucket_notification_rules',
+]);
+type Rule = Record<string, unknown>;
+const set = (value: unknown) => value !== undefined && value !== null;
+const rulesOf = (value: unknown): Rule[] => (Array.isArray(value) ? (value as Rule[]) : []);
+const CONDITIONALLY_GATED: Record<string, (args: Rule) => boolean> = {
+  s3_get_presigned_url: (a) => a.operation === 'PutObject',
+  b2_update_file_retention: (a) => (a.fileRetention as Rule | undefined)?.mode === null || a.bypassGovernance === true,
+  b2_update_file_legal_hold: (a) => a.legalHold === 'off',
+  b2_create_bucket: (a) => a.bucketType === 'allPublic',
+  b2_update_bucket: (a) =>
+    a.bucketType === 'allPublic' ||
+    a.fileLockEnabled === false ||
+    a.defaultRetention !== undefined ||
+    rulesOf(a.lifecycleRules).some((rule) => set(rule.daysFromHidingToDeleting)) ||
+    a.replicationConfiguration !== undefined ||
+    (a.defaultServerSideEncryption as Rule | undefined)?.mode === 'none',
+  s3_put_bucket_lifecycle: (a) => rulesOf(a.rules).length === 0 || rulesOf(a.rules).some((rule) => set(rule.expiration) || set(rule.noncurrentVersionExpiration)),
+};
+const isGatedByContract = (tool: string, args: Rule): boolean => ALWAYS_GATED.has(tool) || (CONDITIONALLY_GATED[tool]?.(args) ?? false);
 
 const preview = (value: unknown): string => {
   const text = JSON.stringify(value) ?? String(value);
@@ -292,8 +316,7 @@ function judgeValid(call: Call, response: JsonRpcResponse): string | undefined {
   const text = resultText(response);
   if (text.trim() === '') return 'the result has no text';
   if (STACK_TRACE.test(text)) return `the result shows a stack trace: ${preview(text)}`;
-  const effect = GATES.get(call.tool)?.(onTheWire(call.args) as Record<string, unknown>);
-  if (effect) {
+  if (isGatedByContract(call.tool, onTheWire(call.args) as Rule)) {
     tally.blocked += 1;
     return response.result.isError === true && text.startsWith('B2 Error [destructive_policy_blocked] (HTTP 403)') ? undefined : `a destructive call was not refused: ${preview(text)}`;
   }
@@ -476,20 +499,20 @@ describe('destructive calls without confirm under B2_DESTRUCTIVE_POLICY=confirm'
     await side?.sandbox.close();
   });
 
-  const gatedTools = () => tools.filter((tool) => GATES.get(tool.name));
+  // The gated tools as the server advertises them: the ones with a confirm field.
+  const gatedTools = () => tools.filter((tool) => 'confirm' in ((tool.inputSchema as { properties?: object }).properties ?? {}));
 
   /** Generated calls each gate fires for, without `confirm`: each must be refused, nothing must reach B2. */
   async function expectRefusals(runs: number, seedOffset: number): Promise<number> {
     const requestsBefore = side.sandbox.context.requests.list().length;
     let refused = 0;
     for (const [index, tool] of gatedTools().entries()) {
-      const gate = GATES.get(tool.name)!;
       const calls = arbitrary(tool.inputSchema, 'valid')
         .map((args) => {
           const { confirm: _confirm, ...rest } = args as Record<string, unknown>;
           return rest;
         })
-        .filter((args) => gate(onTheWire(args) as Record<string, unknown>) !== undefined && isValidCall({ tool: tool.name, kind: 'valid', args }));
+        .filter((args) => isGatedByContract(tool.name, onTheWire(args) as Rule) && isValidCall({ tool: tool.name, kind: 'valid', args }));
       await fc.assert(
         fc.asyncProperty(calls, async (args) => {
           const response = await side.server.request('tools/call', { name: tool.name, arguments: args }, frameText);
@@ -507,7 +530,7 @@ describe('destructive calls without confirm under B2_DESTRUCTIVE_POLICY=confirm'
   }
 
   it('every gated tool refuses generated calls that lack confirm, and B2 sees nothing', async () => {
-    expect(gatedTools().length).toBeGreaterThanOrEqual(15);
+    expect(gatedTools().map((tool) => tool.name).sort()).toEqual([...ALWAYS_GATED, ...Object.keys(CONDITIONALLY_GATED)].sort());
     const mutationsBefore = (await adminCall<{ mutations: unknown[] }>(side.sandbox, 'GET', '/mutations')).mutations;
     expect(await expectRefusals(10, 1_000)).toBe(gatedTools().length * 10);
     expect((await adminCall<{ mutations: unknown[] }>(side.sandbox, 'GET', '/mutations')).mutations).toEqual(mutationsBefore);
