@@ -1,4 +1,5 @@
-import { ConfigError, readSetting } from './config.js';
+import { ConfigError, readSetting, type Transport } from './config.js';
+import type { ServerRuntime } from './server.js';
 import { createRuntime } from './start.js';
 
 /** A command-line mistake: exit code 2 with a usage hint. */
@@ -25,11 +26,25 @@ function onShutdown(stop: () => Promise<void>): void {
   process.once('SIGTERM', exit);
 }
 
+/** The one start-up record (clients wait for it): what serves, on which transport; never a secret. */
+function logStarted(runtime: ServerRuntime, transport: Transport): void {
+  const { config } = runtime;
+  runtime.logger.info('server.started', {
+    transport,
+    profile: config.profile ?? (config.registerAllTools ? 'full' : 'key-capabilities'),
+    version: runtime.version,
+    destructivePolicy: config.destructivePolicy,
+    secretSink: config.secretSink,
+    localFiles: config.allowLocalFiles ? (config.fileRoot ? 'root' : 'default-policy') : 'off',
+  });
+}
+
 export async function runStdio(env: NodeJS.ProcessEnv): Promise<void> {
   const runtime = await createRuntime(env, 'stdio');
   // Transports load on demand: stdio start-up must not pay for the HTTP stack, nor HTTP for stdio.
   const { serveOverStdio } = await import('./transports/stdio.js');
   const handle = await serveOverStdio(runtime);
+  logStarted(runtime, 'stdio');
   onShutdown(() => handle.close());
   process.stdin.once('end', () => void handle.close().finally(() => process.exit(0)));
 }
@@ -43,6 +58,7 @@ export async function runHttp(env: NodeJS.ProcessEnv, options: { port?: string; 
   const { server, drain } = await serveOverHttp(runtime, { port, host: options.host, settings });
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
+  logStarted(runtime, 'http');
   runtime.logger.info('http.listening', { url: `http://${options.host}:${bound}/mcp` });
   onShutdown(drain);
 }

@@ -1,6 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { packageVersion } from '../../src/server/package-info.js';
 import { describe, expect, it } from 'vitest';
 import { SERVER_BIN, serverEnv } from '../support/server-harness.js';
+
+const PACKAGE_VERSION = packageVersion();
 
 function run(args: string[], env: Record<string, string>) {
   const result = spawnSync(process.execPath, [SERVER_BIN, ...args], { env, encoding: 'utf8', input: '', timeout: 10_000 });
@@ -46,5 +49,32 @@ describe('b2-mcp startup errors', () => {
   it('prints help and version', () => {
     expect(run(['--help'], serverEnv()).stdout).toMatch(/Usage: b2-mcp/);
     expect(run(['--version'], serverEnv()).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('logs one server.started line on stderr: JSON with transport, profile and version, and no secret', async () => {
+    const secret = 'K005startupCanarySecret99';
+    const child = spawn(process.execPath, [SERVER_BIN, 'stdio'], {
+      env: serverEnv({ LOG_LEVEL: 'info', B2_MCP_PROFILE: 'read-only', B2_APPLICATION_KEY_ID: 'K005startupKeyId', B2_APPLICATION_KEY: secret }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const started = new Promise<string>((resolve) =>
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const line = stderr.split('\n').find((l) => l.includes('"server.started"'));
+        if (line) resolve(line);
+      }),
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const record = JSON.parse(await started) as Record<string, unknown>;
+      expect(record).toMatchObject({ level: 'info', event: 'server.started', transport: 'stdio', profile: 'read-only', version: PACKAGE_VERSION });
+      expect(stderr).not.toContain(secret);
+      expect(stderr).not.toContain('K005startupKeyId');
+    } finally {
+      child.stdin.end();
+      await exited;
+    }
+    expect(stderr.split('\n').filter((l) => l.includes('"server.started"'))).toHaveLength(1);
   });
 });
