@@ -39,6 +39,7 @@ export interface LargestFilesBench {
 interface SandboxDetails {
   apiUrl: string;
   adminUrl: string;
+  adminToken: string;
   applicationKeyId: string;
   applicationKey: string;
 }
@@ -70,8 +71,8 @@ function stopSandboxProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-async function admin(adminUrl: string, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function admin(details: SandboxDetails, path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${details.adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${details.adminToken}` }, body: JSON.stringify(body) });
   if (!response.ok) throw new Error(`admin ${path}: HTTP ${response.status} ${await response.text()}`);
 }
 
@@ -82,17 +83,17 @@ function collector(): () => void {
 }
 
 /** Appends `versions` versions in ten name ranges of different sizes (half with two versions per name). */
-async function seedVersions(adminUrl: string, api: B2NativeApi, versions: number): Promise<number> {
+async function seedVersions(details: SandboxDetails, api: B2NativeApi, versions: number): Promise<number> {
   await api.createBucket({ bucketName: BUCKET, bucketType: 'allPrivate' });
   const started = performance.now();
   const bulk = versions - MARKER_SIZES.length;
   const batches = 10;
   for (let i = 0; i < batches; i++) {
     const count = Math.floor(bulk / batches) + (i < bulk % batches ? 1 : 0);
-    await admin(adminUrl, '/bulk-versions', { bucketName: BUCKET, namePrefix: `range-${i}/`, count, size: 1000 + 997 * i, versionsPerName: i % 2 === 0 ? 1 : 2 });
+    await admin(details, '/bulk-versions', { bucketName: BUCKET, namePrefix: `range-${i}/`, count, size: 1000 + 997 * i, versionsPerName: i % 2 === 0 ? 1 : 2 });
   }
   for (const [i, size] of MARKER_SIZES.entries()) {
-    await admin(adminUrl, '/files', { bucketName: BUCKET, fileName: `range-${i}/marker-${i}`, text: 'm'.repeat(size) });
+    await admin(details, '/files', { bucketName: BUCKET, fileName: `range-${i}/marker-${i}`, text: 'm'.repeat(size) });
   }
   return (performance.now() - started) / 1000;
 }
@@ -102,7 +103,7 @@ export async function benchLargestFiles(versions = 1_000_000, pageSize = LISTING
   const { child, details } = await startSandboxProcess();
   try {
     const client = createB2NativeClient({ apiUrl: details.apiUrl, applicationKeyId: details.applicationKeyId, applicationKey: details.applicationKey });
-    const seedSeconds = await seedVersions(details.adminUrl, client, versions);
+    const seedSeconds = await seedVersions(details, client, versions);
     await client.authorize();
 
     let peak = 0;

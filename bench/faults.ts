@@ -123,7 +123,7 @@ const round = (value: number): number => Math.round(value * 10) / 10;
 async function admin<T>(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${sandbox.adminUrl}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${sandbox.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`sandbox admin ${method} ${path}: HTTP ${response.status} ${await response.text()}`);

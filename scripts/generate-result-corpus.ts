@@ -18,7 +18,7 @@ const root = packageRoot();
 const outDir = join(root, 'fixtures', 'result-corpus');
 const sandbox = await startSandbox({ seed: 'demo', idSalt: 'result-corpus' });
 const admin = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${sandbox.adminUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${sandbox.adminUrl}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.adminToken}` }, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${await response.text()}`);
   return response.json() as Promise<Record<string, unknown>>;
 };

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConformError, EXIT } from './errors.js';
@@ -129,23 +129,39 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-/** `check --sandbox-env`: start the probe sandbox, print the server environment, keep serving until stopped. */
-async function serveSandboxEnv(profile: string, contractFile: string | undefined, io: Io): Promise<number> {
-  const { sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
+/**
+ * `check --sandbox-env`: start the probe sandbox, print the server's environment on stdout, write
+ * the checker's (admin URL and token) to a file of its own, keep serving until stopped.
+ */
+async function serveSandboxEnv(profile: string, contractFile: string | undefined, checkerFile: string, io: Io): Promise<number> {
+  const { checkerEnvLines, sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
   const { loadContract } = await import('./fixtures.js');
   const { BUNDLED } = await import('./package-root.js');
   const name = resolveProfile(profile);
   const contractProfile = loadContract(contractFile ?? BUNDLED.contractFile).profiles[name];
   if (!contractProfile) throw new ConformError('usage', `the contract has no profile "${name}"`);
-  const sandbox = await startProbeSandbox(contractProfile.capabilities);
+  const sandbox = await startProbeSandbox(contractProfile.capabilities, { listener: true });
   try {
     io.stdout(sandboxEnvLines(sandbox));
-    io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${name} is running; start the server with the variables above, then run check --url <endpoint> --probes with them loaded. Stop with Ctrl-C.\n`);
+    writePrivateFile(checkerFile, checkerEnvLines(sandbox.listener!));
+    io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${name} is running; start the server with the variables above (never with ${checkerFile}), then run check --url <endpoint> --probes with both loaded. Stop with Ctrl-C.\n`);
     await (io.untilStopped ?? waitForSignal)();
   } finally {
     await sandbox.close();
   }
   return EXIT.ok;
+}
+
+/** Written whole (temp file and rename) and readable by this user only. */
+function writePrivateFile(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(temporary, text, { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch (error) {
+    throw new ConformError('usage', `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 function addTargetOptions(command: Command): Command {
@@ -191,13 +207,16 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--no-probes', 'skip the live probes')
     .option('--only-probes', 'run the live probes only, without the static rules (exit 4 when they are not applicable)')
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
-    .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped');
+    .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
+    .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server");
   addReportOptions(addTargetOptions(check)).action(async (options) => {
     if (options.sandboxEnv) {
       if (options.server || options.url || options.probes !== undefined || options.onlyProbes) throw new ConformError('usage', '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables');
-      setExit(await serveSandboxEnv(options.profile, options.contract, io));
+      if (!options.checkerEnv) throw new ConformError('usage', "--sandbox-env needs --checker-env FILE: the checker's variables go there, apart from the server's");
+      setExit(await serveSandboxEnv(options.profile, options.contract, resolve(io.cwd, options.checkerEnv), io));
       return;
     }
+    if (options.checkerEnv) throw new ConformError('usage', '--checker-env goes with --sandbox-env');
     const plan = reportPlan(options.format, options.output, io.cwd); // a bad --format/--output fails before anything is started
     if ((options.onlyProbes || options.probeTool) && options.probes === false) throw new ConformError('usage', `use either ${options.onlyProbes ? '--only-probes' : '--probe-tool'} or --no-probes, not both`);
     const targetOptions = targetOptionsFrom(options, io);

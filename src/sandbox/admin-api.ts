@@ -1,10 +1,15 @@
 /**
- * The admin API (its own listener, bound to 127.0.0.1, loopback callers only, never faulted):
+ * The admin API: what tests, benchmarks and the checker's probes use to set the sandbox up and read
+ * what happened. Two ways in: {@link createAdminDispatcher} for a caller in the same process (the
+ * checker holds the store by reference and needs no listener at all), and {@link createAdminHttpHandler}
+ * for the `b2-mcp sandbox` listener, which answers only loopback callers that send the bearer token
+ * printed at start-up (a server under test can find the port, but never holds the token).
  *
  *   GET    /health                      liveness
- *   GET    /mutations[?since=SEQ]       the mutation log (every applied state change, ids only)
- *   DELETE /mutations                   clear the mutation log
+ *   GET    /mutations[?since=SEQ]       the mutation log (every applied state change, ids only; append-only)
  *   GET    /requests[?operation=OP][&since=SEQ]  every native/S3 request with status and fault
+ *   GET    /digest                      a fingerprint of every bucket, version, upload, key, member, trial
+ *   GET    /tokens?applicationKeyId=ID  every token issued to that key
  *   POST   /reset {seed?}               back to a freshly seeded state (account and master key kept)
  *   GET    /state                       counts, buckets, keys (no secrets), groups, clock
  *   POST   /keys {keyName, capabilities, bucketIds?|bucketNames?, namePrefix?,
@@ -16,31 +21,60 @@
  *   POST   /files {bucketName, fileName, text|base64, contentType?}  add a file without the native API
  *   POST   /bulk-versions {bucketName, count, namePrefix?, versionsPerName?, size?}
  *                                       append many synthetic versions quickly (benchmarks)
- * Admin calls are not mutations of the emulated account and are not in the mutation log.
+ * Admin calls are not mutations of the emulated account and are not in the mutation log. Sequence
+ * numbers of both logs never restart, not even after /reset.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bytesBody, fillerBody, md5Hex, sha1Of } from './bodies.js';
 import type { SandboxContext } from './context.js';
 import { SandboxError, badRequest, notFound } from './errors.js';
+import { stateDigest } from './evidence.js';
 import { FaultSpecError, parseFaultSpec } from './faults.js';
 import { JSON_BODY_LIMIT, isLoopbackAddress, readBody, sendB2Error, sendJson } from './http.js';
 import { ALL_CAPABILITIES, type Capability } from './model.js';
 import { SEEDS, applySeed, type SeedName } from './seed.js';
 
-export function createAdminApi(ctx: SandboxContext, defaultSeed: SeedName): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const store = ctx.store;
+export type AdminMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** One admin call: `path` with its query, a JSON object body for POST and PUT. Errors are {@link SandboxError}s. */
+export type AdminDispatcher = (method: AdminMethod, path: string, body?: Record<string, unknown>) => Promise<unknown>;
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const presented = Buffer.from(/^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '');
+  const expected = Buffer.from(token);
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+/** The HTTP face of the admin API: loopback callers with `Authorization: Bearer <token>` only. */
+export function createAdminHttpHandler(dispatch: AdminDispatcher, token: string): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async function handleAdmin(req, res) {
     try {
       if (!isLoopbackAddress(req.socket.remoteAddress)) throw new SandboxError(403, 'access_denied', 'the admin API answers loopback callers only');
-      const url = new URL(req.url ?? '/', 'http://admin');
-      const route = `${req.method} ${url.pathname.replace(/\/+$/, '') || '/'}`;
-      const body = req.method === 'POST' || req.method === 'PUT' ? await readJson(req) : {};
-      sendJson(res, 200, await dispatch(route, url, body));
+      if (!tokenMatches(req.headers.authorization, token)) throw new SandboxError(401, 'unauthorized', 'the admin API needs the bearer token the sandbox printed at start-up');
+      const method = (req.method ?? 'GET') as AdminMethod;
+      const body = method === 'POST' || method === 'PUT' ? await readJson(req) : undefined;
+      sendJson(res, 200, await dispatch(method, req.url ?? '/', body));
     } catch (error) {
       if (error instanceof SandboxError) sendB2Error(res, error);
-      else if (error instanceof FaultSpecError) sendB2Error(res, new SandboxError(400, 'bad_request', error.message));
       else sendB2Error(res, new SandboxError(500, 'internal_error', (error as Error).message));
+    }
+  };
+}
+
+/** The admin operations over one sandbox, for a caller in the same process; results are plain JSON data. */
+export function createAdminDispatcher(ctx: SandboxContext, defaultSeed: SeedName): AdminDispatcher {
+  const store = ctx.store;
+
+  return async function dispatchAdmin(method, path, body = {}) {
+    const url = new URL(path, 'http://admin');
+    const route = `${method} ${url.pathname.replace(/\/+$/, '') || '/'}`;
+    try {
+      // A copy: nothing the caller does with the answer can reach the store.
+      return structuredClone(await dispatch(route, url, body));
+    } catch (error) {
+      if (error instanceof FaultSpecError) throw new SandboxError(400, 'bad_request', error.message);
+      throw error;
     }
   };
 
@@ -51,9 +85,13 @@ export function createAdminApi(ctx: SandboxContext, defaultSeed: SeedName): (req
         return { ok: true, accountId: store.accountId, apiUrl: ctx.urls.apiUrl, s3Url: ctx.urls.s3Url };
       case 'GET /mutations':
         return { mutations: store.mutations.list(Number(url.searchParams.get('since') ?? 0)) };
-      case 'DELETE /mutations':
-        store.mutations.clear();
-        return { cleared: true };
+      case 'GET /digest':
+        return { digest: stateDigest(store) };
+      case 'GET /tokens': {
+        const keyId = url.searchParams.get('applicationKeyId');
+        if (!keyId) throw badRequest('applicationKeyId is required');
+        return { tokens: store.tokensOf(keyId) };
+      }
       case 'GET /requests': {
         const operation = url.searchParams.get('operation');
         return {

@@ -108,6 +108,7 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     adminUrl: sandbox.adminUrl,
     // The key the server should use: it signs S3 requests to the upstream too.
     ...(s3Upstream ? { s3UpstreamKeyId: s3Upstream.accessKeyId } : {}),
+    adminToken: sandbox.adminToken,
   };
   (io.stdout ?? process.stdout).write(`${JSON.stringify(details)}\n`);
   await stopped;

@@ -34,9 +34,9 @@ export class RequestLog {
     );
   }
 
+  /** Drops the entries; sequence numbers keep counting. */
   clear(): void {
     this.records = [];
-    this.nextSeq = 1;
   }
 }
 
@@ -45,6 +45,7 @@ export interface SandboxUrls {
   apiUrl: string;
   /** Base URL of the S3-compatible API (its own listener, path-style addressing). */
   s3Url: string;
+  /** Empty without the admin listener. */
   adminUrl: string;
 }
 

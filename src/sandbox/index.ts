@@ -6,15 +6,18 @@
  *   apiUrl   — native API, `/b2api/v4/...` and `/file/<bucket>/<name>` (host/port as given)
  *   s3Url    — S3 API, path-style `/<bucket>/<key>` at the root of its own port, so an AWS SDK
  *              client with `forcePathStyle: true` and `endpoint: s3Url` works unchanged
- *   adminUrl — admin API, always bound to 127.0.0.1 and answering loopback callers only
+ *   adminUrl — admin API, always bound to 127.0.0.1, answering loopback callers that send the
+ *              bearer token `adminToken` (left out with `adminListener: false`: the caller then
+ *              uses `admin`, the same operations in-process, and nothing else can reach them)
  * With a fixed `port` P the S3 and admin listeners default to P+1 and P+2; with port 0 (the
  * default) each gets a free port. With `s3Upstream` there is no S3 listener: `s3Url` (and so the
  * authorize answer's `s3ApiUrl`) is that server, and its access key is a sandbox application key.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdminApi } from './admin-api.js';
+import { createAdminDispatcher, createAdminHttpHandler, type AdminDispatcher } from './admin-api.js';
 import { RequestLog, type SandboxContext, type SandboxUrls } from './context.js';
 import { FaultInjector, parseFaultSpec } from './faults.js';
 import { createNativeFrontEnd } from './native-api.js';
@@ -45,6 +48,8 @@ export interface SandboxOptions {
   idSalt?: string;
   /** A real S3-compatible server to hand out as `s3ApiUrl` instead of the sandbox's own S3 API. */
   s3Upstream?: S3Upstream;
+  /** Serve the admin API over HTTP (default true); without it only `admin` reaches it. */
+  adminListener?: boolean;
 }
 
 export interface S3Upstream {
@@ -58,7 +63,12 @@ export interface S3Upstream {
 export interface RunningSandbox {
   apiUrl: string;
   s3Url: string;
-  adminUrl: string;
+  /** Null without the admin listener. */
+  adminUrl: string | null;
+  /** What the admin listener wants as `Authorization: Bearer <adminToken>`. */
+  adminToken: string;
+  /** The admin operations in-process, with no listener in between. */
+  admin: AdminDispatcher;
   accountId: string;
   /** The account's master key. */
   applicationKeyId: string;
@@ -112,7 +122,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   if (options.s3Upstream) adoptUpstreamKey(store, options.s3Upstream);
   const apiServer = serve(createNativeFrontEnd(context));
   const s3Server = options.s3Upstream ? undefined : serve(createS3FrontEnd(context));
-  const adminServer = serve(createAdminApi(context, seed));
+  const admin = createAdminDispatcher(context, seed);
+  const adminToken = randomBytes(24).toString('base64url');
+  const adminServer = options.adminListener === false ? undefined : serve(createAdminHttpHandler(admin, adminToken));
 
   const close = async () => {
     await Promise.all(
@@ -131,10 +143,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const port = options.port ?? 0;
     const apiPort = await listen(apiServer, port, host);
     const s3Port = s3Server ? await listen(s3Server, options.s3Port ?? (port ? port + 1 : 0), host) : undefined;
-    const adminPort = await listen(adminServer, options.adminPort ?? (port ? port + 2 : 0), '127.0.0.1');
     urls.apiUrl = `http://${urlHost(host)}:${apiPort}`;
     urls.s3Url = options.s3Upstream ? options.s3Upstream.url.replace(/\/+$/, '') : `http://${urlHost(host)}:${s3Port}`;
-    urls.adminUrl = `http://127.0.0.1:${adminPort}`;
+    if (adminServer) urls.adminUrl = `http://127.0.0.1:${await listen(adminServer, options.adminPort ?? (port ? port + 2 : 0), '127.0.0.1')}`;
   } catch (error) {
     for (const server of servers) if (server.listening) server.close();
     throw error;
@@ -144,7 +155,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   return {
     apiUrl: urls.apiUrl,
     s3Url: urls.s3Url,
-    adminUrl: urls.adminUrl,
+    adminUrl: urls.adminUrl || null,
+    adminToken,
+    admin,
     accountId: store.accountId,
     applicationKeyId: master.applicationKeyId,
     applicationKey: master.applicationKey,
@@ -167,4 +180,5 @@ function adoptUpstreamKey(store: SandboxStore, upstream: S3Upstream): void {
 export { SandboxStore } from './store.js';
 export { SandboxError } from './errors.js';
 export type { SandboxContext, SandboxUrls } from './context.js';
+export type { AdminDispatcher, AdminMethod } from './admin-api.js';
 export type { SeedName } from './seed.js';

@@ -137,9 +137,9 @@ export class MutationLog {
     return this.records.length;
   }
 
+  /** Drops the entries; sequence numbers keep counting, so a later mark never sees an old number again. */
   clear(): void {
     this.records = [];
-    this.nextSeq = 1;
   }
 }
 
@@ -272,6 +272,13 @@ export class SandboxStore {
       n++;
     }
     return n;
+  }
+
+  /** Every token issued to a key and still known: account authorization tokens and upload grants. */
+  tokensOf(applicationKeyId: string): string[] {
+    const tokens: string[] = [];
+    for (const record of [...this.tokens.values(), ...this.uploadGrants.values()]) if (record.applicationKeyId === applicationKeyId) tokens.push(record.token);
+    return tokens;
   }
 
   issueUploadGrant(key: KeyRecord, bucketId: string, largeFileId?: string): UploadGrant {
@@ -845,6 +852,10 @@ export class SandboxStore {
     const group: GroupRecord = { groupId: String(100_000 + ++this.counters.group), groupName, createdAt: this.now(), members: [] };
     this.groups.set(group.groupId, group);
     return group;
+  }
+
+  trialAccounts(): readonly TrialAccount[] {
+    return this.trials;
   }
 
   listGroups(): GroupRecord[] {

@@ -8,7 +8,7 @@ import { runCheck } from '../../src/conformance/run.js';
 import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
 import { stdioTarget } from '../../src/conformance/target.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { SANDBOX_ADMIN_VARIABLE, canarySecret } from '../../src/conformance/probes/sandbox.js';
+import { SANDBOX_ADMIN_VARIABLE, SANDBOX_TOKEN_VARIABLE, canarySecret } from '../../src/conformance/probes/sandbox.js';
 import { baselineSurface } from './helpers/baseline.js';
 import { PROFILE, SERVERS_DIR, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract } from './helpers/harness.js';
 
@@ -118,7 +118,7 @@ test.concurrent('the checker searches its own report: a canary that reaches a st
   // frozen-contract diff quotes. The probes' sandbox is an external one, as --sandbox-env leaves it.
   const sandbox = await startSandbox({ seed: 'none' });
   const canary = canarySecret();
-  const key = await (await fetch(`${sandbox.adminUrl}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keyName: 'hand', capabilities: ['listBuckets'], applicationKey: canary }) })).json();
+  const key = (await sandbox.admin('POST', '/keys', { keyName: 'hand', capabilities: ['listBuckets'], applicationKey: canary })) as { applicationKeyId: string };
   const server = await startSurfaceHttp({
     baseline: baselineSurface(),
     leaky: mutate(baselineSurface(), (surface) => void (propsOf(surface, 's3_list_objects_v2').prefix!.default = canary)),
@@ -134,7 +134,7 @@ test.concurrent('the checker searches its own report: a canary that reaches a st
       timeoutMs: REQUEST_TIMEOUT_MS,
       probes: true,
       cwd: tempDir(),
-      env: { [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl, B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: canary },
+      env: { [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl!, [SANDBOX_TOKEN_VARIABLE]: sandbox.adminToken, B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: canary },
     });
     const leaks = result.findings.filter((finding) => finding.ruleId === 'secret-probe/canary-leak').map((finding) => finding.message);
     expect(leaks).toEqual(

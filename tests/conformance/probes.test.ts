@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { ProfileName } from '../../src/contract/constants.js';
 import { main } from '../../src/conformance/cli.js';
@@ -137,20 +140,28 @@ function startByHand(env: Record<string, string>): Promise<{ url: string; stop: 
 const stopLater: (() => void)[] = [];
 afterAll(() => stopLater.forEach((stop) => stop()));
 
-test('--sandbox-env keeps a sandbox for a server started by hand; check --url --probes uses it', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
+test('--sandbox-env keeps a sandbox for a server started by hand; check --url --probes uses it; the admin token stays with the checker', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let printed!: (text: string) => void;
   const lines = new Promise<string>((resolve) => (printed = resolve));
-  const serving = run(['check', '--sandbox-env', '--profile', 'default'], { untilStopped: () => stopped, onStdout: (text) => text.includes('B2_MCP_CONFORM_SANDBOX=') && printed(text) });
+  const checkerFile = join(mkdtempSync(join(tmpdir(), 'checker-env-')), 'checker.env');
+  const serving = run(['check', '--sandbox-env', '--checker-env', checkerFile, '--profile', 'default'], { untilStopped: () => stopped, onStdout: (text) => text.includes('B2_SECRET_SINK=') && printed(text) });
 
-  const env = Object.fromEntries((await lines).trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
-  expect(Object.keys(env).sort()).toEqual(['B2_API_URL', 'B2_APPLICATION_KEY', 'B2_APPLICATION_KEY_ID', 'B2_DESTRUCTIVE_POLICY', 'B2_MCP_CONFORM_SANDBOX', 'B2_SECRET_SINK']);
+  const parse = (text: string) => Object.fromEntries(text.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  const env = parse(await lines);
+  expect(Object.keys(env).sort()).toEqual(['B2_API_URL', 'B2_APPLICATION_KEY', 'B2_APPLICATION_KEY_ID', 'B2_DESTRUCTIVE_POLICY', 'B2_SECRET_SINK']);
   expect(env.B2_APPLICATION_KEY).toMatch(/^K005[A-Za-z0-9+/]{27}$/);
+  await expect.poll(() => existsSync(checkerFile)).toBe(true);
+  expect(statSync(checkerFile).mode & 0o077).toBe(0); // the checker's file is private
+  const checkerEnv = parse(readFileSync(checkerFile, 'utf8'));
+  expect(Object.keys(checkerEnv).sort()).toEqual(['B2_MCP_CONFORM_SANDBOX', 'B2_MCP_CONFORM_SANDBOX_TOKEN']);
+  // The admin API refuses anyone without the token, as a server that found the port would be.
+  expect((await fetch(`${checkerEnv.B2_MCP_CONFORM_SANDBOX}/mutations`)).status).toBe(401);
 
   const server = await startByHand(env);
   const checked = await run(['check', '--url', server.url, '--only-probes', '--profile', 'default', '--format', 'json', '--probe-tool', 'b2_delete_bucket', '--probe-tool', 's3_list_objects_v2', ...REQUEST_TIMEOUT], {
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, ...env, ...checkerEnv },
   });
   server.stop();
   stop();
@@ -163,4 +174,10 @@ test('--sandbox-env keeps a sandbox for a server started by hand; check --url --
   expect(probes.skipped).toEqual([expect.stringMatching(/B2_DESTRUCTIVE_POLICY=block step .* cannot be restarted/)]);
   expect(probes.gate.elicitations).toBe(3);
   expect(checked.stdout).not.toContain(env.B2_APPLICATION_KEY);
+  expect(checked.stdout).not.toContain(checkerEnv.B2_MCP_CONFORM_SANDBOX_TOKEN);
+});
+
+test('--sandbox-env without --checker-env, or --checker-env alone: usage errors', async () => {
+  expect(await run(['check', '--sandbox-env'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--sandbox-env needs --checker-env FILE/) });
+  expect(await run(['check', '--checker-env', 'x.env', '--no-probes'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--checker-env goes with --sandbox-env/) });
 });

@@ -60,10 +60,16 @@ describe('b2-mcp sandbox command', () => {
     await expect.poll(() => output.includes('\n')).toBe(true);
     expect(output.split('\n')).toHaveLength(2);
     const details = JSON.parse(output);
-    expect(Object.keys(details)).toEqual(['apiUrl', 's3Url', 'accountId', 'applicationKeyId', 'applicationKey', 'adminUrl']);
+    expect(Object.keys(details)).toEqual(['apiUrl', 's3Url', 'accountId', 'applicationKeyId', 'applicationKey', 'adminUrl', 'adminToken']);
     const info = await createB2NativeClient({ apiUrl: details.apiUrl, applicationKeyId: details.applicationKeyId, applicationKey: details.applicationKey }).authorize();
     expect(info.accountId).toBe(details.accountId);
-    expect((await fetch(`${details.adminUrl}/state`).then((r) => r.json())).stats.buckets).toBe(0);
+    expect((await fetch(`${details.adminUrl}/state`, { headers: { authorization: `Bearer ${details.adminToken}` } }).then((r) => r.json())).stats.buckets).toBe(0);
+    // The admin API answers only the holder of the printed token (a server under test can find the port, not the token).
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: details.adminToken }]) {
+      const refused = await fetch(`${details.adminUrl}/mutations`, { headers });
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).code).toBe('unauthorized');
+    }
     stop();
     await running;
     await expect(fetch(`${details.apiUrl}/b2api/v4/b2_authorize_account`)).rejects.toThrow();

@@ -529,14 +529,14 @@ describe('key restrictions', () => {
 
 describe('request log and faults', () => {
   test('S3 requests are logged by operation, and injected faults use S3 error XML', async () => {
-    await fetch(`${sandbox.adminUrl}/faults`, { method: 'PUT', body: JSON.stringify({ spec: '503:1@GetObject' }) });
+    await fetch(`${sandbox.adminUrl}/faults`, { method: 'PUT', headers: { authorization: `Bearer ${sandbox.adminToken}` }, body: JSON.stringify({ spec: '503:1@GetObject' }) });
     try {
       const response = await signedFetch({ method: 'GET', path: `/${BUCKET}/docs/readme.txt` });
       expect([response.status, await xmlCode(response), response.headers.get('retry-after')]).toEqual([503, 'ServiceUnavailable', '1']);
     } finally {
-      await fetch(`${sandbox.adminUrl}/faults`, { method: 'DELETE' });
+      await fetch(`${sandbox.adminUrl}/faults`, { method: 'DELETE', headers: { authorization: `Bearer ${sandbox.adminToken}` } });
     }
-    const log = (await (await fetch(`${sandbox.adminUrl}/requests?operation=GetObject`)).json()) as { requests: Array<{ api: string; status: number; fault?: string }> };
+    const log = (await (await fetch(`${sandbox.adminUrl}/requests?operation=GetObject`, { headers: { authorization: `Bearer ${sandbox.adminToken}` } })).json()) as { requests: Array<{ api: string; status: number; fault?: string }> };
     expect(log.requests.some((r) => r.api === 's3' && r.status === 503 && r.fault === '503')).toBe(true);
   });
 });

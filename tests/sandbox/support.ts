@@ -30,7 +30,8 @@ export async function b2Post(sandbox: RunningSandbox, token: string, operation: 
 export async function admin(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${sandbox.adminUrl}${path}`, {
     method,
-    ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } } : {}),
+    headers: { authorization: `Bearer ${sandbox.adminToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const json = await res.json();
   if (res.status !== 200) throw new Error(`admin ${method} ${path} failed: ${JSON.stringify(json)}`);

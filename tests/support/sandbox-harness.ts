@@ -19,7 +19,7 @@ export const ALL_KEY_CAPABILITIES = [
 export async function adminCall<T = unknown>(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${sandbox.adminUrl}${path}`, {
     method,
-    headers: body ? { 'content-type': 'application/json' } : {},
+    headers: { authorization: `Bearer ${sandbox.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
   if (!response.ok) throw new Error(`admin ${method} ${path}: ${response.status} ${await response.text()}`);

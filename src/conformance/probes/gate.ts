@@ -1,4 +1,5 @@
-import { mutationMark, mutationsSince, type MutationRecord, type ProbeSandbox } from './sandbox.js';
+import { digestChanges, type DigestChange } from '../../sandbox/evidence.js';
+import { mutationMark, mutationsSince, stateDigestOf, type MutationRecord, type ProbeSandbox } from './sandbox.js';
 import { errorSummary, hasSignedUrl } from './results.js';
 import type { CallOutcome, ElicitAnswer, ProbeSession } from './sessions.js';
 import { fillTemplate, type Arguments, type GateProbeSpec } from './table.js';
@@ -15,13 +16,15 @@ export interface GateRun {
   /** Values every template may use besides `target` (account id, times). */
   values: Record<string, unknown>;
   record(observation: ProbeObservation): void;
-  /** Search one call for canaries. */
-  inspect(tool: string, outcome: CallOutcome): void;
+  /** Search one call for canaries and read its text block back. */
+  inspect(tool: string, outcome: CallOutcome, session: ProbeSession): void;
 }
 
-interface Attempt {
+export interface Attempt {
   outcome: CallOutcome;
   mutations: MutationRecord[];
+  /** What the sandbox's state says changed, whatever its log says. */
+  changes: DigestChange[];
 }
 
 function mutationText(mutations: readonly MutationRecord[]): string {
@@ -30,9 +33,21 @@ function mutationText(mutations: readonly MutationRecord[]): string {
   return `${mutations.length} change${mutations.length === 1 ? '' : 's'} in the sandbox (${operations})`;
 }
 
-/** A gated call the server had no consent for: an isError result and no change at all. */
-function judgeRefusal(spec: GateProbeSpec, { outcome, mutations }: Attempt): { passed: boolean; detail: string } {
+/** `2 version removed, 1 bucket changed`: what a state comparison found, by kind. */
+export function changeText(changes: readonly DigestChange[]): string {
+  const counts = new Map<string, number>();
+  for (const { kind, change } of changes) counts.set(`${kind} ${change}`, (counts.get(`${kind} ${change}`) ?? 0) + 1);
+  return [...counts].map(([what, count]) => `${count} ${what}`).join(', ');
+}
+
+/**
+ * A gated call the server had no consent for: an isError result and no change at all, neither in
+ * the mutation log nor in the state (a target deleted and re-created, a setting changed and put
+ * back by a path the log does not see, all count).
+ */
+export function judgeRefusal(spec: Pick<GateProbeSpec, 'tool' | 'effect'>, { outcome, mutations, changes }: Attempt): { passed: boolean; detail: string } {
   if (mutations.length > 0) return { passed: false, detail: `${spec.tool} ran without consent: ${mutationText(mutations)}` };
+  if (changes.length > 0) return { passed: false, detail: `${spec.tool} ran without consent: the mutation log shows nothing, but the sandbox state changed (${changeText(changes)})` };
   if (spec.effect === 'signed-url' && hasSignedUrl(outcome)) return { passed: false, detail: `${spec.tool} returned a presigned URL without consent` };
   if (outcome.thrown) return { passed: false, detail: `${spec.tool} answered with a protocol error instead of an isError refusal` };
   if (!outcome.result?.isError) return { passed: false, detail: `${spec.tool} returned a result without isError although it did nothing; a refusal must be an isError result` };
@@ -74,13 +89,14 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
   const attempt = async (session: ProbeSession, options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean }): Promise<Attempt> => {
     const values = options.harmless ? await run.seeder.seed(spec.harmless!.target) : (target ??= await run.seeder.seed(spec.target));
     const args = argumentsFor(options.harmless ? spec.harmless!.arguments : spec.trigger, values);
-    const mark = await mutationMark(run.sandbox);
+    const [mark, before] = await Promise.all([mutationMark(run.sandbox), stateDigestOf(run.sandbox)]);
     session.answer(options.answer ?? 'decline');
     const outcome = await session.call(spec.tool, options.confirm ? { ...args, confirm: true } : args);
-    const mutations = await mutationsSince(run.sandbox, mark);
-    if (mutations.length > 0 && !options.harmless) target = undefined;
-    run.inspect(spec.tool, outcome);
-    return { outcome, mutations };
+    const [mutations, after] = await Promise.all([mutationsSince(run.sandbox, mark), stateDigestOf(run.sandbox)]);
+    const changes = digestChanges(before, after);
+    if ((mutations.length > 0 || changes.length > 0) && !options.harmless) target = undefined;
+    run.inspect(spec.tool, outcome, session);
+    return { outcome, mutations, changes };
   };
   const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) => run.record({ aspect, tool: spec.tool, variant, ...verdict });
   const { plain, elicit, block } = run;

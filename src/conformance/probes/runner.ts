@@ -99,12 +99,20 @@ class ProbeRun {
     }
   }
 
-  inspect(tool: string, outcome: CallOutcome, gate: boolean): void {
-    if (gate) {
+  /**
+   * Search one call for canaries. A gate call's successful structured result is also read back
+   * (read calls are judged by their own probe), so no result escapes the round-trip check.
+   */
+  inspect(tool: string, outcome: CallOutcome, kind: 'gate' | 'read', session?: ProbeSession): void {
+    if (kind === 'gate') {
       this.gateCalls++;
       this.elicitations += outcome.elicitations.length;
     } else this.formatCalls++;
     for (const { place, text } of callSurfaces(outcome)) this.scan(place, text, tool);
+    if (kind !== 'read' && session && outcome.result && !outcome.result.isError && outcome.result.structuredContent !== undefined) {
+      const verdict = judgeFormat(outcome, session.spec.outputFormat, 'result');
+      this.record({ ...verdict, tool, variant: `${session.spec.outputFormat ?? 'as configured'} (${kind} call)` });
+    }
   }
 
   counts() {
@@ -135,7 +143,7 @@ async function calibrate(run: ProbeRun, session: ProbeSession, reads: ReadProbeS
   run.step(`calibration: ${read.tool}`);
   const before = await requestMark(run.sandbox);
   const outcome = await session.call(read.tool, read.arguments);
-  run.inspect(read.tool, outcome, false);
+  run.inspect(read.tool, outcome, 'read');
   const after = await requestMark(run.sandbox, before.mark);
   return after.count > 0;
 }
@@ -147,7 +155,7 @@ async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadPro
     run.step(`format ${label}: ${read.tool}`);
     try {
       const outcome = await session.call(read.tool, fillTemplate(read.arguments, values));
-      run.inspect(read.tool, outcome, false);
+      run.inspect(read.tool, outcome, 'read');
       const verdict = judgeFormat(outcome, mode, read.expect ?? 'result');
       run.record({ ...verdict, tool: read.tool, variant: `${label}${read.expect === 'error' ? ' (error)' : ''}` });
     } catch (error) {
@@ -222,7 +230,7 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
     ...sessions,
     values,
     record: (observation) => run.record(observation),
-    inspect: (tool, outcome) => run.inspect(tool, outcome, true),
+    inspect: (tool, outcome, session) => run.inspect(tool, outcome, 'gate', session),
   };
   const gates = gated
     .map((tool) => byTool.get(tool))

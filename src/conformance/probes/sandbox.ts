@@ -1,4 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import type { AdminDispatcher, AdminMethod } from '../../sandbox/admin-api.js';
+import type { StateDigest } from '../../sandbox/evidence.js';
 import { ALL_CAPABILITIES } from '../../sandbox/model.js';
 import { ConformError } from '../errors.js';
 import type { Canary } from './secrets.js';
@@ -11,13 +13,14 @@ export interface SandboxKey {
 
 /**
  * The B2 stand-in the probes run against: started in-process for this run, or one a
- * `check --sandbox-env` process keeps running for servers started by hand. Probes reach it over
- * HTTP only (native API and admin API), so both kinds behave the same.
+ * `check --sandbox-env` process keeps running for servers started by hand. The in-process one has
+ * no admin listener at all: the probes call its admin operations directly and read its log and
+ * state by reference, so nothing the server under test can reach changes or erases the evidence.
+ * The external one answers only the bearer token that `--sandbox-env` wrote for the checker.
  */
 export interface ProbeSandbox {
   kind: 'in-process' | 'external';
   apiUrl: string;
-  adminUrl: string;
   accountId: string;
   /** The key the server under test gets; its secret is a canary. */
   serverKey: SandboxKey;
@@ -25,12 +28,15 @@ export interface ProbeSandbox {
   partnerKey?: SandboxKey;
   /** Secret values that must never leave the server. */
   canaries: Canary[];
-  admin<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;
+  /** Only for `check --sandbox-env`: the admin listener a later `check` attaches to, and its token. */
+  listener?: { url: string; token: string };
+  admin<T>(method: AdminMethod, path: string, body?: Record<string, unknown>): Promise<T>;
   close(): Promise<void>;
 }
 
-/** The variable through which `--sandbox-env` tells a later `check` where its sandbox's admin API is. */
+/** The variables through which `--sandbox-env` tells a later `check` where its sandbox's admin API is, and its token. */
 export const SANDBOX_ADMIN_VARIABLE = 'B2_MCP_CONFORM_SANDBOX';
+export const SANDBOX_TOKEN_VARIABLE = 'B2_MCP_CONFORM_SANDBOX_TOKEN';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -46,13 +52,24 @@ export function canarySecret(): string {
   return `K005${chars.join('')}`;
 }
 
-function adminClient(adminUrl: string) {
-  return async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
+/** The in-process admin operations, with errors as one-line messages. */
+function directAdmin(dispatch: AdminDispatcher): ProbeSandbox['admin'] {
+  return async <T>(method: AdminMethod, path: string, body?: Record<string, unknown>): Promise<T> => {
+    try {
+      return (await dispatch(method, path, body)) as T;
+    } catch (error) {
+      throw new Error(`sandbox admin ${method} ${path}: ${(error as Error).message}`);
+    }
+  };
+}
+
+function adminClient(adminUrl: string, token: string): ProbeSandbox['admin'] {
+  return async <T>(method: AdminMethod, path: string, body?: Record<string, unknown>): Promise<T> => {
     let response: Response;
     try {
       response = await fetch(`${adminUrl}${path}`, {
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
@@ -72,22 +89,25 @@ function keyCapabilities(capabilities: readonly string[] | null): string[] {
   return capabilities ? [...capabilities] : [...ALL_CAPABILITIES];
 }
 
-/** Start a sandbox in this process, seeded with the demo data, and mint the server's canary key. */
-export async function startProbeSandbox(capabilities: readonly string[] | null): Promise<ProbeSandbox> {
+/**
+ * Start a sandbox in this process, seeded with the demo data, and mint the server's canary key.
+ * Only with `listener` (for `check --sandbox-env`) does its admin API listen, behind a token.
+ */
+export async function startProbeSandbox(capabilities: readonly string[] | null, options: { listener?: boolean } = {}): Promise<ProbeSandbox> {
   const { startSandbox } = await import('../../sandbox/index.js');
-  const running = await startSandbox({ seed: 'demo' });
+  const running = await startSandbox({ seed: 'demo', adminListener: options.listener === true });
   try {
-    const admin = adminClient(running.adminUrl);
-    const serverKey = await admin<SandboxKey>('POST', '/keys', { keyName: 'b2-mcp-conform-probe', capabilities: keyCapabilities(capabilities), applicationKey: canarySecret() });
+    const admin = directAdmin(running.admin);
+    const serverKey = await admin<SandboxKey>('POST', '/keys', { keyName: 'workstation', capabilities: keyCapabilities(capabilities), applicationKey: canarySecret() });
     const partnerKey = capabilities === null ? { applicationKeyId: running.applicationKeyId, applicationKey: running.applicationKey } : undefined;
     return {
       kind: 'in-process',
       apiUrl: running.apiUrl,
-      adminUrl: running.adminUrl,
       accountId: running.accountId,
       serverKey,
       ...(partnerKey ? { partnerKey } : {}),
       canaries: canariesOf(serverKey, partnerKey),
+      ...(running.adminUrl ? { listener: { url: running.adminUrl, token: running.adminToken } } : {}),
       admin,
       close: () => running.close(),
     };
@@ -98,21 +118,20 @@ export async function startProbeSandbox(capabilities: readonly string[] | null):
 }
 
 /**
- * Attach to the sandbox a `check --sandbox-env` process runs, from the variables it printed (the
- * same ones the server under test was started with).
+ * Attach to the sandbox a `check --sandbox-env` process runs, from the variables it printed for the
+ * server under test and the ones it wrote to the checker's file.
  */
 export async function attachProbeSandbox(env: NodeJS.ProcessEnv): Promise<ProbeSandbox> {
   const adminUrl = env[SANDBOX_ADMIN_VARIABLE]!;
-  const missing = ['B2_API_URL', 'B2_APPLICATION_KEY_ID', 'B2_APPLICATION_KEY'].filter((name) => !env[name]);
-  if (missing.length > 0) throw new ConformError('usage', `${SANDBOX_ADMIN_VARIABLE} is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not; load every line --sandbox-env printed`);
-  const admin = adminClient(adminUrl);
+  const missing = ['B2_API_URL', 'B2_APPLICATION_KEY_ID', 'B2_APPLICATION_KEY', SANDBOX_TOKEN_VARIABLE].filter((name) => !env[name]);
+  if (missing.length > 0) throw new ConformError('usage', `${SANDBOX_ADMIN_VARIABLE} is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not; load every line --sandbox-env printed and the --checker-env file`);
+  const admin = adminClient(adminUrl, env[SANDBOX_TOKEN_VARIABLE]!);
   const health = await admin<{ accountId: string }>('GET', '/health');
   const serverKey = { applicationKeyId: env.B2_APPLICATION_KEY_ID!, applicationKey: env.B2_APPLICATION_KEY! };
   const partnerKey = env.B2_MASTER_KEY_ID && env.B2_MASTER_KEY ? { applicationKeyId: env.B2_MASTER_KEY_ID, applicationKey: env.B2_MASTER_KEY } : undefined;
   return {
     kind: 'external',
     apiUrl: env.B2_API_URL!,
-    adminUrl,
     accountId: health.accountId,
     serverKey,
     ...(partnerKey ? { partnerKey } : {}),
@@ -151,6 +170,16 @@ export async function mutationsSince(sandbox: ProbeSandbox, mark: number): Promi
   return (await sandbox.admin<{ mutations: MutationRecord[] }>('GET', `/mutations?since=${mark}`)).mutations;
 }
 
+/** The sandbox's own account of its state, to judge by besides the mutation log. */
+export async function stateDigestOf(sandbox: ProbeSandbox): Promise<StateDigest> {
+  return (await sandbox.admin<{ digest: StateDigest }>('GET', '/digest')).digest;
+}
+
+/** Every token the sandbox issued to the server's key so far (each one a canary). */
+export async function tokensOfServerKey(sandbox: ProbeSandbox): Promise<string[]> {
+  return (await sandbox.admin<{ tokens: string[] }>('GET', `/tokens?applicationKeyId=${encodeURIComponent(sandbox.serverKey.applicationKeyId)}`)).tokens;
+}
+
 /** Highest sequence number in the request log: requests after it reached the sandbox later. */
 export async function requestMark(sandbox: ProbeSandbox, since = 0): Promise<{ mark: number; count: number }> {
   const { requests } = await sandbox.admin<{ requests: { seq: number }[] }>('GET', `/requests?since=${since}`);
@@ -158,10 +187,15 @@ export async function requestMark(sandbox: ProbeSandbox, since = 0): Promise<{ m
 }
 
 /**
- * What `check --sandbox-env` prints: `NAME=value` lines for a server started by hand (the values
- * hold no shell metacharacters), plus where a later `check --probes` finds this sandbox.
+ * What `check --sandbox-env` prints for the server started by hand: `NAME=value` lines (the values
+ * hold no shell metacharacters). Nothing in it reaches the admin API.
  */
 export function sandboxEnvLines(sandbox: ProbeSandbox): string {
-  const env = { ...sandboxServerEnv(sandbox), B2_DESTRUCTIVE_POLICY: 'confirm', B2_SECRET_SINK: 'off', [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl };
+  const env = { ...sandboxServerEnv(sandbox), B2_DESTRUCTIVE_POLICY: 'confirm', B2_SECRET_SINK: 'off' };
   return Object.entries(env).map(([name, value]) => `${name}=${value}\n`).join('');
+}
+
+/** What `check --sandbox-env` writes for the checker alone: where the admin API is and its token. */
+export function checkerEnvLines(listener: { url: string; token: string }): string {
+  return `${SANDBOX_ADMIN_VARIABLE}=${listener.url}\n${SANDBOX_TOKEN_VARIABLE}=${listener.token}\n`;
 }

@@ -64,9 +64,10 @@ export interface SessionOptions {
 
 /**
  * Credentials a `--server` command was given with `--env` never reach a probe session: the
- * sandbox key replaces them, and a real key must not sit in a process that is being probed.
+ * sandbox key replaces them, and a real key must not sit in a process that is being probed. Nor
+ * does anything that locates or opens the checker's sandbox admin API.
  */
-const CREDENTIAL_VARIABLE = /^(B2_(APPLICATION|APP|MASTER)_KEY(_ID)?|B2_CREDENTIAL_.+|B2_PRINCIPAL_CREDENTIAL_MAP|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN))$/;
+const CREDENTIAL_VARIABLE = /^(B2_(APPLICATION|APP|MASTER)_KEY(_ID)?|B2_CREDENTIAL_.+|B2_PRINCIPAL_CREDENTIAL_MAP|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN)|B2_MCP_CONFORM_.+)$/;
 
 function withoutCredentials(env: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_VARIABLE.test(name)));
@@ -77,7 +78,6 @@ function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: st
     ...base,
     B2_SECRET_SINK: 'off',
     B2_DESTRUCTIVE_ELICITATION: 'on',
-    LOG_LEVEL: 'debug',
     ...(spec.policy ? { B2_DESTRUCTIVE_POLICY: spec.policy } : {}),
     ...(spec.outputFormat ? { B2_MCP_OUTPUT_FORMAT: spec.outputFormat } : {}),
     ...(logFile ? { B2_LOG_FILE: logFile } : {}),
@@ -86,7 +86,7 @@ function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: st
 
 /** Start (or reach) the server for one session, connect a client and list its tools. */
 export async function openSession(server: ProbeServer, spec: SessionSpec, options: SessionOptions): Promise<ProbeSession> {
-  const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'b2-mcp-conform-log-')) : undefined;
+  const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'mcp-logs-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
   const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile) : {};
   const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true }) : undefined;

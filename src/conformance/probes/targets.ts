@@ -62,7 +62,7 @@ export class TargetSeeder {
   private readonly kinds: Record<string, Seed>;
 
   constructor(private readonly sandbox: ProbeSandbox) {
-    const seedingKey = sandbox.admin<SandboxKey>('POST', '/keys', { keyName: 'b2-mcp-conform-seeding', capabilities: [...ALL_CAPABILITIES] });
+    const seedingKey = sandbox.admin<SandboxKey>('POST', '/keys', { keyName: 'backup-admin', capabilities: [...ALL_CAPABILITIES] });
     seedingKey.catch(() => {});
     this.native = new NativeSeeder(sandbox, seedingKey);
     this.kinds = {
@@ -92,8 +92,10 @@ export class TargetSeeder {
     return seed(params);
   }
 
-  private name(what: string): string {
-    return `probe-${this.tag}-${what}-${++this.counter}`;
+  /** Names like an ordinary account's, so nothing a server lists tells it a checker made them. */
+  private name(what: 'bucket' | 'object' | 'upload' | 'key' | 'member'): string {
+    const n = `${this.tag}${++this.counter}`;
+    return { bucket: `team-assets-${n}`, object: `notes/meeting-${n}`, upload: `uploads/video-${n}`, key: `ci-deploy-${n}`, member: `ops-${n}` }[what];
   }
 
   private async bucket(params: Record<string, unknown>): Promise<TargetValues> {
@@ -121,7 +123,7 @@ export class TargetSeeder {
     const added = await this.sandbox.admin<{ fileId: string; fileName: string }>('POST', '/files', {
       bucketName: bucket.bucketName,
       fileName,
-      text: typeof params.text === 'string' ? params.text : `probe object ${fileName}\n`,
+      text: typeof params.text === 'string' ? params.text : `notes for ${fileName}\n`,
       contentType: 'text/plain',
     });
     return { bucketId: bucket.bucketId!, bucketName: bucket.bucketName!, key: added.fileName, fileId: added.fileId, fileName: added.fileName };
@@ -159,11 +161,11 @@ export class TargetSeeder {
       bucketId: bucket.bucketId,
       eventNotificationRules: [
         {
-          name: 'probe-rule',
+          name: 'new-uploads',
           eventTypes: ['b2:ObjectCreated:*'],
           isEnabled: true,
           objectNamePrefix: '',
-          targetConfiguration: { targetType: 'webhook', url: 'https://hooks.example.com/b2-mcp-conform', hmacSha256SigningSecret: randomBytes(16).toString('hex') },
+          targetConfiguration: { targetType: 'webhook', url: 'https://hooks.example.com/storage-events', hmacSha256SigningSecret: randomBytes(16).toString('hex') },
         },
       ],
     });
