@@ -193,6 +193,7 @@ async function probe(request: CheckRequest, profile: ProfileName, inputs: Return
     env: request.env ?? process.env,
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     ...(request.probeTools?.length ? { tools: request.probeTools } : {}),
+    ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { ToolFixture } from '../../contract/fixture.js';
+import type { ClientInfo } from '../client-identities.js';
 import { judgeFormat, type FormatMode } from './format.js';
 import { gateSteps, type GateRun } from './gate.js';
 import { callSurfaces } from './results.js';
@@ -24,19 +25,21 @@ export interface ProbeRequest {
   tablesDir?: string;
   /** Probe only these tools (gate and read probes); every listed tool when absent. */
   tools?: readonly string[];
+  /** `--client-info` names and versions the sessions present instead of their identities' own. */
+  clientInfo?: readonly ClientInfo[];
 }
 
 /** The server configurations the probes need: gates and TOON, elicitation and `auto`, the block policy and JSON. */
 const SPAWNED_SESSIONS: SessionSpec[] = [
-  { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false },
-  { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true },
-  { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, logFile: true },
+  { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false, identity: 'claudeDesktop' },
+  { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true, identity: 'claudeCode' },
+  { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, identity: 'zed', logFile: true },
 ];
 
 /** A server started by hand keeps its own policy and format; it cannot be restarted with others. */
 const URL_SESSIONS: SessionSpec[] = [
-  { name: 'plain', policy: null, outputFormat: null, elicitation: false },
-  { name: 'elicit', policy: null, outputFormat: null, elicitation: true },
+  { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'claudeDesktop' },
+  { name: 'elicit', policy: null, outputFormat: null, elicitation: true, identity: 'claudeCode' },
 ];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -123,7 +126,9 @@ class ProbeRun {
 async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<string, string>): Promise<Partial<Record<SessionSpec['name'], ProbeSession>>> {
   const specs = request.server.kind === 'spawn' ? SPAWNED_SESSIONS : URL_SESSIONS;
   if (request.server.kind === 'url') run.skipped.push('the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)');
-  const opened = await Promise.allSettled(specs.map((spec) => openSession(request.server, spec, { env, timeoutMs: request.timeoutMs, modern: request.modern })));
+  const opened = await Promise.allSettled(
+    specs.map((spec, slot) => openSession(request.server, spec, { env, timeoutMs: request.timeoutMs, modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) })),
+  );
   const sessions: Partial<Record<SessionSpec['name'], ProbeSession>> = {};
   opened.forEach((result, index) => {
     const spec = specs[index]!;
@@ -270,7 +275,7 @@ function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession
     sandbox: sandbox.kind,
     sessions: sessions.map((session) => ({
       name: session.spec.name,
-      client: session.spec.elicitation ? 'answers form elicitation' : 'no elicitation',
+      client: `${session.client} (${session.spec.elicitation ? 'answers form elicitation' : 'no elicitation'})`,
       policy: session.spec.policy,
       outputFormat: session.spec.outputFormat,
       env: session.envNames,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import type { ListedTool } from '../../contract/normalize.js';
-import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
+import { declinedRequests, presentedIdentity, type ClientInfo, type IdentityName } from '../client-identities.js';
 import { ChildStdioTransport } from '../stdio-transport.js';
 import type { HttpTarget } from '../target.js';
 
@@ -17,8 +17,10 @@ export interface SessionSpec {
   policy: 'confirm' | 'block' | null;
   /** B2_MCP_OUTPUT_FORMAT, or null when the server runs as it was started. */
   outputFormat: 'toon' | 'auto' | 'json' | null;
-  /** Whether the client declares form elicitation and answers it. */
+  /** Whether the client declares form elicitation and answers it (the identity's capabilities agree). */
   elicitation: boolean;
+  /** The ordinary client the session presents as; nothing tells the server a checker is calling. */
+  identity: IdentityName;
   /** Point B2_LOG_FILE at a file of the run's own, so the log file is searched too. */
   logFile?: boolean;
 }
@@ -34,6 +36,8 @@ export interface CallOutcome {
 
 export interface ProbeSession {
   spec: SessionSpec;
+  /** The product the session presented as, for the evidence. */
+  client: string;
   tools: ListedTool[];
   call(tool: string, args: Record<string, unknown>): Promise<CallOutcome>;
   /** How the elicitation handler answers from now on. */
@@ -60,6 +64,10 @@ export interface SessionOptions {
   timeoutMs: number;
   /** Speak the modern era (2026-07-28) rather than the 2025 era. */
   modern: boolean;
+  /** `--client-info` names and versions, taken in turn instead of the identities' own. */
+  clientInfo?: readonly ClientInfo[];
+  /** Which session this is, to take its turn of `clientInfo`. */
+  slot?: number;
 }
 
 /**
@@ -90,20 +98,22 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
   const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile) : {};
   const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true }) : undefined;
+  const identity = presentedIdentity(spec.identity, options.slot ?? 0, options.clientInfo);
   const transport =
     server.kind === 'spawn'
       ? stdio!
-      : new StreamableHTTPClientTransport(server.target.url, { requestInit: { headers: { ...server.target.headers, 'user-agent': `${CHECKER_NAME}/${CHECKER_VERSION} (probes)` } } });
+      : new StreamableHTTPClientTransport(server.target.url, { requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } } });
 
   let answer: ElicitAnswer = 'decline';
   let elicited: string[] = [];
   const client = new Client(
-    { name: `${CHECKER_NAME}-probes`, version: CHECKER_VERSION },
+    { ...identity.clientInfo },
     {
-      capabilities: spec.elicitation ? { elicitation: { form: {} } } : {},
+      capabilities: structuredClone(identity.capabilities),
       versionNegotiation: options.modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.timeoutMs } } : { mode: 'legacy' },
     },
   );
+  for (const { method, answer: declined } of declinedRequests(identity)) client.setRequestHandler(method, async () => declined() as never);
   if (spec.elicitation) {
     client.setRequestHandler('elicitation/create', async (request) => {
       elicited.push(String((request.params as { message?: unknown }).message ?? ''));
@@ -133,6 +143,7 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
 
   return {
     spec,
+    client: identity.product,
     tools,
     envNames: Object.keys(probeEnv).sort(),
     answer: (next) => void (answer = next),
