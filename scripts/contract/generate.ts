@@ -8,6 +8,7 @@ import {
   TOOL_FIXTURES_DIR,
   type ContractArtifact,
   type ContractProfile,
+  type NamingPolicy,
   type PromptContractProfile,
 } from '../../src/contract/artifact.js';
 import {
@@ -18,6 +19,7 @@ import {
   CONTRACT_VERSION,
   ERAS,
   MCP_REVISION,
+  NAMING_POLICY,
   PROFILE_NAMES,
   PROMPT_CONTRACT_ISSUE,
   type BackingCategory,
@@ -94,6 +96,19 @@ function backingOf(): Record<string, BackingCategory> {
   return Object.fromEntries(TOOL_CATALOG.map((tool) => [tool.name, tool.backing]));
 }
 
+/** The published naming policy; the allowed verbs are the ones the registered (not grandfathered) names use. */
+function namingPolicy(): NamingPolicy {
+  const grandfathered = new Set<string>(NAMING_POLICY.grandfathered);
+  const verbs = new Set(TOOL_CATALOG.filter((tool) => !grandfathered.has(tool.name)).map((tool) => tool.name.split('_')[1]!));
+  return {
+    prefixes: { ...NAMING_POLICY.prefixes },
+    verbs: [...verbs].sort(),
+    grandfathered: [...grandfathered],
+    presign: { ...NAMING_POLICY.presign },
+    renames: NAMING_POLICY.renames.map((rename) => ({ ...rename })),
+  };
+}
+
 function artifactFrom(modern: Map<ProfileName, ToolFixture>, promptFixtures: Map<ProfileName, PromptFixture>, sdk: Record<string, string>): ContractArtifact {
   const toolBacking = backingOf();
   const profiles = {} as Record<ProfileName, ContractProfile>;
@@ -125,6 +140,7 @@ function artifactFrom(modern: Map<ProfileName, ToolFixture>, promptFixtures: Map
     backingCategories: BACKING_CATEGORIES,
     toolBacking,
     profiles,
+    naming: namingPolicy(),
     promptIssue: PROMPT_CONTRACT_ISSUE,
     promptProfiles: Object.fromEntries(
       PROFILE_NAMES.map((profile): [ProfileName, PromptContractProfile] => {
@@ -162,6 +178,15 @@ export function renderProfilesDoc(artifact: ContractArtifact): string {
   for (const [name, profile] of Object.entries(artifact.profiles)) {
     const c = profile.counts;
     lines.push(`| \`${name}\` | ${c.total} | ${c.b2} | ${c.s3} | ${c.bz} | ${profile.confirmTools.length} | \`${profile.hash.slice(0, 12)}\` |`);
+  }
+  if (artifact.naming) {
+    const naming = artifact.naming;
+    lines.push('', '## Naming policy', '');
+    lines.push(`- Prefix by backing: ${Object.entries(naming.prefixes).map(([category, prefix]) => `${category} \`${prefix}\``).join(', ')}`);
+    lines.push(`- Verbs after the prefix: ${naming.verbs.map((verb) => `\`${verb}\``).join(', ')}`);
+    lines.push(`- Grandfathered (exempt from the verb rule): ${naming.grandfathered.map((name) => `\`${name}\``).join(', ') || 'none'}`);
+    lines.push(`- Presign tools: names matching \`${naming.presign.when}\` match \`${naming.presign.pattern}\``);
+    lines.push(`- Renamed without aliases (former names never return): ${naming.renames.map(({ from, to }) => `\`${from}\` → \`${to}\``).join(', ')}`);
   }
   for (const [name, profile] of Object.entries(artifact.profiles)) {
     lines.push('', `## \`${name}\``, '', profile.description, '', `- Hash: \`${profile.hash}\``);

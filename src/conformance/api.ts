@@ -25,7 +25,7 @@ export interface TargetOptions {
   url?: string;
   /** HTTP headers sent with every request to `url`. */
   headers?: Record<string, string>;
-  /** Contract profile: `full`, `default` (the default) or `read-only`; `phase1-default` = `default`. */
+  /** Contract profile as the contract in use names it (ours: `full`, `default` (the default), `read-only`); `phase1-default` = `default`. */
   profile?: string;
   /** Protocol eras to speak (default both). */
   era?: EraChoice;
@@ -53,7 +53,7 @@ export interface JudgeOptions {
 export interface CheckOptions extends TargetOptions, JudgeOptions {
   /** Directory of `<profile>.<era>.json` fixtures (default the bundled ones). */
   fixtures?: string;
-  /** Contract artifact (default the bundled `docs/generated/tool-profile-contract.json`). */
+  /** Contract artifact (default: the one of the repository `fixtures` belongs to, else the bundled `docs/generated/tool-profile-contract.json`). */
   contract?: string;
   /** Run the live probes against a local sandbox (default: only for the bundled server). */
   probes?: boolean;
@@ -72,6 +72,8 @@ export interface DiffOptions extends JudgeOptions {
   before: string;
   /** Fixtures directory with the new fixtures. */
   after: string;
+  /** Contract whose recorded renames apply (default: the one of the repository `after`, then `before`, belongs to, else the bundled one). */
+  contract?: string;
 }
 
 export interface SnapshotOptions extends TargetOptions {
@@ -181,6 +183,7 @@ export async function diffRun(options: DiffOptions): Promise<RunResult> {
   return runDiff({
     before: options.before,
     after: options.after,
+    ...(options.contract !== undefined && { contractFile: options.contract }),
     ...(options.config !== undefined && { configFile: options.config }),
     ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
     ...(options.cwd !== undefined && { cwd: options.cwd }),

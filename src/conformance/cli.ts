@@ -13,7 +13,7 @@ import { reportPlan } from './report/plan.js';
 import { launchServers } from './stdio-transport.js';
 import { startBundledServer } from './bundled.js';
 import { parseClientInfo, type ClientInfo } from './client-identities.js';
-import { parsePairs, resolveProfile } from './target.js';
+import { parsePairs, resolveContractProfile, resolveProfile } from './target.js';
 import { jsonSafe } from './report/escape/json.js';
 import { terminalSafe } from './report/escape/terminal.js';
 
@@ -135,11 +135,10 @@ function waitForSignal(): Promise<void> {
  */
 async function serveSandboxEnv(profile: string, contractFile: string | undefined, checkerFile: string, io: Io): Promise<number> {
   const { checkerEnvLines, sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
-  const { loadContract } = await import('./fixtures.js');
-  const { BUNDLED } = await import('./package-root.js');
-  const name = resolveProfile(profile);
-  const contractProfile = loadContract(contractFile ?? BUNDLED.contractFile).profiles[name];
-  if (!contractProfile) throw new ConformError('usage', `the contract has no profile "${name}"`);
+  const { contractInUse } = await import('./run.js');
+  const { file, contract } = contractInUse(contractFile, []);
+  const name = resolveContractProfile(profile, Object.keys(contract.profiles), file);
+  const contractProfile = contract.profiles[name as keyof typeof contract.profiles];
   const sandbox = await startProbeSandbox(contractProfile.capabilities, { listener: true });
   try {
     io.stdout(sandboxEnvLines(sandbox));
@@ -175,7 +174,7 @@ function addTargetOptions(command: Command): Command {
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
     .option('--max-message-bytes <size>', `largest message (stdio line, HTTP body, SSE event) and largest whole tools/list answer read from the server (default ${formatBytes(DEFAULT_MAX_MESSAGE_BYTES).replace(' ', '')})`, byteSize, DEFAULT_MAX_MESSAGE_BYTES)
     .option('--client-info <name/version>', 'present as this client instead of the default identities (repeatable: the connections take them in turn)', collect)
-    .option('--profile <name>', 'contract profile: full, default, read-only (phase1-default = default)', 'default');
+    .option('--profile <name>', "contract profile as the contract names it (ours: full, default, read-only; phase1-default = default)", 'default');
 }
 
 function addReportOptions(command: Command): Command {
@@ -202,7 +201,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('check')
     .description('check a live server (default: the bundled b2-mcp) against the frozen contract')
     .option('--fixtures <dir>', 'directory of <profile>.<era>.json fixtures (default: the bundled ones)')
-    .option('--contract <file>', 'contract artifact (default: the bundled docs/generated/tool-profile-contract.json)')
+    .option('--contract <file>', 'contract artifact (default: the one of the repository --fixtures belongs to, docs/generated/ or docs/tool-profile-contract.json, else the bundled one)')
     .option('--probes', 'also run the live probes against a sandbox (default for the bundled server)')
     .option('--no-probes', 'skip the live probes')
     .option('--only-probes', 'run the live probes only, without the static rules (exit 4 when they are not applicable)')
@@ -266,10 +265,11 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .argument('<before>', 'fixtures directory with the expected (old) fixtures')
     .argument('<after>', 'fixtures directory with the new fixtures');
   addReportOptions(diff)
+    .option('--contract <file>', 'contract whose recorded renames apply (default: the one of the repository <after> or <before> belongs to, else the bundled one)')
     .option('--debug', 'show stack traces for errors')
     .action(async (before: string, after: string, options) => {
       reportPlan(options.format, options.output, io.cwd);
-      const result = await diffRun({ before, after, config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
+      const result = await diffRun({ before, after, contract: options.contract, config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
       setExit(await writeReports(result, options, io));
     });
 

@@ -1,5 +1,6 @@
 import type { ModernBlock } from '../contract/fixture.js';
-import { stable, type NormalizedTool } from '../contract/normalize.js';
+import type { ToolRename } from '../contract/artifact.js';
+import { compareCodePoints, stable, type NormalizedTool } from '../contract/normalize.js';
 
 /**
  * Every change the differ can name. Direction matters: for an input schema, anything that
@@ -71,12 +72,16 @@ export interface Change {
   path: string;
   before?: unknown;
   after?: unknown;
+  /** `tool-renamed` only: how the rename was recognised. */
+  rename?: RenameBasis;
 }
 
 type Schema = Record<string, unknown>;
 
 const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'minContains'];
 const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties', 'maxContains'];
+/** The numeric bounds, compared as one lower and one upper bound (see boundOf). */
+const NUMERIC_BOUNDS = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum'];
 /** Keywords whose presence restricts values and whose change cannot be ordered: added or changed = tighter. */
 const RESTRICTING = ['pattern', 'format', 'multipleOf'];
 /** Keywords holding one subschema. */
@@ -148,12 +153,47 @@ function diffEnum(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   emit(reordered ? 'meta-changed' : widened ? 'enum-widened' : 'enum-narrowed', where, before ?? undefined, after ?? undefined);
 }
 
+interface Bound {
+  keyword: string;
+  value: unknown;
+  exclusive: boolean;
+}
+
+/** The lower (or upper) numeric bound of a canonical schema: at most one keyword carries it. */
+function boundOf(schema: Schema, side: 'lower' | 'upper'): Bound | undefined {
+  const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
+  if (schema[exclusive] !== undefined) return { keyword: exclusive, value: schema[exclusive], exclusive: true };
+  if (schema[inclusive] !== undefined) return { keyword: inclusive, value: schema[inclusive], exclusive: false };
+  return undefined;
+}
+
+/** Whether `after` rejects values `before` accepted; null when they are the same bound. */
+function boundTightened(before: Bound | undefined, after: Bound | undefined, side: 'lower' | 'upper'): boolean | null {
+  if (before === undefined && after === undefined) return null;
+  if (before === undefined) return true;
+  if (after === undefined) return false;
+  if (deepEqual(before.value, after.value) && before.exclusive === after.exclusive) return null;
+  if (typeof before.value !== 'number' || typeof after.value !== 'number') return true;
+  if (before.value === after.value) return after.exclusive;
+  return side === 'lower' ? after.value > before.value : after.value < before.value;
+}
+
 function diffBounds(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
+  for (const side of ['lower', 'upper'] as const) {
+    const before = boundOf(a, side);
+    const after = boundOf(b, side);
+    const tightened = boundTightened(before, after, side);
+    if (tightened === null) continue;
+    // Moving between the inclusive and the exclusive keyword is one edit of one bound.
+    const sameKeyword = before === undefined || after === undefined || before.keyword === after.keyword;
+    const show = (bound: Bound | undefined) => (bound === undefined || sameKeyword ? bound?.value : { [bound.keyword]: bound.value });
+    emit(tightened ? 'bounds-tightened' : 'bounds-loosened', joinPath(path, (after ?? before)!.keyword), show(before), show(after));
+  }
   for (const [keywords, tighterWhenLarger] of [
     [LOWER_BOUNDS, true],
     [UPPER_BOUNDS, false],
   ] as const) {
-    for (const keyword of keywords) {
+    for (const keyword of keywords.filter((name) => !NUMERIC_BOUNDS.includes(name))) {
       const before = a[keyword];
       const after = b[keyword];
       if (deepEqual(before, after)) continue;
@@ -172,6 +212,126 @@ function diffBounds(a: Schema, b: Schema, path: string, emit: SchemaEmit): void 
   if (a.uniqueItems !== b.uniqueItems) {
     emit(b.uniqueItems === true ? 'bounds-tightened' : 'bounds-loosened', joinPath(path, 'uniqueItems'), a.uniqueItems, b.uniqueItems);
   }
+}
+
+/** Keywords that constrain nothing at these values, so their presence is the same schema as their absence. */
+const NO_OP: Record<string, (value: unknown) => boolean> = {
+  additionalProperties: (value) => value === true || (isObject(value) && Object.keys(value).length === 0),
+  items: (value) => value === true || (isObject(value) && Object.keys(value).length === 0),
+  propertyNames: (value) => value === true || (isObject(value) && Object.keys(value).length === 0),
+  uniqueItems: (value) => value === false,
+  minLength: (value) => value === 0,
+  minItems: (value) => value === 0,
+  minProperties: (value) => value === 0,
+  required: (value) => Array.isArray(value) && value.length === 0,
+};
+
+/** Keywords that constrain only values of one kind of type (JSON Schema ignores them for the others). */
+const TYPE_FAMILY_KEYWORDS: Record<string, readonly string[]> = {
+  numeric: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  string: ['minLength', 'maxLength', 'pattern', 'format'],
+  array: ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains'],
+  object: ['properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'propertyNames', 'patternProperties'],
+};
+const FAMILY_OF_TYPE: Record<string, string> = { integer: 'numeric', number: 'numeric', string: 'string', array: 'array', object: 'object', boolean: 'boolean', null: 'null' };
+
+/**
+ * `anyOf` (or `oneOf`) of single-type alternatives, each constraining only values of its own
+ * type, is one schema with a type list: `anyOf: [{type: integer, minimum: 1}, {type: null}]` is
+ * `{type: [integer, null], minimum: 1}`. Null when the alternatives cannot be merged that way.
+ */
+function mergeTypeAlternatives(schema: Schema, keyword: string): Schema | null {
+  const branches = schema[keyword];
+  if (schema.type !== undefined || !Array.isArray(branches) || branches.length === 0) return null;
+  const merged: Schema = {};
+  const families = new Set<string>();
+  const constrainedFamilies = new Set<string>();
+  const types: string[] = [];
+  for (const branch of branches) {
+    if (!isObject(branch)) return null;
+    const branchTypes = typeof branch.type === 'string' ? [branch.type] : Array.isArray(branch.type) && branch.type.every((t) => typeof t === 'string') ? (branch.type as string[]) : null;
+    if (!branchTypes || branchTypes.length === 0) return null;
+    const branchFamilies = new Set(branchTypes.map((type) => FAMILY_OF_TYPE[type] ?? type));
+    const constrained = Object.keys(branch).filter((key) => key !== 'type');
+    if (constrained.length > 0) {
+      // Its keywords must all belong to its one family, and no other alternative may share that family.
+      if (branchFamilies.size !== 1) return null;
+      const family = TYPE_FAMILY_KEYWORDS[[...branchFamilies][0]!] ?? [];
+      if (!constrained.every((key) => family.includes(key) || PROSE.includes(key))) return null;
+    }
+    for (const family of branchFamilies) {
+      if (families.has(family) && (constrained.length > 0 || constrainedFamilies.has(family))) return null;
+    }
+    for (const key of constrained) {
+      if (key in merged || key in schema) return null;
+      merged[key] = branch[key];
+    }
+    for (const family of branchFamilies) {
+      families.add(family);
+      if (constrained.length > 0) constrainedFamilies.add(family);
+    }
+    types.push(...branchTypes);
+  }
+  const overlapping = new Set(types).size !== types.length || (types.includes('integer') && types.includes('number'));
+  if (keyword === 'oneOf' && overlapping) return null;
+  const { [keyword]: _alternatives, ...rest } = schema;
+  return { ...rest, ...merged, type: types };
+}
+
+/**
+ * One spelling for schemas that accept the same values, so only real differences are compared:
+ * a type list is sorted and a single type is a string; `anyOf` (or a disjoint `oneOf`) of
+ * single-type alternatives is a type list (see mergeTypeAlternatives); no-op keywords are dropped; for integers `exclusiveMinimum: n` is
+ * `minimum: n + 1` (and likewise above); of an inclusive and an exclusive bound only the tighter stays.
+ */
+export function canonicalSchema(schema: Schema): Schema {
+  const out: Schema = { ...schema };
+  for (const [keyword, isNoOp] of Object.entries(NO_OP)) if (isNoOp(out[keyword])) delete out[keyword];
+  for (const keyword of ALTERNATIVES) {
+    const merged = mergeTypeAlternatives(out, keyword);
+    if (!merged) continue;
+    for (const key of Object.keys(out)) delete out[key];
+    Object.assign(out, merged);
+    for (const [key, isNoOp] of Object.entries(NO_OP)) if (isNoOp(out[key])) delete out[key];
+    break;
+  }
+  if (Array.isArray(out.type) && out.type.every((item) => typeof item === 'string')) {
+    const types = [...new Set(out.type as string[])].sort();
+    out.type = types.length === 1 ? types[0] : types;
+  }
+  // Draft 4 spelled an exclusive bound as a boolean beside the inclusive keyword.
+  for (const [inclusive, exclusive] of [
+    ['minimum', 'exclusiveMinimum'],
+    ['maximum', 'exclusiveMaximum'],
+  ] as const) {
+    if (typeof out[exclusive] !== 'boolean') continue;
+    if (out[exclusive] === true && out[inclusive] !== undefined) {
+      out[exclusive] = out[inclusive];
+      delete out[inclusive];
+    } else {
+      delete out[exclusive];
+    }
+  }
+  const numericTypes = (Array.isArray(out.type) ? out.type : [out.type]).filter((type) => type === 'integer' || type === 'number');
+  const integer = numericTypes.length > 0 && numericTypes.every((type) => type === 'integer');
+  for (const side of ['lower', 'upper'] as const) {
+    const [inclusive, exclusive] = side === 'lower' ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
+    const inc = out[inclusive];
+    const exc = out[exclusive];
+    const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+    if (integer) {
+      const candidates: number[] = [];
+      if (finite(inc)) candidates.push(side === 'lower' ? Math.ceil(inc) : Math.floor(inc));
+      if (finite(exc)) candidates.push(side === 'lower' ? Math.floor(exc) + 1 : Math.ceil(exc) - 1);
+      if (candidates.length === 0 || (inc !== undefined && !finite(inc)) || (exc !== undefined && !finite(exc))) continue;
+      out[inclusive] = side === 'lower' ? Math.max(...candidates) : Math.min(...candidates);
+      delete out[exclusive];
+    } else if (finite(inc) && finite(exc)) {
+      const exclusiveIsTighter = side === 'lower' ? exc >= inc : exc <= inc;
+      delete out[exclusiveIsTighter ? inclusive : exclusive];
+    }
+  }
+  return out;
 }
 
 function requiredOf(schema: Schema): Set<string> {
@@ -257,13 +417,16 @@ const HANDLED = new Set([
   'default',
 ]);
 
-/** Direction-aware comparison of two input schemas (`a` = before, `b` = after). */
-export function diffSchema(a: unknown, b: unknown, path: string, emit: SchemaEmit): void {
-  if (deepEqual(a, b)) return;
-  if (!isObject(a) || !isObject(b)) {
-    emit('schema-changed', path, a, b);
+/** Direction-aware comparison of two input schemas (`a` = before, `b` = after); equivalent spellings are equal. */
+export function diffSchema(before: unknown, after: unknown, path: string, emit: SchemaEmit): void {
+  if (deepEqual(before, after)) return;
+  if (!isObject(before) || !isObject(after)) {
+    emit('schema-changed', path, before, after);
     return;
   }
+  const a = canonicalSchema(before);
+  const b = canonicalSchema(after);
+  if (deepEqual(a, b)) return;
   diffType(a, b, path, emit);
   diffEnum(a, b, path, emit);
   diffBounds(a, b, path, emit);
@@ -307,50 +470,153 @@ function definitionKey(tool: NormalizedTool): string {
   return JSON.stringify({ ...tool, name: '' });
 }
 
-/** Every classified difference between two normalized tool lists (`before` = expected). */
-export function diffTools(before: readonly NormalizedTool[], after: readonly NormalizedTool[]): Change[] {
-  const changes: Change[] = [];
-  const beforeByName = new Map(before.map((tool) => [tool.name, tool]));
-  const afterByName = new Map(after.map((tool) => [tool.name, tool]));
-  const removed = before.filter((tool) => !afterByName.has(tool.name));
-  const added = after.filter((tool) => !beforeByName.has(tool.name));
+/** How a rename was recognised. */
+export type RenameBasis =
+  /** The contract records the pair; `reverted` when the after side uses the former name. */
+  | { by: 'contract'; reverted: boolean }
+  | { by: 'definition' }
+  /** Same required inputs and most input names; `shared` of `total` input names in common. */
+  | { by: 'similarity'; confidence: number; shared: number; total: number };
 
+export interface DiffOptions {
+  /** Renames the contract records (former → current); recognised in either direction. */
+  renames?: readonly ToolRename[];
+}
+
+/** Below this, a removed and an added tool are two changes, not a rename. */
+const RENAME_CONFIDENCE = 0.6;
+
+/** Every classified difference between two definitions of one tool, reported under `tool`. */
+function definitionChanges(expected: NormalizedTool, actual: NormalizedTool, tool: string): Change[] {
+  const found: Change[] = [];
+  const emit: Emit = (kind, path, was, now) => found.push({ kind, tool, path, before: was, after: now });
+  if (expected.descriptionSha256 !== actual.descriptionSha256) emit('description-changed', 'description');
+  diffSchema(expected.inputSchema, actual.inputSchema, 'inputSchema', emit);
+  if (!deepEqual(expected.outputSchema, actual.outputSchema)) emit('output-schema-changed', 'outputSchema', expected.outputSchema, actual.outputSchema);
+  diffAnnotations(expected.annotations, actual.annotations, emit);
+  if (!deepEqual(expected._meta, actual._meta)) emit('meta-changed', '_meta', expected._meta, actual._meta);
+  // A part of the definition the classifier does not know is still a change; equivalent input schemas are not.
+  const rest = (definition: NormalizedTool) => ({ ...definition, name: '', inputSchema: null });
+  if (found.length === 0 && !deepEqual(rest(expected), rest(actual))) emit('schema-changed', '');
+  return found;
+}
+
+function inputNames(tool: NormalizedTool): { properties: Set<string>; required: Set<string> } {
+  const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
+  return { properties: new Set(isObject(schema.properties) ? Object.keys(schema.properties) : []), required: requiredOf(schema) };
+}
+
+/** Words of a name after its prefix: `b2_list_largest_files` → list, largest, files. */
+function nameWords(name: string): Set<string> {
+  return new Set(name.split('_').slice(1));
+}
+
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): { shared: number; total: number } {
+  const shared = [...a].filter((item) => b.has(item)).length;
+  return { shared, total: new Set([...a, ...b]).size };
+}
+
+/**
+ * How likely `added` is `removed` under a new name: the same required inputs are a must, and most
+ * input names in common (or, for tools without inputs, most name words); the confidence weighs the
+ * input names (3), the name words, equal annotations and an equal description (1 each).
+ */
+export function renameSimilarity(removed: NormalizedTool, added: NormalizedTool): Extract<RenameBasis, { by: 'similarity' }> | null {
+  const before = inputNames(removed);
+  const after = inputNames(added);
+  if (before.required.size !== after.required.size || [...before.required].some((name) => !after.required.has(name))) return null;
+  const inputs = jaccard(before.properties, after.properties);
+  const words = jaccard(nameWords(removed.name), nameWords(added.name));
+  const wordScore = words.total === 0 ? 0 : words.shared / words.total;
+  const signals: [number, number][] = [[wordScore, 1]];
+  if (inputs.total > 0) {
+    if (inputs.shared / inputs.total < 0.5) return null;
+    signals.push([inputs.shared / inputs.total, 3]);
+  } else if (wordScore < 0.5) {
+    return null;
+  }
+  signals.push([deepEqual(removed.annotations, added.annotations) ? 1 : 0, 1]);
+  signals.push([removed.descriptionSha256 === added.descriptionSha256 ? 1 : 0, 1]);
+  const weight = signals.reduce((sum, [, w]) => sum + w, 0);
+  const confidence = Math.round((signals.reduce((sum, [score, w]) => sum + score * w, 0) / weight) * 100) / 100;
+  return confidence >= RENAME_CONFIDENCE ? { by: 'similarity', confidence, ...inputs } : null;
+}
+
+/** Above this many removed × added pairs, renames are matched by the contract and exact definition only. */
+const SIMILARITY_PAIR_BUDGET = 10_000;
+
+/**
+ * Pair removed with added tools: renames the contract records, then identical definitions, then
+ * equivalent ones, then the most similar. The first two are lookups; the pairwise steps run only
+ * while the pairs fit SIMILARITY_PAIR_BUDGET, so a huge hostile list stays linear.
+ */
+function matchRenames(removed: readonly NormalizedTool[], added: readonly NormalizedTool[], renames: readonly ToolRename[]) {
+  const pairs: { from: NormalizedTool; to: NormalizedTool; basis: RenameBasis }[] = [];
+  const used = new Set<NormalizedTool>();
+  const take = (from: NormalizedTool, to: NormalizedTool, basis: RenameBasis) => {
+    pairs.push({ from, to, basis });
+    used.add(from).add(to);
+  };
+  const free = (tools: readonly NormalizedTool[]) => tools.filter((tool) => !used.has(tool));
+  const addedByName = new Map(added.map((tool) => [tool.name, tool]));
+  for (const from of removed) {
+    const forward = renames.find((rename) => rename.from === from.name && addedByName.has(rename.to) && !used.has(addedByName.get(rename.to)!));
+    const reverted = forward ? undefined : renames.find((rename) => rename.to === from.name && addedByName.has(rename.from) && !used.has(addedByName.get(rename.from)!));
+    const to = forward ? addedByName.get(forward.to) : reverted ? addedByName.get(reverted.from) : undefined;
+    if (to) take(from, to, { by: 'contract', reverted: !forward });
+  }
   // Added tools by definition, each list in listing order: one pass, however many tools were added.
   const addedByDefinition = new Map<string, NormalizedTool[]>();
-  for (const tool of added) {
+  for (const tool of free(added)) {
     const key = definitionKey(tool);
     const same = addedByDefinition.get(key);
     if (same) same.push(tool);
     else addedByDefinition.set(key, [tool]);
   }
-  const renamedTo = new Set<string>();
+  for (const from of free(removed)) {
+    const to = addedByDefinition.get(definitionKey(from))?.shift();
+    if (to) take(from, to, { by: 'definition' });
+  }
+  if (free(removed).length * free(added).length > SIMILARITY_PAIR_BUDGET) return pairs;
+  for (const from of free(removed)) {
+    const to = free(added).find((candidate) => definitionChanges(from, candidate, candidate.name).length === 0);
+    if (to) take(from, to, { by: 'definition' });
+  }
+  const candidates = free(removed)
+    .flatMap((from) => free(added).map((to) => ({ from, to, basis: renameSimilarity(from, to) })))
+    .filter((candidate): candidate is { from: NormalizedTool; to: NormalizedTool; basis: Extract<RenameBasis, { by: 'similarity' }> } => candidate.basis !== null)
+    .sort((x, y) => y.basis.confidence - x.basis.confidence || compareCodePoints(x.from.name, y.from.name) || compareCodePoints(x.to.name, y.to.name));
+  for (const { from, to, basis } of candidates) if (!used.has(from) && !used.has(to)) take(from, to, basis);
+  return pairs;
+}
+
+/**
+ * Every classified difference between two normalized tool lists (`before` = expected). A rename
+ * is one change, and the two definitions are then compared like any other tool's, under the new name.
+ */
+export function diffTools(before: readonly NormalizedTool[], after: readonly NormalizedTool[], options: DiffOptions = {}): Change[] {
+  const changes: Change[] = [];
+  const beforeByName = new Map(before.map((tool) => [tool.name, tool]));
+  const afterByName = new Map(after.map((tool) => [tool.name, tool]));
+  const removed = before.filter((tool) => !afterByName.has(tool.name));
+  const added = after.filter((tool) => !beforeByName.has(tool.name));
+  const renamed = matchRenames(removed, added, options.renames ?? []);
+  const renamedFrom = new Map(renamed.map((pair) => [pair.from.name, pair]));
+  const renamedTo = new Set(renamed.map((pair) => pair.to.name));
+
   for (const old of removed) {
-    const successor = addedByDefinition.get(definitionKey(old))?.shift();
-    if (successor) {
-      renamedTo.add(successor.name);
-      changes.push({ kind: 'tool-renamed', tool: successor.name, path: '', before: old.name, after: successor.name });
-    } else {
-      changes.push({ kind: 'tool-removed', tool: old.name, path: '' });
-    }
+    const pair = renamedFrom.get(old.name);
+    if (pair) changes.push({ kind: 'tool-renamed', tool: pair.to.name, path: '', before: old.name, after: pair.to.name, rename: pair.basis });
+    else changes.push({ kind: 'tool-removed', tool: old.name, path: '' });
   }
   for (const tool of added) {
     if (!renamedTo.has(tool.name)) changes.push({ kind: 'tool-added', tool: tool.name, path: '' });
   }
-
   for (const expected of before) {
-    const actual = afterByName.get(expected.name);
-    // Normalized tools have sorted keys, so equal definitions serialize identically.
-    if (!actual || JSON.stringify(expected) === JSON.stringify(actual)) continue;
-    const found: Change[] = [];
-    const emit: Emit = (kind, path, was, now) => found.push({ kind, tool: expected.name, path, before: was, after: now });
-    if (expected.descriptionSha256 !== actual.descriptionSha256) emit('description-changed', 'description');
-    diffSchema(expected.inputSchema, actual.inputSchema, 'inputSchema', emit);
-    if (!deepEqual(expected.outputSchema, actual.outputSchema)) emit('output-schema-changed', 'outputSchema', expected.outputSchema, actual.outputSchema);
-    diffAnnotations(expected.annotations, actual.annotations, emit);
-    if (!deepEqual(expected._meta, actual._meta)) emit('meta-changed', '_meta', expected._meta, actual._meta);
-    // Anything the classifier could not name is still a change to the hashed definition.
-    if (found.length === 0) emit('schema-changed', '');
-    changes.push(...found);
+    const pair = renamedFrom.get(expected.name);
+    const actual = pair ? pair.to : afterByName.get(expected.name);
+    if (!actual || definitionKey(expected) === definitionKey(actual)) continue;
+    changes.push(...definitionChanges(expected, actual, actual.name));
   }
   return changes;
 }

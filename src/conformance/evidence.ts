@@ -43,6 +43,11 @@ export interface Evidence {
   comparedConnections?: Partial<Record<ConnectionId, ConnectionEvidence>>;
   /** Check: compared-only looks the server did not accept (it may speak only some protocol versions). */
   refusedConnections?: Refusal[];
+  /**
+   * The contract artifact in use, the profile under its name, and where the naming policy came
+   * from: the contract itself, or (`fallback`) the bundled contract because this one carries none.
+   */
+  contract?: { file: string; profile: string | null; namingPolicy: 'contract' | 'fallback'; grandfatheredFormerNames?: string[] };
   /** The contract's frozen profile hash, when one applies. */
   contractHash: string | null;
   hashes: Record<string, HashComparison>;

@@ -26,6 +26,8 @@ export interface Finding {
   prompt?: string;
   /** JSON path inside the tool, prompt or fixture, e.g. `inputSchema.properties.confirm`. */
   path?: string;
+  /** How sure the finding is, 0–1, when it is an inference (a rename recognised by similarity). */
+  confidence?: number;
   /** Eras (or fixture files) the finding was seen in. */
   scopes: Scope[];
   /** Stable across runs and independent of message wording: sha256 of rule, profile, tool, path, key (and prompt). */

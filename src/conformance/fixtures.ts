@@ -6,6 +6,8 @@ import { toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
 import { profileHash } from '../contract/normalize.js';
 import type { PromptFixture } from '../contract/prompt-fixture.js';
 import { ConformError } from './errors.js';
+import { profileSpellings } from './target.js';
+import { namingPolicyProblem } from './naming-policy.js';
 
 /** The fixtures of one profile, by era, with the file each came from, and its prompt fixture. */
 export interface FixtureSet {
@@ -103,14 +105,22 @@ export function findPromptFixture(toolFixturesDir: string, profile: string): { f
   return { file, fixture };
 }
 
-export function loadFixtureSet(dir: string, profile: string, eras: readonly Era[]): FixtureSet {
+/**
+ * The fixtures of a profile, one per era: the file the contract names for it (by base name, inside
+ * `dir`), else `<name>.<era>.json` under any spelling of the profile (upstream names the default
+ * profile `phase1-default`, we name it `default`).
+ */
+export function loadFixtureSet(dir: string, profile: string, eras: readonly Era[], contractFiles: Partial<Record<Era, string>> = {}): FixtureSet {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConformError('usage', `fixtures directory not found: ${dir}`);
+  const spellings = profileSpellings(profile);
   const set: FixtureSet = { dir, profile, byEra: {}, files: {}, prompts: findPromptFixture(dir, profile) };
   for (const era of eras) {
-    const file = join(dir, toolFixtureFileName(profile, era));
-    if (!existsSync(file)) throw new ConformError('usage', `fixture for profile "${profile}" (${era} era) not found: ${file}`);
+    const named = typeof contractFiles[era] === 'string' ? [basename(contractFiles[era])] : [];
+    const candidates = [...new Set([...named, ...spellings.map((name) => toolFixtureFileName(name, era))])].map((name) => join(dir, name));
+    const file = candidates.find((candidate) => existsSync(candidate));
+    if (!file) throw new ConformError('usage', `fixture for profile "${profile}" (${era} era) not found in ${dir} (looked for ${candidates.map((candidate) => basename(candidate)).join(', ')})`);
     const fixture = readFixture(file);
-    if (fixture.profile !== profile || fixture.era !== era) {
+    if (!spellings.includes(fixture.profile) || fixture.era !== era) {
       throw new ConformError('usage', `fixture ${file} records profile "${fixture.profile}" and era "${fixture.era}", expected "${profile}" and "${era}"`);
     }
     set.byEra[era] = fixture;
@@ -141,5 +151,28 @@ export function loadContract(file: string): ContractArtifact {
     value.approvedCacheHint &&
     typeof value.approvedCacheHint === 'object';
   if (!ok) throw new ConformError('usage', `not a contract artifact (needs profiles, toolBacking, approvedCacheHint): ${file}`);
+  const problem = value.naming === undefined ? null : namingPolicyProblem(value.naming);
+  if (problem) throw new ConformError('usage', `contract artifact ${file}: ${problem}`);
   return value as ContractArtifact;
+}
+
+/** Where a repository keeps its contract artifact, relative to its root: ours, then upstream's layout. */
+export const CONTRACT_LOCATIONS = ['docs/generated/tool-profile-contract.json', 'docs/tool-profile-contract.json'] as const;
+
+/**
+ * The contract artifact of the repository a fixtures directory belongs to: the nearest ancestor
+ * with a file at one of CONTRACT_LOCATIONS, looking no further than the repository root (a
+ * directory with .git or package.json).
+ */
+export function contractBeside(fixturesDir: string): string | undefined {
+  let dir = resolve(fixturesDir);
+  for (;;) {
+    for (const location of CONTRACT_LOCATIONS) {
+      const file = join(dir, location);
+      if (existsSync(file)) return file;
+    }
+    const parent = dirname(dir);
+    if (parent === dir || existsSync(join(dir, '.git')) || existsSync(join(dir, 'package.json'))) return undefined;
+    dir = parent;
+  }
 }

@@ -7,7 +7,8 @@ import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId,
 import { diffModernBlock, diffTools, explainDrift } from './diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
-import { findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
+import { contractBeside, findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
+import { namingPolicyFor, type PolicyInUse } from './naming-policy.js';
 import { sortFindings, type Finding } from './findings.js';
 import { BUNDLED, toolVersions } from './package-root.js';
 import type { ProbeServer } from './probes/sessions.js';
@@ -20,7 +21,7 @@ import { snapshotAll, writeSnapshot, type LiveSurface, type WrittenFixture } fro
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
 import { startBundledServer, type BundledServer } from './bundled.js';
 import type { ClientInfo } from './client-identities.js';
-import { describeTarget, resolveProfile, type Target } from './target.js';
+import { describeTarget, profileSpellings, resolveContractProfile, resolveProfile, type Target } from './target.js';
 
 /** The outcome every report renders. */
 export interface RunResult {
@@ -83,8 +84,8 @@ function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, da
   return { findings: sortFindings([...findings, ...meta.findings]), outcome, evaluated };
 }
 
-function eraChanges(surface: LiveSurface, fixture: ToolFixture): ScopedChange[] {
-  const changes = [...diffTools(fixture.tools, surface.tools), ...diffVisibleFields(fixture, surface.fixture)];
+function eraChanges(surface: LiveSurface, fixture: ToolFixture, naming: PolicyInUse): ScopedChange[] {
+  const changes = [...diffTools(fixture.tools, surface.tools, { renames: naming.policy.renames }), ...diffVisibleFields(fixture, surface.fixture)];
   if (fixture.era === 'modern') changes.push(...diffModernBlock(fixture.modern, surface.fixture.modern));
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
@@ -136,13 +137,12 @@ function connectOptions(request: { timeoutMs: number; clientInfo?: ClientInfo[];
  * whatever was started for it, whatever happens.
  */
 async function withTarget<T>(
-  request: { target: Target | null; era: EraChoice; timeoutMs: number; maxMessageBytes?: number },
-  profile: ProfileName,
+  request: { target: Target | null; era: EraChoice; timeoutMs: number; maxMessageBytes?: number; profile: string },
   connections: readonly ConnectionId[],
   prepared: Prepared,
   body: (target: Target, servers: LaunchedServers) => Promise<T>,
 ): Promise<T> {
-  const bundled = request.target ? undefined : (prepared.bundled ?? startBundledServer(profile, request.timeoutMs));
+  const bundled = request.target ? undefined : (prepared.bundled ?? startBundledServer(resolveProfile(request.profile), request.timeoutMs));
   const servers = prepared.launched ?? (request.target ? launchServers(request.target, connections, request.maxMessageBytes) : {});
   try {
     return await body(request.target ?? (await bundled!.ready), servers);
@@ -154,40 +154,56 @@ async function withTarget<T>(
 /** Check a live server against the frozen contract. */
 export async function runCheck(request: CheckRequest, prepared: Prepared = {}): Promise<RunResult> {
   const started = performance.now();
-  const profile = resolveProfile(request.profile);
-  if (request.onlyProbes) return checkProbesOnly(request, profile, started);
+  // Our own server knows only our profile names; any other server is checked against its contract's.
+  if (!request.target) resolveProfile(request.profile);
+  if (request.onlyProbes) return checkProbesOnly(request, started);
   const connections = CONNECTIONS_FOR[request.era];
-  return withTarget(request, profile, connections, prepared, (target, servers) => checkLaunched(request, profile, target, servers, started));
+  return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, target, servers, started));
+}
+
+/**
+ * The contract a run uses: --contract, else the one of the repository the fixtures come from,
+ * else the bundled one; with the naming policy it publishes (or the bundled one's, see namingPolicyFor).
+ */
+export function contractInUse(contractFile: string | undefined, fixturesDirs: readonly string[]) {
+  const file = contractFile ?? fixturesDirs.map(contractBeside).find((found) => found !== undefined) ?? BUNDLED.contractFile;
+  const contract = loadContract(file);
+  const naming = namingPolicyFor(contract, file === BUNDLED.contractFile ? contract : loadContract(BUNDLED.contractFile));
+  return { file, contract, naming };
 }
 
 /** What every check loads before it looks at a server. */
-function loadInputs(request: CheckRequest, profile: ProfileName) {
+function loadInputs(request: CheckRequest) {
   const ruleSet = loadRules(request.rulesDir);
   const config = loadConfig(request.configFile, ruleSet, request.cwd, { allowIntegrityOverrides: request.allowIntegrityOverrides });
-  const contract = loadContract(request.contractFile ?? BUNDLED.contractFile);
-  const contractProfile = contract.profiles[profile];
-  if (!contractProfile) throw new ConformError('usage', `the contract has no profile "${profile}"`);
+  const { file: contractFile, contract, naming } = contractInUse(request.contractFile, request.fixturesDir ? [request.fixturesDir] : []);
+  const profile = resolveContractProfile(request.profile, Object.keys(contract.profiles), contractFile);
+  const contractProfile = contract.profiles[profile as ProfileName];
   const eras = [...new Set(CONNECTIONS_FOR[request.era].map((connection) => ERA_OF[connection]))];
-  const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras);
-  return { ruleSet, config, contract, contractProfile, fixtures };
+  const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras, contractProfile.fixtures ?? {});
+  return { ruleSet, config, contract, contractFile, contractProfile, naming, profile, fixtures };
+}
+
+function contractEvidence(inputs: ReturnType<typeof loadInputs>): Evidence['contract'] {
+  return { file: inputs.contractFile, profile: inputs.profile, namingPolicy: inputs.naming.source, ...(inputs.naming.adopted.length ? { grandfatheredFormerNames: inputs.naming.adopted } : {}) };
 }
 
 /**
  * How the probes reach the server: the bundled b2-mcp over stdio pinned to the profile, the
  * --server command with the probe environment added, or a --url server started by hand.
  */
-function probeServerOf(target: Target | null, profile: ProfileName): ProbeServer {
-  if (!target) return { kind: 'spawn', command: process.execPath, args: [BUNDLED.serverEntry, 'stdio'], env: { B2_MCP_PROFILE: profile } };
+function probeServerOf(target: Target | null, profile: string): ProbeServer {
+  if (!target) return { kind: 'spawn', command: process.execPath, args: [BUNDLED.serverEntry, 'stdio'], env: { B2_MCP_PROFILE: resolveProfile(profile) } };
   if (target.kind === 'stdio') return { kind: 'spawn', command: target.command, args: target.args, env: target.env };
   return { kind: 'url', target };
 }
 
-async function probe(request: CheckRequest, profile: ProfileName, inputs: ReturnType<typeof loadInputs>): Promise<ProbeOutcome> {
+async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs>): Promise<ProbeOutcome> {
   const { runProbes } = await import('./probes/runner.js');
   return runProbes({
     capabilities: inputs.contractProfile.capabilities,
     fixture: Object.values(inputs.fixtures.byEra)[0]!,
-    server: probeServerOf(request.target, profile),
+    server: probeServerOf(request.target, inputs.profile),
     modern: request.era !== 'legacy',
     timeoutMs: request.timeoutMs,
     env: request.env ?? process.env,
@@ -225,9 +241,10 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
   return { ...judged, evidence };
 }
 
-async function checkProbesOnly(request: CheckRequest, profile: ProfileName, started: number): Promise<RunResult> {
-  const inputs = loadInputs(request, profile);
-  const outcome = await probe(request, profile, inputs);
+async function checkProbesOnly(request: CheckRequest, started: number): Promise<RunResult> {
+  const inputs = loadInputs(request);
+  const { profile } = inputs;
+  const outcome = await probe(request, inputs);
   if (!outcome.evidence.sessions.some((session) => session.name === 'plain')) {
     const reason = outcome.observations.find((observation) => observation.aspect === 'run.incomplete');
     throw new ConformError('connect', `the server could not be started or reached for the probes (${reason?.detail ?? 'no session'})`);
@@ -236,13 +253,14 @@ async function checkProbesOnly(request: CheckRequest, profile: ProfileName, star
     const reason = outcome.observations.find((observation) => !observation.passed && observation.aspect.startsWith('run.'));
     throw new ConformError('nothing-tested', `probes not applicable: ${reason?.detail ?? 'the server never contacted the sandbox'}; nothing was tested`);
   }
-  const context: RuleContext = { mode: 'check', profile, surfaces: [], contract: inputs.contract, changes: [], probes: outcome };
+  const context: RuleContext = { mode: 'check', profile, surfaces: [], contract: inputs.contract, naming: inputs.naming, changes: [], probes: outcome };
   const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome: suppressed, evaluated }) => ({
     command: 'check',
     versions: toolVersions(),
     profile,
     target: request.target ? describeTarget(request.target) : { transport: 'stdio', server: 'b2-mcp (bundled)', env: ['B2_MCP_PROFILE'] },
     connections: {},
+    contract: contractEvidence(inputs),
     contractHash: inputs.contractProfile.hash,
     hashes: {},
     cacheHints: null,
@@ -254,13 +272,13 @@ async function checkProbesOnly(request: CheckRequest, profile: ProfileName, star
   return { findings, evidence, rules: inputs.ruleSet, evaluated };
 }
 
-async function checkLaunched(request: CheckRequest, profile: ProfileName, target: Target, servers: LaunchedServers, started: number): Promise<RunResult> {
-  const inputs = loadInputs(request, profile);
-  const { contract, contractProfile, fixtures } = inputs;
+async function checkLaunched(request: CheckRequest, target: Target, servers: LaunchedServers, started: number): Promise<RunResult> {
+  const inputs = loadInputs(request);
+  const { contract, contractProfile, fixtures, profile } = inputs;
   const connections = CONNECTIONS_FOR[request.era];
 
   // The probes start their own sandbox and servers; they run while the surface is listed.
-  const probing = request.probes ? probe(request, profile, inputs) : undefined;
+  const probing = request.probes ? probe(request, inputs) : undefined;
   probing?.catch(() => {});
   let observed: Awaited<ReturnType<typeof observe>>;
   try {
@@ -283,7 +301,7 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
   for (const surface of surfaces) {
     if (surface.connection === 'witness') continue;
     const fixture = fixtures.byEra[surface.observation.era]!;
-    const scoped = eraChanges(surface, fixture);
+    const scoped = eraChanges(surface, fixture, inputs.naming);
     changes.push(...scoped);
     hashes[surface.connection] = {
       expected: { source: fixtures.files[fixture.era]!, hash: fixture.hash },
@@ -294,7 +312,7 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
   const prompts = promptChanges(surfaces, fixtures.prompts);
   changes.push(...prompts.changes);
 
-  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, changes, ...(probes ? { probes } : {}) };
+  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(probes ? { probes } : {}) };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
   const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome, evaluated }) => ({
     command: 'check',
@@ -304,6 +322,7 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
     connections: connectionEvidence(surfaces),
     ...(compared.length ? { comparedConnections: connectionEvidence(compared) } : {}),
     ...(observed.refused.length ? { refusedConnections: observed.refused } : {}),
+    contract: contractEvidence(inputs),
     contractHash: contractProfile.hash,
     hashes,
     ...(Object.keys(prompts.hashes).length ? { promptHashes: prompts.hashes } : {}),
@@ -319,6 +338,8 @@ async function checkLaunched(request: CheckRequest, profile: ProfileName, target
 export interface DiffRequest {
   before: string;
   after: string;
+  /** Whose recorded renames apply; default: the contract beside `after`, else beside `before`, else the bundled one. */
+  contractFile?: string;
   configFile?: string | false;
   allowIntegrityOverrides?: boolean;
   rulesDir?: string;
@@ -331,22 +352,24 @@ export function runDiff(request: DiffRequest): RunResult {
   const started = performance.now();
   const ruleSet = loadRules(request.rulesDir);
   const config = loadConfig(request.configFile, ruleSet, request.cwd, { allowIntegrityOverrides: request.allowIntegrityOverrides });
+  const { file: contractFile, naming } = contractInUse(request.contractFile, [request.after, request.before]);
   const before = listFixtureFiles(request.before);
   const after = listFixtureFiles(request.after);
-  const common = [...before.keys()].filter((name) => after.has(name));
-  if (common.length === 0) throw new ConformError('nothing-tested', `no fixture file name is present in both ${request.before} and ${request.after}; nothing was compared`);
+  const pairs = pairFixtureFiles([...before.keys()], [...after.keys()]);
+  if (pairs.length === 0) throw new ConformError('nothing-tested', `no fixture file name is present in both ${request.before} and ${request.after}; nothing was compared`);
 
   const changes: ScopedChange[] = [];
   const hashes: Record<string, HashComparison> = {};
-  for (const name of common) {
-    const a = before.get(name)!;
-    const b = after.get(name)!;
-    const scope = name.replace(/\.json$/, '');
-    const found = [...diffTools(a.tools, b.tools), ...diffVisibleFields(a, b), ...diffModernBlock(a.modern, b.modern)];
+  for (const { before: beforeName, after: afterName, scope } of pairs) {
+    const a = before.get(beforeName)!;
+    const b = after.get(afterName)!;
+    const found = [...diffTools(a.tools, b.tools, { renames: naming.policy.renames }), ...diffVisibleFields(a, b), ...diffModernBlock(a.modern, b.modern)];
     changes.push(...found.map((change) => ({ scope, change })));
-    hashes[scope] = { expected: { source: join(request.before, name), hash: a.hash }, found: { source: join(request.after, name), hash: b.hash }, drift: explainDrift(a, b, found) };
+    hashes[scope] = { expected: { source: join(request.before, beforeName), hash: a.hash }, found: { source: join(request.after, afterName), hash: b.hash }, drift: explainDrift(a, b, found) };
   }
-  const onlyOneSide = [...before.keys(), ...after.keys()].filter((name) => !common.includes(name));
+  const common = pairs.map(({ scope }) => `${scope}.json`);
+  const paired = new Set(pairs.flatMap((pair) => [`before/${pair.before}`, `after/${pair.after}`]));
+  const onlyOneSide = [...[...before.keys()].filter((name) => !paired.has(`before/${name}`)), ...[...after.keys()].filter((name) => !paired.has(`after/${name}`))];
   const prompts = diffPromptFixtures(request.before, request.after, [...before.keys(), ...after.keys()]);
   changes.push(...prompts.changes);
   const context: RuleContext = { mode: 'diff', profile: '*', surfaces: [], changes };
@@ -363,6 +386,7 @@ export function runDiff(request: DiffRequest): RunResult {
       ...(prompts.compared.length || prompts.unmatched.length ? { promptsCompared: prompts.compared, promptsUnmatched: prompts.unmatched } : {}),
     },
     connections: {},
+    contract: { file: contractFile, profile: null, namingPolicy: naming.source },
     contractHash: null,
     hashes,
     ...(prompts.compared.length ? { promptHashes: prompts.hashes } : {}),
@@ -372,6 +396,31 @@ export function runDiff(request: DiffRequest): RunResult {
     durationMs: Math.round(performance.now() - started),
   };
   return { findings, evidence, rules: ruleSet, evaluated };
+}
+
+/**
+ * Which fixture files of two directories compare with each other: the same file name, else the
+ * same era under another spelling of the profile (`phase1-default.modern.json` and
+ * `default.modern.json`). The scope is the after side's file stem.
+ */
+export function pairFixtureFiles(before: readonly string[], after: readonly string[]): { before: string; after: string; scope: string }[] {
+  const pairs: { before: string; after: string; scope: string }[] = [];
+  const taken = new Set<string>();
+  const exact = before.filter((name) => after.includes(name));
+  for (const name of exact) taken.add(name);
+  for (const name of before) {
+    let match: string | undefined = exact.includes(name) ? name : undefined;
+    if (match === undefined) {
+      const [profile, era] = name.split('.') as [string, string];
+      match = profileSpellings(profile)
+        .map((spelling) => `${spelling}.${era}.json`)
+        .find((candidate) => after.includes(candidate) && !taken.has(candidate) && !before.includes(candidate));
+      if (match === undefined) continue;
+      taken.add(match);
+    }
+    pairs.push({ before: name, after: match, scope: match.replace(/\.json$/, '') });
+  }
+  return pairs;
 }
 
 /**
@@ -423,7 +472,7 @@ function knownPromptFixture(outDir: string, profile: ProfileName) {
 export async function runSnapshot(request: SnapshotRequest): Promise<{ written: WrittenFixture[]; surfaces: LiveSurface[] }> {
   const profile = resolveProfile(request.profile);
   const connections = CONNECTIONS_FOR[request.era].filter((connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x');
-  return withTarget(request, profile, connections, {}, async (target, servers) => {
+  return withTarget(request, connections, {}, async (target, servers) => {
     const { observations } = await observe(target, connectOptions(request, connections), servers);
     const surfaces = snapshotAll(observations, profile, target);
     if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');

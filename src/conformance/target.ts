@@ -21,6 +21,24 @@ export interface HttpTarget {
 
 export type Target = StdioTarget | HttpTarget;
 
+/** A profile name and the other spellings of it (`phase1-default` and `default` are one profile). */
+export function profileSpellings(name: string): string[] {
+  const canonical = PROFILE_ALIASES[name];
+  const aliases = Object.entries(PROFILE_ALIASES).filter(([, target]) => target === name).map(([alias]) => alias);
+  return [...new Set([name, ...(canonical ? [canonical] : []), ...aliases])];
+}
+
+/**
+ * The contract's own name for a profile the user typed: as the contract lists it, else under
+ * another spelling of it. An unknown name is a usage error that lists what the contract has.
+ */
+export function resolveContractProfile(input: string, available: readonly string[], contractFile: string): string {
+  const found = profileSpellings(input).find((name) => available.includes(name));
+  if (found !== undefined) return found;
+  const aliases = Object.entries(PROFILE_ALIASES).map(([alias, name]) => `${alias} = ${name}`);
+  throw new ConformError('usage', `unknown profile "${input}": the contract ${contractFile} has ${[...available].sort().join(', ')} (alias ${aliases.join(', ')})`);
+}
+
 export function resolveProfile(input: string): ProfileName {
   const profile = resolveProfileName(input);
   if (!profile) {

@@ -25,6 +25,26 @@ export interface PromptContractProfile {
   fixture: string;
 }
 
+/** A rename shipped without an alias: `from` is the former name, `to` the current one. */
+export interface ToolRename {
+  from: string;
+  to: string;
+}
+
+/** The naming conventions a contract publishes; every naming rule reads them from the contract in use. */
+export interface NamingPolicy {
+  /** The prefix each backing category's tools take. */
+  prefixes: Record<string, string>;
+  /** The word after the prefix must be one of these. */
+  verbs: string[];
+  /** Names exempt from the verb rule. */
+  grandfathered: string[];
+  /** Names matching `when` must match `pattern` (both regular expressions). */
+  presign: { when: string; pattern: string };
+  /** Former names, never to return, and their successors. */
+  renames: ToolRename[];
+}
+
 /** `docs/generated/tool-profile-contract.json`: the contract derived from the modern fixtures. */
 export interface ContractArtifact {
   contractVersion: number;
@@ -35,6 +55,8 @@ export interface ContractArtifact {
   backingCategories: typeof BACKING_CATEGORIES;
   toolBacking: Record<string, BackingCategory>;
   profiles: Record<ProfileName, ContractProfile>;
+  /** Absent in contracts that predate it; the checker then applies its bundled contract's. */
+  naming?: NamingPolicy;
   promptIssue?: number;
   promptProfiles?: Record<ProfileName, PromptContractProfile>;
 }

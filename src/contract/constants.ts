@@ -43,6 +43,24 @@ export const BACKING_CATEGORIES = {
 export type BackingCategory = keyof typeof BACKING_CATEGORIES;
 export const BACKING_CATEGORY_NAMES = Object.keys(BACKING_CATEGORIES) as BackingCategory[];
 
+/**
+ * The naming policy the contract publishes (the contract's tool naming conventions): the prefix
+ * each backing category takes, the names exempt from verb-first, the presign name form, and the
+ * renames shipped without aliases (their former names must not return). The allowed verbs are
+ * the ones the registered names use; the generator derives them.
+ */
+export const NAMING_POLICY = {
+  prefixes: { nativeB2Sdk: 'b2_', awsS3Sdk: 's3_', customMcp: 'b2_' } satisfies Record<BackingCategory, string>,
+  grandfathered: ['b2_unfinished_uploads'],
+  presign: { when: 'presign', pattern: '^s3_get_presigned(_[a-z0-9]+)*_url$' },
+  renames: [
+    { from: 'b2_egress_leaders', to: 'b2_rank_egress_leaders' },
+    { from: 'b2_largest_files', to: 'b2_list_largest_files' },
+    { from: 'b2_usage_growth', to: 'b2_report_usage_growth' },
+    { from: 's3_presign_upload_part', to: 's3_get_presigned_upload_part_url' },
+  ],
+} as const;
+
 /** Resolve a user-typed profile name (aliases included); undefined when unknown. */
 export function resolveProfileName(input: string): ProfileName | undefined {
   const name = PROFILE_ALIASES[input] ?? input;

@@ -101,3 +101,109 @@ describe('tool-level diff', () => {
     expect(explainDrift(before, before, [])).toEqual({ status: 'match' });
   });
 });
+
+describe('equivalent spellings of one schema are no change', () => {
+  test.each([
+    ['integer exclusiveMinimum n is minimum n+1', { type: 'integer', exclusiveMinimum: 0 }, { type: 'integer', minimum: 1 }],
+    ['integer exclusiveMaximum n is maximum n-1', { type: 'integer', exclusiveMaximum: 101 }, { type: 'integer', maximum: 100 }],
+    ['a nullable integer bound folds the same way', { type: ['integer', 'null'], exclusiveMinimum: 0 }, { type: ['null', 'integer'], minimum: 1 }],
+    ['draft 4 boolean exclusiveMinimum', { type: 'number', minimum: 0, exclusiveMinimum: true }, { type: 'number', exclusiveMinimum: 0 }],
+    ['the looser of two lower bounds is redundant', { type: 'number', minimum: 0, exclusiveMinimum: 5 }, { type: 'number', exclusiveMinimum: 5 }],
+    ['anyOf of bare types is a type list', { anyOf: [{ type: 'string' }, { type: 'null' }] }, { type: ['string', 'null'] }],
+    ['disjoint oneOf of bare types is a type list', { oneOf: [{ type: 'string' }, { type: 'integer' }] }, { type: ['integer', 'string'] }],
+    ['single-type alternatives with their own keywords', { anyOf: [{ type: 'integer', minimum: 1, maximum: 10 }, { type: 'null' }] }, { type: ['integer', 'null'], minimum: 1, maximum: 10 }],
+    ['a type list of one is that type', { type: ['string'] }, { type: 'string' }],
+    ['type list order', { type: ['null', 'string'] }, { type: ['string', 'null'] }],
+    ['additionalProperties true is absent', { type: 'object', additionalProperties: true }, { type: 'object' }],
+    ['additionalProperties {} is absent', { type: 'object', additionalProperties: {} }, { type: 'object' }],
+    ['uniqueItems false is absent', { type: 'array', uniqueItems: false }, { type: 'array' }],
+    ['minLength 0 is absent', { type: 'string', minLength: 0 }, { type: 'string' }],
+    ['items {} is absent', { type: 'array', items: {} }, { type: 'array' }],
+    ['an empty required list is absent', { type: 'object', properties: {}, required: [] }, { type: 'object', properties: {} }],
+    ['const is a one-value enum', { const: 'a' }, { enum: ['a'] }],
+  ])('%s', (_name, before, after) => {
+    expect(schemaChanges(prop(before), prop(after))).toEqual([]);
+    expect(schemaChanges(prop(after), prop(before))).toEqual([]);
+  });
+
+  test('an integer bound moved between exclusive and inclusive and also changed is one finding', () => {
+    expect(schemaChanges(prop({ type: 'integer', exclusiveMinimum: 0 }), prop({ type: 'integer', minimum: 0 }))).toEqual([{ kind: 'bounds-loosened', path: 'inputSchema.properties.x.minimum' }]);
+    expect(schemaChanges(prop({ type: 'integer', minimum: 1 }), prop({ type: 'integer', exclusiveMinimum: 1 }))).toEqual([{ kind: 'bounds-tightened', path: 'inputSchema.properties.x.minimum' }]);
+  });
+
+  test('for numbers, exclusive and inclusive are one bound: moving between them is one change, in the right direction', () => {
+    const out: Change[] = [];
+    diffSchema(prop({ type: 'number', exclusiveMinimum: 0 }), prop({ type: 'number', minimum: 0 }), 'inputSchema', (kind, path, before, after) => out.push({ kind, path, before, after }));
+    expect(out).toEqual([{ kind: 'bounds-loosened', path: 'inputSchema.properties.x.minimum', before: { exclusiveMinimum: 0 }, after: { minimum: 0 } }]);
+    expect(schemaChanges(prop({ type: 'number', maximum: 5 }), prop({ type: 'number', exclusiveMaximum: 5 })).map((change) => change.kind)).toEqual(['bounds-tightened']);
+  });
+
+  test('anyOf against a type list that differs is one type change, not two', () => {
+    expect(schemaChanges(prop({ anyOf: [{ type: 'string' }, { type: 'null' }] }), prop({ type: 'string' }))).toEqual([{ kind: 'type-narrowed', path: 'inputSchema.properties.x.type' }]);
+    expect(schemaChanges(prop({ anyOf: [{ type: 'integer', maximum: 10 }, { type: 'null' }] }), prop({ type: ['integer', 'null'], maximum: 20 }))).toEqual([
+      { kind: 'bounds-loosened', path: 'inputSchema.properties.x.maximum' },
+    ]);
+  });
+
+  test('alternatives that do not merge into one schema are still compared as alternatives', () => {
+    // integer and number overlap, so this oneOf rejects integers: not the same as the type list.
+    expect(schemaChanges(prop({ oneOf: [{ type: 'integer' }, { type: 'number' }] }), prop({ type: ['integer', 'number'] })).length).toBeGreaterThan(0);
+    // A bound on one of two numeric alternatives does not bind the other.
+    expect(schemaChanges(prop({ anyOf: [{ type: 'integer', minimum: 1 }, { type: 'number' }] }), prop({ type: ['integer', 'number'], minimum: 1 })).length).toBeGreaterThan(0);
+  });
+});
+
+describe('renames', () => {
+  const withInputs = (name: string, properties: string[], required: string[], description = 'd') => ({
+    name,
+    description,
+    inputSchema: { type: 'object', properties: Object.fromEntries(properties.map((key) => [key, { type: 'string' }])), required },
+    annotations: { readOnlyHint: true },
+  });
+  const tools = (...list: ReturnType<typeof withInputs>[]) => snapshotTools(list).tools;
+
+  test('a rename the contract records is one change, in either direction, and the pair is then diffed', () => {
+    const renames = [{ from: 'b2_largest_files', to: 'b2_list_largest_files' }];
+    const current = tools(withInputs('b2_list_largest_files', ['bucket', 'limit'], ['bucket']));
+    const former = tools(withInputs('b2_largest_files', ['bucket'], ['bucket'], 'other words'));
+    const back = diffTools(current, former, { renames });
+    expect(back.map(({ kind, tool, path }) => ({ kind, tool, path }))).toEqual([
+      { kind: 'tool-renamed', tool: 'b2_largest_files', path: '' },
+      { kind: 'description-changed', tool: 'b2_largest_files', path: 'description' },
+      { kind: 'property-removed', tool: 'b2_largest_files', path: 'inputSchema.properties.limit' },
+    ]);
+    expect(back[0]).toMatchObject({ before: 'b2_list_largest_files', after: 'b2_largest_files', rename: { by: 'contract', reverted: true } });
+    expect(diffTools(former, current, { renames })[0]).toMatchObject({ kind: 'tool-renamed', rename: { by: 'contract', reverted: false } });
+    // Without the contract's word, these differ too much to be taken for one tool.
+    expect(diffTools(current, former).map((change) => change.kind)).toEqual(['tool-removed', 'tool-added']);
+  });
+
+  test('by similarity: same required inputs and most input names, with a confidence', () => {
+    const before = tools(withInputs('b2_list_keys', ['prefix', 'limit', 'cursor'], ['prefix']));
+    const similar = diffTools(before, tools(withInputs('b2_get_keys', ['prefix', 'limit', 'cursor', 'extra'], ['prefix'], 'new words')));
+    expect(similar[0]).toMatchObject({ kind: 'tool-renamed', before: 'b2_list_keys', after: 'b2_get_keys', rename: { by: 'similarity', shared: 3, total: 4 } });
+    const confidence = (similar[0]!.rename as { confidence: number }).confidence;
+    expect(confidence).toBeGreaterThanOrEqual(0.6);
+    expect(confidence).toBeLessThan(1);
+    expect(similar.slice(1).map((change) => change.kind)).toEqual(['description-changed', 'property-added']);
+    // Another required set, or too few input names in common: a removal and an addition.
+    expect(diffTools(before, tools(withInputs('b2_get_keys', ['prefix', 'limit', 'cursor'], ['limit']))).map((c) => c.kind)).toEqual(['tool-removed', 'tool-added']);
+    expect(diffTools(before, tools(withInputs('b2_get_keys', ['prefix', 'a', 'b', 'c'], ['prefix']))).map((c) => c.kind)).toEqual(['tool-removed', 'tool-added']);
+  });
+
+  test('the most similar pair wins, one to one', () => {
+    const before = tools(withInputs('b2_list_files', ['bucket', 'prefix'], []), withInputs('b2_list_keys', ['prefix', 'limit'], []));
+    const after = tools(withInputs('b2_get_files', ['bucket', 'prefix'], []), withInputs('b2_get_keys', ['prefix', 'limit'], []));
+    const renames = diffTools(before, after).filter((change) => change.kind === 'tool-renamed');
+    expect(renames.map((change) => [change.before, change.after]).sort()).toEqual([
+      ['b2_list_files', 'b2_get_files'],
+      ['b2_list_keys', 'b2_get_keys'],
+    ]);
+  });
+
+  test('an equivalent definition under a new name is a rename by definition', () => {
+    const before = snapshotTools([{ name: 'b2_a_thing', description: 'd', inputSchema: { type: 'object', properties: { n: { type: 'integer', exclusiveMinimum: 0 } } } }]).tools;
+    const after = snapshotTools([{ name: 'b2_z_other', description: 'd', inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } } }]).tools;
+    expect(diffTools(before, after)).toEqual([{ kind: 'tool-renamed', tool: 'b2_z_other', path: '', before: 'b2_a_thing', after: 'b2_z_other', rename: { by: 'definition' } }]);
+  });
+});

@@ -52,6 +52,7 @@ const VARIANTS: Variant[] = [
   { rule: 'naming/removed-name', surface: (s) => rename(s, 'b2_rank_egress_leaders', 'b2_egress_leaders') },
   { rule: 'naming/unique', rewrites: [{ resultKey: 'tools', path: 'tools', duplicate: 0 }] },
   { rule: 'naming/sorted', surface: (s) => void s.tools.reverse() },
+  { rule: 'naming/policy-fallback', contract: (c) => void delete c.naming },
   { rule: 'credentials/prohibited-field', surface: (s) => void (propsOf(s, 's3_put_object').apiKey = { type: 'string' }) },
   { rule: 'credentials/x-mcp-header', surface: (s) => void (propsOf(s, 'b2_list_buckets').bucketName!['x-mcp-header'] = 'X-Bucket-Name') },
   { rule: 'credentials/secret-input', surface: (s) => void (propsOf(s, 's3_put_object').clientSecret = { type: 'string' }) },
@@ -99,6 +100,11 @@ const VARIANTS: Variant[] = [
 const EXTRA: Record<string, Variant> = {
   baseline: { rule: 'none' },
   'grandfathered-copy': { rule: 'naming/verb-first', surface: (s) => rename(s, 'b2_unfinished_uploads', 'b2_unfinished_parts') },
+  'contract-verb': { rule: 'none', surface: (s) => rename(s, 'b2_list_buckets', 'b2_fetch_buckets'), contract: (c) => void c.naming!.verbs.push('fetch') },
+  'contract-grandfathers': { rule: 'none', surface: (s) => rename(s, 'b2_list_buckets', 'b2_buckets_listing'), contract: (c) => void c.naming!.grandfathered.push('b2_buckets_listing') },
+  'contract-presign': { rule: 'none', surface: (s) => rename(s, 's3_get_presigned_url', 's3_presign_url'), contract: (c) => void ((c.naming!.presign = { when: 'presign', pattern: '^s3_presign_[a-z]+$' }), c.naming!.verbs.push('presign')) },
+  'former-name-listed': { rule: 'none', surface: (s) => rename(s, 'b2_rank_egress_leaders', 'b2_egress_leaders'), contract: (c) => void delete c.naming },
+  'former-name-unlisted': { rule: 'none', surface: (s) => rename(s, 'b2_rank_egress_leaders', 'b2_egress_leaders') },
 };
 const keyOf = (variant: Variant) => Object.entries(EXTRA).find(([, extra]) => extra === variant)?.[0] ?? variant.rule.replace('/', '--');
 
@@ -163,6 +169,26 @@ test('the grandfathered name is exempt from verb-first, and only that exact name
   const copied = await checkVariant(EXTRA['grandfathered-copy']!);
   expect(firedRules(copied)).toEqual(['naming/verb-first']);
   expect(copied.findings[0]!.tool).toBe('b2_unfinished_parts');
+});
+
+describe.concurrent('the naming policy is the contract in use', () => {
+  test.each(['contract-verb', 'contract-grandfathers', 'contract-presign'])('%s: what the contract allows passes', async (key) => {
+    expect((await checkVariant(EXTRA[key]!)).findings).toEqual([]);
+  });
+
+  test('without a naming policy the bundled one applies, and a former name the contract lists is its own', async () => {
+    const result = await checkVariant(EXTRA['former-name-listed']!);
+    expect(firedRules(result)).toEqual(['naming/policy-fallback']);
+    expect(result.findings[0]!.message).toContain('b2_egress_leaders');
+    expect(result.evidence.contract).toMatchObject({ namingPolicy: 'fallback', grandfatheredFormerNames: ['b2_egress_leaders'] });
+  });
+
+  test('a contract that records the rename retires the former name and names its successor', async () => {
+    const result = await checkVariant(EXTRA['former-name-unlisted']!);
+    expect(firedRules(result)).toEqual(['naming/removed-name']);
+    expect(result.findings[0]!.fix).toBe('Use b2_rank_egress_leaders instead of b2_egress_leaders.');
+    expect(result.evidence.contract).toMatchObject({ namingPolicy: 'contract' });
+  });
 });
 
 test('a finding seen in both eras is one finding with both scopes', async () => {

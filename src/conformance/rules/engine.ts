@@ -77,6 +77,7 @@ function applicable(rule: RuleDefinition, context: RuleContext): boolean {
   return kindOf(rule).needs.every((need) => {
     if (need === 'live') return context.mode === 'check' && context.surfaces.length > 0;
     if (need === 'contract') return context.contract !== undefined;
+    if (need === 'naming') return context.naming !== undefined;
     if (need === 'changes') return true;
     if (need === 'probes') return context.probes !== undefined;
     return context.suppressions !== undefined;
@@ -144,6 +145,7 @@ function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: 
     ...(raw.prompt !== undefined ? { prompt: raw.prompt } : {}),
     ...(raw.path !== undefined ? { path: raw.path } : {}),
     ...(raw.text ? { text: raw.text } : {}),
+    ...(raw.confidence !== undefined ? { confidence: raw.confidence } : {}),
     scopes: [...scopes],
     fingerprint,
   });

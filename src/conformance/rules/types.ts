@@ -1,6 +1,7 @@
 import type { ContractArtifact } from '../../contract/artifact.js';
 import type { Refusal } from '../connect.js';
 import type { Change } from '../diff.js';
+import type { PolicyInUse } from '../naming-policy.js';
 import type { ChangeClass, Scope, Severity } from '../findings.js';
 import type { ProbeOutcome } from '../probes/types.js';
 import type { LiveSurface } from '../snapshot.js';
@@ -57,6 +58,8 @@ export interface RuleContext {
   /** Check mode: compared-only looks the server did not accept. */
   refused?: Refusal[];
   contract?: ContractArtifact;
+  /** Check mode: the naming policy of the contract in use. */
+  naming?: PolicyInUse;
   changes: ScopedChange[];
   suppressions?: SuppressionOutcome;
   /** Check mode with probes: what the live probes observed. */
@@ -72,12 +75,14 @@ export interface RawFinding {
   scope?: Scope | Scope[];
   /** Extra discriminator for the fingerprint when tool + path are not unique. */
   key?: string;
+  /** How sure the finding is, 0–1, when it is an inference (a rename recognised by similarity). */
+  confidence?: number;
   data?: Record<string, unknown>;
   /** Prose that changed, when both sides are known: reports show a word diff. */
   text?: { before: string; after: string };
 }
 
-export type Need = 'live' | 'contract' | 'changes' | 'suppressions' | 'probes';
+export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes';
 
 /** A generic check: a pure function of its parameters and the context. */
 export interface CheckKind {

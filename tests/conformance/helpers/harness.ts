@@ -9,6 +9,8 @@ import { APPROVED_CACHE_HINT, BACKING_CATEGORIES, BACKING_CATEGORY_NAMES, CONTRA
 import { prefixCounts, type ToolFixture } from '../../../src/contract/fixture.js';
 import type { EraChoice } from '../../../src/conformance/connections.js';
 import { main } from '../../../src/conformance/cli.js';
+import { loadContract } from '../../../src/conformance/fixtures.js';
+import { BUNDLED } from '../../../src/conformance/package-root.js';
 import { runCheck, runSnapshot, type RunResult } from '../../../src/conformance/run.js';
 import { httpTarget, type Target } from '../../../src/conformance/target.js';
 import { BASELINE_BACKING, type Surface } from './baseline.js';
@@ -93,6 +95,7 @@ export function writeContract(fixturesDir: string, edit: (contract: ContractArti
     backingCategories: BACKING_CATEGORIES,
     toolBacking,
     profiles: { [PROFILE]: profile },
+    naming: loadContract(BUNDLED.contractFile).naming,
   } as unknown as ContractArtifact;
   edit(contract);
   return writeJson(tempDir(), 'contract.json', contract);

@@ -1,5 +1,12 @@
-import { CHANGE_KINDS } from '../../diff.js';
+import { CHANGE_KINDS, type RenameBasis } from '../../diff.js';
 import type { CheckKind } from '../types.js';
+
+/** How a rename was recognised, in words a reviewer can weigh. */
+function renameBasisText(basis: RenameBasis | undefined, before: string): string {
+  if (basis === undefined || basis.by === 'definition') return 'same definition';
+  if (basis.by === 'contract') return basis.reverted ? `back to its former name ${before}, which the contract retired` : 'a rename the contract records';
+  return `recognised by similarity, confidence ${basis.confidence}: same required inputs, ${basis.shared} of ${basis.total} input names in common`;
+}
 
 /** Differences between the expected fixtures and what was found, as a change kind names them. */
 const diffChange: CheckKind = {
@@ -15,8 +22,14 @@ const diffChange: CheckKind = {
         path: change.path || undefined,
         scope,
         key: change.kind === 'tool-renamed' ? String(change.before) : undefined,
-        data: { before: show(change.before), after: show(change.after), where: change.path ? ` at ${change.path}` : '' },
-        ...(typeof change.before === 'string' && typeof change.after === 'string' ? { text: { before: change.before, after: change.after } } : {}),
+        ...(change.rename?.by === 'similarity' ? { confidence: change.rename.confidence } : {}),
+        data: {
+          before: show(change.before),
+          after: show(change.after),
+          where: change.path ? ` at ${change.path}` : '',
+          ...(change.kind === 'tool-renamed' ? { basis: renameBasisText(change.rename, String(change.before)) } : {}),
+        },
+        ...(change.kind !== 'tool-renamed' && typeof change.before === 'string' && typeof change.after === 'string' ? { text: { before: change.before, after: change.after } } : {}),
       }));
   },
 };

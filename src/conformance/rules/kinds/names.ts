@@ -1,5 +1,6 @@
 import { compareCodePoints } from '../../../contract/normalize.js';
-import type { CheckKind, RawFinding } from '../types.js';
+import type { PolicyInUse } from '../../naming-policy.js';
+import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 import { compileRegex, judgedSurfaces, listedTools } from './traverse.js';
 
 /** Names that match `when` (all names when absent) must match `pattern`. */
@@ -22,43 +23,80 @@ const namePattern: CheckKind = {
   },
 };
 
-const nameDenylist: CheckKind = {
-  params: {
-    type: 'object',
-    properties: { names: { type: 'array', items: { type: 'string' }, minItems: 1 } },
-    required: ['names'],
-  },
-  needs: ['live'],
-  run(params, context) {
-    const denied = new Set(params.names as string[]);
-    return [...listedTools(context)].filter(({ tool }) => denied.has(tool.name)).map(({ tool, scope }) => ({ tool: tool.name, scope }));
+function policyOf(context: RuleContext): PolicyInUse {
+  return context.naming!;
+}
+
+function prefixesOf(policy: PolicyInUse): string[] {
+  return [...new Set(Object.values(policy.policy.prefixes))].sort();
+}
+
+/** Every name starts with a prefix the naming policy assigns to some backing category. */
+const policyPrefix: CheckKind = {
+  params: { type: 'object', properties: {} },
+  needs: ['live', 'naming'],
+  run(_params, context) {
+    const prefixes = prefixesOf(policyOf(context));
+    return [...listedTools(context)]
+      .filter(({ tool }) => !prefixes.some((prefix) => tool.name.startsWith(prefix)))
+      .map(({ tool, scope }) => ({ tool: tool.name, scope, data: { allowed: prefixes.join(' or ') } }));
   },
 };
 
-/** The `segment`-th `_`-separated part of the name must be in `allow`; `exempt` names are skipped. */
-const nameSegmentAllowlist: CheckKind = {
-  params: {
-    type: 'object',
-    properties: {
-      segment: { type: 'integer', minimum: 0 },
-      allow: { type: 'array', items: { type: 'string' }, minItems: 1 },
-      exempt: { type: 'array', items: { type: 'string' } },
-      when: { type: 'string' },
-    },
-    required: ['segment', 'allow'],
-  },
-  needs: ['live'],
-  run(params, context) {
-    const allow = new Set(params.allow as string[]);
-    const exempt = new Set((params.exempt as string[] | undefined) ?? []);
-    const when = params.when === undefined ? null : compileRegex(params.when);
+/** The word after the prefix is one of the policy's verbs, unless the name is grandfathered. */
+const policyVerb: CheckKind = {
+  params: { type: 'object', properties: {} },
+  needs: ['live', 'naming'],
+  run(_params, context) {
+    const naming = policyOf(context);
+    const verbs = new Set(naming.policy.verbs);
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
-      if (exempt.has(tool.name) || (when && !when.test(tool.name))) continue;
-      const segment = tool.name.split('_')[params.segment as number] ?? '';
-      if (!allow.has(segment)) out.push({ tool: tool.name, scope, data: { segment, allowed: [...allow].join(', ') } });
+      if (naming.grandfathered.has(tool.name)) continue;
+      const segment = tool.name.split('_')[1] ?? '';
+      if (!verbs.has(segment)) out.push({ tool: tool.name, scope, data: { segment, allowed: [...verbs].join(', ') } });
     }
     return out;
+  },
+};
+
+/** Names that match the policy's presign `when` match its presign `pattern`. */
+const policyPresignForm: CheckKind = {
+  params: { type: 'object', properties: {} },
+  needs: ['live', 'naming'],
+  run(_params, context) {
+    const naming = policyOf(context);
+    const { presign } = naming.policy;
+    const when = compileRegex(presign.when);
+    const pattern = compileRegex(presign.pattern);
+    // A former name the contract in use still lists predates the form, like a grandfathered one.
+    const adopted = new Set(naming.adopted);
+    return [...listedTools(context)]
+      .filter(({ tool }) => !adopted.has(tool.name) && when.test(tool.name) && !pattern.test(tool.name))
+      .map(({ tool, scope }) => ({ tool: tool.name, scope, data: { pattern: presign.pattern } }));
+  },
+};
+
+/** No listed name is one the policy retired by a rename. */
+const policyRemovedName: CheckKind = {
+  params: { type: 'object', properties: {} },
+  needs: ['live', 'naming'],
+  run(_params, context) {
+    const { removed } = policyOf(context);
+    return [...listedTools(context)]
+      .filter(({ tool }) => removed.has(tool.name))
+      .map(({ tool, scope }) => ({ tool: tool.name, scope, data: { successor: removed.get(tool.name) } }));
+  },
+};
+
+/** One note when the contract in use publishes no naming policy and the bundled one applies. */
+const policyFallback: CheckKind = {
+  params: { type: 'object', properties: {} },
+  needs: ['live', 'naming'],
+  run(_params, context) {
+    const naming = policyOf(context);
+    if (naming.source !== 'fallback') return [];
+    return [{ data: { adopted: naming.adopted.length ? naming.adopted.join(', ') : 'none' } }];
   },
 };
 
@@ -93,16 +131,12 @@ const namesSorted: CheckKind = {
   },
 };
 
-/** A tool with a known prefix must carry the one its backing category (from the contract) prescribes. */
+/** A tool with a known prefix carries the one the policy assigns to its backing category (from the contract). */
 const prefixMatchesBacking: CheckKind = {
-  params: {
-    type: 'object',
-    properties: { prefixes: { type: 'object', additionalProperties: { type: 'string' }, minProperties: 1 } },
-    required: ['prefixes'],
-  },
-  needs: ['live', 'contract'],
-  run(params, context) {
-    const prefixes = params.prefixes as Record<string, string>;
+  params: { type: 'object', properties: {} },
+  needs: ['live', 'contract', 'naming'],
+  run(_params, context) {
+    const { prefixes } = policyOf(context).policy;
     const known = Object.values(prefixes);
     const backing = context.contract?.toolBacking ?? {};
     const out: RawFinding[] = [];
@@ -118,8 +152,11 @@ const prefixMatchesBacking: CheckKind = {
 
 export const NAME_KINDS: Record<string, CheckKind> = {
   'name-pattern': namePattern,
-  'name-denylist': nameDenylist,
-  'name-segment-allowlist': nameSegmentAllowlist,
+  'policy-prefix': policyPrefix,
+  'policy-verb': policyVerb,
+  'policy-presign-form': policyPresignForm,
+  'policy-removed-name': policyRemovedName,
+  'policy-fallback': policyFallback,
   'names-unique': namesUnique,
   'names-sorted': namesSorted,
   'prefix-matches-backing': prefixMatchesBacking,
