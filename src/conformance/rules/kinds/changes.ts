@@ -2,9 +2,9 @@ import { CHANGE_KINDS, type RenameBasis } from '../../diff.js';
 import type { CheckKind } from '../types.js';
 
 /** How a rename was recognised, in words a reviewer can weigh. */
-function renameBasisText(basis: RenameBasis | undefined, before: string): string {
+function renameBasisText(basis: RenameBasis | undefined): string {
   if (basis === undefined || basis.by === 'definition') return 'same definition';
-  if (basis.by === 'contract') return basis.reverted ? `back to its former name ${before}, which the contract retired` : 'a rename the contract records';
+  if (basis.by === 'contract') return basis.reverted ? 'back to its former name, which the contract retired' : 'a rename the contract records';
   return `recognised by similarity, confidence ${basis.confidence}: same required inputs, ${basis.shared} of ${basis.total} input names in common`;
 }
 
@@ -27,7 +27,7 @@ const diffChange: CheckKind = {
           before: show(change.before),
           after: show(change.after),
           where: change.path ? ` at ${change.path}` : '',
-          ...(change.kind === 'tool-renamed' ? { basis: renameBasisText(change.rename, String(change.before)) } : {}),
+          ...(change.kind === 'tool-renamed' ? { basis: renameBasisText(change.rename) } : {}),
         },
         ...(change.kind !== 'tool-renamed' && typeof change.before === 'string' && typeof change.after === 'string' ? { text: { before: change.before, after: change.after } } : {}),
       }));
