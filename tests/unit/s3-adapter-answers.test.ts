@@ -37,6 +37,8 @@ let spelling: Spelling;
 let rawKeys: string[] | undefined;
 let seen: Seen[];
 let completion: { attempts: number; loseFirstAnswer: boolean; forgetsCompleted: boolean; headEtag?: string; answerEtag: string };
+/** When set, every request is answered 200 with this body. */
+let garbage: string | undefined;
 /** DeleteObject's answer headers. */
 let deleteAnswer: Record<string, string>;
 
@@ -56,6 +58,10 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
   const url = new URL(req.url ?? '/', 'http://fake');
   const query = url.searchParams;
   seen.push({ method: req.method ?? '', path: url.pathname, query });
+  if (garbage !== undefined) {
+    res.writeHead(200, { 'content-type': 'application/xml' });
+    return void res.end(garbage);
+  }
   const encoded = (k: string) => (spelling.encodeKeys ? formEncoded(k) : k);
   const spelled = (page: string[]) => rawKeys ?? page.map(encoded);
   const xml = (status: number, text: string) => {
@@ -116,6 +122,7 @@ beforeEach(() => {
   seen = [];
   completion = { attempts: 0, loseFirstAnswer: false, forgetsCompleted: false, answerEtag: '"fresh-1"' };
   deleteAnswer = {};
+  garbage = undefined;
 });
 
 async function failure(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
@@ -198,6 +205,26 @@ describe('listing keys are decoded only where the answer declares EncodingType=u
     expect(error.message).toContain('"bad%zzkey"');
     expect(error.message).not.toMatch(/without an HTTP answer|URI malformed/);
     expect((await failure(s3.listObjectVersions({ bucket: 'b' }))).message).toContain('"bad%zzkey"');
+  });
+});
+
+describe('a 200 that is not an S3 answer is reported as one', () => {
+  test('an unreadable body: invalid_response naming the 200, not an S3 error code', async () => {
+    garbage = '<ListBucketResult><Contents><Key>a</Key></Contents';
+    const error = await failure(s3.listObjectsV2({ bucket: 'b' }));
+    expect(error).toMatchObject({ status: 502, code: 'invalid_response' });
+    expect(error.message).toMatch(/^S3 answered HTTP 200 with a body that is not a valid S3 answer/);
+  });
+
+  test.each([
+    ['ListObjectsV2', () => s3.listObjectsV2({ bucket: 'b' })],
+    ['ListObjectVersions', () => s3.listObjectVersions({ bucket: 'b' })],
+    ['ListMultipartUploads', () => s3.listMultipartUploads({ bucket: 'b' })],
+  ])('a well-formed page that is not a listing is not an empty %s', async (operation, list) => {
+    garbage = '<html><body>Welcome to the captive portal</body></html>';
+    const error = await failure(list());
+    expect(error).toMatchObject({ status: 502, code: 'invalid_response' });
+    expect(error.message).toContain(`S3 answered ${operation} with a body that is not a listing`);
   });
 });
 

@@ -360,6 +360,22 @@ const contentMd5Instead =
     return next(args);
   };
 
+/** A success status whose body the SDK could not read: a garbled answer, not an S3 error code. */
+function unreadableSuccess(error: unknown): S3Error | undefined {
+  if (error instanceof S3Error) return undefined;
+  const failure = error as { message?: string; $metadata?: { httpStatusCode?: number }; $response?: { statusCode?: number } } | undefined;
+  const status = failure?.$metadata?.httpStatusCode ?? failure?.$response?.statusCode;
+  if (status === undefined || status < 200 || status > 299) return undefined;
+  const detail = (failure?.message ?? '').replace(/\s+/g, ' ').slice(0, MAX_QUOTED);
+  return new S3Error(502, 'invalid_response', `S3 answered HTTP ${status} with a body that is not a valid S3 answer${detail ? ` (${detail})` : ''}.`);
+}
+
+/** Every S3 listing answer says whether it is truncated; one that does not is not a listing. */
+function requireListing<T extends { IsTruncated?: boolean }>(out: T, operation: string): T {
+  if (out.IsTruncated === undefined) throw new S3Error(502, 'invalid_response', `S3 answered ${operation} with a body that is not a listing (no IsTruncated).`);
+  return out;
+}
+
 /** NoSuchUpload on a retry: the attempt before it may have completed the upload. */
 function forgotRetriedUpload(error: unknown): boolean {
   const failure = error as { name?: string; $metadata?: { attempts?: number } } | undefined;
@@ -426,7 +442,7 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
     try {
       return await work(await load());
     } catch (error) {
-      throw s3ErrorFrom(error, notFound);
+      throw unreadableSuccess(error) ?? s3ErrorFrom(error, notFound);
     }
   }
 
@@ -471,6 +487,7 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           }),
           send(o),
         );
+        requireListing(out, 'ListObjectsV2');
         const spelling = keySpelling(out.EncodingType);
         return defined({
           bucket: input.bucket,
@@ -500,6 +517,7 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           }),
           send(o),
         );
+        requireListing(out, 'ListObjectVersions');
         const spelling = keySpelling(out.EncodingType);
         const page = [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])].map((e) => ({ raw: e.Key, key: spelling.key(e.Key, 'key') }));
         const prefixes = (out.CommonPrefixes ?? []).map((p) => ({ raw: p.Prefix, key: spelling.key(p.Prefix, 'common prefix') }));
@@ -708,6 +726,7 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           }),
           send(o),
         );
+        requireListing(out, 'ListMultipartUploads');
         const spelling = keySpelling(out.EncodingType);
         const uploads = (out.Uploads ?? []).map((u) => ({ raw: u.Key, key: spelling.key(u.Key, 'key'), upload: u }));
         const prefixes = (out.CommonPrefixes ?? []).map((p) => ({ raw: p.Prefix, key: spelling.key(p.Prefix, 'common prefix') }));
