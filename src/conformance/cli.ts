@@ -300,9 +300,9 @@ export async function renderRules(format: 'pretty' | 'json' | 'markdown'): Promi
   return `${rules.map((rule) => `${rule.id.padEnd(width)}  ${rule.severity.padEnd(7)}  ${rule.title}\n${' '.repeat(width + 11)}${rule.doc}`).join('\n')}\n`;
 }
 
-/** Errors are JSON lines when a JSON report is asked for (to stdout or a file). */
+/** Errors are JSON lines when the JSON report goes to stdout (a machine reads it there). */
 function wantsJson(argv: readonly string[]): boolean {
-  const json = (value: string | undefined) => value === 'json' || Boolean(value?.startsWith('json='));
+  const json = (value: string | undefined) => value === 'json';
   return argv.some((arg, index) => (arg.startsWith('--format=') && json(arg.slice('--format='.length))) || (arg === '--format' && json(argv[index + 1])));
 }
 

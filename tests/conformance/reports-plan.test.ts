@@ -69,6 +69,11 @@ test('the CLI refuses an ambiguous plan with exit 2 before it starts anything, a
   expect(outcome.code).toBe(2);
   expect(outcome.stderr).toMatch(/^b2-mcp-conform: error: --output is ambiguous/);
   expect(existsSync(join(dir, 'c.sarif'))).toBe(false);
+  // The error line is JSON only when the JSON report goes to stdout, where a machine reads it.
+  const toFile = await runCli(['diff', dir, dir, '--format', `json=${join(dir, 'r.json')}`, '--format', 'pretty', '--format', 'github']);
+  expect(toFile.stderr).toMatch(/^b2-mcp-conform: error: only one --format can go to stdout/);
+  const toStdout = await runCli(['diff', dir, dir, '--format', 'json', '--format', 'pretty']);
+  expect(JSON.parse(toStdout.stderr).error.code).toBe('usage');
   const diff = await runCli(['diff', dir, dir, '--format', 'sarif=report.md']);
   expect(diff.code).toBe(2);
   expect(diff.stderr).toMatch(/report\.md looks like a markdown file/);
