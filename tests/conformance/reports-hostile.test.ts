@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { micromark } from 'micromark';
@@ -119,8 +120,31 @@ describe('every format is safe', () => {
     expect(lines.at(-1)).toMatch(/^b2-mcp-conform FAIL /);
   });
 
+  test('html: only the tags of the checker and attributes, one inline script and style pinned by the CSP, nothing raw', () => {
+    const html = renderAs('html');
+    expect(html).not.toMatch(RAW_CONTROL);
+    const tags = [...html.matchAll(/<(\/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*)>/g)];
+    const allowed = ['html', 'head', 'meta', 'title', 'style', 'body', 'h1', 'h2', 'h3', 'p', 'strong', 'code', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'fieldset', 'legend', 'span', 'label', 'input', 'br', 'section', 'div', 'del', 'ins', 'ul', 'li', 'script'];
+    for (const [, , name, attributes] of tags) {
+      expect(allowed, name).toContain(name!.toLowerCase());
+      // Our attributes are always quoted; what is left between them must be nothing.
+      expect(attributes!.replace(/\s([a-zA-Z-]+)(="[^"]*")?/g, '').trim(), attributes).toBe('');
+      for (const [, attribute] of attributes!.matchAll(/\s([a-zA-Z-]+)(="[^"]*")?/g)) expect(attribute, attributes).toMatch(/^(lang|charset|http-equiv|content|name|class|id|type|value|checked|data-[a-z]+)$/);
+    }
+    // Every "<" the server sent is text: the only tags are the ones counted above.
+    expect(html.split('<').length - 1).toBe(tags.length + 1); // + the doctype
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
+    const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1]!);
+    expect(scripts).toHaveLength(1);
+    expect(styles).toHaveLength(1);
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1];
+    const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+    expect(csp).toBe(`default-src 'none'; style-src ${hash(styles[0]!)}; script-src ${hash(scripts[0]!)}; img-src data:; base-uri 'none'; form-action 'none'`);
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
   test('every format renders (none left out of this test)', () => {
-    expect([...FORMATS].sort()).toEqual(['github', 'json', 'junit', 'markdown', 'pretty', 'sarif']);
+    expect([...FORMATS].sort()).toEqual(['github', 'html', 'json', 'junit', 'markdown', 'pretty', 'sarif']);
   });
 });
 

@@ -53,6 +53,8 @@ describe('each report names its file', () => {
     expect(usageError(() => reportPlan(['markdown=c.xml']))).toMatch(/looks like a junit file/);
     expect(usageError(() => reportPlan(['json=c.sarif.json']))).toMatch(/looks like a sarif file/);
     expect(usageError(() => reportPlan(['sarif'], ['c.xml']))).toMatch(/looks like a junit file/);
+    expect(usageError(() => reportPlan(['markdown=review.html']))).toMatch(/looks like a html file/);
+    expect(reportPlan(['html=review.html'])).toEqual([{ format: 'html', file: 'review.html' }]);
   });
 
   test('two reports into one file, two to stdout, unknown or empty names are refused', () => {

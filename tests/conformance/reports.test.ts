@@ -141,6 +141,19 @@ describe('text reports', () => {
     expect(text).not.toMatch(/more findings? not shown/);
   });
 
+  test('html: one page with the verdict line, the summary, filters and a section per tool', () => {
+    const html = renderAs('html');
+    const active = result.findings.filter((finding) => !finding.suppressed);
+    expect(html).toMatch(/^<!DOCTYPE html>\n<html lang="en">/);
+    expect(html).toMatch(/<p class="verdict fail" id="verdict">FAIL \d+ errors?, /);
+    expect(html).toContain(`<p id="summary">${active.length} findings: `);
+    expect(html.match(/<tr data-severity=/g)).toHaveLength(active.length);
+    expect(html).toMatch(/<section data-tool="s3_put_object"><h3><code>s3_put_object<\/code>/);
+    for (const severity of ['error', 'warning', 'info']) expect(html).toContain(`data-filter="severity" value="${severity}" checked`);
+    expect(html).toMatch(/<h2>Suppressed \(1\)<\/h2>/);
+    expect(html).not.toMatch(/\s(src|href|action)=/); // nothing to load or follow
+  });
+
   test('github emits one workflow command per unsuppressed finding, escaped', () => {
     const lines = renderAs('github').split('\n');
     const annotations = lines.filter((line) => /^::(error|warning|notice) /.test(line));

@@ -1,2 +1,2 @@
-export const FORMATS = ['pretty', 'json', 'sarif', 'junit', 'markdown', 'github'] as const;
+export const FORMATS = ['pretty', 'json', 'sarif', 'junit', 'markdown', 'github', 'html'] as const;
 export type Format = (typeof FORMATS)[number];

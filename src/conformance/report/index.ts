@@ -1,6 +1,7 @@
 import type { Severity } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { renderGithub } from './github.js';
+import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -37,5 +38,7 @@ export function render(format: Format, result: RunResult, options: RenderOptions
       return renderMarkdown(result, verdict, { verbose: options.verbose ?? false, ...(options.fullReport ? { fullReport: options.fullReport } : {}) });
     case 'github':
       return renderGithub(result, verdict);
+    case 'html':
+      return renderHtml(result, verdict);
   }
 }

@@ -15,6 +15,8 @@ const EXTENSION_FORMATS: Record<string, readonly Format[]> = {
   '.xml': ['junit'],
   '.md': ['markdown'],
   '.markdown': ['markdown'],
+  '.html': ['html'],
+  '.htm': ['html'],
 };
 
 function formatOf(name: string): Format {

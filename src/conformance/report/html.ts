@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { subjectOf, type Finding } from '../findings.js';
+import type { RunResult } from '../run.js';
+import { evidenceLines } from './evidence-lines.js';
+import { htmlText as h } from './escape/html.js';
+import { classLine, groupBySubject, summarize } from './summary.js';
+import { verdictLine, type Verdict } from './verdict.js';
+import { wordDiff } from './word-diff.js';
+
+const STYLE = `
+:root { color-scheme: light dark; --bg: #fff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --error: #cf222e; --warning: #9a6700; --info: #0969da; --del: #ffebe9; --ins: #dafbe1; }
+@media (prefers-color-scheme: dark) { :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --error: #ff7b72; --warning: #d29922; --info: #58a6ff; --del: #5d1a1d; --ins: #1a4d2a; } }
+body { background: var(--bg); color: var(--fg); font: 14px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; } h3 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
+.verdict { font-weight: 600; padding: .5rem .75rem; border: 1px solid var(--line); border-radius: 6px; }
+.fail { color: var(--error); } .pass { color: #1a7f37; }
+table { border-collapse: collapse; width: 100%; } th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
+code { font: 12px ui-monospace, monospace; word-break: break-all; }
+.error { color: var(--error); } .warning { color: var(--warning); } .info { color: var(--info); }
+del { background: var(--del); } ins { background: var(--ins); text-decoration: none; }
+.muted { color: var(--muted); } fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 1rem 0; } label { margin-right: 1rem; }
+[hidden] { display: none !important; }
+`;
+
+// Each checkbox names a data attribute and a value; a row shows when every attribute it has is checked.
+const SCRIPT = `
+const boxes = [...document.querySelectorAll('input[data-filter]')];
+function apply() {
+  const off = boxes.filter((box) => !box.checked).map((box) => [box.dataset.filter, box.value]);
+  for (const row of document.querySelectorAll('tr[data-severity]')) row.hidden = off.some(([key, value]) => row.dataset[key] === value);
+  for (const section of document.querySelectorAll('section[data-tool]')) section.hidden = !section.querySelector('tr[data-severity]:not([hidden])');
+  document.getElementById('shown').textContent = String(document.querySelectorAll('tr[data-severity]:not([hidden])').length);
+}
+for (const box of boxes) box.addEventListener('change', apply);
+apply();
+`;
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** What happened to a tool, from its findings. */
+function statusOf(findings: readonly Finding[]): string {
+  const ids = new Set(findings.map((finding) => finding.ruleId.split('/')[1]));
+  if (ids.has('tool-renamed')) return 'renamed';
+  if (ids.has('tool-added')) return 'added';
+  if (ids.has('tool-removed')) return 'removed';
+  return 'changed';
+}
+
+function diffHtml(finding: Finding): string {
+  if (!finding.text) return '';
+  const parts = wordDiff(finding.text.before, finding.text.after);
+  if (!parts) return '';
+  return `<div class="muted">${parts.map((part) => (part.kind === 'same' ? h(part.text) : part.kind === 'removed' ? `<del>${h(part.text)}</del>` : `<ins>${h(part.text)}</ins>`)).join('')}</div>`;
+}
+
+function checkboxes(name: string, key: string, values: readonly string[]): string {
+  return `<span>${name}: ${values.map((value) => `<label><input type="checkbox" data-filter="${key}" value="${h(value)}" checked> ${h(value)}</label>`).join('')}</span>`;
+}
+
+/**
+ * One self-contained page for a reviewer: verdict and summary, filters (severity, class,
+ * category), the findings per tool with word diffs, the evidence. No network: inline style and
+ * script only, pinned by hash in a Content-Security-Policy that forbids every other source and
+ * inline event handlers; every server-derived string is HTML-escaped text.
+ */
+export function renderHtml(result: RunResult, verdict: Verdict): string {
+  const { evidence } = result;
+  const active = result.findings.filter((finding) => !finding.suppressed);
+  const summary = summarize(active);
+  const csp = `default-src 'none'; style-src ${sha256(STYLE)}; script-src ${sha256(SCRIPT)}; img-src data:; base-uri 'none'; form-action 'none'`;
+  const categories = [...new Set(active.map((finding) => finding.category))].sort();
+  const classes = [...new Set(active.map((finding) => finding.class ?? 'other'))].sort();
+  const out: string[] = [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
+    '<meta name="referrer" content="no-referrer">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>b2-mcp-conform ${h(evidence.command)}${evidence.profile ? ` · ${h(evidence.profile)}` : ''}</title>`,
+    `<style>${STYLE}</style>`,
+    '</head>',
+    '<body>',
+    `<h1>b2-mcp-conform ${h(evidence.command)}${evidence.profile ? ` · profile <code>${h(evidence.profile)}</code>` : ''}</h1>`,
+    `<p class="verdict ${verdict.failed ? 'fail' : 'pass'}" id="verdict">${h(verdictLine(verdict, evidence.config))}</p>`,
+  ];
+  out.push('<h2>Summary</h2>', `<p id="summary">${summary.total} findings: ${h(classLine(summary))}.</p>`);
+  if (summary.byRule.length) out.push(`<p><strong>By rule:</strong> ${summary.byRule.map(([rule, count]) => `<code>${h(rule)}</code> ${count}`).join(' · ')}</p>`);
+  const groups = groupBySubject(active);
+  if (groups.length) {
+    out.push('<table id="tools"><thead><tr><th>Tool</th><th>Status</th><th>Findings</th></tr></thead><tbody>');
+    for (const group of groups) out.push(`<tr><td><code>${h(group.subject ?? 'the server as a whole')}</code></td><td>${group.subject === null ? '' : statusOf(group.findings)}</td><td>${group.findings.length}</td></tr>`);
+    out.push('</tbody></table>');
+    out.push(
+      '<fieldset><legend>Show</legend>',
+      checkboxes('Severity', 'severity', ['error', 'warning', 'info']),
+      '<br>',
+      checkboxes('Class', 'class', classes),
+      '<br>',
+      checkboxes('Category', 'category', categories),
+      `<p class="muted"><span id="shown">${active.length}</span> of ${active.length} findings shown</p>`,
+      '</fieldset>',
+    );
+  }
+  out.push('<h2>Findings</h2>');
+  if (active.length === 0) out.push('<p>No findings.</p>');
+  for (const group of groups) {
+    out.push(`<section data-tool="${h(group.subject ?? '')}"><h3><code>${h(group.subject ?? 'the server as a whole')}</code> <span class="muted">(${group.findings.length})</span></h3>`);
+    out.push('<table><thead><tr><th></th><th>Rule</th><th>Path</th><th>Finding</th></tr></thead><tbody>');
+    for (const finding of group.findings) {
+      out.push(
+        `<tr data-severity="${finding.severity}" data-class="${h(finding.class ?? 'other')}" data-category="${h(finding.category)}"><td class="${finding.severity}">${finding.severity}</td><td><code>${h(finding.ruleId)}</code>${finding.class ? ` <span class="muted">${finding.class}</span>` : ''}</td><td>${finding.path ? `<code>${h(finding.path)}</code>` : ''}</td><td>${h(finding.message)}${diffHtml(finding)}<div class="muted">Fix: ${h(finding.fix)} (<code>${h(finding.doc)}</code>)</div></td></tr>`,
+      );
+    }
+    out.push('</tbody></table></section>');
+  }
+  const suppressed = result.findings.filter((finding) => finding.suppressed);
+  if (suppressed.length) {
+    out.push(`<h2>Suppressed (${suppressed.length})</h2><ul>`);
+    for (const finding of suppressed) out.push(`<li><code>${h(finding.ruleId)}</code> ${h(subjectOf(finding) ?? '')}: ${h(finding.suppressed!.reason)}</li>`);
+    out.push('</ul>');
+  }
+  out.push('<h2>Evidence</h2><table id="evidence"><tbody>');
+  for (const [label, value] of evidenceLines(evidence)) out.push(`<tr><th>${h(label)}</th><td>${h(value)}</td></tr>`);
+  out.push('</tbody></table>', `<script>${SCRIPT}</script>`, '</body>', '</html>', '');
+  return out.join('\n');
+}
