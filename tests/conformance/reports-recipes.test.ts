@@ -35,6 +35,7 @@ function recipes(markdown: string): string[] {
       if (at === -1 || line.trimStart().startsWith('#')) continue;
       let command = line.slice(at).split(/\s(?:\|\||&&|;|>|&)(?:\s|$)/)[0]!.trim();
       if ((command.match(/'/g)?.length ?? 0) % 2 === 1) command = command.replace(/'$/, ''); // the end of sh -c '…'
+      if ((command.match(/\)/g)?.length ?? 0) > (command.match(/\(/g)?.length ?? 0)) command = command.replace(/\)$/, ''); // the end of a ( … ) subshell
       commands.push(command.replace(/^(node dist\/bin\/b2-mcp-conform\.js|npx b2-mcp-conform) /, ''));
     }
   }
