@@ -26,7 +26,11 @@ const program = new Command('b2-mcp')
   .option('--debug', 'print stack traces on failure')
   .exitOverride()
   .configureOutput({ writeErr: (text) => process.stderr.write(text) })
-  .action(() => (defaultTransport(process.env) === 'http' ? runHttp(process.env, { host: '127.0.0.1' }) : runStdio(process.env)));
+  .argument('[command]')
+  .action((command?: string) => {
+    if (command !== undefined) throw new UsageError(`unknown command "${command}" (expected stdio, http or sandbox)`);
+    return defaultTransport(process.env) === 'http' ? runHttp(process.env, { host: '127.0.0.1' }) : runStdio(process.env);
+  });
 
 program.command('stdio').description('serve MCP over stdin/stdout (both protocol eras)').action(() => runStdio(process.env));
 

@@ -1,5 +1,5 @@
 /**
- * The local B2 sandbox: a B2 Native API emulator (and, from issue [D], an S3-compatible API) over
+ * The local B2 sandbox: a B2 Native API emulator (and an S3-compatible API) over
  * one in-memory store, plus an admin API for tests and probes.
  *
  * Three HTTP listeners:

@@ -1,4 +1,4 @@
-import { ConfigError, readSetting, type Transport } from './config.js';
+import { readSetting, type Transport } from './config.js';
 import type { ServerRuntime } from './server.js';
 import { createRuntime } from './start.js';
 
@@ -63,12 +63,7 @@ export async function runHttp(env: NodeJS.ProcessEnv, options: { port?: string; 
   onShutdown(drain);
 }
 
-/** The transport used when no subcommand is given. */
+/** The transport used when no subcommand is given; an unknown value is a configuration error (exit 1). */
 export function defaultTransport(env: NodeJS.ProcessEnv): 'stdio' | 'http' {
-  try {
-    return readSetting(env, 'stdio', 'B2_MCP_TRANSPORT') === 'http' ? 'http' : 'stdio';
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  return readSetting(env, 'stdio', 'B2_MCP_TRANSPORT') === 'http' ? 'http' : 'stdio';
 }

@@ -146,7 +146,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
   const profileValue = readSetting(env, transport, 'B2_MCP_PROFILE');
   const profile = profileValue === undefined ? undefined : resolveProfileName(profileValue);
   const registerAllTools = isTrue(readSetting(env, transport, 'B2_REGISTER_ALL_TOOLS'));
-  if (!primary && !profile && !registerAllTools) {
+  // In HTTP headers mode every request brings its own key: the process needs none.
+  const keyPerRequest = transport === 'http' && readSetting(env, transport, 'B2_HTTP_CREDENTIAL_MODE') === 'headers';
+  if (!primary && !profile && !registerAllTools && !keyPerRequest) {
     throw new ConfigError('Set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY (or pin a surface with B2_MCP_PROFILE to run without a key).');
   }
 

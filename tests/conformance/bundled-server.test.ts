@@ -26,7 +26,7 @@ function expectConforming(result: Awaited<ReturnType<typeof runCheck>>): void {
   for (const comparison of Object.values(result.evidence.hashes)) expect(comparison.drift).toEqual({ status: 'match' });
   expect(result.evidence.connections.modern?.serverInfo?.name).toBe('backblaze-b2');
   expect(result.evidence.connections.modern?.protocolVersion).toBe('2026-07-28');
-  // The only warning allowed is the reviewed webhook signing secret (CONTRACT_FACTS §14 #17).
+  // The only warning allowed is the reviewed webhook signing secret (docs/contract.md §8.4).
   for (const warning of result.findings.filter((finding) => finding.severity !== 'error')) {
     expect(`${warning.ruleId} ${warning.tool}`).toBe('credentials/secret-like-nested b2_set_bucket_notification_rules');
   }

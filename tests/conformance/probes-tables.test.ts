@@ -24,7 +24,7 @@ describe('probe tables (rules/probes/) are complete data', () => {
     expect(readOnly.filter((tool) => !read.has(tool))).toEqual([]);
   });
 
-  test('each conditional gate (CONTRACT_FACTS §6.2) has a harmless argument set, and only those', () => {
+  test('each conditional gate (docs/contract.md §6.2) has a harmless argument set, and only those', () => {
     const conditional = ['b2_create_bucket', 'b2_update_bucket', 'b2_update_file_legal_hold', 'b2_update_file_retention', 's3_get_presigned_url', 's3_put_bucket_lifecycle'];
     expect(tables.gates.filter((spec) => spec.harmless).map((spec) => spec.tool).sort()).toEqual(conditional);
   });

@@ -1,5 +1,5 @@
 /**
- * The built server over an unreliable B2 (issue [H], Faults): the fault-soak workload of
+ * The built server over an unreliable B2: the fault-soak workload of
  * bench/faults.ts, smaller — every read tool and every mutating tool (gated ones with
  * `confirm: true`) over stdio, with the sandbox failing 20% of native and S3 responses.
  * The benchmark runs the same workload for 2,000 calls with the full 2 s stall.

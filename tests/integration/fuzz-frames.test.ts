@@ -1,5 +1,5 @@
 /**
- * Malformed JSON-RPC frames (issue [H], Fuzzing): on stdio (raw child process) and on HTTP
+ * Malformed JSON-RPC frames: on stdio (raw child process) and on HTTP
  * (`b2-mcp http --port 0`, server credential mode), every frame the server cannot use gets a
  * clear JSON-RPC error — parse error, invalid request, unknown method, invalid params — and the
  * process stays up: a valid `tools/list` succeeds afterwards, and stderr holds JSON logs only.

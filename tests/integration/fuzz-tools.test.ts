@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every tool's advertised inputSchema (issue [H], Fuzzing).
+ * Property-based fuzzing of every tool's advertised inputSchema.
  *
  * Arguments are generated from the schemas the built server lists (profile full, Partner tools
  * included): valid ones (biased towards names that exist in the sandbox, so calls get deep),

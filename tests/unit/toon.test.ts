@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TOON_BOUNDS, TOON_SPEC_VERSION, encodeToon, exceedsToonBounds } from '../../src/server/policy/toon.js';
 
-// Worked examples of CONTRACT_FACTS §10.2, verbatim (`⏎` written as `\n`). Normative.
+// Worked examples of the TOON rules of docs/contract.md §10.2 (`⏎` written as `\n`).
 const WORKED_EXAMPLES: Array<[input: string, expected: string]> = [
   ['{"ok":true}', 'ok: true'],
   [

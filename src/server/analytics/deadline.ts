@@ -7,7 +7,7 @@
 import { ToolError } from '../tools/definition.js';
 
 
-/** Every analytics tool stops scanning after this long (CONTRACT_FACTS §2.7). */
+/** Every analytics tool stops scanning after this long (docs/contract.md §2.7). */
 export const ANALYTICS_TIME_BUDGET_MS = 12_000;
 
 class TimeBudgetExpired extends ToolError {

@@ -10,7 +10,7 @@
  * Only the data files are read, and a (date, account, bucket) row is counted once even when it
  * appears in more than one file.
  *
- * Bounds (CONTRACT_FACTS §2.7): listing pages, candidate files, selected files, downloaded
+ * Bounds (docs/contract.md §2.7): listing pages, candidate files, selected files, downloaded
  * bytes, parsed rows, the time budget. Each file is counted whole or not at all: a file a bound
  * would cut is left out, so totals never mix complete and partial days.
  */

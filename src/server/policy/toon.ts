@@ -1,6 +1,6 @@
 /**
  * Repository-owned TOON encoder (TOON spec 4.1, comma delimiter, 2-space indent) for tool
- * result text. Rules: CONTRACT_FACTS §10.2. Production code never loads the npm TOON package;
+ * result text. Rules: docs/contract.md §10.2. Production code never loads the npm TOON package;
  * tests round-trip this output through the official decoder.
  *
  * Output is built by appending `\n<indent><content>` to one string and dropping the leading
