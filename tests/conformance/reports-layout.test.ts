@@ -109,6 +109,23 @@ describe('a fork with 430 findings', () => {
   });
 });
 
+test('a server that sends megabytes of name, description and serverInfo still gets a bounded report', () => {
+  const huge = 'x'.repeat(1_000_000);
+  const result: RunResult = {
+    findings: [finding('description/length', `b2_${huge}`, 'description', { message: `Tool b2_${huge} is long` }), ...Array.from({ length: 200 }, (_, index) => finding('naming/sorted', `b2_t${index}`, '', { suppressed: { reason: huge } }))],
+    evidence: { ...EVIDENCE, target: { transport: 'stdio', server: huge } },
+    rules,
+    evaluated: [],
+  };
+  for (const verbose of [false, true]) {
+    const markdown = render('markdown', result, { failOn: 'error', color: false, verbose });
+    expect(markdown.length, `verbose ${verbose}`).toBeLessThan(MARKDOWN_LIMIT);
+  }
+  const pretty = render('pretty', result, { failOn: 'error', color: false });
+  expect(Math.max(...pretty.split('\n').map((line) => line.length))).toBeLessThan(2_000);
+  expect(render('pretty', result, { failOn: 'error', color: false, verbose: true }).length).toBeGreaterThan(1_000_000);
+});
+
 describe('word diff', () => {
   test('joining the kept and added parts gives the after text; kept and removed, the before text', () => {
     const words = fc.array(fc.constantFrom('a', 'b', 'c', 'bucket', 'key', 'ä'), { maxLength: 25 }).map((list) => list.join(' '));

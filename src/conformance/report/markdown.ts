@@ -12,8 +12,10 @@ const ICON: Record<Severity, string> = { error: '🔴', warning: '🟡', info: '
 export const MARKDOWN_LIMIT = 60_000;
 /** Rows by rule and by tool in the summary. */
 const TOP = 10;
-/** Longest server-derived text in one cell without --verbose. */
+/** Longest server-derived text in one cell without --verbose (names and evidence always). */
 const CLIP = 300;
+/** Suppressed findings listed. */
+const LIST = 50;
 
 const code = (text: string) => markdownCode(text, { table: true });
 const clip = (text: string, verbose: boolean) => (verbose || text.length <= CLIP ? text : `${text.slice(0, CLIP)}…`);
@@ -39,7 +41,7 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
   const active = result.findings.filter((finding) => !finding.suppressed);
   if (active.length > 0) {
     const summary = summarize(active);
-    const top = (rows: [string, number][]) => `${rows.slice(0, TOP).map(([key, count]) => `${markdownCode(key)} ${count}`).join(' · ')}${rows.length > TOP ? ` · +${rows.length - TOP} more` : ''}`;
+    const top = (rows: [string, number][]) => `${rows.slice(0, TOP).map(([key, count]) => `${markdownCode(clip(key, false))} ${count}`).join(' · ')}${rows.length > TOP ? ` · +${rows.length - TOP} more` : ''}`;
     head.push(`**Summary:** ${summary.total} findings: ${classLine(summary)}.`, '');
     head.push(`- **By rule:** ${top(summary.byRule)}`);
     if (summary.byTool.length) head.push(`- **By tool** (${summary.byTool.length}): ${top(summary.byTool)}`);
@@ -59,14 +61,15 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
   const suppressed = result.findings.filter((finding) => finding.suppressed);
   if (suppressed.length > 0) {
     tail.push(`<details><summary>${suppressed.length} suppressed</summary>`, '');
-    for (const finding of suppressed) {
+    for (const finding of suppressed.slice(0, LIST)) {
       const subject = subjectOf(finding);
-      tail.push(`- ${markdownCode(finding.ruleId)}${subject ? ` ${markdownCode(subject)}` : ''}: ${markdownText(clip(finding.suppressed!.reason, verbose))}`);
+      tail.push(`- ${markdownCode(finding.ruleId)}${subject ? ` ${markdownCode(clip(subject, false))}` : ''}: ${markdownText(clip(finding.suppressed!.reason, false))}`);
     }
+    if (suppressed.length > LIST) tail.push(`- … ${suppressed.length - LIST} more`);
     tail.push('', '</details>', '');
   }
   tail.push('<details><summary>Evidence</summary>', '', '| | |', '| --- | --- |');
-  for (const [label, value] of evidenceLines(evidence)) tail.push(`| ${markdownText(label)} | ${markdownText(value)} |`);
+  for (const [label, value] of evidenceLines(evidence)) tail.push(`| ${markdownText(clip(label, false))} | ${markdownText(clip(value, false))} |`);
   tail.push('', '</details>', '');
 
   const size = (lines: readonly string[]) => lines.reduce((sum, line) => sum + line.length + 1, 0);
@@ -75,7 +78,7 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
   const body: string[] = [];
   let left = active.length;
   for (const group of groupBySubject(active)) {
-    const title = [`#### ${group.subject === null ? 'The server as a whole' : markdownCode(group.subject)} (${group.findings.length})`, '', '| | Rule | Path | Finding |', '| --- | --- | --- | --- |'];
+    const title = [`#### ${group.subject === null ? 'The server as a whole' : markdownCode(clip(group.subject, false))} (${group.findings.length})`, '', '| | Rule | Path | Finding |', '| --- | --- | --- | --- |'];
     const rows = group.findings.map((finding) => findingRow(finding, verbose));
     if (size(title) + size(rows.slice(0, 1)) > budget) break;
     body.push(...title);

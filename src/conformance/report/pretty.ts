@@ -47,7 +47,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   let hidden = 0;
   for (const group of groups) {
     const worst = group.findings[0]!.severity;
-    out.push(paint[worst](c.bold(`${MARK[worst]} ${group.subject === null ? 'the server as a whole' : t(group.subject)}`)) + c.dim(` (${group.findings.length})`));
+    out.push(paint[worst](c.bold(`${MARK[worst]} ${group.subject === null ? 'the server as a whole' : t(clip(group.subject, verbose))}`)) + c.dim(` (${group.findings.length})`));
     let used = 0;
     let shown = 0;
     for (const finding of group.findings) {
@@ -67,7 +67,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   const suppressed = result.findings.filter((finding) => finding.suppressed);
   if (suppressed.length > 0) {
     out.push(c.dim(`${suppressed.length} suppressed:`));
-    for (const finding of verbose ? suppressed : suppressed.slice(0, TOP)) out.push(c.dim(`  ${t(finding.ruleId)} ${t(subjectOf(finding) ?? '')} — ${t(clip(finding.suppressed!.reason, verbose))}`));
+    for (const finding of verbose ? suppressed : suppressed.slice(0, TOP)) out.push(c.dim(`  ${t(finding.ruleId)} ${t(clip(subjectOf(finding) ?? '', verbose))} — ${t(clip(finding.suppressed!.reason, verbose))}`));
     if (!verbose && suppressed.length > TOP) out.push(c.dim(`  … ${suppressed.length - TOP} more`));
     out.push('');
   }
@@ -75,7 +75,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   if (!verbose && active.length) out.push(...fixLines(active, result, c), '');
 
   out.push(c.bold('Evidence'));
-  for (const [label, value] of evidenceLines(evidence)) out.push(`  ${c.dim(`${t(label)}:`)} ${t(value)}`);
+  for (const [label, value] of evidenceLines(evidence)) out.push(`  ${c.dim(`${t(clip(label, verbose))}:`)} ${t(clip(value, verbose))}`);
   out.push('');
   if (hidden) out.push(c.dim(`${hidden} findings not shown; --verbose lists every one, --format json or sarif carries them all.`));
   const status = verdict.failed ? c.red(c.bold('FAIL')) : c.green(c.bold('PASS'));
@@ -88,7 +88,7 @@ function summaryLines(active: readonly Finding[], c: Paint, verbose: boolean): s
   const top = (rows: [string, number][]) => {
     const shown = verbose ? rows : rows.slice(0, TOP);
     const more = rows.length - shown.length;
-    return `${shown.map(([key, count]) => `${t(key)} ${count}`).join(' · ')}${more ? c.dim(` · +${more} more`) : ''}`;
+    return `${shown.map(([key, count]) => `${t(clip(key, verbose))} ${count}`).join(' · ')}${more ? c.dim(` · +${more} more`) : ''}`;
   };
   const lines = [c.bold(`Summary: ${summary.total} finding${summary.total === 1 ? '' : 's'}`), `  ${c.dim('by class:')} ${classLine(summary)}`, `  ${c.dim('by rule:')}  ${top(summary.byRule)}`];
   if (summary.byTool.length) lines.push(`  ${c.dim('by tool:')}  ${top(summary.byTool)}${c.dim(` (${summary.byTool.length} tools)`)}`);
