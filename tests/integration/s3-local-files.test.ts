@@ -143,6 +143,15 @@ describe('reads', () => {
   });
 });
 
+describe('read size limit', () => {
+  test('a file of exactly the limit is read whole; one byte more is refused', async () => {
+    writeFileSync(join(root, 'exact.bin'), Buffer.alloc(64, 1));
+    writeFileSync(join(root, 'over.bin'), Buffer.alloc(65, 1));
+    expect((await readLocalFile(policy(), join(root, 'exact.bin'), 64)).length).toBe(64);
+    expect(await refusal(readLocalFile(policy(), join(root, 'over.bin'), 64))).toMatchObject({ status: 413, code: 'file_too_large' });
+  });
+});
+
 describe('default policy without B2_FILE_ROOT', () => {
   const open = { allowLocalFiles: true };
 
