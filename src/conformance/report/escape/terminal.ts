@@ -22,11 +22,3 @@ function escapeCodePoint(char: string): string {
 export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, escapeCodePoint);
 }
-
-/** Whether the text holds anything terminalSafe would escape. */
-export function hasTerminalControls(text: string): boolean {
-  UNSAFE.lastIndex = 0;
-  const found = UNSAFE.test(text);
-  UNSAFE.lastIndex = 0;
-  return found;
-}
