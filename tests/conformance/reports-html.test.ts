@@ -1,0 +1,81 @@
+import { JSDOM } from 'jsdom';
+import { expect, test } from 'vitest';
+import { fingerprintOf, sortFindings, type Finding } from '../../src/conformance/findings.js';
+import { render } from '../../src/conformance/report/index.js';
+import { loadRules } from '../../src/conformance/rules/engine.js';
+import type { RunResult } from '../../src/conformance/run.js';
+
+const rules = loadRules();
+
+function finding(ruleId: string, tool: string, extra: Partial<Finding> = {}): Finding {
+  const rule = rules.byId.get(ruleId)!;
+  return { ruleId, severity: rule.severity, category: rule.category, ...(rule.class ? { class: rule.class } : {}), message: `${ruleId} on ${tool}`, fix: rule.fix, doc: rule.doc, tool, scopes: ['before'], fingerprint: fingerprintOf({ ruleId, profile: '*', tool }), ...extra };
+}
+
+const result: RunResult = {
+  findings: sortFindings([
+    finding('diff/tool-removed', 'b2_gone'),
+    finding('diff/tool-added', 'b2_new'),
+    finding('diff/description-changed', 'b2_list_buckets', { text: { before: 'List the buckets of the account.', after: 'List every bucket of the account.' } }),
+    finding('description/length', 'b2_list_buckets'),
+    finding('diff/default-changed', 'b2_list_files'),
+  ]),
+  evidence: {
+    command: 'diff',
+    versions: { 'b2-mcp-conform': '0.0.0' },
+    profile: null,
+    target: null,
+    connections: {},
+    contractHash: null,
+    hashes: {},
+    cacheHints: null,
+    config: { file: null, source: null, overrides: 0, applied: [], refused: [], suppressed: 0, stale: 0, expired: 0 },
+    rulesEvaluated: 3,
+    durationMs: 10,
+  },
+  rules,
+  evaluated: [],
+};
+
+/** The page with its own script run, as a browser opening the file would. */
+function open(html: string) {
+  const errors: unknown[] = [];
+  const dom = new JSDOM(html, { runScripts: 'dangerously' });
+  dom.window.addEventListener('error', (event) => errors.push(event.error));
+  return { document: dom.window.document, window: dom.window, errors };
+}
+
+const visibleRows = (document: Document) => [...document.querySelectorAll<HTMLElement>('tr[data-severity]')].filter((row) => !row.hidden);
+
+test('the page shows every finding, the tool statuses and the word diff', () => {
+  const { document, errors } = open(render('html', result, { failOn: 'error', color: false }));
+  expect(errors).toEqual([]);
+  expect(visibleRows(document)).toHaveLength(5);
+  expect(document.getElementById('shown')!.textContent).toBe('5');
+  const statuses = Object.fromEntries([...document.querySelectorAll('#tools tbody tr')].map((row) => [row.children[0]!.textContent, row.children[1]!.textContent]));
+  expect(statuses).toMatchObject({ b2_gone: 'removed', b2_new: 'added', b2_list_buckets: 'changed' });
+  expect(document.querySelector('del')!.textContent).toBe('the buckets');
+  expect(document.querySelector('ins')!.textContent).toBe('every bucket');
+  expect(document.getElementById('verdict')!.textContent).toMatch(/^FAIL /);
+});
+
+test('the filters hide findings by severity, class and category, and tools left without any', () => {
+  const { document, window } = open(render('html', result, { failOn: 'error', color: false }));
+  const toggle = (key: string, value: string) => {
+    const box = document.querySelector<HTMLInputElement>(`input[data-filter="${key}"][value="${value}"]`)!;
+    box.checked = !box.checked;
+    box.dispatchEvent(new window.Event('change'));
+  };
+  toggle('severity', 'warning');
+  const severities = visibleRows(document).map((row) => row.dataset.severity);
+  expect(severities).not.toContain('warning');
+  expect(document.getElementById('shown')!.textContent).toBe(String(severities.length));
+  toggle('severity', 'warning');
+  toggle('class', 'breaking');
+  expect(visibleRows(document).map((row) => row.dataset.class)).not.toContain('breaking');
+  expect(document.querySelector<HTMLElement>('section[data-tool="b2_gone"]')!.hidden).toBe(true);
+  toggle('class', 'breaking');
+  toggle('category', 'description');
+  expect(visibleRows(document).map((row) => row.dataset.category)).not.toContain('description');
+  expect(document.querySelector<HTMLElement>('section[data-tool="b2_list_buckets"]')!.hidden).toBe(false);
+});
