@@ -578,8 +578,10 @@ function matchRenames(removed: readonly NormalizedTool[], added: readonly Normal
     if (to) take(from, to, { by: 'definition' });
   }
   if (free(removed).length * free(added).length > SIMILARITY_PAIR_BUDGET) return pairs;
+  // An equivalent definition has the same description and input names: only those pairs are compared in full.
+  const shape = (tool: NormalizedTool) => `${tool.descriptionSha256} ${[...inputNames(tool).properties].sort().join(',')}`;
   for (const from of free(removed)) {
-    const to = free(added).find((candidate) => definitionChanges(from, candidate, candidate.name).length === 0);
+    const to = free(added).find((candidate) => shape(candidate) === shape(from) && definitionChanges(from, candidate, candidate.name).length === 0);
     if (to) take(from, to, { by: 'definition' });
   }
   const candidates = free(removed)

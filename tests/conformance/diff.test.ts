@@ -201,6 +201,16 @@ describe('renames', () => {
     ]);
   });
 
+  test('beyond the pair budget only recorded renames and identical definitions are matched, so a huge list stays linear', () => {
+    const many = (prefix: string, description: string) => Array.from({ length: 120 }, (_, i) => withInputs(`${prefix}_${i}_item`, [`p${i}`], [], description));
+    const identical = diffTools(tools(...many('b2_list', 'd')), tools(...many('b2_get', 'd')));
+    expect(identical.filter((change) => change.kind === 'tool-renamed')).toHaveLength(120);
+    // Same inputs, other descriptions: similar enough below the budget (see above), not compared above it.
+    const similar = diffTools(tools(...many('b2_list', 'd')), tools(...many('b2_get', 'other')));
+    expect(similar.some((change) => change.kind === 'tool-renamed')).toBe(false);
+    expect(similar.filter((change) => change.kind === 'tool-removed')).toHaveLength(120);
+  });
+
   test('an equivalent definition under a new name is a rename by definition', () => {
     const before = snapshotTools([{ name: 'b2_a_thing', description: 'd', inputSchema: { type: 'object', properties: { n: { type: 'integer', exclusiveMinimum: 0 } } } }]).tools;
     const after = snapshotTools([{ name: 'b2_z_other', description: 'd', inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } } }]).tools;
