@@ -36,7 +36,7 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_DESTRUCTIVE_POLICY', description: 'Destructive and protection-weakening calls: ask for confirmation, refuse, or allow.', values: ['confirm', 'block', 'allow'], defaults: { stdio: 'confirm', http: 'block' } },
   { name: 'B2_DESTRUCTIVE_ELICITATION', description: 'Ask the human through MCP form elicitation when the client supports it.', values: ['on', 'off', 'true', 'false', '1', '0'], defaults: { stdio: 'on', http: 'on' } },
   { name: 'B2_SECRET_SINK', description: 'Where durable secrets (new keys, accounts) go: an owner-only file, inline in the result (explicit opt-in), or nowhere (those tools become unavailable stubs).', values: ['file', 'inline', 'off'], defaults: { stdio: 'file', http: 'off' } },
-  { name: 'B2_SECRET_SINK_FILE', description: 'Absolute path of the secret ledger (JSON lines, mode 0600).', defaults: { stdio: '~/.b2-mcp/secrets.jsonl' } },
+  { name: 'B2_SECRET_SINK_FILE', description: 'Absolute path of the secret ledger (JSON lines, mode 0600), created on first use.', defaults: { stdio: '~/.b2-mcp/secrets.jsonl' } },
   { name: 'B2_ALLOW_INLINE_SECRETS', description: 'Required opt-in for `B2_SECRET_SINK=inline` over HTTP.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
   { name: 'B2_ALLOW_KEY_MGMT_GRANTS', description: 'Let `b2_create_key` grant the key-management capabilities (`listKeys`, `writeKeys`, `deleteKeys`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
   { name: 'B2_ALLOW_UNSCOPED_KEYS', description: 'Let `b2_create_key` create keys with write or delete capabilities that are not restricted to buckets.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },

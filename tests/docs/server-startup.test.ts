@@ -2,13 +2,16 @@
  * What README.md and the configuration table promise about starting b2-mcp: unknown commands
  * are named as such (exit 2), an unknown B2_MCP_TRANSPORT is a configuration error (exit 1), and
  * HTTP in headers credential mode starts without a process key and serves the key each request
- * brings.
+ * brings; starting creates no files (the secret ledger appears on first use only).
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { createKey, startTestSandbox } from '../support/sandbox-harness.js';
-import { connectHttp, SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
+import { connectHttp, connectStdio, SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
 
 const run = (args: string[], extra: Record<string, string> = {}) =>
   spawnSync(process.execPath, [SERVER_BIN, ...args], { env: serverEnv({ B2_MCP_PROFILE: 'default', ...extra }), encoding: 'utf8', input: '', timeout: 10_000 });
@@ -32,6 +35,19 @@ describe('b2-mcp start-up', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/Set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY/);
   });
+});
+
+it('starting b2-mcp on stdio with the default file sink creates no files', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'b2-mcp-home-'));
+  const { B2_SECRET_SINK: _off, ...env } = serverEnv({ HOME: home, B2_MCP_PROFILE: 'default' });
+  const client = await connectStdio('legacy', env);
+  try {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('b2_list_buckets');
+    expect(readdirSync(home)).toEqual([]);
+  } finally {
+    await client.close();
+  }
 });
 
 describe('HTTP in headers credential mode, no process key', () => {

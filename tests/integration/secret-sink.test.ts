@@ -4,7 +4,7 @@
  * must reach the ledger and nothing else (results, structuredContent, errors, stderr).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -105,9 +105,8 @@ describe('file sink', () => {
     server = await start({ B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: ledger });
   });
 
-  it('creates the ledger owner-only and serves the real key and member tools; trial accounts stay a stub', async () => {
-    expect(statSync(dir).mode & 0o777).toBe(0o700);
-    expect(statSync(ledger).mode & 0o777).toBe(0o600);
+  it('creates the ledger owner-only on first use and serves the real key and member tools; trial accounts stay a stub', async () => {
+    expect(existsSync(dir), 'start-up creates no files').toBe(false);
     const tools = new Map((await server.listTools()).map((tool) => [tool.name, tool]));
     expect(Object.keys(tools.get('b2_create_key')!.inputSchema.properties)).toEqual(expect.arrayContaining(['keyName', 'capabilities', 'idempotencyKey', 'confirm']));
     expect(Object.keys(tools.get('b2_create_group_member')!.inputSchema.properties)).toContain('memberEmail');
@@ -132,6 +131,8 @@ describe('file sink', () => {
     const record = ledgerLines(ledger).find((line) => line.recordId === created.secretSink.recordId);
     expect(record).toMatchObject({ tool: 'b2_create_key', recordId: created.secretSink.recordId, result: { applicationKeyId: created.applicationKeyId, applicationKey: secret } });
     expectNowhereButLedger(secret, ledger);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(ledger).mode & 0o777).toBe(0o600);
   });
 
   it('the same idempotency key replays without creating; other input under it is a conflict; B2 refusals free it', async () => {
@@ -198,6 +199,7 @@ describe('file sink', () => {
 describe('file sink failure after creation', () => {
   it('undoes the key or the member on B2 and says so; the secret is never returned', async () => {
     const ledger = join(mkdtempSync(join(tmpdir(), 'b2-secret-broken-')), 'secrets.jsonl');
+    writeFileSync(ledger, '', { mode: 0o600 }); // an existing ledger: start-up checks it and has nothing left to create
     const server = await start({ B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: ledger });
     // After start-up the ledger is replaced by a symlink: the sink refuses to follow it.
     renameSync(ledger, `${ledger}.real`);
@@ -260,12 +262,11 @@ describe('sink start-up', () => {
     expect(server.stderr()).toMatch(/"event":"secret_sink.unavailable"/);
   });
 
-  it('the stdio default creates ~/.b2-mcp/secrets.jsonl owner-only', async () => {
+  it('the stdio default ~/.b2-mcp/secrets.jsonl serves the real tools, and starting creates no file', async () => {
     const home = mkdtempSync(join(tmpdir(), 'b2-secret-home-'));
     const server = await start({ HOME: home });
     expect(Object.keys((await server.listTools()).find((t) => t.name === 'b2_create_key')!.inputSchema.properties)).toContain('keyName');
-    expect(statSync(join(home, '.b2-mcp')).mode & 0o777).toBe(0o700);
-    expect(statSync(join(home, '.b2-mcp', 'secrets.jsonl')).mode & 0o777).toBe(0o600);
+    expect(readdirSync(home)).toEqual([]);
   });
 
   it('an explicit file sink that cannot be used stops start-up with one clear line', () => {

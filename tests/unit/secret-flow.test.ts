@@ -177,7 +177,7 @@ describe('opening the sink at start-up', () => {
     const opened = openSecretStore(config, env());
     expect(opened.store).toBeUndefined();
     expect(opened.config.secretSink).toBe('off');
-    expect(opened.config.secretSinkUnavailable).toMatch(/default secret ledger cannot be used: Cannot prepare the secret ledger .*not-a-dir/);
+    expect(opened.config.secretSinkUnavailable).toMatch(/default secret ledger cannot be used: .*not-a-dir must be a real directory/);
   });
 
   it('fails start-up when the file sink was asked for explicitly', () => {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 
 /** Why a ledger cannot be used; the message names the rule, never a secret. */
@@ -59,14 +60,49 @@ export class FileSecretSink {
   /** Ledger size when `index` was read: another process's append changes it. */
   private indexedSize = -1;
   private queue: Promise<unknown> = Promise.resolve();
+  private prepared = false;
 
   constructor(path: string, private readonly logFile?: string) {
     if (!isAbsolute(path)) throw new SecretSinkError('The secret ledger path must be absolute.');
     this.path = resolve(path);
   }
 
-  /** Creates the directory and file if needed and checks every rule; throws SecretSinkError. */
+  /**
+   * At start-up: checks every rule that can be checked without creating anything (what exists
+   * must already be owner-only and no symlink; what is missing must be creatable). The directory
+   * and the file appear on first use. Throws SecretSinkError.
+   */
+  inspect(): void {
+    if (process.platform === 'win32') throw new SecretSinkError('The file secret sink needs POSIX owner-only permissions.');
+    if (this.logFile && safeRealpath(this.logFile) === safeRealpath(this.path)) {
+      throw new SecretSinkError('The secret ledger must not be the log file.');
+    }
+    const dir = dirname(this.path);
+    const dirStat = lstatIfExists(dir);
+    if (!dirStat) {
+      let ancestor = dirname(dir);
+      while (!lstatIfExists(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+      try {
+        accessSync(ancestor, constants.W_OK | constants.X_OK);
+      } catch {
+        throw new SecretSinkError(`Cannot create ${dir}: ${ancestor} is not writable.`);
+      }
+      return;
+    }
+    if (dirStat.isSymbolicLink() || !dirStat.isDirectory()) throw new SecretSinkError(`${dir} must be a real directory, not a symlink.`);
+    checkOwnerOnly(dir, 'Directory', dirStat);
+    const fileStat = lstatIfExists(this.path);
+    if (!fileStat) return;
+    if (fileStat.isSymbolicLink()) throw new SecretSinkError(`${this.path} is a symlink; the secret ledger refuses symlinks.`);
+    if (!fileStat.isFile()) throw new SecretSinkError(`${this.path} is not a regular file.`);
+    if (fileStat.nlink > 1) throw new SecretSinkError(`${this.path} has other hard links.`);
+    checkOwnerOnly(this.path, 'File', fileStat);
+    this.prepared = true; // nothing left to create
+  }
+
+  /** Creates the directory and file if needed and checks every rule (once; on first use); throws SecretSinkError. */
   prepare(): void {
+    if (this.prepared) return;
     if (process.platform === 'win32') throw new SecretSinkError('The file secret sink needs POSIX owner-only permissions.');
     const dir = dirname(this.path);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -77,6 +113,7 @@ export class FileSecretSink {
       throw new SecretSinkError('The secret ledger must not be the log file.');
     }
     closeSync(this.open());
+    this.prepared = true;
   }
 
   private open(): number {
@@ -138,6 +175,7 @@ export class FileSecretSink {
    * key is already reserved. The file outlives a crash on purpose: the outcome is then unknown.
    */
   claim(tool: string, key: string): LedgerClaim | undefined {
+    this.prepare();
     const path = this.pendingPath(tool, key);
     let fd: number;
     try {
@@ -193,6 +231,7 @@ export class FileSecretSink {
 
   private appendNow(tool: string, idempotency: { key: string; fingerprint: string }, result: unknown): SinkReceipt {
     const record: LedgerRecord = { ts: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), tool, recordId: randomUUID(), idempotency, result };
+    this.prepare();
     const fd = this.open();
     const before = fstatSync(fd).size;
     // A crash mid-write can leave a torn last line: end it first (never truncate: it may hold a secret).
@@ -213,6 +252,14 @@ export class FileSecretSink {
     }
     this.load().set(`${tool}\0${idempotency.key}`, record);
     return { type: 'file', path: this.path, recordId: record.recordId };
+  }
+}
+
+function lstatIfExists(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -9,16 +9,17 @@ export interface OpenedSecrets {
 }
 
 /**
- * Opens the secret sink once per process (contract §7.2). The file ledger is preflighted: an
- * explicitly configured one that fails stops start-up; the implicit stdio default degrades to
- * `off` (the secret tools become stubs that say why).
+ * Opens the secret sink once per process (docs/contract.md §7.2). The file ledger is preflighted
+ * without creating anything (it appears on first use): an explicitly configured one that fails
+ * stops start-up; the implicit stdio default degrades to `off` (the secret tools become stubs
+ * that say why).
  */
 export function openSecretStore(config: ServerConfig, env: NodeJS.ProcessEnv): OpenedSecrets {
   if (config.secretSink === 'inline') return { config, store: new InlineSecretStore() };
   if (config.secretSink !== 'file' || !config.secretSinkFile) return { config };
   const ledger = new FileSecretSink(config.secretSinkFile, config.logFile);
   try {
-    ledger.prepare();
+    ledger.inspect();
     return { config, store: new FileSecretStore(ledger) };
   } catch (error) {
     const reason =
