@@ -48,7 +48,12 @@ export function explainFailure({ connection, error, diagnostics, budget, http }:
 
   const exceeded = budget.exceeded;
   if (exceeded) {
-    const bound = exceeded.subject === 'nesting' ? `nested deeper than ${exceeded.limit} levels` : `larger than the ${formatBytes(exceeded.limit)} limit (--max-message-bytes)`;
+    const bound =
+      exceeded.subject === 'nesting'
+        ? `nested deeper than ${exceeded.limit} levels`
+        : exceeded.subject === 'tool count'
+          ? `listing more than ${exceeded.limit} tools, the most one check reads`
+          : `larger than the ${formatBytes(exceeded.limit)} limit (--max-message-bytes)`;
     return new ConformError('protocol', `server sent ${exceeded.where} ${bound}; the ${connection} connection stopped reading`);
   }
   if (diagnostics?.spawnError) {

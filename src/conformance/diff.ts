@@ -618,7 +618,7 @@ export function diffTools(before: readonly NormalizedTool[], after: readonly Nor
     const pair = renamedFrom.get(expected.name);
     const actual = pair ? pair.to : afterByName.get(expected.name);
     if (!actual || definitionKey(expected) === definitionKey(actual)) continue;
-    changes.push(...definitionChanges(expected, actual, actual.name));
+    for (const change of definitionChanges(expected, actual, actual.name)) changes.push(change);
   }
   return changes;
 }

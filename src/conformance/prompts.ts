@@ -136,8 +136,8 @@ export function diffPrompts(before: readonly PromptView[], after: readonly Promp
     if (expected.descriptionSha256 !== actual.descriptionSha256) changes.push({ kind: 'prompt-text-changed', prompt, path: 'description' });
     if (expected.title !== actual.title) changes.push({ kind: 'prompt-text-changed', prompt, path: 'title', before: expected.title, after: actual.title });
     diffSchema(expected.argsSchema, actual.argsSchema, 'argsSchema', (kind, path, was, now) => changes.push({ kind: PROMPT_KIND_OF[kind], prompt, path, before: was, after: now }));
-    changes.push(...diffRequirements(prompt, 'requiredTools', expected.requiredTools, actual.requiredTools));
-    changes.push(...diffRequirements(prompt, 'requiredCapabilities', expected.requiredCapabilities, actual.requiredCapabilities));
+    for (const change of diffRequirements(prompt, 'requiredTools', expected.requiredTools, actual.requiredTools)) changes.push(change);
+    for (const change of diffRequirements(prompt, 'requiredCapabilities', expected.requiredCapabilities, actual.requiredCapabilities)) changes.push(change);
   }
   return changes;
 }

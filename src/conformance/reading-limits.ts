@@ -13,8 +13,14 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
  */
 export const MAX_NESTING = 256;
 
+/**
+ * Most tools one `tools/list` answer may list (all pages together): far beyond any real server,
+ * and few enough that every finding about each of them still fits one report.
+ */
+export const MAX_TOOLS = 10_000;
+
 /** What a bound applies to, as the error message names it. */
-export type LimitSubject = 'message' | 'tools/list answer' | 'nesting';
+export type LimitSubject = 'message' | 'tools/list answer' | 'nesting' | 'tool count';
 
 /** A server sent more than a bound allows. */
 export class ReadLimitError extends Error {
@@ -24,7 +30,7 @@ export class ReadLimitError extends Error {
     /** Where it was read: "stdout line", "HTTP body", "SSE event", or a JSON-RPC method. */
     readonly where: string,
   ) {
-    super(subject === 'nesting' ? `${where} nests deeper than ${limit} levels` : `${where} exceeds ${formatBytes(limit)}`);
+    super(subject === 'nesting' ? `${where} nests deeper than ${limit} levels` : subject === 'tool count' ? `${where} lists more than ${limit} tools` : `${where} exceeds ${formatBytes(limit)}`);
     this.name = 'ReadLimitError';
   }
 }
@@ -133,7 +139,7 @@ export class ReadBudget {
   readonly broken: Promise<never>;
   private rejectBroken!: (error: Error) => void;
   private violation?: ReadLimitError;
-  private listing?: number;
+  private listing?: { bytes: number; tools: number };
 
   constructor(readonly maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES) {
     this.broken = new Promise<never>((_, reject) => {
@@ -155,7 +161,7 @@ export class ReadBudget {
 
   /** Count `bytes` of a `tools/list` answer from now on (all pages together). */
   beginListing(): void {
-    this.listing = 0;
+    this.listing = { bytes: 0, tools: 0 };
   }
 
   endListing(): void {
@@ -174,8 +180,11 @@ export class ReadBudget {
       return undefined;
     }
     if (this.listing !== undefined) {
-      this.listing += bytes;
-      if (this.listing > this.maxMessageBytes) throw this.fail(new ReadLimitError('tools/list answer', this.maxMessageBytes, 'the tools/list answer (all pages)'));
+      this.listing.bytes += bytes;
+      if (this.listing.bytes > this.maxMessageBytes) throw this.fail(new ReadLimitError('tools/list answer', this.maxMessageBytes, 'the tools/list answer (all pages)'));
+      const result = isRecord(message) ? message.result : undefined;
+      this.listing.tools += isRecord(result) && Array.isArray(result.tools) ? result.tools.length : 0;
+      if (this.listing.tools > MAX_TOOLS) throw this.fail(new ReadLimitError('tool count', MAX_TOOLS, 'the tools/list answer (all pages)'));
     }
     try {
       boundMessage(message, where, this.bounded);

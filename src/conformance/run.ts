@@ -86,7 +86,7 @@ function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, da
 
 function eraChanges(surface: LiveSurface, fixture: ToolFixture, naming: PolicyInUse): ScopedChange[] {
   const changes = [...diffTools(fixture.tools, surface.tools, { renames: naming.policy.renames }), ...diffVisibleFields(fixture, surface.fixture)];
-  if (fixture.era === 'modern') changes.push(...diffModernBlock(fixture.modern, surface.fixture.modern));
+  if (fixture.era === 'modern') for (const change of diffModernBlock(fixture.modern, surface.fixture.modern)) changes.push(change);
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
 
@@ -103,7 +103,7 @@ function promptChanges(surfaces: readonly LiveSurface[], prompts: FixtureSet['pr
   for (const surface of surfaces) {
     if (surface.connection === 'witness' || !surface.prompts) continue;
     const found = diffPrompts(expected, surface.prompts.views);
-    changes.push(...found.map((change) => ({ scope: surface.connection, change })));
+    for (const change of found) changes.push({ scope: surface.connection, change });
     hashes[surface.connection] = {
       basis: 'listed',
       expected: { source: prompts.fixture ? prompts.file : `${prompts.file} (missing)`, hash: expectedSide.hash },
@@ -302,7 +302,7 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
     if (surface.connection === 'witness') continue;
     const fixture = fixtures.byEra[surface.observation.era]!;
     const scoped = eraChanges(surface, fixture, inputs.naming);
-    changes.push(...scoped);
+    for (const change of scoped) changes.push(change); // one per tool of a list of any length: no spread into arguments
     hashes[surface.connection] = {
       expected: { source: fixtures.files[fixture.era]!, hash: fixture.hash },
       found: { source: `live ${surface.connection}`, hash: surface.hash },
@@ -310,7 +310,7 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
     };
   }
   const prompts = promptChanges(surfaces, fixtures.prompts);
-  changes.push(...prompts.changes);
+  for (const change of prompts.changes) changes.push(change);
 
   const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(probes ? { probes } : {}) };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
@@ -364,14 +364,14 @@ export function runDiff(request: DiffRequest): RunResult {
     const a = before.get(beforeName)!;
     const b = after.get(afterName)!;
     const found = [...diffTools(a.tools, b.tools, { renames: naming.policy.renames }), ...diffVisibleFields(a, b), ...diffModernBlock(a.modern, b.modern)];
-    changes.push(...found.map((change) => ({ scope, change })));
+    for (const change of found) changes.push({ scope, change });
     hashes[scope] = { expected: { source: join(request.before, beforeName), hash: a.hash }, found: { source: join(request.after, afterName), hash: b.hash }, drift: explainDrift(a, b, found) };
   }
   const common = pairs.map(({ scope }) => `${scope}.json`);
   const paired = new Set(pairs.flatMap((pair) => [`before/${pair.before}`, `after/${pair.after}`]));
   const onlyOneSide = [...[...before.keys()].filter((name) => !paired.has(`before/${name}`)), ...[...after.keys()].filter((name) => !paired.has(`after/${name}`))];
   const prompts = diffPromptFixtures(request.before, request.after, [...before.keys(), ...after.keys()]);
-  changes.push(...prompts.changes);
+  for (const change of prompts.changes) changes.push(change);
   const context: RuleContext = { mode: 'diff', profile: '*', surfaces: [], changes };
   const { findings, outcome, evaluated } = judge(ruleSet, context, config, request.today ?? today());
   const evidence: Evidence = {
@@ -444,7 +444,7 @@ function diffPromptFixtures(beforeDir: string, afterDir: string, toolFixtureName
     compared.push(profile);
     const scope = `${profile}.prompts`;
     const found = diffPrompts(a.fixture.prompts, b.fixture.prompts);
-    changes.push(...found.map((change) => ({ scope, change })));
+    for (const change of found) changes.push({ scope, change });
     hashes[scope] = { basis: 'fixture', expected: { source: a.file, hash: a.fixture.hash }, found: { source: b.file, hash: b.fixture.hash }, drift: explainPromptDrift(a.fixture, b.fixture, found) };
   }
   return { changes, hashes, compared, unmatched };

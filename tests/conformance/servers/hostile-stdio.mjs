@@ -3,6 +3,7 @@
 //
 //   node hostile-stdio.mjs big <megabytes>     one tools/list frame of about that size
 //   node hostile-stdio.mjs endless             a tools/list frame that never ends (no newline)
+//   node hostile-stdio.mjs many <tools>        that many tiny tools in one tools/list answer
 //   node hostile-stdio.mjs deep <levels>       an input schema nested that many levels
 //   node hostile-stdio.mjs wide <properties>   an input schema with that many properties
 //   node hostile-stdio.mjs loop                $ref cycles (through $defs, and to the root)
@@ -62,7 +63,7 @@ function toolsFor(mode) {
   switch (mode) {
     case 'big': {
       const target = Number(size) * 1024 * 1024;
-      const filler = 'Lists objects in a bucket page by page. '.repeat(24);
+      const filler = 'Lists objects in a bucket page by page. '.repeat(96);
       const tools = [];
       for (let bytes = 0, index = 0; bytes < target; index++) {
         const entry = tool(`b2_list_padding_${String(index).padStart(6, '0')}`, { properties: { bucketId: { type: 'string', description: filler } } }, filler);
@@ -71,6 +72,8 @@ function toolsFor(mode) {
       }
       return tools;
     }
+    case 'many':
+      return Array.from({ length: Number(size) }, (_, index) => ({ name: `b2_list_many_${index}`, inputSchema: { type: 'object' } }));
     case 'deep':
       return [tool('b2_list_deep', { properties: { root: nested(Number(size)) } })];
     case 'wide': {
@@ -129,7 +132,7 @@ process.stdout.write = (chunk, ...rest) => {
 };
 process.stdout.on('error', () => process.exit(0));
 
-if (!['big', 'endless', 'deep', 'wide', 'loop', 'redos', 'proto'].includes(mode)) {
+if (!['big', 'many', 'endless', 'deep', 'wide', 'loop', 'redos', 'proto'].includes(mode)) {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);
 }
