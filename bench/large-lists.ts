@@ -17,7 +17,7 @@ process.exit(0);
 
 export const LIST_SIZES_MIB = [1, 10, 40] as const;
 
-function measure(mebibytes: number): { mebibytes: number; wallMs: number; peakRssMb: number; exitCode: number } {
+function measure(mebibytes: number): { wallMs: number; peakRssMb: number } {
   const argv = ['check', '--server', `"${process.execPath}" "${SERVER}" big ${mebibytes}`, '--era', 'modern', '--no-probes', '--format', 'json', '--timeout', '300000', '--max-message-bytes', '64MiB'];
   const started = performance.now();
   const result = spawnSync(process.execPath, ['--input-type=module', '-', JSON.stringify(argv)], { cwd: PACKAGE_ROOT, input: MEASURED_CHECK, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
@@ -25,7 +25,7 @@ function measure(mebibytes: number): { mebibytes: number; wallMs: number; peakRs
   const outcome = result.status === 0 ? (JSON.parse(result.stdout) as { code: number; maxRssKb: number }) : undefined;
   // Exit 1 is the expected outcome: the padded tools are all findings against the bundled contract.
   if (!outcome || outcome.code !== 1) throw new Error(`large-list run of ${mebibytes} MiB failed (exit ${outcome?.code ?? result.status}): ${String(result.stderr).split('\n')[0]}`);
-  return { mebibytes, wallMs, peakRssMb: Math.round(outcome.maxRssKb / 1024), exitCode: outcome.code };
+  return { wallMs, peakRssMb: Math.round(outcome.maxRssKb / 1024) };
 }
 
 /** (largest − smallest) ÷ (middle − smallest): about ×4.3 when growth is linear in the size, ×16 when quadratic. */
@@ -37,11 +37,20 @@ function growth(values: readonly number[]): number {
 /**
  * Wall time and the checker's peak RSS for `check --era modern --no-probes` of a stdio server
  * whose one tools/list answer is 1, 10 and 40 MiB (a fresh checker process each), with
- * `--max-message-bytes 64MiB` so the 40 MiB list is read whole.
+ * `--max-message-bytes 64MiB` so the 40 MiB list is read whole. The sizes are interleaved over
+ * `rounds` rounds and each figure is the median, so that machine load moves all sizes alike.
  */
-export function benchLargeLists(): Record<string, unknown> {
-  const runs = LIST_SIZES_MIB.map(measure);
+export function benchLargeLists(rounds = 3): Record<string, unknown> {
+  const samples = LIST_SIZES_MIB.map(() => [] as ReturnType<typeof measure>[]);
+  for (let round = 0; round < rounds; round++) LIST_SIZES_MIB.forEach((size, index) => samples[index]!.push(measure(size)));
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const runs = samples.map((runsOfSize, index) => ({
+    mebibytes: LIST_SIZES_MIB[index]!,
+    wallMs: median(runsOfSize.map((run) => run.wallMs)),
+    peakRssMb: median(runsOfSize.map((run) => run.peakRssMb)),
+  }));
   return {
+    rounds,
     runs,
     wallGrowth: growth(runs.map((run) => run.wallMs)),
     rssGrowth: growth(runs.map((run) => run.peakRssMb)),

@@ -103,11 +103,8 @@ function explainHttpAnswer(odd: OddAnswer, connection: ConnectionId, where: stri
   if (odd.status === 404 || odd.status === 405) {
     return new ConformError('connect', `${where} is not an MCP endpoint (HTTP ${odd.status} to an MCP request)${said}; check the path of --url (b2-mcp serves /mcp)`);
   }
-  if (odd.status < 400) {
-    const type = clean(odd.contentType).slice(0, 80) || 'no content type';
-    return new ConformError('connect', `${where} is not an MCP endpoint: it answered an MCP request with HTTP ${odd.status} ${type}, not JSON or an event stream; check --url`);
-  }
-  return new ConformError('protocol', `the ${connection} connection to ${where} got HTTP ${odd.status}${said}`);
+  const type = clean(odd.contentType).slice(0, 80) || 'no content type';
+  return new ConformError('connect', `${where} is not an MCP endpoint: it answered an MCP request with HTTP ${odd.status} ${type}, not JSON or an event stream; check --url`);
 }
 
 function httpStatusOf(error: unknown): number | undefined {

@@ -2,7 +2,11 @@ import { ReadLimitError, type ReadBudget } from './reading-limits.js';
 
 type Fetch = typeof fetch;
 
-/** An HTTP answer that was not an MCP message: an error status, or a 2xx of another content type. */
+/**
+ * An answer to an MCP request (a POST) that says the URL is no MCP endpoint for us: refused for
+ * credentials (401, 403), not there (404, 405), or a 2xx that is neither JSON nor an event stream.
+ * Other statuses are the protocol's own (a 2025-only server answers `server/discover` with 400).
+ */
 export interface OddAnswer {
   status: number;
   contentType: string;
@@ -10,12 +14,13 @@ export interface OddAnswer {
   text: string;
 }
 
-/** What one connection's HTTP answers showed, for an error message that names the real cause. */
+/** What one connection's POSTs were answered with, for an error message that names the real cause. */
 export interface HttpTrace {
   odd: OddAnswer[];
 }
 
 const ODD_TEXT_CHARS = 300;
+const TELLING_STATUSES = new Set([401, 403, 404, 405]);
 const MCP_CONTENT = /^\s*(?:text\/event-stream|application\/(?:[\w.+-]*\+)?json)/i;
 
 /**
@@ -28,13 +33,15 @@ export function boundedFetch(budget: ReadBudget, trace: HttpTrace = { odd: [] },
   return async (input, init) => {
     const response = await base(input, init);
     const type = response.headers.get('content-type') ?? '';
+    const post = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase() === 'POST';
+    const odd = post && (TELLING_STATUSES.has(response.status) || (response.ok && response.status !== 202 && !MCP_CONTENT.test(type)));
     if (!response.body) {
-      if (response.status >= 400) trace.odd.push({ status: response.status, contentType: type, text: '' });
+      if (odd) trace.odd.push({ status: response.status, contentType: type, text: '' });
       return response;
     }
     if (/^\s*text\/event-stream/i.test(type) && response.ok) return withBody(response, response.body.pipeThrough(boundedEvents(budget)));
     const bytes = await readAtMost(response.body, budget, 'an HTTP body');
-    if (response.status >= 400 || (response.ok && response.status !== 202 && !MCP_CONTENT.test(type))) {
+    if (odd) {
       trace.odd.push({ status: response.status, contentType: type, text: new TextDecoder().decode(bytes.subarray(0, ODD_TEXT_CHARS * 4)).slice(0, ODD_TEXT_CHARS) });
     }
     if (/^\s*application\/(?:[\w.+-]*\+)?json/i.test(type) && response.ok) {
