@@ -17,6 +17,8 @@ export interface LiveSurface extends ToolSnapshot {
   /** The tools as listed, in the server's order, as sent over the wire (every key kept). */
   listed: ListedTool[];
   fixture: ToolFixture;
+  /** The server's own origin (its URL's), or null over stdio. */
+  origin: string | null;
   /** Null when the server does not advertise prompts (off is conformant). */
   prompts: LivePrompts | null;
 }
@@ -42,6 +44,7 @@ export function snapshotObservation(observation: Observation, profile: string, t
     observation,
     listed: observation.wireTools,
     fixture,
+    origin: target.kind === 'http' ? target.url.origin : null,
     prompts: observation.prompts ? livePrompts(observation.prompts) : null,
   };
 }

@@ -9,6 +9,7 @@ import { PROTOCOL_KINDS } from './protocol.js';
 import { SCHEMA_KINDS } from './schema.js';
 import { SUPPRESSION_KINDS } from './suppressions.js';
 import { TOOL_SHAPE_KINDS } from './tool-shape.js';
+import { VISIBLE_KINDS } from './visible.js';
 
 /** Every check kind a rule in rules/*.json may name. */
 export const CHECK_KINDS: Readonly<Record<string, CheckKind>> = {
@@ -22,4 +23,5 @@ export const CHECK_KINDS: Readonly<Record<string, CheckKind>> = {
   ...CHANGE_CHECK_KINDS,
   ...SUPPRESSION_KINDS,
   ...PROBE_KINDS,
+  ...VISIBLE_KINDS,
 };

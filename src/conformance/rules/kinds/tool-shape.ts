@@ -1,7 +1,7 @@
 import type { ListedTool } from '../../../contract/normalize.js';
 import { joinPath } from '../../diff.js';
 import type { CheckKind, RawFinding } from '../types.js';
-import { PART_SCHEMA, compileRegex, isObject, listedTools, walkStrings, type ToolPart } from './traverse.js';
+import { isObject, listedTools } from './traverse.js';
 
 function inputProperties(tool: ListedTool): Record<string, unknown> {
   const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
@@ -145,43 +145,10 @@ const textLength: CheckKind = {
   },
 };
 
-/** No model-visible string in the given parts may match any pattern (instruction-injection phrasing). */
-const textPattern: CheckKind = {
-  params: {
-    type: 'object',
-    properties: {
-      patterns: {
-        type: 'array',
-        minItems: 1,
-        items: { type: 'object', properties: { name: { type: 'string' }, pattern: { type: 'string' }, flags: { type: 'string' } }, required: ['name', 'pattern'] },
-      },
-      parts: PART_SCHEMA,
-    },
-    required: ['patterns', 'parts'],
-  },
-  needs: ['live'],
-  run(params, context) {
-    const patterns = (params.patterns as { name: string; pattern: string; flags?: string }[]).map((item) => ({ name: item.name, regex: compileRegex(item.pattern, item.flags) }));
-    const out: RawFinding[] = [];
-    for (const { tool, scope } of listedTools(context)) {
-      for (const part of params.parts as ToolPart[]) {
-        walkStrings(tool[part], part, (text, path) => {
-          for (const { name, regex } of patterns) {
-            const match = regex.exec(text);
-            if (match) out.push({ tool: tool.name, path, scope, key: name, data: { pattern: name, excerpt: match[0].slice(0, 80) } });
-          }
-        });
-      }
-    }
-    return out;
-  },
-};
-
 export const TOOL_SHAPE_KINDS: Record<string, CheckKind> = {
   'property-iff-annotation': propertyIffAnnotation,
   'property-shape': propertyShape,
   'annotations-present': annotationsPresent,
   'annotations-exclusive': annotationsExclusive,
   'text-length': textLength,
-  'text-pattern': textPattern,
 };

@@ -47,13 +47,6 @@ export function walkKeys(value: unknown, path: string, visit: (key: string, chil
   }
 }
 
-/** Visit every string at any depth, with its JSON path. */
-export function walkStrings(value: unknown, path: string, visit: (text: string, path: string) => void): void {
-  if (typeof value === 'string') visit(value, path);
-  else if (Array.isArray(value)) value.forEach((item, index) => walkStrings(item, joinPath(path, index), visit));
-  else if (isObject(value)) for (const [key, child] of Object.entries(value)) walkStrings(child, joinPath(path, key), visit);
-}
-
 export interface PropertyVisit {
   name: string;
   schema: unknown;
