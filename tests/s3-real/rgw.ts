@@ -16,7 +16,7 @@ const run = promisify(execFile);
 
 /** The packages that bring ceph-mon, ceph-osd, radosgw and the ceph/radosgw-admin tools. */
 export const RGW_PACKAGES = ['radosgw', 'ceph-mon', 'ceph-osd'];
-const BINARIES = ['ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-admin', 'ceph', 'monmaptool', 'ceph-authtool'];
+const BINARIES = ['setpriv', 'ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-admin', 'ceph', 'monmaptool', 'ceph-authtool'];
 /** Per apt-get step; `.ci/run` gives the whole suite 14 minutes. */
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
 const START_TIMEOUT_MS = 120_000;
@@ -159,8 +159,10 @@ export async function startRgw(): Promise<RunningRgw> {
     await run('ceph-authtool', ['--create-keyring', join(dir, 'keyring'), '--gen-key', '-n', 'mon.', '--cap', 'mon', 'allow *']);
     await run('monmaptool', ['--create', '--addv', 'a', `[v2:127.0.0.1:${monPort}]`, '--fsid', fsid, join(dir, 'monmap')]);
     await run('ceph-mon', [...c, '--mkfs', '-i', 'a', '--monmap', join(dir, 'monmap'), '--keyring', join(dir, 'keyring')]);
+    // setpriv (util-linux) execs the daemon with a parent-death signal: a test process that dies
+    // without stop() (a killed worker, a timeout) takes its daemons with it.
     const daemon = (command: string, args: string[]) => {
-      const child = spawn(command, [...c, '-f', ...args], { stdio: 'ignore' });
+      const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', command, ...c, '-f', ...args], { stdio: 'ignore' });
       children.push(child);
       return child;
     };
