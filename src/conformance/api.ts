@@ -33,7 +33,7 @@ export interface TargetOptions {
   timeoutMs?: number;
   /** The identities the checker's connections present (default: ordinary MCP clients). */
   clientInfo?: ClientInfo[];
-  /** Largest message (stdio line, HTTP body, SSE event) and largest whole tools/list answer read from the server, in bytes (default 16 MiB). */
+  /** Largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server, in bytes (default 16 MiB). */
   maxMessageBytes?: number;
 }
 

@@ -172,7 +172,7 @@ function addTargetOptions(command: Command): Command {
     .option('--env <name[=value]>', 'environment variable for --server (repeatable; NAME alone copies it from this shell)', collect)
     .addOption(new Option('--era <era>', 'protocol eras to speak').choices(['modern', 'legacy', 'both']).default('both'))
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
-    .option('--max-message-bytes <size>', `largest message (stdio line, HTTP body, SSE event) and largest whole tools/list answer read from the server (default ${formatBytes(DEFAULT_MAX_MESSAGE_BYTES).replace(' ', '')})`, byteSize, DEFAULT_MAX_MESSAGE_BYTES)
+    .option('--max-message-bytes <size>', `largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server (default ${formatBytes(DEFAULT_MAX_MESSAGE_BYTES).replace(' ', '')})`, byteSize, DEFAULT_MAX_MESSAGE_BYTES)
     .option('--client-info <name/version>', 'present as this client instead of the default identities (repeatable: the connections take them in turn)', collect)
     .option('--profile <name>', "contract profile as the contract names it (ours: full, default, read-only; phase1-default = default)", 'default');
 }

@@ -52,7 +52,7 @@ export interface ConnectOptions {
   timeoutMs: number;
   /** `--client-info`: names and versions presented instead of the default identities' (in turn). */
   clientInfo?: readonly ClientInfo[];
-  /** Largest message, and largest whole tools/list answer, read from the server (default 16 MiB). */
+  /** Largest message, and largest whole tools/list or prompts/list answer, read from the server (default 16 MiB). */
   maxMessageBytes?: number;
 }
 
@@ -151,11 +151,12 @@ async function observeOne(connection: ConnectionId, identity: ClientIdentity, se
     const started = performance.now();
     await Promise.race([session.connect(), session.broken, guard.expired]);
     const connected = performance.now();
-    session.budget.beginListing();
+    session.budget.beginListing('tools/list');
     const listed = await Promise.race([session.listTools(), session.broken, guard.expired]);
-    session.budget.endListing();
     const done = performance.now();
+    session.budget.beginListing('prompts/list');
     const prompts = await Promise.race([session.listPrompts(), session.broken, guard.expired]);
+    session.budget.endListing();
     const timings = { connectMs: round(connected - started), listToolsMs: round(done - connected) };
     return {
       connection,

@@ -51,8 +51,8 @@ export function explainFailure({ connection, error, diagnostics, budget, http }:
     const bound =
       exceeded.subject === 'nesting'
         ? `nested deeper than ${exceeded.limit} levels`
-        : exceeded.subject === 'tool count'
-          ? `listing more than ${exceeded.limit} tools, the most one check reads`
+        : exceeded.subject === 'item count'
+          ? `listing more than ${exceeded.limit} ${exceeded.items}, the most one check reads`
           : `larger than the ${formatBytes(exceeded.limit)} limit (--max-message-bytes)`;
     return new ConformError('protocol', `server sent ${exceeded.where} ${bound}; the ${connection} connection stopped reading`);
   }

@@ -14,23 +14,28 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 export const MAX_NESTING = 256;
 
 /**
- * Most tools one `tools/list` answer may list (all pages together): far beyond any real server,
+ * Most tools (or prompts) one listing may hold, all pages together: far beyond any real server,
  * and few enough that every finding about each of them still fits one report.
  */
-export const MAX_TOOLS = 10_000;
+export const MAX_LISTED = 10_000;
+
+/** The listings read page by page, each bounded as a whole. */
+export type ListingMethod = 'tools/list' | 'prompts/list';
 
 /** What a bound applies to, as the error message names it. */
-export type LimitSubject = 'message' | 'tools/list answer' | 'nesting' | 'tool count';
+export type LimitSubject = 'message' | 'listing' | 'nesting' | 'item count';
 
 /** A server sent more than a bound allows. */
 export class ReadLimitError extends Error {
   constructor(
     readonly subject: LimitSubject,
     readonly limit: number,
-    /** Where it was read: "stdout line", "HTTP body", "SSE event", or a JSON-RPC method. */
+    /** What was read: "a stdout line", "an HTTP body", "an SSE event", "the tools/list answer (all pages)". */
     readonly where: string,
+    /** For an item count: what the items are ("tools", "prompts"). */
+    readonly items = 'items',
   ) {
-    super(subject === 'nesting' ? `${where} nests deeper than ${limit} levels` : subject === 'tool count' ? `${where} lists more than ${limit} tools` : `${where} exceeds ${formatBytes(limit)}`);
+    super(subject === 'nesting' ? `${where} nests deeper than ${limit} levels` : subject === 'item count' ? `${where} lists more than ${limit} ${items}` : `${where} exceeds ${formatBytes(limit)}`);
     this.name = 'ReadLimitError';
   }
 }
@@ -139,7 +144,7 @@ export class ReadBudget {
   readonly broken: Promise<never>;
   private rejectBroken!: (error: Error) => void;
   private violation?: ReadLimitError;
-  private listing?: { bytes: number; tools: number };
+  private listing?: { method: ListingMethod; bytes: number; items: number };
 
   constructor(readonly maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES) {
     this.broken = new Promise<never>((_, reject) => {
@@ -159,9 +164,9 @@ export class ReadBudget {
     return this.violation;
   }
 
-  /** Count `bytes` of a `tools/list` answer from now on (all pages together). */
-  beginListing(): void {
-    this.listing = { bytes: 0, tools: 0 };
+  /** Count the answer to `method` from now on, all pages together. */
+  beginListing(method: ListingMethod): void {
+    this.listing = { method, bytes: 0, items: 0 };
   }
 
   endListing(): void {
@@ -180,11 +185,15 @@ export class ReadBudget {
       return undefined;
     }
     if (this.listing !== undefined) {
+      const { method } = this.listing;
+      const answer = `the ${method} answer (all pages)`;
+      const items = method === 'tools/list' ? 'tools' : 'prompts';
       this.listing.bytes += bytes;
-      if (this.listing.bytes > this.maxMessageBytes) throw this.fail(new ReadLimitError('tools/list answer', this.maxMessageBytes, 'the tools/list answer (all pages)'));
+      if (this.listing.bytes > this.maxMessageBytes) throw this.fail(new ReadLimitError('listing', this.maxMessageBytes, answer));
       const result = isRecord(message) ? message.result : undefined;
-      this.listing.tools += isRecord(result) && Array.isArray(result.tools) ? result.tools.length : 0;
-      if (this.listing.tools > MAX_TOOLS) throw this.fail(new ReadLimitError('tool count', MAX_TOOLS, 'the tools/list answer (all pages)'));
+      const listed = isRecord(result) ? result[items] : undefined;
+      this.listing.items += Array.isArray(listed) ? listed.length : 0;
+      if (this.listing.items > MAX_LISTED) throw this.fail(new ReadLimitError('item count', MAX_LISTED, answer, items));
     }
     try {
       boundMessage(message, where, this.bounded);

@@ -61,7 +61,7 @@ export interface CheckRequest {
   probeTools?: string[];
   /** Present these client names and versions instead of the default identities' (in turn). */
   clientInfo?: ClientInfo[];
-  /** Largest message, and largest whole tools/list answer, read from the server (default 16 MiB). */
+  /** Largest message, and largest whole tools/list or prompts/list answer, read from the server (default 16 MiB). */
   maxMessageBytes?: number;
 }
 

@@ -229,10 +229,18 @@ describe('reading limits', () => {
     const budget = new ReadBudget(100);
     const page = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
     budget.accept(page, 60, 'a stdout line'); // outside a listing: not counted
-    budget.beginListing();
+    budget.beginListing('tools/list');
     budget.accept(page, 60, 'a stdout line');
     expect(() => budget.accept(page, 60, 'a stdout line')).toThrow(/tools\/list answer \(all pages\) exceeds 100 bytes/);
-    expect(budget.exceeded?.subject).toBe('tools/list answer');
+    expect(budget.exceeded?.subject).toBe('listing');
+  });
+
+  test('a listing holds at most 10,000 items, prompts as well as tools', () => {
+    const budget = new ReadBudget();
+    const page = (count: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, result: { prompts: Array.from({ length: count }, (_, index) => ({ name: `p${index}` })) } });
+    budget.beginListing('prompts/list');
+    budget.accept(page(6000), 10, 'a stdout line');
+    expect(() => budget.accept(page(4001), 10, 'a stdout line')).toThrow('the prompts/list answer (all pages) lists more than 10000 prompts');
   });
 
   test('sizes in bytes or binary units', () => {
