@@ -210,13 +210,16 @@ export class ChildStdioTransport implements Transport {
     return true;
   }
 
-  /** Read no more of stdout (what was buffered is dropped); with a bound broken, say which. */
+  /**
+   * Read no more of stdout (what was buffered is dropped); with a bound broken, say which. The pipe
+   * is closed rather than drained: a server that keeps writing gets EPIPE instead of a reader that
+   * burns CPU on its behalf until the run ends.
+   */
   private stopReading(error?: ReadLimitError): void {
     this.pending = [];
     this.pendingBytes = 0;
     this.child?.stdout?.removeAllListeners('data');
-    this.child?.stdout?.resume();
-    this.child?.stdout?.on('data', () => {});
+    this.child?.stdout?.destroy();
     if (error) this.fail(this.budget.fail(error));
   }
 
