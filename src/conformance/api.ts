@@ -40,7 +40,7 @@ export interface TargetOptions {
 export interface JudgeOptions {
   /** Lowest severity that makes the verdict `fail` (default `error`). */
   failOn?: Severity;
-  /** A config file (rule severities, suppressions); default `./b2-mcp-conform.config.json` under `cwd` when present; false ignores every config file. */
+  /** A config file (rule severities, suppressions); default `b2-mcp-conform.config.json` at the git root of `cwd` when present; false ignores every config file. */
   config?: string | false;
   /** Let a config file turn off, lower or suppress integrity rules. */
   allowIntegrityOverrides?: boolean;
