@@ -41,6 +41,14 @@ function clientInfoOf(values: string[] | undefined): { clientInfo?: ClientInfo[]
   return values?.length ? { clientInfo: values.map(parseClientInfo) } : {};
 }
 
+/** `--max-duration`: `300s`, `5m`, `1500ms`, or a bare number of milliseconds (like --timeout). */
+function duration(value: string): number {
+  const match = /^(\d+)(ms|s|m)?$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * ({ ms: 1, s: 1000, m: 60_000 } as const)[(match[2] ?? 'ms') as 'ms' | 's' | 'm'] : NaN;
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new ConformError('usage', `--max-duration must be a positive duration such as 300s, 5m or 1500ms, got "${value}"`);
+  return ms;
+}
+
 function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed <= 0) throw new ConformError('usage', `--timeout must be a positive integer of milliseconds, got "${value}"`);
@@ -96,6 +104,7 @@ async function writeReports(result: RunResult, options: ReportOptions, io: Io): 
       throw new ConformError('usage', `cannot write ${format} report to ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
   }
+  if (result.nothingTested) throw new ConformError('nothing-tested', result.nothingTested);
   const verdict = verdictOf(result.findings, options.failOn);
   if (!verdict.failed) return EXIT.ok;
   const count = SEVERITIES.filter((severity) => SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(options.failOn)).reduce((sum, severity) => sum + verdict.counts[severity], 0);
@@ -205,6 +214,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--probes', 'also run the live probes against a sandbox (default for the bundled server)')
     .option('--no-probes', 'skip the live probes')
     .option('--only-probes', 'run the live probes only, without the static rules (exit 4 when they are not applicable)')
+    .option('--max-duration <duration>', 'budget for the whole run, probes included (300s, 5m, 1500ms; default 5m): probes stop with a partial report', duration)
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
     .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
     .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server");
@@ -244,6 +254,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       processEnv: io.env,
       ...clientInfoOf(options.clientInfo),
       ...(options.probeTool ? { probeTools: options.probeTool } : {}),
+      ...(options.maxDuration ? { maxDurationMs: options.maxDuration } : {}),
       ...(onProgress ? { onProgress } : {}),
     }, prepared);
     setExit(await writeReports(result, options, io));

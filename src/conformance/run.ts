@@ -30,6 +30,18 @@ export interface RunResult {
   rules: RuleSet;
   /** Ids of the rules that ran (enabled and applicable). */
   evaluated: string[];
+  /** Set when the run tested nothing (the probes were not applicable with `onlyProbes`): why. The reports are still written; the exit code is 4. */
+  nothingTested?: string;
+}
+
+/** `--max-duration`'s default: the whole run, probes included. */
+export const DEFAULT_MAX_DURATION_MS = 5 * 60_000;
+
+/** `5 min`, `90 s`, `1500 ms`: a duration as messages show it. */
+export function durationLabel(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
 }
 
 export interface CheckRequest {
@@ -63,6 +75,10 @@ export interface CheckRequest {
   clientInfo?: ClientInfo[];
   /** Largest message, and largest whole tools/list or prompts/list answer, read from the server (default 16 MiB). */
   maxMessageBytes?: number;
+  /** The whole run's budget (default {@link DEFAULT_MAX_DURATION_MS}): the probes stop at it with a partial report; a static listing past it fails. */
+  maxDurationMs?: number;
+  /** The clock the budget is measured on (performance.now by default). */
+  now?: () => number;
 }
 
 function today(): string {
@@ -153,12 +169,55 @@ async function withTarget<T>(
 
 /** Check a live server against the frozen contract. */
 export async function runCheck(request: CheckRequest, prepared: Prepared = {}): Promise<RunResult> {
-  const started = performance.now();
+  const now = request.now ?? (() => performance.now());
+  const started = now();
+  const budget: Budget = { now, deadline: started + (request.maxDurationMs ?? DEFAULT_MAX_DURATION_MS), label: durationLabel(request.maxDurationMs ?? DEFAULT_MAX_DURATION_MS) };
   // Our own server knows only our profile names; any other server is checked against its contract's.
   if (!request.target) resolveProfile(request.profile);
-  if (request.onlyProbes) return checkProbesOnly(request, started);
+  if (request.onlyProbes) return checkProbesOnly(request, started, budget);
   const connections = CONNECTIONS_FOR[request.era];
-  return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, target, servers, started));
+  return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, target, servers, started, budget));
+}
+
+/** When the run must be over, on its clock. */
+interface Budget {
+  now: () => number;
+  deadline: number;
+  label: string;
+}
+
+/** `work`, or a timeout error once the budget is spent (the listing of a server that never answers cannot hold the run). */
+async function withinBudget<T>(work: Promise<T>, budget: Budget, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ConformError('timeout', `the run went past --max-duration ${budget.label} while ${what}`)), Math.max(0, budget.deadline - budget.now()));
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Edit distance, for the suggestion an unknown --probe-tool gets. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_value, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** Every --probe-tool must name a tool of the profile: a typo would otherwise probe nothing and pass. */
+function checkProbeTools(request: CheckRequest, profile: string, fixtures: FixtureSet): void {
+  const known = [...new Set(Object.values(fixtures.byEra).flatMap((fixture) => fixture!.tools.map((tool) => tool.name)))];
+  for (const name of request.probeTools ?? []) {
+    if (known.includes(name)) continue;
+    const closest = [...known].sort((a, b) => distance(name, a) - distance(name, b))[0];
+    throw new ConformError('usage', `--probe-tool "${name}" is not a tool of profile ${profile}${closest ? ` (did you mean ${closest}?)` : ''}`);
+  }
 }
 
 /**
@@ -181,6 +240,7 @@ function loadInputs(request: CheckRequest) {
   const contractProfile = contract.profiles[profile as ProfileName];
   const eras = [...new Set(CONNECTIONS_FOR[request.era].map((connection) => ERA_OF[connection]))];
   const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras, contractProfile.fixtures ?? {});
+  checkProbeTools(request, profile, fixtures);
   return { ruleSet, config, contract, contractFile, contractProfile, naming, profile, fixtures };
 }
 
@@ -198,7 +258,7 @@ function probeServerOf(target: Target | null, profile: string): ProbeServer {
   return { kind: 'url', target };
 }
 
-async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs>): Promise<ProbeOutcome> {
+async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs>, budget: Budget): Promise<ProbeOutcome> {
   const { runProbes } = await import('./probes/runner.js');
   return runProbes({
     capabilities: inputs.contractProfile.capabilities,
@@ -210,6 +270,9 @@ async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     ...(request.probeTools?.length ? { tools: request.probeTools } : {}),
     ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}),
+    deadline: budget.deadline,
+    budgetLabel: budget.label,
+    now: budget.now,
   });
 }
 
@@ -241,17 +304,18 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
   return { ...judged, evidence };
 }
 
-async function checkProbesOnly(request: CheckRequest, started: number): Promise<RunResult> {
+async function checkProbesOnly(request: CheckRequest, started: number, budget: Budget): Promise<RunResult> {
   const inputs = loadInputs(request);
   const { profile } = inputs;
-  const outcome = await probe(request, inputs);
+  const outcome = await probe(request, inputs, budget);
   if (!outcome.evidence.sessions.some((session) => session.name === 'plain')) {
     const reason = outcome.observations.find((observation) => observation.aspect === 'run.incomplete');
     throw new ConformError('connect', `the server could not be started or reached for the probes (${reason?.detail ?? 'no session'})`);
   }
+  let nothingTested: string | undefined;
   if (!outcome.evidence.applicable) {
     const reason = outcome.observations.find((observation) => !observation.passed && observation.aspect.startsWith('run.'));
-    throw new ConformError('nothing-tested', `probes not applicable: ${reason?.detail ?? 'the server never contacted the sandbox'}; nothing was tested`);
+    nothingTested = `probes not applicable: ${reason?.detail ?? 'the server never contacted the sandbox'}; nothing was tested`;
   }
   const context: RuleContext = { mode: 'check', profile, surfaces: [], contract: inputs.contract, naming: inputs.naming, changes: [], probes: outcome };
   const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome: suppressed, evaluated }) => ({
@@ -267,22 +331,22 @@ async function checkProbesOnly(request: CheckRequest, started: number): Promise<
     config: configEvidence(inputs.config, findings, suppressed),
     rulesEvaluated: evaluated.length,
     probes: outcome.evidence,
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(budget.now() - started),
   }));
-  return { findings, evidence, rules: inputs.ruleSet, evaluated };
+  return { findings, evidence, rules: inputs.ruleSet, evaluated, ...(nothingTested ? { nothingTested } : {}) };
 }
 
-async function checkLaunched(request: CheckRequest, target: Target, servers: LaunchedServers, started: number): Promise<RunResult> {
+async function checkLaunched(request: CheckRequest, target: Target, servers: LaunchedServers, started: number, budget: Budget): Promise<RunResult> {
   const inputs = loadInputs(request);
   const { contract, contractProfile, fixtures, profile } = inputs;
   const connections = CONNECTIONS_FOR[request.era];
 
   // The probes start their own sandbox and servers; they run while the surface is listed.
-  const probing = request.probes ? probe(request, inputs) : undefined;
+  const probing = request.probes ? probe(request, inputs, budget) : undefined;
   probing?.catch(() => {});
   let observed: Awaited<ReturnType<typeof observe>>;
   try {
-    observed = await observe(target, connectOptions(request, connections), servers);
+    observed = await withinBudget(observe(target, connectOptions(request, connections), servers), budget, "listing the server's tools");
   } catch (error) {
     await probing?.catch(() => {});
     throw error;
@@ -330,7 +394,7 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
     config: configEvidence(inputs.config, findings, outcome),
     rulesEvaluated: evaluated.length,
     ...(probes ? { probes: probes.evidence } : {}),
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(budget.now() - started),
   }));
   return { findings, evidence, rules: inputs.ruleSet, evaluated };
 }

@@ -28,7 +28,8 @@ export function stateDigest(store: SandboxStore): StateDigest {
   for (const bucket of store.listBuckets()) {
     const { versions, unfinished, revision: _revision, ...settings } = bucket;
     digest[`bucket:${bucket.bucketName}`] = fingerprint(settings);
-    for (const version of versions) digest[`version:${bucket.bucketName}/${version.fileName}#${version.fileId}`] = versionPrint(version);
+    // An unfinished large file is listed among the versions too; it counts as an upload only.
+    for (const version of versions) if (version.action !== 'start') digest[`version:${bucket.bucketName}/${version.fileName}#${version.fileId}`] = versionPrint(version);
     for (const upload of unfinished.values()) {
       const parts = [...(upload.parts?.values() ?? [])].map((part) => [part.partNumber, part.contentLength, part.contentSha1]);
       digest[`upload:${bucket.bucketName}/${upload.fileName}#${upload.fileId}`] = fingerprint([versionPrint(upload), parts]);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { judgeRefusal } from '../../src/conformance/probes/gate.js';
-import { startProbeSandbox, stateDigestOf, tokensOfServerKey, type ProbeSandbox } from '../../src/conformance/probes/sandbox.js';
+import { startProbeSandbox, stateDigestOf, issuedTokens, type ProbeSandbox } from '../../src/conformance/probes/sandbox.js';
 import { digestChanges, type StateDigest } from '../../src/sandbox/evidence.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 
@@ -83,10 +83,10 @@ describe('the probes sandbox', () => {
   test('knows every token it issued to the server key', async () => {
     const probes: ProbeSandbox = await startProbeSandbox(['listBuckets']);
     open.push(probes);
-    expect(await tokensOfServerKey(probes)).toEqual([]);
+    expect(await issuedTokens(probes)).toEqual([]);
     const basic = Buffer.from(`${probes.serverKey.applicationKeyId}:${probes.serverKey.applicationKey}`).toString('base64');
     const auth = (await (await fetch(`${probes.apiUrl}/b2api/v4/b2_authorize_account`, { headers: { authorization: `Basic ${basic}` } })).json()) as { authorizationToken: string };
-    expect(await tokensOfServerKey(probes)).toEqual([auth.authorizationToken]);
+    expect(await issuedTokens(probes)).toEqual([auth.authorizationToken]);
     expect(Object.keys(await stateDigestOf(probes)).some((key) => key === `key:${probes.serverKey.applicationKeyId}`)).toBe(true);
   });
 });

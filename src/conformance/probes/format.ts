@@ -57,7 +57,7 @@ function judgeToon(text: string, expected: unknown): Verdict {
  * and a server whose mode is unknown, may answer either per result.
  */
 export function judgeFormat(outcome: CallOutcome, mode: FormatMode, expect: 'result' | 'error'): Verdict | { aspect: 'run.incomplete'; passed: false; detail: string } {
-  if (outcome.thrown) return { aspect: 'run.incomplete', passed: false, detail: 'the read call failed with a protocol error' };
+  if (outcome.thrown) return { aspect: 'run.incomplete', passed: false, detail: `the read call failed with ${errorSummary(outcome)}` };
   const result = outcome.result!;
   if (expect === 'error') {
     if (!result.isError) return { aspect: 'run.incomplete', passed: false, detail: 'a read that must fail (missing object or bucket) returned a result' };

@@ -1,43 +1,19 @@
-import { digestChanges, type DigestChange } from '../../sandbox/evidence.js';
-import { mutationMark, mutationsSince, stateDigestOf, type MutationRecord, type ProbeSandbox } from './sandbox.js';
+import { changeText, mutationText, observedCall, type Attempt } from './attempt.js';
 import { errorSummary, hasSignedUrl } from './results.js';
-import type { CallOutcome, ElicitAnswer, ProbeSession } from './sessions.js';
+import type { ProbeRun } from './run-state.js';
+import type { ElicitAnswer, ProbeSession } from './sessions.js';
 import { fillTemplate, type Arguments, type GateProbeSpec } from './table.js';
 import type { TargetSeeder, TargetValues } from './targets.js';
-import type { ProbeObservation } from './types.js';
 
 /** What the gate probe needs from the run around it. */
 export interface GateRun {
-  sandbox: ProbeSandbox;
+  run: ProbeRun;
   seeder: TargetSeeder;
   plain: ProbeSession;
   elicit?: ProbeSession;
   block?: ProbeSession;
   /** Values every template may use besides `target` (account id, times). */
   values: Record<string, unknown>;
-  record(observation: ProbeObservation): void;
-  /** Search one call for canaries and read its text block back. */
-  inspect(tool: string, outcome: CallOutcome, session: ProbeSession): void;
-}
-
-export interface Attempt {
-  outcome: CallOutcome;
-  mutations: MutationRecord[];
-  /** What the sandbox's state says changed, whatever its log says. */
-  changes: DigestChange[];
-}
-
-function mutationText(mutations: readonly MutationRecord[]): string {
-  if (mutations.length === 0) return 'no change in the sandbox';
-  const operations = [...new Set(mutations.map((mutation) => mutation.operation))].join(', ');
-  return `${mutations.length} change${mutations.length === 1 ? '' : 's'} in the sandbox (${operations})`;
-}
-
-/** `2 version removed, 1 bucket changed`: what a state comparison found, by kind. */
-export function changeText(changes: readonly DigestChange[]): string {
-  const counts = new Map<string, number>();
-  for (const { kind, change } of changes) counts.set(`${kind} ${change}`, (counts.get(`${kind} ${change}`) ?? 0) + 1);
-  return [...counts].map(([what, count]) => `${count} ${what}`).join(', ');
 }
 
 /**
@@ -49,7 +25,7 @@ export function judgeRefusal(spec: Pick<GateProbeSpec, 'tool' | 'effect'>, { out
   if (mutations.length > 0) return { passed: false, detail: `${spec.tool} ran without consent: ${mutationText(mutations)}` };
   if (changes.length > 0) return { passed: false, detail: `${spec.tool} ran without consent: the mutation log shows nothing, but the sandbox state changed (${changeText(changes)})` };
   if (spec.effect === 'signed-url' && hasSignedUrl(outcome)) return { passed: false, detail: `${spec.tool} returned a presigned URL without consent` };
-  if (outcome.thrown) return { passed: false, detail: `${spec.tool} answered with a protocol error instead of an isError refusal` };
+  if (outcome.thrown) return { passed: false, detail: `${spec.tool} answered with ${errorSummary(outcome)} instead of an isError refusal` };
   if (!outcome.result?.isError) return { passed: false, detail: `${spec.tool} returned a result without isError although it did nothing; a refusal must be an isError result` };
   return { passed: true, detail: `refused with ${errorSummary(outcome)}; nothing changed` };
 }
@@ -89,16 +65,12 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
   const attempt = async (session: ProbeSession, options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean }): Promise<Attempt> => {
     const values = options.harmless ? await run.seeder.seed(spec.harmless!.target) : (target ??= await run.seeder.seed(spec.target));
     const args = argumentsFor(options.harmless ? spec.harmless!.arguments : spec.trigger, values);
-    const [mark, before] = await Promise.all([mutationMark(run.sandbox), stateDigestOf(run.sandbox)]);
     session.answer(options.answer ?? 'decline');
-    const outcome = await session.call(spec.tool, options.confirm ? { ...args, confirm: true } : args);
-    const [mutations, after] = await Promise.all([mutationsSince(run.sandbox, mark), stateDigestOf(run.sandbox)]);
-    const changes = digestChanges(before, after);
-    if ((mutations.length > 0 || changes.length > 0) && !options.harmless) target = undefined;
-    run.inspect(spec.tool, outcome, session);
-    return { outcome, mutations, changes };
+    const result = await observedCall(run.run, session, 'gate', spec.tool, options.confirm ? { ...args, confirm: true } : args);
+    if ((result.mutations.length > 0 || result.changes.length > 0) && !options.harmless) target = undefined;
+    return result;
   };
-  const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) => run.record({ aspect, tool: spec.tool, variant, ...verdict });
+  const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) => run.run.record({ aspect, tool: spec.tool, variant, ...verdict });
   const { plain, elicit, block } = run;
 
   const steps: GateStep[] = [{ label: 'no confirm', run: async () => observe('gate.unconfirmed', 'no confirm', judgeRefusal(spec, await attempt(plain, {}))) }];

@@ -20,14 +20,24 @@ export function hasSignedUrl(outcome: CallOutcome): boolean {
   return callSurfaces(outcome).some(({ text }) => /X-Amz-Signature=/i.test(text));
 }
 
+/** How much of a server's error text a finding quotes. */
+export const QUOTED_ERROR_LIMIT = 160;
+
+/** The server's own words, bounded and quoted as a JSON string (control characters escaped); reports escape it further for their format. */
+export function quoteServerText(text: string): string {
+  const flat = text.trim();
+  return JSON.stringify(flat.length > QUOTED_ERROR_LIMIT ? `${flat.slice(0, QUOTED_ERROR_LIMIT)}…` : flat);
+}
+
 /**
  * How a refusal or failure reads in a report: the contract's `[code] (HTTP n)` when the text has
- * that shape, else only that it was an error. Never the server's text itself.
+ * that shape, and what the server said, bounded (the run masks canaries in it).
  */
 export function errorSummary(outcome: CallOutcome): string {
-  if (outcome.thrown) return 'a protocol error';
-  const match = /\[([A-Za-z0-9_.-]{1,64})\]\s*\(HTTP (\d{3})\)/.exec(resultText(outcome));
-  return match ? `error ${match[1]} (HTTP ${match[2]})` : 'an error';
+  if (outcome.thrown) return `a protocol error: ${quoteServerText(outcome.thrown)}`;
+  const text = resultText(outcome);
+  const match = /\[([A-Za-z0-9_.-]{1,64})\]\s*\(HTTP (\d{3})\)/.exec(text);
+  return `${match ? `error ${match[1]} (HTTP ${match[2]})` : 'an error'}: ${quoteServerText(text)}`;
 }
 
 /** The first place two JSON values differ, as a path (`objects[3].key`), or undefined when equal. */

@@ -1,14 +1,15 @@
 import type { ToolFixture } from '../../contract/fixture.js';
 import type { ClientInfo } from '../client-identities.js';
+import { argumentSteps, type ArgumentCall } from './arguments.js';
 import { judgeFormat, type FormatMode } from './format.js';
 import { gateSteps, type GateRun } from './gate.js';
-import { callSurfaces } from './results.js';
+import { ProbeRun } from './run-state.js';
 import { SANDBOX_ADMIN_VARIABLE, attachProbeSandbox, requestMark, sandboxServerEnv, startProbeSandbox, type ProbeSandbox } from './sandbox.js';
-import { CanaryScanner } from './secrets.js';
-import { openSession, type CallOutcome, type ProbeServer, type ProbeSession, type SessionOutput, type SessionSpec } from './sessions.js';
-import { fillTemplate, loadProbeTables, referencedNames, type GateProbeSpec, type ProbeTables, type ReadProbeSpec } from './table.js';
+import { openSession, type ProbeServer, type ProbeSession, type SessionOutput, type SessionSpec } from './sessions.js';
+import { fillTemplate, loadProbeTables, referencedNames, type Arguments, type GateProbeSpec, type ProbeTables, type ReadProbeSpec } from './table.js';
 import { TargetSeeder, type TargetSpec, type TargetValues } from './targets.js';
-import type { ProbeEvidence, ProbeObservation, ProbeOutcome, ProgressListener } from './types.js';
+import type { ProbeEvidence, ProbeOutcome, ProgressListener } from './types.js';
+import { writeSteps } from './writes.js';
 
 export interface ProbeRequest {
   /** The key the server gets holds these capabilities; null is the full surface (with a Partner key). */
@@ -27,6 +28,12 @@ export interface ProbeRequest {
   tools?: readonly string[];
   /** `--client-info` names and versions the sessions present instead of their identities' own. */
   clientInfo?: readonly ClientInfo[];
+  /** The probes must be done by then, on the `now` clock (session start-up included). */
+  deadline: number;
+  /** `--max-duration` as given, for messages. */
+  budgetLabel: string;
+  /** The clock `deadline` is on; performance.now by default. */
+  now?: () => number;
 }
 
 /** The server configurations the probes need: gates and TOON, elicitation and `auto`, the block policy and JSON. */
@@ -44,91 +51,31 @@ const URL_SESSIONS: SessionSpec[] = [
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Formats the seed contract knows; a session asking for another that the server refuses falls back to the first. */
+const CONTRACT_FORMATS = ['json', 'toon'] as const;
+
 function toolNames(session: ProbeSession): Set<string> {
   return new Set(session.tools.map((tool) => tool.name));
-}
-
-class ProbeRun {
-  readonly observations: ProbeObservation[] = [];
-  readonly skipped: string[] = [];
-  private done = 0;
-  private total = 1;
-  private gateCalls = 0;
-  private elicitations = 0;
-  private formatCalls = 0;
-  private readonly leaks = new Set<string>();
-  readonly scanner: CanaryScanner;
-
-  constructor(readonly sandbox: ProbeSandbox, private readonly onProgress: ProgressListener | undefined) {
-    this.scanner = new CanaryScanner(sandbox.canaries);
-  }
-
-  plan(total: number): void {
-    this.total = total;
-  }
-
-  step(label: string): void {
-    this.onProgress?.(this.done, this.total, label);
-    this.done++;
-  }
-
-  finish(): void {
-    this.onProgress?.(this.total, this.total, 'done');
-  }
-
-  /** Record an observation; its detail is masked, whatever produced it. */
-  record(observation: ProbeObservation): void {
-    this.observations.push({ ...observation, detail: this.scanner.mask(observation.detail) });
-  }
-
-  incomplete(tool: string | undefined, what: string, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    this.record({ aspect: 'run.incomplete', passed: false, ...(tool ? { tool } : {}), variant: what, detail: `${what}: ${message.split('\n')[0]!.slice(0, 300)}` });
-  }
-
-  /** Search text for the canaries; one observation per place, canary and encoding. */
-  scan(place: string, text: string, tool?: string): void {
-    for (const leak of this.scanner.scan(text)) {
-      const key = [tool ?? '', place, leak.canary, leak.encoding].join('\u0000');
-      if (this.leaks.has(key)) continue;
-      this.leaks.add(key);
-      this.record({
-        aspect: 'secret.leak',
-        passed: false,
-        ...(tool ? { tool } : {}),
-        variant: `${place}: ${leak.canary} (${leak.encoding})`,
-        detail: `the ${leak.canary} given to the server appeared ${leak.encoding === 'raw' ? 'verbatim' : `${leak.encoding}`} in ${tool ? `the ${place} of ${tool}` : `its ${place}`}`,
-      });
-    }
-  }
-
-  /**
-   * Search one call for canaries. A gate call's successful structured result is also read back
-   * (read calls are judged by their own probe), so no result escapes the round-trip check.
-   */
-  inspect(tool: string, outcome: CallOutcome, kind: 'gate' | 'read', session?: ProbeSession): void {
-    if (kind === 'gate') {
-      this.gateCalls++;
-      this.elicitations += outcome.elicitations.length;
-    } else this.formatCalls++;
-    for (const { place, text } of callSurfaces(outcome)) this.scan(place, text, tool);
-    if (kind !== 'read' && session && outcome.result && !outcome.result.isError && outcome.result.structuredContent !== undefined) {
-      const verdict = judgeFormat(outcome, session.spec.outputFormat, 'result');
-      this.record({ ...verdict, tool, variant: `${session.spec.outputFormat ?? 'as configured'} (${kind} call)` });
-    }
-  }
-
-  counts() {
-    return { gateCalls: this.gateCalls, elicitations: this.elicitations, formatCalls: this.formatCalls, leaks: this.leaks.size };
-  }
 }
 
 async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<string, string>): Promise<Partial<Record<SessionSpec['name'], ProbeSession>>> {
   const specs = request.server.kind === 'spawn' ? SPAWNED_SESSIONS : URL_SESSIONS;
   if (request.server.kind === 'url') run.skipped.push('the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)');
-  const opened = await Promise.allSettled(
-    specs.map((spec, slot) => openSession(request.server, spec, { env, timeoutMs: request.timeoutMs, modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) })),
-  );
+  const open = (spec: SessionSpec, slot: number) =>
+    openSession(request.server, spec, { env, timeoutMs: run.requestTimeout(), modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) });
+  const opened = await Promise.allSettled(specs.map(async (spec, slot) => {
+    try {
+      return await open(spec, slot);
+    } catch (error) {
+      // A server whose contract lacks this output format (e.g. `auto`) may refuse to start with it:
+      // the session then runs with the contract's default, and its gate steps still run.
+      if (request.server.kind !== 'spawn' || spec.outputFormat === null || (CONTRACT_FORMATS as readonly string[]).includes(spec.outputFormat)) throw error;
+      const fallback = { ...spec, outputFormat: CONTRACT_FORMATS[0] };
+      const session = await open(fallback, slot);
+      run.skipped.push(`the ${spec.name} session could not start with B2_MCP_OUTPUT_FORMAT=${spec.outputFormat} (${firstLine(error)}); it ran with ${fallback.outputFormat}`);
+      return session;
+    }
+  }));
   const sessions: Partial<Record<SessionSpec['name'], ProbeSession>> = {};
   opened.forEach((result, index) => {
     const spec = specs[index]!;
@@ -138,17 +85,19 @@ async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<st
   return sessions;
 }
 
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
+}
+
 /**
  * Whether the server uses the sandbox at all: one read call must reach it. A server that ignores
  * B2_API_URL would otherwise pass every refusal probe without having been tested.
  */
 async function calibrate(run: ProbeRun, session: ProbeSession, reads: ReadProbeSpec[]): Promise<boolean> {
   const read = reads.find((candidate) => toolNames(session).has(candidate.tool) && referencedNames(candidate.arguments).size === 0 && candidate.expect !== 'error');
-  if (!read) return false;
-  run.step(`calibration: ${read.tool}`);
+  if (!read || !run.step(`calibration: ${read.tool}`)) return false;
   const before = await requestMark(run.sandbox);
-  const outcome = await session.call(read.tool, read.arguments);
-  run.inspect(read.tool, outcome, 'read');
+  await run.call(session, 'read', read.tool, read.arguments);
   const after = await requestMark(run.sandbox, before.mark);
   return after.count > 0;
 }
@@ -157,10 +106,9 @@ async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadPro
   const mode: FormatMode = session.spec.outputFormat;
   const label = mode ?? 'as configured';
   for (const read of reads) {
-    run.step(`format ${label}: ${read.tool}`);
+    if (!run.step(`format ${label}: ${read.tool}`)) return;
     try {
-      const outcome = await session.call(read.tool, fillTemplate(read.arguments, values));
-      run.inspect(read.tool, outcome, 'read');
+      const outcome = await run.call(session, 'read', read.tool, fillTemplate(read.arguments, values));
       const verdict = judgeFormat(outcome, mode, read.expect ?? 'result');
       run.record({ ...verdict, tool: read.tool, variant: `${label}${read.expect === 'error' ? ' (error)' : ''}` });
     } catch (error) {
@@ -187,10 +135,11 @@ async function seedReadContext(seeder: TargetSeeder, reads: ReadProbeSpec[], con
 
 /** Run every probe against the server and return what was observed, ready for the rules. */
 export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
-  const started = performance.now();
+  const now = request.now ?? (() => performance.now());
+  const started = now();
   const tables = loadProbeTables(request.tablesDir);
   const sandbox = request.env[SANDBOX_ADMIN_VARIABLE] ? await attachProbeSandbox(request.env) : await startProbeSandbox(request.capabilities);
-  const run = new ProbeRun(sandbox, request.onProgress);
+  const run = new ProbeRun(sandbox, { timeoutMs: request.timeoutMs, deadline: request.deadline, now, budgetLabel: request.budgetLabel }, request.onProgress);
   let sessions: Partial<Record<SessionSpec['name'], ProbeSession>> = {};
   let applicable = false;
   const outputs: { session: ProbeSession; output: SessionOutput }[] = [];
@@ -201,11 +150,12 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
     if (plain) {
       const plan = planProbes(request, run, { ...sessions, plain }, tables);
       applicable = await calibrate(run, plain, tables.reads);
-      if (applicable) await probeAll(run, tables, plan);
-      else run.record({ aspect: 'run.applicable', passed: false, detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed' });
+      if (applicable) await probeAll(run, plan);
+      else if (!run.halted) run.record({ aspect: 'run.applicable', passed: false, detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed' });
     }
   } finally {
     for (const session of Object.values(sessions)) outputs.push({ session: session!, output: await session!.close() });
+    await run.learnTokens().catch(() => {});
     await sandbox.close();
   }
   for (const { output } of outputs) {
@@ -214,12 +164,21 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
   }
   if (applicable && run.counts().leaks === 0) run.record({ aspect: 'secret.leak', passed: true, detail: 'no canary in any result, tools/list, elicitation message, stderr or log file' });
   run.finish();
-  return { observations: run.observations, evidence: evidenceOf(run, sandbox, outputs.map(({ session }) => session), request.server.kind === 'spawn', applicable, performance.now() - started), scanner: run.scanner };
+  return { observations: run.observations, evidence: evidenceOf(run, sandbox, outputs.map(({ session }) => session), request, applicable, now() - started), scanner: run.scanner };
 }
 
 type Sessions = { plain: ProbeSession; elicit?: ProbeSession; block?: ProbeSession };
 
-/** What will run: the gate steps per gated tool and each session's reads; sets the progress total. */
+interface Step {
+  label: string;
+  tool: string;
+  run(): Promise<void>;
+}
+
+/**
+ * What will run, in order: the gate steps per gated tool, one write-effect step per write tool,
+ * each session's reads, then one undeclared-argument call per tool; sets the progress total.
+ */
 function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, tables: ProbeTables) {
   const listed = toolNames(sessions.plain);
   const chosen = (tool: string) => !request.tools || request.tools.includes(tool);
@@ -229,47 +188,66 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
   for (const tool of gated.filter((name) => !byTool.has(name))) run.skipped.push(`${tool}: no probe arguments in rules/probes/gates.json`);
   const seeder = new TargetSeeder(run.sandbox);
   const values = { account: { accountId: run.sandbox.accountId }, time: { inOneDay: Date.now() + DAY_MS } };
-  const gateRun: GateRun = {
-    sandbox: run.sandbox,
-    seeder,
-    ...sessions,
-    values,
-    record: (observation) => run.record(observation),
-    inspect: (tool, outcome, session) => run.inspect(tool, outcome, 'gate', session),
-  };
-  const gates = gated
+  const gateRun: GateRun = { run, seeder, ...sessions, values };
+  const gates: Step[] = gated
     .map((tool) => byTool.get(tool))
     .filter((spec): spec is GateProbeSpec => spec !== undefined)
-    .map((spec) => ({ tool: spec.tool, steps: gateSteps(gateRun, spec) }));
+    .flatMap((spec) => gateSteps(gateRun, spec).map((step) => ({ ...step, label: `gate ${spec.tool}: ${step.label}`, tool: spec.tool })));
+  const writeSpecs = tables.writes.filter((spec) => listed.has(spec.tool) && chosen(spec.tool));
+  const writes: Step[] = writeSteps(run, seeder, sessions.plain, writeSpecs, values);
   const reads = [sessions.plain, sessions.elicit, sessions.block]
     .filter((session): session is ProbeSession => session !== undefined)
     .map((session) => ({ session, reads: tables.reads.filter((read) => toolNames(session).has(read.tool) && chosen(read.tool)) }));
-  run.plan(1 + gates.reduce((sum, gate) => sum + gate.steps.length, 0) + reads.reduce((sum, entry) => sum + entry.reads.length, 0));
-  return { seeder, values, gates, reads };
+
+  // Undeclared arguments go on top of arguments known to be valid: a gate's trigger, a write's or a read's.
+  let readValues: Record<string, unknown> = values;
+  const argumentSources = new Map<string, () => Promise<Arguments>>();
+  const fromTarget = (target: TargetSpec, template: Arguments) => async () => fillTemplate(template, { ...values, target: await seeder.seed(target) });
+  for (const spec of tables.gates) argumentSources.set(spec.tool, fromTarget(spec.target, spec.trigger));
+  for (const spec of tables.writes) argumentSources.set(spec.tool, fromTarget(spec.target, spec.arguments));
+  for (const read of [...tables.reads].reverse()) if (read.expect !== 'error') argumentSources.set(read.tool, async () => fillTemplate(read.arguments, readValues));
+  const argumentCalls: ArgumentCall[] = sessions.plain.tools.filter((tool) => chosen(tool.name)).map((tool) => ({ tool, prepare: argumentSources.get(tool.name) ?? (async () => ({})) }));
+  const argumentsProbed: Step[] = argumentSteps(run, sessions.plain, argumentCalls, tables.undeclared);
+
+  run.plan(1 + gates.length + writes.length + reads.reduce((sum, entry) => sum + entry.reads.length, 0) + argumentsProbed.length);
+  return {
+    seeder,
+    values,
+    readContext: tables.readContext,
+    sequential: [...gates, ...writes],
+    reads,
+    arguments: argumentsProbed,
+    setReadValues: (seeded: Record<string, unknown>) => void (readValues = seeded),
+  };
 }
 
-async function probeAll(run: ProbeRun, tables: ProbeTables, plan: ReturnType<typeof planProbes>): Promise<void> {
-  for (const { tool, steps } of plan.gates) {
-    for (const step of steps) {
-      run.step(`gate ${tool}: ${step.label}`);
-      try {
-        await step.run();
-      } catch (error) {
-        run.incomplete(tool, `gate probe step "${step.label}"`, error);
-      }
+async function runSteps(run: ProbeRun, steps: readonly Step[]): Promise<void> {
+  for (const step of steps) {
+    if (!run.step(step.label)) return;
+    try {
+      await step.run();
+    } catch (error) {
+      run.incomplete(step.tool, `probe step "${step.label}"`, error);
     }
   }
-
-  // Reads change nothing, so the sessions read in parallel.
-  const { seeder, values } = plan;
-  const readContext = await seedReadContext(seeder, plan.reads.flatMap((entry) => entry.reads), tables.readContext, run);
-  const readValues = { ...values, ...readContext };
-  await Promise.all(plan.reads.map(({ session, reads }) => probeFormats(run, session, reads, readValues)));
 }
 
-function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], spawned: boolean, applicable: boolean, durationMs: number): ProbeEvidence {
+async function probeAll(run: ProbeRun, plan: ReturnType<typeof planProbes>): Promise<void> {
+  // Gates and writes change the sandbox and are judged by what changed: one call at a time.
+  await runSteps(run, plan.sequential);
+
+  // Reads change nothing, so the sessions read in parallel.
+  const readContext = run.halted ? {} : await seedReadContext(plan.seeder, plan.reads.flatMap((entry) => entry.reads), plan.readContext, run);
+  const readValues = { ...plan.values, ...readContext };
+  plan.setReadValues(readValues);
+  await Promise.all(plan.reads.map(({ session, reads }) => probeFormats(run, session, reads, readValues)));
+
+  await runSteps(run, plan.arguments);
+}
+
+function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], request: ProbeRequest, applicable: boolean, durationMs: number): ProbeEvidence {
   const counts = run.counts();
-  const gated = new Set(run.observations.filter((observation) => observation.aspect.startsWith('gate.')).map((observation) => observation.tool));
+  const toolsWith = (prefix: string) => new Set(run.observations.filter((observation) => observation.aspect.startsWith(prefix)).map((observation) => observation.tool)).size;
   return {
     applicable,
     sandbox: sandbox.kind,
@@ -280,20 +258,23 @@ function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession
       outputFormat: session.spec.outputFormat,
       env: session.envNames,
     })),
-    gate: { tools: gated.size, calls: counts.gateCalls, elicitations: counts.elicitations },
-    format: { calls: counts.formatCalls, modes: sessions.map((session) => session.spec.outputFormat ?? 'as configured') },
+    gate: { tools: toolsWith('gate.'), calls: counts.gate, elicitations: counts.elicitations },
+    writes: { tools: toolsWith('write.'), calls: counts.write },
+    arguments: { tools: toolsWith('argument.'), calls: counts.argument },
+    format: { calls: counts.read, modes: sessions.map((session) => session.spec.outputFormat ?? 'as configured') },
     secrets: {
-      canaries: sandbox.canaries.length,
+      canaries: counts.canaries,
       places: [
         'tools/list',
         'results',
         'structuredContent',
         'elicitation messages',
-        ...(spawned ? ['stderr'] : []),
+        ...(request.server.kind === 'spawn' ? ['stderr'] : []),
         ...(sessions.some((session) => session.envNames.includes('B2_LOG_FILE')) ? ['log file'] : []),
         'this report',
       ],
     },
+    budget: { maxDuration: request.budgetLabel, stoppedEarly: run.halted },
     skipped: run.skipped,
     passed: run.observations.filter((observation) => observation.passed).length,
     failed: run.observations.filter((observation) => !observation.passed).length,

@@ -142,7 +142,10 @@ export async function attachProbeSandbox(env: NodeJS.ProcessEnv): Promise<ProbeS
 }
 
 function canariesOf(serverKey: SandboxKey, partnerKey: SandboxKey | undefined): Canary[] {
-  return [{ name: 'application key', value: serverKey.applicationKey }, ...(partnerKey ? [{ name: 'master key', value: partnerKey.applicationKey }] : [])];
+  return [
+    { name: 'application key', value: serverKey.applicationKey, keyId: serverKey.applicationKeyId },
+    ...(partnerKey ? [{ name: 'master key', value: partnerKey.applicationKey, keyId: partnerKey.applicationKeyId }] : []),
+  ];
 }
 
 /** What the server under test is started with to use the sandbox (the contract's variables only). */
@@ -175,9 +178,11 @@ export async function stateDigestOf(sandbox: ProbeSandbox): Promise<StateDigest>
   return (await sandbox.admin<{ digest: StateDigest }>('GET', '/digest')).digest;
 }
 
-/** Every token the sandbox issued to the server's key so far (each one a canary). */
-export async function tokensOfServerKey(sandbox: ProbeSandbox): Promise<string[]> {
-  return (await sandbox.admin<{ tokens: string[] }>('GET', `/tokens?applicationKeyId=${encodeURIComponent(sandbox.serverKey.applicationKeyId)}`)).tokens;
+/** Every token the sandbox issued so far to the keys the server was given (each one a canary). */
+export async function issuedTokens(sandbox: ProbeSandbox): Promise<string[]> {
+  const keys = [sandbox.serverKey, ...(sandbox.partnerKey ? [sandbox.partnerKey] : [])];
+  const lists = await Promise.all(keys.map((key) => sandbox.admin<{ tokens: string[] }>('GET', `/tokens?applicationKeyId=${encodeURIComponent(key.applicationKeyId)}`)));
+  return lists.flatMap((list) => list.tokens);
 }
 
 /** Highest sequence number in the request log: requests after it reached the sandbox later. */

@@ -30,6 +30,8 @@ export interface CallOutcome {
   result?: CallToolResult;
   /** A JSON-RPC or transport error instead of a result (message only). */
   thrown?: string;
+  /** Set when no answer came within the call's timeout. */
+  timedOut?: true;
   /** Messages of the elicitation requests the server sent during the call. */
   elicitations: string[];
 }
@@ -39,7 +41,8 @@ export interface ProbeSession {
   /** The product the session presented as, for the evidence. */
   client: string;
   tools: ListedTool[];
-  call(tool: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  /** One tools/call; `timeoutMs` (default the session's) bounds the wait. */
+  call(tool: string, args: Record<string, unknown>, timeoutMs?: number): Promise<CallOutcome>;
   /** How the elicitation handler answers from now on. */
   answer(answer: ElicitAnswer): void;
   /** Names of the environment variables the probes gave the server (none for a running URL). */
@@ -147,13 +150,14 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     tools,
     envNames: Object.keys(probeEnv).sort(),
     answer: (next) => void (answer = next),
-    async call(tool, args) {
+    async call(tool, args, timeoutMs = options.timeoutMs) {
       elicited = [];
       try {
-        const result = await client.callTool({ name: tool, arguments: args }, { timeout: options.timeoutMs });
+        const result = await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs });
         return { result, elicitations: elicited };
       } catch (error) {
-        return { thrown: (error as Error).message, elicitations: elicited };
+        const timedOut = (error as { code?: unknown }).code === 'REQUEST_TIMEOUT';
+        return { thrown: (error as Error).message, elicitations: elicited, ...(timedOut ? { timedOut: true as const } : {}) };
       }
     },
     async close() {

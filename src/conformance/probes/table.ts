@@ -24,11 +24,31 @@ export interface ReadProbeSpec {
   expect?: 'result' | 'error';
 }
 
+/** What an ungated write must do, exactly: these mutations, these state changes, nothing else. */
+export interface WriteEffect {
+  /** The sandbox operations the call must log, in order. */
+  mutations: string[];
+  /** `<kind> <added|removed|changed>` → how many; every other kind of change must not happen. */
+  state: Record<string, number>;
+  /** The result must carry a presigned URL. */
+  signedUrl?: boolean;
+}
+
+export interface WriteProbeSpec {
+  tool: string;
+  target: TargetSpec;
+  arguments: Arguments;
+  effect: WriteEffect;
+}
+
 export interface ProbeTables {
   gates: GateProbeSpec[];
   reads: ReadProbeSpec[];
   /** Targets the reads share, by the name their templates use. */
   readContext: Record<string, TargetSpec>;
+  writes: WriteProbeSpec[];
+  /** Arguments no tool declares, tried in order until one is not in the tool's schema. */
+  undeclared: Arguments[];
 }
 
 export const PROBE_TABLES_DIR = join(BUNDLED.rulesDir, 'probes');
@@ -49,15 +69,18 @@ function readTable(dir: string, name: string, validate: ((data: unknown) => bool
   return data;
 }
 
-/** Load rules/probes/gates.json and reads.json (with `validate`, against their schema: tests do this). */
+/** Load rules/probes/gates.json, reads.json and writes.json (with `validate`, against their schema: tests do this). */
 export function loadProbeTables(dir: string = PROBE_TABLES_DIR, options: { validate?: boolean } = {}): ProbeTables {
   const validate = options.validate ? jsonSchemaValidator().compile(JSON.parse(readFileSync(join(dir, SCHEMA_FILE), 'utf8'))) : undefined;
   const gates = readTable(dir, 'gates.json', validate);
   const reads = readTable(dir, 'reads.json', validate);
+  const writes = readTable(dir, 'writes.json', validate);
   return {
     gates: gates.gates as GateProbeSpec[],
     reads: reads.reads as ReadProbeSpec[],
     readContext: (reads.context ?? {}) as Record<string, TargetSpec>,
+    writes: writes.writes as WriteProbeSpec[],
+    undeclared: writes.undeclared as Arguments[],
   };
 }
 

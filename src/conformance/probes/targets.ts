@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { ALL_CAPABILITIES } from '../../sandbox/model.js';
 import type { ProbeSandbox, SandboxKey } from './sandbox.js';
 
@@ -33,6 +33,18 @@ class NativeSeeder {
       this.sessions.set(name, session);
     }
     return session;
+  }
+
+  /** `b2_upload_part`; returns the part's S3 ETag (its MD5). */
+  async uploadPart(fileId: string, partNumber: number, data: Buffer): Promise<string> {
+    const { uploadUrl, authorizationToken } = await this.call<{ uploadUrl: string; authorizationToken: string }>('b2_get_upload_part_url', { fileId });
+    const response = await fetch(uploadUrl, {
+      method: 'POST',
+      headers: { authorization: authorizationToken, 'x-bz-part-number': String(partNumber), 'x-bz-content-sha1': createHash('sha1').update(data).digest('hex') },
+      body: new Uint8Array(data),
+    });
+    if (!response.ok) throw new Error(`seeding: b2_upload_part answered ${response.status}`);
+    return createHash('md5').update(data).digest('hex');
   }
 
   async call<T>(operation: string, body: Record<string, unknown>, options: { partner?: boolean } = {}): Promise<T> {
@@ -148,11 +160,15 @@ export class TargetSeeder {
     return { applicationKeyId: key.applicationKeyId };
   }
 
+  /** An unfinished upload; with `part`, part 1 is uploaded (its S3 ETag is `partEtag`); with `source`, an object to copy from sits beside it. */
   private async multipartUpload(params: Record<string, unknown>): Promise<TargetValues> {
     const bucket = await this.sharedBucket('plain');
     const fileName = typeof params.name === 'string' ? params.name : `${this.name('upload')}.bin`;
     const started = await this.native.call<{ fileId: string }>('b2_start_large_file', { bucketId: bucket.bucketId, fileName, contentType: 'application/octet-stream' });
-    return { bucketId: bucket.bucketId!, bucketName: bucket.bucketName!, key: fileName, uploadId: started.fileId };
+    const values: TargetValues = { bucketId: bucket.bucketId!, bucketName: bucket.bucketName!, key: fileName, uploadId: started.fileId };
+    if (params.part) values.partEtag = await this.native.uploadPart(started.fileId, 1, Buffer.from(`first part of ${fileName}\n`));
+    if (params.source) values.sourceKey = (await this.object(bucket, {})).key!;
+    return values;
   }
 
   private async notifiedBucket(): Promise<TargetValues> {

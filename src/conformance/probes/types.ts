@@ -23,8 +23,15 @@ export interface ProbeEvidence {
   /** One per server session: which policy and output format it ran with, and which client. */
   sessions: { name: string; client: string; policy: string | null; outputFormat: string | null; env: string[] }[];
   gate: { tools: number; calls: number; elicitations: number };
+  /** Ungated write tools called once each, judged by their declared effect. */
+  writes: { tools: number; calls: number };
+  /** Tools called once with an undeclared argument. */
+  arguments: { tools: number; calls: number };
   format: { calls: number; modes: string[] };
+  /** Canaries: the keys' secrets and every token the sandbox issued to them. */
   secrets: { canaries: number; places: string[] };
+  /** The time budget, and whether the run stopped before the end (budget spent, or the server stalled). */
+  budget: { maxDuration: string; stoppedEarly: boolean };
   /** Parts that could not run, with the reason (e.g. no restart for a server started by hand). */
   skipped: string[];
   passed: number;
