@@ -61,6 +61,8 @@ export interface CheckOptions extends TargetOptions, JudgeOptions {
   onlyProbes?: boolean;
   /** Probe only these tools. */
   probeTools?: string[];
+  /** Budget for the whole run in milliseconds, probes included (default 5 minutes): the probes stop at it with a partial report. */
+  maxDurationMs?: number;
   /** Called as probe steps start. */
   onProgress?: ProgressListener;
   /** Where `check --sandbox-env`'s variables are read from (default the process's). */
@@ -109,6 +111,12 @@ function maxMessageBytesOf(value: number | undefined): { maxMessageBytes?: numbe
   if (value === undefined) return {};
   if (!Number.isSafeInteger(value) || value <= 0) throw new ConformError('usage', `maxMessageBytes must be a positive integer, got ${value}`);
   return { maxMessageBytes: value };
+}
+
+function maxDurationOf(value: number | undefined): { maxDurationMs?: number } {
+  if (value === undefined) return {};
+  if (!Number.isSafeInteger(value) || value <= 0) throw new ConformError('usage', `maxDurationMs must be a positive integer, got ${value}`);
+  return { maxDurationMs: value };
 }
 
 function timeoutOf(value: number | undefined): number {
@@ -165,6 +173,7 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
       ...(options.probeTools?.length && { probeTools: options.probeTools }),
       ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
       ...maxMessageBytesOf(options.maxMessageBytes),
+      ...maxDurationOf(options.maxDurationMs),
       ...(options.onProgress && { onProgress: options.onProgress }),
     },
     prepared,

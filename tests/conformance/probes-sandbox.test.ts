@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { judgeRefusal } from '../../src/conformance/probes/gate.js';
+import { CONSECUTIVE_TIMEOUT_LIMIT, ProbeRun } from '../../src/conformance/probes/run-state.js';
+import type { CallOutcome, ProbeSession } from '../../src/conformance/probes/sessions.js';
 import { startProbeSandbox, stateDigestOf, issuedTokens, type ProbeSandbox } from '../../src/conformance/probes/sandbox.js';
 import { digestChanges, type StateDigest } from '../../src/sandbox/evidence.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
@@ -102,5 +104,49 @@ describe('a refusal is judged by the state as well as the log', () => {
   test('a refusal whose log is empty but whose target is gone fails', () => {
     const verdict = judgeRefusal(spec, { outcome: refused, mutations: [], changes: [{ kind: 'version', name: 'b/k#1', change: 'removed' }, { kind: 'version', name: 'b/k#2', change: 'added' }] });
     expect(verdict).toEqual({ passed: false, detail: 's3_delete_object ran without consent: the mutation log shows nothing, but the sandbox state changed (1 version removed, 1 version added)' });
+  });
+});
+
+describe('the probe budget', () => {
+  const sandbox = { canaries: [], serverKey: { applicationKeyId: 'key', applicationKey: 'secret' }, admin: async () => ({ tokens: [] }) } as unknown as ProbeSandbox;
+  const session = (answers: CallOutcome[]) => ({ spec: { outputFormat: 'json' }, call: async () => answers.shift()! }) as unknown as ProbeSession;
+  const timedOut: CallOutcome = { thrown: 'Request timed out', timedOut: true, elicitations: [] };
+  const answered: CallOutcome = { result: { content: [{ type: 'text', text: 'ok' }] }, elicitations: [] };
+
+  test('once the deadline passes no further step starts, and the run says how many did not run', () => {
+    let clock = 0;
+    const run = new ProbeRun(sandbox, { timeoutMs: 1000, deadline: 100, now: () => clock, budgetLabel: '100 ms' }, undefined);
+    run.plan(5);
+    expect(run.step('first')).toBe(true);
+    clock = 60;
+    expect(run.requestTimeout()).toBe(40); // a call never outlives the budget
+    clock = 100;
+    expect(run.step('second')).toBe(false);
+    expect(run.halted).toBe(true);
+    run.finish();
+    expect(run.observations).toEqual([{ aspect: 'run.incomplete', passed: false, variant: 'stopped early', detail: 'the probe time budget (--max-duration 100 ms) ran out; 4 of 5 probe steps did not run' }]);
+  });
+
+  test(`${CONSECUTIVE_TIMEOUT_LIMIT} timeouts in a row stop the run; an answer in between resets the count`, async () => {
+    const run = new ProbeRun(sandbox, { timeoutMs: 1000, deadline: Infinity, now: () => 0, budgetLabel: '5 min' }, undefined);
+    run.plan(10);
+    const stalling = session([timedOut, timedOut, answered, timedOut, timedOut, timedOut]);
+    for (let call = 0; call < 5; call++) await run.call(stalling, 'gate', 's3_delete_object', {});
+    expect(run.halted).toBe(false);
+    await run.call(stalling, 'gate', 'b2_delete_bucket', {});
+    expect(run.halted).toBe(true);
+    expect(run.step('next')).toBe(false);
+    run.finish();
+    expect(run.observations.at(-1)!.detail).toBe('3 probe calls in a row got no answer within --timeout 1000 ms (the last: b2_delete_bucket); 10 of 10 probe steps did not run');
+  });
+
+  test('tokens the sandbox issues become canaries, masked in every detail', async () => {
+    const tokens = ['4_key_issued_token_1'];
+    const issuing = { ...sandbox, admin: async () => ({ tokens }) } as unknown as ProbeSandbox;
+    const run = new ProbeRun(issuing, { timeoutMs: 1000, deadline: Infinity, now: () => 0, budgetLabel: '5 min' }, undefined);
+    await run.call(session([{ result: { content: [{ type: 'text', text: `session ${tokens[0]}` }], isError: true }, elicitations: [] }]), 'gate', 's3_delete_object', {});
+    expect(run.observations.map((observation) => observation.variant)).toEqual(['result text: B2 token (raw)']);
+    run.record({ aspect: 'x', passed: false, detail: `said ${tokens[0]}` });
+    expect(run.observations.at(-1)!.detail).toBe('said ***');
   });
 });

@@ -11,6 +11,7 @@ import { CanaryScanner } from '../../src/conformance/probes/secrets.js';
 import type { CallOutcome } from '../../src/conformance/probes/sessions.js';
 import { PROBE_TABLES_DIR, fillTemplate, loadProbeTables, referencedNames } from '../../src/conformance/probes/table.js';
 import { TargetSeeder } from '../../src/conformance/probes/targets.js';
+import { undeclaredArgument } from '../../src/conformance/probes/arguments.js';
 
 const tables = loadProbeTables(undefined, { validate: true });
 
@@ -22,6 +23,22 @@ describe('probe tables (rules/probes/) are complete data', () => {
     const read = new Set(tables.reads.filter((spec) => spec.expect !== 'error').map((spec) => spec.tool));
     const readOnly = fixture.tools.filter((tool) => (tool.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint === true).map((tool) => tool.name);
     expect(readOnly.filter((tool) => !read.has(tool))).toEqual([]);
+  });
+
+  test.each(PROFILE_NAMES)('every %s tool that is neither gated nor read-only has a write-effect probe', (profile) => {
+    const fixture = loadFixtureSet(BUNDLED.fixturesDir, profile, ['modern']).byEra.modern!;
+    const covered = new Set([...tables.gates, ...tables.reads, ...tables.writes].map((spec) => spec.tool));
+    expect(fixture.tools.map((tool) => tool.name).filter((tool) => !covered.has(tool))).toEqual([]);
+    const writes = new Set(tables.writes.map((spec) => spec.tool));
+    const readOnly = fixture.tools.filter((tool) => (tool.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint === true).map((tool) => tool.name);
+    expect(readOnly.filter((tool) => writes.has(tool))).toEqual([]);
+  });
+
+  test('the undeclared-argument candidates are declared by no tool of the full profile', () => {
+    const fixture = loadFixtureSet(BUNDLED.fixturesDir, 'full', ['modern']).byEra.modern!;
+    for (const tool of fixture.tools) expect(undeclaredArgument(tool, tables.undeclared), tool.name).toEqual(tables.undeclared[0]);
+    const declaresForce = { name: 'x', inputSchema: { type: 'object', properties: { force: { type: 'boolean' } } } } as never;
+    expect(undeclaredArgument(declaresForce, tables.undeclared)).toEqual(tables.undeclared[1]);
   });
 
   test('each conditional gate (docs/contract.md §6.2) has a harmless argument set, and only those', () => {
@@ -70,8 +87,25 @@ describe('canary scanner', () => {
     expect(scanner.scan('nothing to see')).toEqual([]);
   });
 
+  test('finds it hex-encoded in either case, reversed, and in a Basic authorization header', () => {
+    const keyed = new CanaryScanner([{ name: 'application key', value: secret, keyId: '005keyid' }]);
+    const hex = Buffer.from(secret).toString('hex');
+    expect(keyed.scan(`x${hex}x`).map((leak) => leak.encoding)).toEqual(['hex']);
+    expect(keyed.scan(hex.toUpperCase()).map((leak) => leak.encoding)).toEqual(['HEX']);
+    expect(keyed.scan([...secret].reverse().join('')).map((leak) => leak.encoding)).toEqual(['reversed']);
+    expect(keyed.scan(`Authorization: Basic ${Buffer.from(`005keyid:${secret}`).toString('base64')}`).map((leak) => leak.encoding)).toContain('Basic auth');
+  });
+
+  test('canaries added later are found and masked too; a known value is not added twice', () => {
+    const growing = new CanaryScanner([{ name: 'application key', value: secret }]);
+    growing.add([{ name: 'B2 token', value: '4_005key_token_1' }, { name: 'B2 token', value: '4_005key_token_1' }]);
+    expect(growing.canaryCount).toBe(2);
+    expect(growing.scan('token 4_005key_token_1')).toEqual([{ canary: 'B2 token', encoding: 'raw' }]);
+    expect(growing.mask('token 4_005key_token_1')).toBe('token ***');
+  });
+
   test('mask replaces every form', () => {
-    const text = `${secret} ${encodeURIComponent(secret)} ${Buffer.from(secret).toString('base64')}`;
+    const text = `${secret} ${encodeURIComponent(secret)} ${Buffer.from(secret).toString('base64')} ${Buffer.from(secret).toString('hex')} ${[...secret].reverse().join('')}`;
     expect(scanner.scan(scanner.mask(text))).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { BUNDLED } from '../../src/conformance/package-root.js';
 import type { ProbeEvidence } from '../../src/conformance/probes/types.js';
 import { runCheck } from '../../src/conformance/run.js';
 import { reportSchemaValidator } from './helpers/report-schema.js';
+import { SERVERS_DIR } from './helpers/harness.js';
 import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
 
 const PROBE_RULES = loadRules().rules.filter(judgesProbes).map((rule) => rule.id);
@@ -57,7 +58,11 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
   ]);
   expect(probes.sessions.find((session) => session.name === 'block')!.env).toContain('B2_LOG_FILE');
   expect(probes.format.calls).toBeGreaterThanOrEqual(3 * 15);
-  expect(probes.secrets.canaries).toBe(profile === 'full' ? 2 : 1);
+  // The keys' secrets, plus every token the sandbox issued to them during the run.
+  expect(probes.secrets.canaries).toBeGreaterThan(profile === 'full' ? 2 : 1);
+  expect(probes.writes.tools).toBe(profile === 'read-only' ? 0 : 6);
+  expect(probes.arguments).toEqual({ tools: fixture.tools.length, calls: fixture.tools.length });
+  expect(probes.budget).toEqual({ maxDuration: '5 min', stoppedEarly: false });
   // The durable-secret stubs refuse without asking; every other gated tool asks three times.
   const asking = fixture.confirmTools.filter((tool) => !['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'].includes(tool));
   expect(probes.gate.elicitations).toBe(3 * asking.length);
@@ -98,8 +103,8 @@ describe.concurrent('the CLI', () => {
     expect(outcome.code, outcome.stderr).toBe(0);
     const frames = outcome.stderr.split('\r\x1b[2K').filter(Boolean);
     const total = Number(/^probes 1\/(\d+) · calibration: /.exec(frames[0]!)?.[1]);
-    // calibration, six gate steps for s3_delete_object, two reads of s3_head_object per session
-    expect(total).toBe(1 + 6 + 3 * 2);
+    // calibration, six gate steps for s3_delete_object, two reads of s3_head_object per session, one undeclared-argument call per tool
+    expect(total).toBe(1 + 6 + 3 * 2 + 2);
     expect(frames).toContain(`probes 2/${total} · gate s3_delete_object: no confirm`);
     expect(frames.at(-1)).toMatch(new RegExp(`^probes ${total}/${total} · `));
     expect(outcome.stderr.endsWith('\r\x1b[2K')).toBe(true);
@@ -111,6 +116,24 @@ describe.concurrent('the CLI', () => {
     const outcome = await run(['check', '--only-probes', '--server', 'no-such-mcp-server --stdio', '--profile', 'read-only']);
     expect(outcome.code).toBe(3);
     expect(outcome.stderr).toMatch(/^b2-mcp-conform: error: the server could not be started or reached for the probes \(starting the plain session: .*\)\n$/);
+  });
+
+  test('an unknown --probe-tool is a usage error that names the closest tool, before any server starts', async () => {
+    const outcome = await run(['check', '--only-probes', '--profile', 'default', '--probe-tool', 's3_delete_objekt']);
+    expect(outcome).toMatchObject({ code: 2, stdout: '' });
+    expect(outcome.stderr).toBe('b2-mcp-conform: error: --probe-tool "s3_delete_objekt" is not a tool of profile default (did you mean s3_delete_object?)\n');
+  });
+
+  test('--max-duration takes 300s, 5m or milliseconds; anything else is a usage error', async () => {
+    expect(await run(['check', '--max-duration', 'soon'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--max-duration must be a positive duration such as 300s, 5m or 1500ms, got "soon"/) });
+    expect((await run(['check', '--max-duration', '0s'])).code).toBe(2);
+  });
+
+  test('a server that never lists its tools cannot hold the run past --max-duration: exit 3, named', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
+    const silent = `"${process.execPath}" "${join(SERVERS_DIR, 'silent.mjs')}"`;
+    const outcome = await run(['check', '--server', silent, '--no-probes', '--timeout', '600000', '--max-duration', '2s']);
+    expect(outcome.code).toBe(3);
+    expect(outcome.stderr).toBe("b2-mcp-conform: error: the run went past --max-duration 2 s while listing the server's tools\n");
   });
 
   test('option conflicts are usage errors', async () => {

@@ -67,6 +67,8 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
     const args = argumentsFor(options.harmless ? spec.harmless!.arguments : spec.trigger, values);
     session.answer(options.answer ?? 'decline');
     const result = await observedCall(run.run, session, 'gate', spec.tool, options.confirm ? { ...args, confirm: true } : args);
+    // No answer is no verdict: the step is incomplete, not a refusal or a failure.
+    if (result.outcome.timedOut) throw new Error('no answer within the timeout');
     if ((result.mutations.length > 0 || result.changes.length > 0) && !options.harmless) target = undefined;
     return result;
   };
