@@ -49,6 +49,14 @@ describe('a server that shows the checker a clean face', () => {
     expect(Object.keys(report.evidence.comparedConnections ?? {}).sort()).toEqual(['legacy-2025-03-26', 'legacy-2025-06-18']);
   });
 
+  test('a key only one era defines (execution: the modern era drops it) is not a difference between the eras', async () => {
+    const tools = baselineSurface().tools.map((tool) => (tool.name === 'b2_list_buckets' ? { ...tool, execution: { taskSupport: 'optional' } } : tool));
+    const file = surfaceFile({ tools });
+    const { code, report } = await checkJson(`node ${SERVER} ${file}`, await honestInputs(file));
+    expect(report.findings).toEqual([]);
+    expect(code).toBe(0);
+  });
+
   test('serving the contract only to a client without capabilities is caught, naming both clients and the tools', async () => {
     const file = surfaceFile({ cheat: { tools: poisoned(baselineSurface().tools) } });
     const { code, report } = await checkJson(`node ${SERVER} ${file}`, await honestInputs(file));

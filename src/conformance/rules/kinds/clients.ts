@@ -10,9 +10,9 @@ function presented(look: LiveSurface): string {
   return `${identity.clientInfo.name}/${identity.clientInfo.version} (capabilities: ${capabilities.length ? capabilities.join(', ') : 'none'}; protocol ${offeredVersion}; ${client.package})`;
 }
 
-/** Everything of a tool a model sees, keyed by name: the listed object with every key, in a stable form. */
-function visibleTools(look: LiveSurface): Map<string, Record<string, unknown>> {
-  return new Map(look.listed.map((tool) => [tool.name, stable(tool) as Record<string, unknown>]));
+/** Everything of a tool a model sees, keyed by name: the listed object with every key but `omit`, in a stable form. */
+function visibleTools(look: LiveSurface, omit: ReadonlySet<string>): Map<string, Record<string, unknown>> {
+  return new Map(look.listed.map((tool) => [tool.name, stable(Object.fromEntries(Object.entries(tool).filter(([key]) => !omit.has(key)))) as Record<string, unknown>]));
 }
 
 function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
@@ -21,9 +21,9 @@ function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): 
 }
 
 /** How two looks differ in what a model sees: tools only one side lists, tools defined differently (and where), and the instructions. */
-function surfaceDifference(a: LiveSurface, b: LiveSurface): { detail: string; tools: string[] } | undefined {
-  const toolsA = visibleTools(a);
-  const toolsB = visibleTools(b);
+function surfaceDifference(a: LiveSurface, b: LiveSurface, omit: ReadonlySet<string>): { detail: string; tools: string[] } | undefined {
+  const toolsA = visibleTools(a, omit);
+  const toolsB = visibleTools(b, omit);
   const onlyA = [...toolsA.keys()].filter((name) => !toolsB.has(name)).sort();
   const onlyB = [...toolsB.keys()].filter((name) => !toolsA.has(name)).sort();
   const differing = [...toolsA.keys()]
@@ -48,9 +48,15 @@ const CONNECTION = { enum: [...CONNECTIONS] };
  * Every look shows a model what the reference look shows: the compared-only looks (other protocol
  * versions and clients) in full, and the judged ones in what their profile hash leaves out (title,
  * unknown keys, instructions; a difference in the hashed part is the eras-equal kind's finding).
+ * Between looks of different eras, the keys one era's tool definition does not have are left out.
  */
 const looksEqual: CheckKind = {
-  params: { type: 'object', properties: { reference: CONNECTION }, required: ['reference'], additionalProperties: false },
+  params: {
+    type: 'object',
+    properties: { reference: CONNECTION, eraSpecificKeys: { type: 'array', items: { type: 'string' } } },
+    required: ['reference', 'eraSpecificKeys'],
+    additionalProperties: false,
+  },
   needs: ['live'],
   run(params, context) {
     const looks = context.looks ?? [];
@@ -59,7 +65,8 @@ const looksEqual: CheckKind = {
     const out: RawFinding[] = [];
     for (const look of looks) {
       if (look === reference || (isJudged(look.connection) && look.hash !== reference.hash)) continue;
-      const difference = surfaceDifference(reference, look);
+      const omit = new Set(look.observation.era === reference.observation.era ? [] : (params.eraSpecificKeys as string[]));
+      const difference = surfaceDifference(reference, look, omit);
       if (!difference) continue;
       out.push({
         scope: `${reference.connection}/${look.connection}`,
