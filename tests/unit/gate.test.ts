@@ -76,6 +76,17 @@ describe('answers must reply to a question this server asked', () => {
     expect(refusal(states, { inputResponses: accept, requestState: late }).message).toContain('expired');
   });
 
+  it('spent approvals are remembered only while they could still be valid, and their number is bounded', () => {
+    let now = 0;
+    const states = new ConfirmationStates(undefined, () => now, 2);
+    const redeem = () => evaluateGate(request({ inputResponses: accept, requestState: ask(states).state }), states).kind;
+    expect([redeem(), redeem()]).toEqual(['proceed', 'proceed']);
+    expect(() => redeem()).toThrow(/too many approvals are outstanding/);
+    // Once the first two have expired they are forgotten, and room is back.
+    now = 10 * 60 * 1000 + 1;
+    expect(redeem()).toBe('proceed');
+  });
+
   it('each question gets its own state: two approvals of the same call are two single uses', () => {
     const states = new ConfirmationStates();
     const first = ask(states).state;

@@ -48,7 +48,11 @@ function argsDigest(key: Buffer, toolName: string, args: ToolArgs): string {
 export class ConfirmationStates {
   readonly #spent = new Map<string, number>();
 
-  constructor(private readonly key: Buffer = randomBytes(32), private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly key: Buffer = randomBytes(32),
+    private readonly now: () => number = Date.now,
+    private readonly maxSpent: number = MAX_SPENT_STATES,
+  ) {}
 
   mint(toolName: string, args: ToolArgs): string {
     const payload = Buffer.from(
@@ -76,7 +80,7 @@ export class ConfirmationStates {
     if (parsed.t !== toolName || parsed.d !== argsDigest(this.key, toolName, args)) return 'the approval was for a different call';
     this.#forgetExpired(now);
     if (this.#spent.has(parsed.n)) return 'this approval was already used; each approval allows one call';
-    if (this.#spent.size >= MAX_SPENT_STATES) return 'too many approvals are outstanding; ask again later';
+    if (this.#spent.size >= this.maxSpent) return 'too many approvals are outstanding; ask again later';
     this.#spent.set(parsed.n, parsed.at + STATE_TTL_MS);
     return undefined;
   }
