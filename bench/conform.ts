@@ -66,11 +66,11 @@ export function benchProbes(runs = 3): Record<string, unknown> {
   let calls: Record<string, unknown> = {};
   for (let run = 0; run < runs; run++) {
     const { ms, stdout } = timedRun(args);
-    const probes = (JSON.parse(stdout) as { evidence: { probes: { durationMs: number; gate: { calls: number; tools: number }; format: { calls: number }; failed: number } } }).evidence.probes;
+    const probes = (JSON.parse(stdout) as { evidence: { probes: { durationMs: number; gate: { calls: number; tools: number }; writes: { calls: number }; arguments: { calls: number }; format: { calls: number }; failed: number } } }).evidence.probes;
     if (probes.failed > 0) throw new Error(`benchmark run found ${probes.failed} failing probes`);
     wall.push(ms);
     probing.push(probes.durationMs);
-    calls = { gatedTools: probes.gate.tools, gateCalls: probes.gate.calls, readCalls: probes.format.calls };
+    calls = { gatedTools: probes.gate.tools, gateCalls: probes.gate.calls, writeCalls: probes.writes.calls, argumentCalls: probes.arguments.calls, readCalls: probes.format.calls };
   }
   return { runs, wall: summary(wall), probes: summary(probing), ...calls };
 }

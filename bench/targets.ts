@@ -86,7 +86,7 @@ export const TARGETS: readonly Target[] = [
   {
     figure: 'Probes only, `check --only-probes --profile full`, fresh process (median wall)',
     section: 'probes',
-    shown: (s) => `${fmt(s.wall?.medianMs, ' ms')} (probes themselves ${fmt(s.probes?.medianMs, ' ms')}; ${fmt(s.gateCalls)} gate calls on ${fmt(s.gatedTools)} tools, ${fmt(s.readCalls)} reads)`,
+    shown: (s) => `${fmt(s.wall?.medianMs, ' ms')} (probes themselves ${fmt(s.probes?.medianMs, ' ms')}; ${fmt(s.gateCalls)} gate calls on ${fmt(s.gatedTools)} tools, ${fmt(s.writeCalls)} write calls, ${fmt(s.argumentCalls)} undeclared-argument calls, ${fmt(s.readCalls)} reads)`,
     value: (s) => s.wall?.medianMs,
     bound: { op: '<=', limit: 15_000, text: '≤ 15,000 ms' },
   },
