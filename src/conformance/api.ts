@@ -61,6 +61,8 @@ export interface CheckOptions extends TargetOptions, JudgeOptions {
   onlyProbes?: boolean;
   /** Probe only these tools. */
   probeTools?: string[];
+  /** LOG_LEVEL for the probed server sessions (unset unless given: a debug level tells a server it is watched). */
+  probeLogLevel?: string;
   /** Budget for the whole run in milliseconds, probes included (default 5 minutes): the probes stop at it with a partial report. */
   maxDurationMs?: number;
   /** Called as probe steps start. */
@@ -111,6 +113,12 @@ function maxMessageBytesOf(value: number | undefined): { maxMessageBytes?: numbe
   if (value === undefined) return {};
   if (!Number.isSafeInteger(value) || value <= 0) throw new ConformError('usage', `maxMessageBytes must be a positive integer, got ${value}`);
   return { maxMessageBytes: value };
+}
+
+function probeLogLevelOf(value: string | undefined): { probeLogLevel?: string } {
+  if (value === undefined) return {};
+  if (!/^[a-z]{1,16}$/.test(value)) throw new ConformError('usage', `probeLogLevel must be a log level such as debug or info, got "${value.slice(0, 40)}"`);
+  return { probeLogLevel: value };
 }
 
 function maxDurationOf(value: number | undefined): { maxDurationMs?: number } {
@@ -174,6 +182,7 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
       ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
       ...maxMessageBytesOf(options.maxMessageBytes),
       ...maxDurationOf(options.maxDurationMs),
+      ...probeLogLevelOf(options.probeLogLevel),
       ...(options.onProgress && { onProgress: options.onProgress }),
     },
     prepared,

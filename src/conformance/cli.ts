@@ -214,6 +214,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--probes', 'also run the live probes against a sandbox (default for the bundled server)')
     .option('--no-probes', 'skip the live probes')
     .option('--only-probes', 'run the live probes only, without the static rules (exit 4 when they are not applicable)')
+    .option('--probe-log-level <level>', 'give the probed server sessions LOG_LEVEL=<level> (unset by default: a debug level tells a server it is watched)')
     .option('--max-duration <duration>', 'budget for the whole run, probes included (300s, 5m, 1500ms; default 5m): probes stop with a partial report', duration)
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
     .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
@@ -255,6 +256,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       ...clientInfoOf(options.clientInfo),
       ...(options.probeTool ? { probeTools: options.probeTool } : {}),
       ...(options.maxDuration ? { maxDurationMs: options.maxDuration } : {}),
+      ...(options.probeLogLevel ? { probeLogLevel: options.probeLogLevel } : {}),
       ...(onProgress ? { onProgress } : {}),
     }, prepared);
     setExit(await writeReports(result, options, io));

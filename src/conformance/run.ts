@@ -75,6 +75,8 @@ export interface CheckRequest {
   clientInfo?: ClientInfo[];
   /** Largest message, and largest whole tools/list or prompts/list answer, read from the server (default 16 MiB). */
   maxMessageBytes?: number;
+  /** LOG_LEVEL for the probed server sessions (unset unless asked for). */
+  probeLogLevel?: string;
   /** The whole run's budget (default {@link DEFAULT_MAX_DURATION_MS}): the probes stop at it with a partial report; a static listing past it fails. */
   maxDurationMs?: number;
   /** The clock the budget is measured on (performance.now by default). */
@@ -270,6 +272,7 @@ async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     ...(request.probeTools?.length ? { tools: request.probeTools } : {}),
     ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}),
+    ...(request.probeLogLevel ? { serverLogLevel: request.probeLogLevel } : {}),
     deadline: budget.deadline,
     budgetLabel: budget.label,
     now: budget.now,

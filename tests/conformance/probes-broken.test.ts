@@ -48,11 +48,11 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** A key secret as the probes mint them; no report may contain one. */
 const CANARY_SHAPE = /K005[A-Za-z0-9+/]{27}/;
 
-async function probeOnly(flaws: string[], tools: readonly string[], options: { timeoutMs?: number } = {}) {
+async function probeOnly(flaws: string[], tools: readonly string[], options: { timeoutMs?: number; extra?: string[] } = {}) {
   let stdout = '';
   let stderr = '';
   const code = await main(
-    ['node', 'b2-mcp-conform', 'check', '--only-probes', '--format', 'json', '--timeout', String(options.timeoutMs ?? REQUEST_TIMEOUT_MS), '--server', proxied(flaws), '--env', 'B2_MCP_PROFILE=default', ...tools.flatMap((tool) => ['--probe-tool', tool])],
+    ['node', 'b2-mcp-conform', 'check', '--only-probes', '--format', 'json', '--timeout', String(options.timeoutMs ?? REQUEST_TIMEOUT_MS), '--server', proxied(flaws), '--env', 'B2_MCP_PROFILE=default', ...tools.flatMap((tool) => ['--probe-tool', tool]), ...(options.extra ?? [])],
     { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), color: false, cwd: process.cwd(), env: { PATH: process.env.PATH } },
   );
   return { code, stdout, stderr };
@@ -141,13 +141,14 @@ test.concurrent('a server that ignores B2_API_URL: probes not applicable, exit 4
 });
 
 test('a server that stalls only gated calls cannot stretch the run: after three timeouts in a row the rest is skipped, with a partial report', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
-  const { code, stdout } = await probeOnly(['stall-gated'], ['s3_delete_object', 'b2_delete_bucket', 's3_list_objects_v2'], { timeoutMs: 8_000 });
+  const { code, stdout } = await probeOnly(['stall-gated'], ['s3_delete_object', 'b2_delete_bucket', 's3_list_objects_v2'], { timeoutMs: 8_000, extra: ['--probe-log-level', 'debug'] });
   expect(code).toBe(1);
   const report = JSON.parse(stdout);
   const incomplete = report.findings.filter((finding: { ruleId: string }) => finding.ruleId === 'probe-run/incomplete').map((finding: { message: string }) => finding.message);
   expect(incomplete).toContainEqual(expect.stringMatching(/^Probe incomplete \(stopped early\): 3 probe calls in a row got no answer within --timeout 8000 ms \(the last: \w+\); \d+ of \d+ probe steps did not run$/));
   expect(report.findings.every((finding: { ruleId: string }) => finding.ruleId === 'probe-run/incomplete')).toBe(true); // a stall is never judged as a refusal
   expect(report.evidence.probes).toMatchObject({ gate: { calls: 3 }, budget: { stoppedEarly: true } });
+  expect(report.evidence.probes.sessions.every((session: { env: string[] }) => session.env.includes('LOG_LEVEL'))).toBe(true); // only because it was asked for
 });
 
 test.concurrent('… and a failing finding, never a pass, next to the static rules', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {

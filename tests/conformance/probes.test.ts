@@ -57,6 +57,8 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
     ['block', 'block', 'json'],
   ]);
   expect(probes.sessions.find((session) => session.name === 'block')!.env).toContain('B2_LOG_FILE');
+  // Nothing in the environment announces a checker: no LOG_LEVEL unless asked for, no variable of the checker's own.
+  for (const session of probes.sessions) expect(session.env.filter((name) => name === 'LOG_LEVEL' || name.startsWith('B2_MCP_CONFORM'))).toEqual([]);
   expect(probes.format.calls).toBeGreaterThanOrEqual(3 * 15);
   // The keys' secrets, plus every token the sandbox issued to them during the run.
   expect(probes.secrets.canaries).toBeGreaterThan(profile === 'full' ? 2 : 1);

@@ -28,6 +28,8 @@ export interface ProbeRequest {
   tools?: readonly string[];
   /** `--client-info` names and versions the sessions present instead of their identities' own. */
   clientInfo?: readonly ClientInfo[];
+  /** LOG_LEVEL for the spawned sessions; none unless asked for. */
+  serverLogLevel?: string;
   /** The probes must be done by then, on the `now` clock (session start-up included). */
   deadline: number;
   /** `--max-duration` as given, for messages. */
@@ -62,7 +64,7 @@ async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<st
   const specs = request.server.kind === 'spawn' ? SPAWNED_SESSIONS : URL_SESSIONS;
   if (request.server.kind === 'url') run.skipped.push('the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)');
   const open = (spec: SessionSpec, slot: number) =>
-    openSession(request.server, spec, { env, timeoutMs: run.requestTimeout(), modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) });
+    openSession(request.server, spec, { env, timeoutMs: run.requestTimeout(), modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.serverLogLevel ? { logLevel: request.serverLogLevel } : {}) });
   const opened = await Promise.allSettled(specs.map(async (spec, slot) => {
     try {
       return await open(spec, slot);

@@ -71,6 +71,8 @@ export interface SessionOptions {
   clientInfo?: readonly ClientInfo[];
   /** Which session this is, to take its turn of `clientInfo`. */
   slot?: number;
+  /** LOG_LEVEL for spawned servers, only when asked for (`--probe-log-level`): a debug level tells a server it is watched. */
+  logLevel?: string;
 }
 
 /**
@@ -84,9 +86,10 @@ function withoutCredentials(env: Record<string, string>): Record<string, string>
   return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_VARIABLE.test(name)));
 }
 
-function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: string | undefined): Record<string, string> {
+function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: string | undefined, logLevel: string | undefined): Record<string, string> {
   return {
     ...base,
+    ...(logLevel ? { LOG_LEVEL: logLevel } : {}),
     B2_SECRET_SINK: 'off',
     B2_DESTRUCTIVE_ELICITATION: 'on',
     ...(spec.policy ? { B2_DESTRUCTIVE_POLICY: spec.policy } : {}),
@@ -99,7 +102,7 @@ function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: st
 export async function openSession(server: ProbeServer, spec: SessionSpec, options: SessionOptions): Promise<ProbeSession> {
   const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'mcp-logs-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
-  const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile) : {};
+  const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile, options.logLevel) : {};
   const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true }) : undefined;
   const identity = presentedIdentity(spec.identity, options.slot ?? 0, options.clientInfo);
   const transport =
