@@ -74,6 +74,8 @@ export interface Change {
   after?: unknown;
   /** `tool-renamed` only: how the rename was recognised. */
   rename?: RenameBasis;
+  /** The tool's input schema on both sides; on the first change inside a tool's definition only, so reports hold each schema once. */
+  schemas?: { before: unknown; after: unknown };
 }
 
 type Schema = Record<string, unknown>;
@@ -498,6 +500,7 @@ function definitionChanges(expected: NormalizedTool, actual: NormalizedTool, too
   // A part of the definition the classifier does not know is still a change; equivalent input schemas are not.
   const rest = (definition: NormalizedTool) => ({ ...definition, name: '', inputSchema: null });
   if (found.length === 0 && !deepEqual(rest(expected), rest(actual))) emit('schema-changed', '');
+  if (found[0]) found[0].schemas = { before: expected.inputSchema, after: actual.inputSchema };
   return found;
 }
 

@@ -35,6 +35,8 @@ export interface Finding {
   suppressed?: { reason: string; expires?: string };
   /** Prose that changed (a description, a prompt text), when both sides are known. */
   text?: { before: string; after: string };
+  /** The tool's input schema, expected and live, on the first change finding of a changed tool. */
+  schemas?: { before: unknown; after: unknown };
 }
 
 export function severityRank(severity: Severity): number {

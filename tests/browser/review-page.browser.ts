@@ -22,7 +22,11 @@ import { chromiumPath, launch, watchedPage } from './chromium.js';
  */
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FORK_DIR = join(REPO, 'tests/conformance/fork');
-const RENAMES = (JSON.parse(readFileSync(join(FORK_DIR, 'edits.json'), 'utf8')) as { renames: Record<string, string> }).renames;
+const EDITS = JSON.parse(readFileSync(join(FORK_DIR, 'edits.json'), 'utf8')) as { renames: Record<string, string>; loosened: { tool: string; path: string[]; value: unknown }[] };
+const RENAMES = EDITS.renames;
+const forkName = (name: string) => RENAMES[name] ?? name;
+/** The tool the screenshot shows: renamed, and a bound loosened in its schema. */
+const SHOWN_TOOL = forkName(EDITS.loosened.find(({ tool }) => RENAMES[tool])!.tool);
 /** `UPDATE_SCREENSHOTS=1 npm run test:browser` rewrites the screenshots docs/conformance.md shows. */
 const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? join(REPO, 'docs/images') : tempDir();
 
@@ -158,6 +162,24 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
     await page.close();
   });
 
+  test('fork: each tool with a loosened bound shows both schemas side by side, the changed keyword marked on each side', async () => {
+    const { page } = await open('fork');
+    for (const { tool, path, value } of EDITS.loosened) {
+      const marked = (side: string) => page.$$eval(`section[data-tool="${forkName(tool)}"] pre[data-schema="${side}"] .changed`, (lines) => lines.map((line) => line.textContent!.trim()));
+      const keyword = path.at(-1)!;
+      const after = await marked('after');
+      expect(after, tool).toEqual([expect.stringMatching(new RegExp(`^"${keyword}": ${value},?$`))]);
+      const before = await marked('before');
+      expect(before, tool).toHaveLength(1);
+      expect(before[0], tool).toMatch(new RegExp(`^"${keyword}": \\d+,?$`));
+      expect(before[0]).not.toBe(after[0]);
+      // Both sides are readable next to each other, not stacked.
+      const [left, right] = await page.$$eval(`section[data-tool="${forkName(tool)}"] pre[data-schema]`, (sides) => sides.map((side) => side.getBoundingClientRect().left));
+      expect(right!).toBeGreaterThan(left!);
+    }
+    await page.close();
+  });
+
   test('hostile: the hostile names are shown as text, and the page stays readable', async () => {
     const { page, log, url } = await open('hostile');
     const body = await page.$eval('body', (element) => element.innerText);
@@ -186,7 +208,7 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
     const bottom = await page.$eval('fieldset', (element) => element.getBoundingClientRect().bottom);
     const summary = await page.screenshot({ clip: { x: 0, y: 0, width: 1200, height: Math.ceil(bottom) + 16 } });
-    const tool = await (await page.$(`section[data-tool="${Object.values(RENAMES)[0]}"]`))!.screenshot();
+    const tool = await (await page.$(`section[data-tool="${SHOWN_TOOL}"]`))!.screenshot();
     for (const [name, png] of [['review-summary.png', summary], ['review-tool.png', tool]] as const) {
       const stats = pixelStats(png);
       expect(stats.width * stats.height, name).toBeGreaterThan(100 * 100);

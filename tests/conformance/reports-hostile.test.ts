@@ -124,7 +124,7 @@ describe('every format is safe', () => {
     const html = renderAs('html');
     expect(html).not.toMatch(RAW_CONTROL);
     const tags = [...html.matchAll(/<(\/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*)>/g)];
-    const allowed = ['html', 'head', 'meta', 'title', 'style', 'body', 'h1', 'h2', 'h3', 'p', 'strong', 'code', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'fieldset', 'legend', 'span', 'label', 'input', 'br', 'section', 'div', 'del', 'ins', 'ul', 'li', 'script'];
+    const allowed = ['html', 'head', 'meta', 'title', 'style', 'body', 'h1', 'h2', 'h3', 'p', 'strong', 'code', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'fieldset', 'legend', 'span', 'label', 'input', 'br', 'section', 'div', 'del', 'ins', 'pre', 'ul', 'li', 'script'];
     for (const [, , name, attributes] of tags) {
       expect(allowed, name).toContain(name!.toLowerCase());
       // Our attributes are always quoted; what is left between them must be nothing.

@@ -79,3 +79,34 @@ test('the filters hide findings by severity, class and category, and tools left 
   expect(visibleRows(document).map((row) => row.dataset.category)).not.toContain('description');
   expect(document.querySelector<HTMLElement>('section[data-tool="b2_list_buckets"]')!.hidden).toBe(false);
 });
+
+test('a changed tool shows its fixture and live input schema side by side, the changed paths marked', () => {
+  const before = { type: 'object', properties: { limit: { type: 'integer', maximum: 100 }, prefix: { type: 'string' } } };
+  const after = { type: 'object', properties: { limit: { type: 'integer', maximum: 1000 }, prefix: { type: 'string' }, '</pre><script>alert(1)</script>': { type: 'string' } } };
+  const changed: RunResult = {
+    ...result,
+    findings: [
+      finding('diff/bounds-loosened', 'b2_list_files', { path: 'inputSchema.properties.limit.maximum', schemas: { before, after } }),
+      finding('diff/property-added', 'b2_list_files', { path: 'inputSchema.properties["</pre><script>alert(1)</script>"]' }),
+    ],
+  };
+  const { document, errors } = open(render('html', changed, { failOn: 'error', color: false }));
+  expect(errors).toEqual([]);
+  const side = (which: string) => document.querySelector(`section[data-tool="b2_list_files"] pre[data-schema="${which}"]`)!;
+  const marked = (which: string) => [...side(which).querySelectorAll('.changed')].map((line) => line.textContent!.trim());
+  expect(marked('before')).toEqual(['"maximum": 100']);
+  expect(marked('after')).toEqual(['"maximum": 1000', '"</pre><script>alert(1)</script>": {', '"type": "string"', '}']);
+  expect(side('after').textContent).toContain('"prefix": {');
+  expect(document.querySelectorAll('script')).toHaveLength(1);
+  // A tool whose findings carry no schemas shows none.
+  expect(document.querySelectorAll('pre[data-schema]')).toHaveLength(2);
+});
+
+test('a huge schema is cut at a bounded number of lines, with a note', () => {
+  const properties = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`p${index}`, { type: 'string' }]));
+  const big: RunResult = { ...result, findings: [finding('diff/bounds-loosened', 'b2_big', { path: 'inputSchema.properties.p0', schemas: { before: { properties }, after: { properties } } })] };
+  const { document } = open(render('html', big, { failOn: 'error', color: false }));
+  const text = document.querySelector('pre[data-schema="before"]')!.textContent!;
+  expect(text.split('\n')).toHaveLength(401);
+  expect(text).toMatch(/first 400 lines shown\)$/);
+});

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { joinPath } from '../diff.js';
 import { subjectOf, type Finding } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
@@ -8,8 +9,8 @@ import { verdictLine, type Verdict } from './verdict.js';
 import { wordDiff } from './word-diff.js';
 
 const STYLE = `
-:root { color-scheme: light dark; --bg: #fff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --error: #cf222e; --warning: #9a6700; --info: #0969da; --del: #ffebe9; --ins: #dafbe1; }
-@media (prefers-color-scheme: dark) { :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --error: #ff7b72; --warning: #d29922; --info: #58a6ff; --del: #5d1a1d; --ins: #1a4d2a; } }
+:root { color-scheme: light dark; --bg: #fff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --error: #cf222e; --warning: #9a6700; --info: #0969da; --del: #ffebe9; --ins: #dafbe1; --mark: #fff8c5; }
+@media (prefers-color-scheme: dark) { :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --error: #ff7b72; --warning: #d29922; --info: #58a6ff; --del: #5d1a1d; --ins: #1a4d2a; --mark: #4d3800; } }
 body { background: var(--bg); color: var(--fg); font: 14px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; } h3 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
 .verdict { font-weight: 600; padding: .5rem .75rem; border: 1px solid var(--line); border-radius: 6px; }
@@ -20,6 +21,9 @@ code { font: 12px ui-monospace, monospace; word-break: break-all; }
 del { background: var(--del); } ins { background: var(--ins); text-decoration: none; }
 .muted { color: var(--muted); } fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 1rem 0; } label { margin-right: 1rem; }
 [hidden] { display: none !important; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: .5rem; margin-bottom: .5rem; }
+.sides pre { font: 12px/1.4 ui-monospace, monospace; border: 1px solid var(--line); border-radius: 6px; padding: .5rem; margin: 0; overflow: auto; max-height: 32rem; }
+.sides .changed { background: var(--mark); display: inline-block; min-width: 100%; }
 `;
 
 // Each checkbox names a data attribute and a value; a row shows when every attribute it has is checked.
@@ -53,13 +57,56 @@ function diffHtml(finding: Finding): string {
   return `<div class="muted">${parts.map((part) => (part.kind === 'same' ? h(part.text) : part.kind === 'removed' ? `<del>${h(part.text)}</del>` : `<ins>${h(part.text)}</ins>`)).join('')}</div>`;
 }
 
+/** Lines one side of the side-by-side view shows at most; a hostile schema cannot make the page huge. */
+const SCHEMA_LINES = 400;
+const SCHEMA_DEPTH = 32;
+
+interface SchemaLine {
+  text: string;
+  path: string;
+}
+
+/** A JSON value pretty-printed line by line, each line with the JSON path of the value it shows. */
+function schemaLines(value: unknown, path: string, out: SchemaLine[], indent = '', label = '', comma = ''): void {
+  if (out.length > SCHEMA_LINES) return;
+  const entries: [string | number, unknown][] | null = Array.isArray(value) ? value.map((item, index) => [index, item]) : value !== null && typeof value === 'object' ? Object.entries(value) : null;
+  if (entries === null || entries.length === 0 || indent.length >= SCHEMA_DEPTH * 2) {
+    const shown = entries === null ? JSON.stringify(value) ?? 'undefined' : entries.length === 0 ? (Array.isArray(value) ? '[]' : '{}') : '…';
+    out.push({ text: `${indent}${label}${shown}${comma}`, path });
+    return;
+  }
+  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+  out.push({ text: `${indent}${label}${open}`, path });
+  entries.forEach(([key, item], index) => schemaLines(item, joinPath(path, key), out, `${indent}  `, typeof key === 'number' ? '' : `${JSON.stringify(key)}: `, index < entries.length - 1 ? ',' : ''));
+  out.push({ text: `${indent}${close}${comma}`, path });
+}
+
+/** One side of a schema, with the lines at or under a changed path marked. */
+function schemaSide(schema: unknown, changed: readonly string[]): string {
+  const lines: SchemaLine[] = [];
+  schemaLines(schema, 'inputSchema', lines);
+  const isChanged = (path: string) => changed.some((at) => path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[`));
+  const shown = lines.slice(0, SCHEMA_LINES).map((line) => (isChanged(line.path) ? `<span class="changed">${h(line.text)}</span>` : h(line.text)));
+  if (lines.length > SCHEMA_LINES) shown.push(h(`… (first ${SCHEMA_LINES} lines shown)`));
+  return shown.join('\n');
+}
+
+/** The fixture's and the live input schema of a changed tool, side by side, changed paths marked. */
+function schemasHtml(findings: readonly Finding[]): string {
+  const schemas = findings.find((finding) => finding.schemas)?.schemas;
+  if (!schemas) return '';
+  const changed = findings.map((finding) => finding.path).filter((path): path is string => path !== undefined && path.startsWith('inputSchema'));
+  return `<div class="sides"><div><div class="muted">Fixture</div><pre data-schema="before">${schemaSide(schemas.before, changed)}</pre></div><div><div class="muted">Live</div><pre data-schema="after">${schemaSide(schemas.after, changed)}</pre></div></div>`;
+}
+
 function checkboxes(name: string, key: string, values: readonly string[]): string {
   return `<span>${name}: ${values.map((value) => `<label><input type="checkbox" data-filter="${key}" value="${h(value)}" checked> ${h(value)}</label>`).join('')}</span>`;
 }
 
 /**
  * One self-contained page for a reviewer: verdict and summary, filters (severity, class,
- * category), the findings per tool with word diffs, the evidence. No network: inline style and
+ * category), the findings per tool with word diffs and, for a changed tool, its fixture and live
+ * input schema side by side with the changed paths marked, the evidence. No network: inline style and
  * script only, pinned by hash in a Content-Security-Policy that forbids every other source and
  * inline event handlers; every server-derived string is HTML-escaped text.
  */
@@ -106,7 +153,7 @@ export function renderHtml(result: RunResult, verdict: Verdict): string {
   out.push('<h2>Findings</h2>');
   if (active.length === 0) out.push('<p>No findings.</p>');
   for (const group of groups) {
-    out.push(`<section data-tool="${h(group.subject ?? '')}"><h3><code>${h(group.subject ?? 'the server as a whole')}</code> <span class="muted">(${group.findings.length})</span></h3>`);
+    out.push(`<section data-tool="${h(group.subject ?? '')}"><h3><code>${h(group.subject ?? 'the server as a whole')}</code> <span class="muted">(${group.findings.length})</span></h3>`, schemasHtml(group.findings));
     out.push('<table><thead><tr><th></th><th>Rule</th><th>Path</th><th>Finding</th></tr></thead><tbody>');
     for (const finding of group.findings) {
       out.push(

@@ -145,6 +145,7 @@ function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: 
     ...(raw.prompt !== undefined ? { prompt: raw.prompt } : {}),
     ...(raw.path !== undefined ? { path: raw.path } : {}),
     ...(raw.text ? { text: raw.text } : {}),
+    ...(raw.schemas ? { schemas: raw.schemas } : {}),
     ...(raw.confidence !== undefined ? { confidence: raw.confidence } : {}),
     scopes: [...scopes],
     fingerprint,

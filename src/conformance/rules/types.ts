@@ -80,6 +80,8 @@ export interface RawFinding {
   data?: Record<string, unknown>;
   /** Prose that changed, when both sides are known: reports show a word diff. */
   text?: { before: string; after: string };
+  /** The tool's input schema, expected and live: the review page shows them side by side. */
+  schemas?: { before: unknown; after: unknown };
 }
 
 export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes';

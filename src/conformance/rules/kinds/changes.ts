@@ -29,6 +29,7 @@ const diffChange: CheckKind = {
           where: change.path ? ` at ${change.path}` : '',
           ...(change.kind === 'tool-renamed' ? { basis: renameBasisText(change.rename) } : {}),
         },
+        ...(change.schemas ? { schemas: change.schemas } : {}),
         ...(change.kind !== 'tool-renamed' && typeof change.before === 'string' && typeof change.after === 'string' ? { text: { before: change.before, after: change.after } } : {}),
       }));
   },
