@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { stdioTarget } from '../../src/conformance/target.js';
-import { baselineSurface, type SurfaceTool } from './helpers/baseline.js';
-import { PROFILE, SERVERS_DIR, removeTempDirs, runCli, snapshotFixtures, tempDir, writeContract, writeJson } from './helpers/harness.js';
+import { baselinePrompts, baselineSurface, type SurfaceTool } from './helpers/baseline.js';
+import { check, firedRules, PROFILE, SERVERS_DIR, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson } from './helpers/harness.js';
 
 afterAll(removeTempDirs);
 
@@ -76,6 +76,22 @@ describe('a server that shows the checker a clean face', () => {
     const { report } = await checkJson(`node ${SERVER} ${file}`, inputs, '--client-info', 'b2-mcp-conform/0.1.0');
     expect(report.findings).toEqual([]);
   });
+});
+
+test('prompts shown only to the newest clients are a difference too (HTTP, told apart by the protocol version header)', async () => {
+  const surface = { ...baselineSurface(), prompts: baselinePrompts(), olderPrompts: baselinePrompts().slice(1) };
+  const server = await startSurfaceHttp({ prompts: surface, same: { ...surface, olderPrompts: undefined } });
+  try {
+    const fixturesDir = await snapshotFixtures(server.target('same'));
+    const contractFile = writeContract(fixturesDir);
+    expect(firedRules(await check(server.target('same'), { fixturesDir, contractFile }))).toEqual([]);
+    const result = await check(server.target('prompts'), { fixturesDir, contractFile });
+    expect(firedRules(result)).toEqual(['eras/surface-varies-by-client']);
+    expect(result.findings.map((finding) => finding.scopes[0]).sort()).toEqual(['legacy/legacy-2025-03-26', 'legacy/legacy-2025-06-18']);
+    expect(result.findings[0]!.message).toMatch(/the prompts differ/);
+  } finally {
+    server.stop();
+  }
 });
 
 describe('a server that speaks only some protocol versions', () => {

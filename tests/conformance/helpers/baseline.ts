@@ -29,6 +29,7 @@ export interface Surface {
   witnessTools?: SurfaceTool[];
   /** Served at protocol versions before 2025-11-25. */
   olderTools?: SurfaceTool[];
+  olderPrompts?: SurfacePrompt[];
   /** Protocol versions whose `initialize` the server refuses. */
   refusedVersions?: string[];
   /** No prompts: the prompts capability is not advertised. */

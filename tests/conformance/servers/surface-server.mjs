@@ -9,8 +9,8 @@
 // legacyPrompts?, witnessPrompts? }. `cacheHints` goes to McpServer as is (keys 'tools/list',
 // 'server/discover'). `legacyTools` replaces the tool list for 2025-era connections;
 // `witnessTools` replaces it for HTTP requests with the User-Agent of the client the 1.x witness
-// presents as (Claude Code); `olderTools` replaces it for HTTP requests at a protocol version
-// before 2025-11-25 (the looks at older versions); `refusedVersions` lists protocol versions
+// presents as (Claude Code); `olderTools` (`olderPrompts`) replaces it for HTTP requests at a
+// protocol version before 2025-11-25 (the looks at older versions); `refusedVersions` lists protocol versions
 // whose HTTP `initialize` is answered with an error; the
 // prompt lists likewise. A prompt is { name, title?, description?, argsSchema? } (JSON Schema of
 // its string arguments); with no prompt to serve, the prompts capability is not advertised.
@@ -50,7 +50,7 @@ function listingsFor(surface, ctx, witness) {
   const older = OLDER_VERSIONS.has(ctx.requestInfo?.headers.get('mcp-protocol-version') ?? '');
   return {
     tools: (witness && surface.witnessTools) || (older && surface.olderTools) || (legacy && surface.legacyTools) || surface.tools,
-    prompts: (witness && surface.witnessPrompts) || (legacy && surface.legacyPrompts) || surface.prompts || [],
+    prompts: (witness && surface.witnessPrompts) || (older && surface.olderPrompts) || (legacy && surface.legacyPrompts) || surface.prompts || [],
   };
 }
 

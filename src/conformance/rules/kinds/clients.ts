@@ -20,8 +20,8 @@ function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): 
   return keys.filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
 }
 
-/** How two looks differ in what a model sees: tools only one side lists, tools defined differently (and where), and the instructions. */
-function surfaceDifference(a: LiveSurface, b: LiveSurface, omit: ReadonlySet<string>): { detail: string; tools: string[] } | undefined {
+/** How two looks differ in what a model sees: tools only one side lists, tools defined differently (and where), the instructions and the prompts. */
+function surfaceDifference(a: LiveSurface, b: LiveSurface, omit: ReadonlySet<string>, comparePrompts: boolean): { detail: string; tools: string[] } | undefined {
   const toolsA = visibleTools(a, omit);
   const toolsB = visibleTools(b, omit);
   const onlyA = [...toolsA.keys()].filter((name) => !toolsB.has(name)).sort();
@@ -32,12 +32,14 @@ function surfaceDifference(a: LiveSurface, b: LiveSurface, omit: ReadonlySet<str
     .map((name) => ({ name, keys: differingKeys(toolsA.get(name)!, toolsB.get(name)!) }))
     .filter(({ keys }) => keys.length > 0);
   const instructions = a.observation.instructions !== b.observation.instructions;
-  if (!onlyA.length && !onlyB.length && !differing.length && !instructions) return undefined;
+  const prompts = comparePrompts && JSON.stringify(stable(a.prompts?.listed ?? null)) !== JSON.stringify(stable(b.prompts?.listed ?? null));
+  if (!onlyA.length && !onlyB.length && !differing.length && !instructions && !prompts) return undefined;
   const parts = [
     onlyA.length ? `only the first sees ${onlyA.join(', ')}` : '',
     onlyB.length ? `only the second sees ${onlyB.join(', ')}` : '',
     differing.length ? `defined differently: ${differing.map(({ name, keys }) => `${name} (${keys.join(', ')})`).join('; ')}` : '',
     instructions ? 'the server instructions differ' : '',
+    prompts ? `the prompts differ (${a.prompts?.names.join(', ') || 'none'} / ${b.prompts?.names.join(', ') || 'none'})` : '',
   ];
   return { detail: parts.filter(Boolean).join('; '), tools: [...onlyA, ...onlyB, ...differing.map(({ name }) => name)] };
 }
@@ -47,7 +49,8 @@ const CONNECTION = { enum: [...CONNECTIONS] };
 /**
  * Every look shows a model what the reference look shows: the compared-only looks (other protocol
  * versions and clients) in full, and the judged ones in what their profile hash leaves out (title,
- * unknown keys, instructions; a difference in the hashed part is the eras-equal kind's finding).
+ * unknown keys, instructions; a difference in the hashed part, or in the prompts, is the eras-equal
+ * kind's finding).
  * Between looks of different eras, the keys one era's tool definition does not have are left out.
  */
 const looksEqual: CheckKind = {
@@ -66,7 +69,8 @@ const looksEqual: CheckKind = {
     for (const look of looks) {
       if (look === reference || (isJudged(look.connection) && look.hash !== reference.hash)) continue;
       const omit = new Set(look.observation.era === reference.observation.era ? [] : (params.eraSpecificKeys as string[]));
-      const difference = surfaceDifference(reference, look, omit);
+      // Between judged looks, prompts are the eras-equal kind's (it compares them in full).
+      const difference = surfaceDifference(reference, look, omit, !isJudged(look.connection));
       if (!difference) continue;
       out.push({
         scope: `${reference.connection}/${look.connection}`,
