@@ -35,6 +35,8 @@ export interface TargetOptions {
   clientInfo?: ClientInfo[];
   /** Largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server, in bytes (default 16 MiB). */
   maxMessageBytes?: number;
+  /** Rule pack (rules/packs/): `b2` (the default) or `generic`, which holds any server to its own snapshot. */
+  pack?: string;
 }
 
 export interface JudgeOptions {
@@ -156,7 +158,7 @@ function probesWanted(options: CheckOptions, target: Target | null): boolean {
   if ((options.onlyProbes || options.probeTools?.length) && options.probes === false) {
     throw new ConformError('usage', `use either ${options.onlyProbes ? 'onlyProbes' : 'probeTools'} or probes: false, not both`);
   }
-  return Boolean(options.onlyProbes || options.probeTools?.length) || (options.probes ?? target === null);
+  return Boolean(options.onlyProbes || options.probeTools?.length) || (options.probes ?? (target === null && options.pack === undefined));
 }
 
 /** `check`, returning the run itself (the CLI renders every format from it). */
@@ -184,6 +186,7 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
       ...maxDurationOf(options.maxDurationMs),
       ...probeLogLevelOf(options.probeLogLevel),
       ...(options.onProgress && { onProgress: options.onProgress }),
+      ...(options.pack !== undefined && { pack: options.pack }),
     },
     prepared,
   );
@@ -226,6 +229,7 @@ export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult
     timeoutMs: timeoutOf(options.timeoutMs),
     ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
     ...maxMessageBytesOf(options.maxMessageBytes),
+    ...(options.pack !== undefined && { pack: options.pack }),
   });
   return { written };
 }

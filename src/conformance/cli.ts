@@ -183,7 +183,8 @@ function addTargetOptions(command: Command): Command {
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
     .option('--max-message-bytes <size>', `largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server (default ${formatBytes(DEFAULT_MAX_MESSAGE_BYTES).replace(' ', '')})`, byteSize, DEFAULT_MAX_MESSAGE_BYTES)
     .option('--client-info <name/version>', 'present as this client instead of the default identities (repeatable: the connections take them in turn)', collect)
-    .option('--profile <name>', "contract profile as the contract names it (ours: full, default, read-only; phase1-default = default)", 'default');
+    .option('--profile <name>', "contract profile as the contract names it (ours: full, default, read-only; phase1-default = default)", 'default')
+    .option('--pack <name>', 'rule pack to run (rules/packs/: b2 is the default, generic holds any MCP server to its own snapshot)');
 }
 
 function addReportOptions(command: Command): Command {
@@ -231,9 +232,9 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     if ((options.onlyProbes || options.probeTool) && options.probes === false) throw new ConformError('usage', `use either ${options.onlyProbes ? '--only-probes' : '--probe-tool'} or --no-probes, not both`);
     const targetOptions = targetOptionsFrom(options, io);
     const target = targetOf(targetOptions);
-    const probes = Boolean(options.onlyProbes || options.probeTool) || (options.probes ?? target === null);
-    // Start the server(s) now: they boot while the clients, rules and reports load.
-    const prepared = options.onlyProbes
+    const probes = Boolean(options.onlyProbes || options.probeTool) || (options.probes ?? (target === null && options.pack === undefined));
+    // Start the server(s) now: they boot while the clients, rules and reports load (a pack's snapshot decides the eras first).
+    const prepared = options.onlyProbes || options.pack !== undefined
       ? {}
       : target
         ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice], options.maxMessageBytes) }
@@ -252,6 +253,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       cwd: io.cwd,
       probes,
       onlyProbes: Boolean(options.onlyProbes),
+      ...(options.pack !== undefined ? { pack: options.pack } : {}),
       processEnv: io.env,
       ...clientInfoOf(options.clientInfo),
       ...(options.probeTool ? { probeTools: options.probeTool } : {}),
@@ -267,8 +269,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('write fixtures of a live server in the generator format (pre-release review)')
     .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into (and the prompt fixture, when the server advertises prompts)');
   addTargetOptions(snapshot).action(async (options) => {
-    const { written } = await takeSnapshot({ ...targetOptionsFrom(options, io), profile: options.profile, out: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, maxMessageBytes: options.maxMessageBytes, ...clientInfoOf(options.clientInfo) });
-    for (const { file, items, count, hash } of written) io.stdout(`wrote ${file} (${count} ${items}, hash ${hash.slice(0, 12)})\n`);
+    const { written } = await takeSnapshot({ ...targetOptionsFrom(options, io), profile: options.profile, out: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, maxMessageBytes: options.maxMessageBytes, ...clientInfoOf(options.clientInfo), ...(options.pack !== undefined ? { pack: options.pack } : {}) });
+    for (const { file, items, count, hash } of written) io.stdout(`wrote ${file} (${count} ${items}${hash ? `, hash ${hash.slice(0, 12)}` : ''})\n`);
     setExit(EXIT.ok);
   });
 

@@ -50,6 +50,8 @@ export interface Evidence {
   contract?: { file: string; profile: string | null; namingPolicy: 'contract' | 'fallback'; grandfatheredFormerNames?: string[] };
   /** The contract's frozen profile hash, when one applies. */
   contractHash: string | null;
+  /** What the reader should know about how the run was scoped (an era the server does not offer). */
+  notes?: string[];
   hashes: Record<string, HashComparison>;
   /** Expected versus found prompts per era (check) or per profile (diff); only when prompts were compared. */
   promptHashes?: Record<string, PromptComparison>;

@@ -7,17 +7,18 @@ import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId,
 import { diffModernBlock, diffTools, explainDrift } from './diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
+import { readSnapshotManifest, writeSnapshotManifest } from './snapshot-manifest.js';
 import { contractBeside, findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
 import { namingPolicyFor, type PolicyInUse } from './naming-policy.js';
 import { sortFindings, type Finding } from './findings.js';
 import { BUNDLED, toolVersions } from './package-root.js';
 import type { ProbeServer } from './probes/sessions.js';
 import type { ProbeOutcome, ProgressListener } from './probes/types.js';
-import { evaluate, judgesProbes, loadRules, type RuleSet } from './rules/engine.js';
+import { evaluate, judgesProbes, loadRules, selectPack, type PackDefinition, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
 import { diffVisibleFields } from './visible-fields.js';
-import { snapshotAll, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
+import { snapshotAll, snapshotObservation, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
 import { startBundledServer, type BundledServer } from './bundled.js';
 import type { ClientInfo } from './client-identities.js';
@@ -81,6 +82,8 @@ export interface CheckRequest {
   maxDurationMs?: number;
   /** The clock the budget is measured on (performance.now by default). */
   now?: () => number;
+  /** The rule pack (rules/packs/*.json) to run; default: the pack marked default. */
+  pack?: string;
 }
 
 function today(): string {
@@ -91,9 +94,9 @@ function today(): string {
  * Evaluate the rules, apply the config's suppressions, then the rules about suppressions. With
  * `onlyProbes`, the rules that judge the listed surface are left out.
  */
-function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, day: string, onlyProbes = false) {
+function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, day: string, pack: PackDefinition, onlyProbes = false) {
   const configured = severityResolver(config, context.mode);
-  const severityOf: typeof configured = onlyProbes ? (rule) => (judgesProbes(rule) ? configured(rule) : 'off') : configured;
+  const severityOf: typeof configured = (rule) => (!rule.packs.includes(pack.name) || (onlyProbes && !judgesProbes(rule)) ? 'off' : configured(rule));
   const main = evaluate(ruleSet, context, severityOf, 'findings');
   const { findings, outcome } = applySuppressions(main.findings, config.suppressions, day, config.unsuppressible);
   const meta = evaluate(ruleSet, { ...context, suppressions: outcome }, severityOf, 'suppressions');
@@ -102,8 +105,8 @@ function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, da
   return { findings: sortFindings([...findings, ...meta.findings]), outcome, evaluated };
 }
 
-function eraChanges(surface: LiveSurface, fixture: ToolFixture, naming: PolicyInUse): ScopedChange[] {
-  const changes = [...diffTools(fixture.tools, surface.tools, { renames: naming.policy.renames }), ...diffVisibleFields(fixture, surface.fixture)];
+function eraChanges(surface: LiveSurface, fixture: ToolFixture, naming: PolicyInUse | undefined): ScopedChange[] {
+  const changes = [...diffTools(fixture.tools, surface.tools, { renames: naming?.policy.renames ?? [] }), ...diffVisibleFields(fixture, surface.fixture)];
   if (fixture.era === 'modern') for (const change of diffModernBlock(fixture.modern, surface.fixture.modern)) changes.push(change);
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
@@ -177,8 +180,19 @@ export async function runCheck(request: CheckRequest, prepared: Prepared = {}): 
   // Our own server knows only our profile names; any other server is checked against its contract's.
   if (!request.target) resolveProfile(request.profile);
   if (request.onlyProbes) return checkProbesOnly(request, started, budget);
-  const connections = CONNECTIONS_FOR[request.era];
+  const connections = checkConnections(request, selectPack(loadRules(request.rulesDir), request.pack));
   return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, target, servers, started, budget));
+}
+
+/**
+ * The connections a check opens: every one of the eras asked for, or, held to a snapshot, only
+ * those of the eras the snapshot recorded the server offering.
+ */
+function checkConnections(request: CheckRequest, pack: PackDefinition): ConnectionId[] {
+  const asked = CONNECTIONS_FOR[request.era];
+  if (pack.baseline !== 'snapshot' || !request.fixturesDir) return asked;
+  const manifest = readSnapshotManifest(request.fixturesDir);
+  return manifest ? asked.filter((connection) => manifest.eras.includes(ERA_OF[connection])) : asked;
 }
 
 /** When the run must be over, on its clock. */
@@ -236,17 +250,32 @@ export function contractInUse(contractFile: string | undefined, fixturesDirs: re
 /** What every check loads before it looks at a server. */
 function loadInputs(request: CheckRequest) {
   const ruleSet = loadRules(request.rulesDir);
+  const pack = selectPack(ruleSet, request.pack);
   const config = loadConfig(request.configFile, ruleSet, request.cwd, { allowIntegrityOverrides: request.allowIntegrityOverrides });
   const { file: contractFile, contract, naming } = contractInUse(request.contractFile, request.fixturesDir ? [request.fixturesDir] : []);
+  const eras = [...new Set(checkConnections(request, pack).map((connection) => ERA_OF[connection]))];
+  if (pack.baseline === 'snapshot') {
+    if (!request.fixturesDir) throw new ConformError('usage', `--pack ${pack.name} holds a server to its own snapshot: take one with snapshot --pack ${pack.name} --out DIR, then pass --fixtures DIR`);
+    const fixtures = loadFixtureSet(request.fixturesDir, request.profile, eras);
+    const contractProfile = contract.profiles[resolveContractProfile('default', Object.keys(contract.profiles), contractFile) as ProfileName];
+    return { ruleSet, pack, config, contract: undefined, contractFile, contractProfile, naming: undefined, profile: request.profile, fixtures, notes: eraNotes(request, eras) };
+  }
   const profile = resolveContractProfile(request.profile, Object.keys(contract.profiles), contractFile);
   const contractProfile = contract.profiles[profile as ProfileName];
-  const eras = [...new Set(CONNECTIONS_FOR[request.era].map((connection) => ERA_OF[connection]))];
   const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras, contractProfile.fixtures ?? {});
   checkProbeTools(request, profile, fixtures);
-  return { ruleSet, config, contract, contractFile, contractProfile, naming, profile, fixtures };
+  return { ruleSet, pack, config, contract, contractFile, contractProfile, naming, profile, fixtures, notes: [] as string[] };
+}
+
+/** A server checked in fewer eras than asked, because its snapshot recorded only those: a note, not a failure. */
+function eraNotes(request: CheckRequest, eras: readonly string[]): string[] {
+  const asked = [...new Set(CONNECTIONS_FOR[request.era].map((connection) => ERA_OF[connection]))];
+  const missing = asked.filter((era) => !eras.includes(era));
+  return missing.length ? [`the snapshot records that the server does not offer the ${missing.join(' and ')} era; it was checked in ${eras.join(' and ')} only`] : [];
 }
 
 function contractEvidence(inputs: ReturnType<typeof loadInputs>): Evidence['contract'] {
+  if (!inputs.naming) return undefined;
   return { file: inputs.contractFile, profile: inputs.profile, namingPolicy: inputs.naming.source, ...(inputs.naming.adopted.length ? { grandfatheredFormerNames: inputs.naming.adopted } : {}) };
 }
 
@@ -285,7 +314,7 @@ async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs
  */
 function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleContext, request: CheckRequest, evidenceOf: (judged: ReturnType<typeof judge>) => Evidence) {
   const day = request.today ?? today();
-  let judged = judge(inputs.ruleSet, context, inputs.config, day, request.onlyProbes);
+  let judged = judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes);
   let evidence = evidenceOf(judged);
   if (context.probes) {
     const leaks = context.probes.scanner.scan(JSON.stringify({ findings: judged.findings, evidence }));
@@ -293,7 +322,7 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
       context.probes.observations.push(
         ...leaks.map((leak) => ({ aspect: 'secret.leak', passed: false, variant: `this report: ${leak.canary} (${leak.encoding})`, detail: `the ${leak.canary} given to the server appeared in this report (masked)` })),
       );
-      judged = judge(inputs.ruleSet, context, inputs.config, day, request.onlyProbes);
+      judged = judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes);
       const mask = (text: string) => context.probes!.scanner.mask(text);
       judged.findings = judged.findings.map((finding) => ({
         ...finding,
@@ -342,7 +371,7 @@ async function checkProbesOnly(request: CheckRequest, started: number, budget: B
 async function checkLaunched(request: CheckRequest, target: Target, servers: LaunchedServers, started: number, budget: Budget): Promise<RunResult> {
   const inputs = loadInputs(request);
   const { contract, contractProfile, fixtures, profile } = inputs;
-  const connections = CONNECTIONS_FOR[request.era];
+  const connections = checkConnections(request, inputs.pack);
 
   // The probes start their own sandbox and servers; they run while the surface is listed.
   const probing = request.probes ? probe(request, inputs, budget) : undefined;
@@ -389,11 +418,11 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
     connections: connectionEvidence(surfaces),
     ...(compared.length ? { comparedConnections: connectionEvidence(compared) } : {}),
     ...(observed.refused.length ? { refusedConnections: observed.refused } : {}),
-    contract: contractEvidence(inputs),
-    contractHash: contractProfile.hash,
+    ...(inputs.contract ? { contract: contractEvidence(inputs), contractHash: contractProfile.hash } : { contractHash: null }),
+    ...(inputs.notes.length ? { notes: inputs.notes } : {}),
     hashes,
     ...(Object.keys(prompts.hashes).length ? { promptHashes: prompts.hashes } : {}),
-    cacheHints: { approved: contract.approvedCacheHint, modern: modern?.fixture.modern ?? null },
+    cacheHints: contract ? { approved: contract.approvedCacheHint, modern: modern?.fixture.modern ?? null } : null,
     config: configEvidence(inputs.config, findings, outcome),
     rulesEvaluated: evaluated.length,
     ...(probes ? { probes: probes.evidence } : {}),
@@ -412,6 +441,8 @@ export interface DiffRequest {
   rulesDir?: string;
   cwd?: string;
   today?: string;
+  /** The rule pack to run; default: the pack marked default. */
+  pack?: string;
 }
 
 /** Compare two fixture directories offline, file by file, with the same change classes as `check`. */
@@ -440,7 +471,7 @@ export function runDiff(request: DiffRequest): RunResult {
   const prompts = diffPromptFixtures(request.before, request.after, [...before.keys(), ...after.keys()]);
   for (const change of prompts.changes) changes.push(change);
   const context: RuleContext = { mode: 'diff', profile: '*', surfaces: [], changes };
-  const { findings, outcome, evaluated } = judge(ruleSet, context, config, request.today ?? today());
+  const { findings, outcome, evaluated } = judge(ruleSet, context, config, request.today ?? today(), selectPack(ruleSet, request.pack));
   const evidence: Evidence = {
     command: 'diff',
     versions: toolVersions(),
@@ -525,6 +556,8 @@ export interface SnapshotRequest {
   timeoutMs: number;
   clientInfo?: ClientInfo[];
   maxMessageBytes?: number;
+  /** A pack with a snapshot baseline names the fixtures as given and records which eras the server offers. */
+  pack?: string;
 }
 
 /**
@@ -537,6 +570,8 @@ function knownPromptFixture(outDir: string, profile: ProfileName) {
 
 /** Write fixtures of a live server in the generator's format (the 1.x witness is not needed). */
 export async function runSnapshot(request: SnapshotRequest): Promise<{ written: WrittenFixture[]; surfaces: LiveSurface[] }> {
+  const pack = selectPack(loadRules(), request.pack);
+  if (pack.baseline === 'snapshot') return snapshotOwnBaseline(request, pack);
   const profile = resolveProfile(request.profile);
   const connections = CONNECTIONS_FOR[request.era].filter((connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x');
   return withTarget(request, connections, {}, async (target, servers) => {
@@ -545,6 +580,25 @@ export async function runSnapshot(request: SnapshotRequest): Promise<{ written: 
     if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
     const known = surfaces.some((surface) => surface.prompts) ? knownPromptFixture(request.outDir, profile) : undefined;
     return { written: writeSnapshot(surfaces, request.outDir, known), surfaces };
+  });
+}
+
+/**
+ * A snapshot that is its own baseline: each era is looked at on its own, an era the server
+ * refuses is recorded as not offered (in the manifest beside the fixtures) instead of failing.
+ */
+async function snapshotOwnBaseline(request: SnapshotRequest, pack: PackDefinition): Promise<{ written: WrittenFixture[]; surfaces: LiveSurface[] }> {
+  const connections = CONNECTIONS_FOR[request.era].filter((connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x');
+  return withTarget(request, connections, {}, async (target, servers) => {
+    const looks = await Promise.allSettled(connections.map((connection) => observe(target, connectOptions(request, [connection]), { [connection]: servers[connection] })));
+    const offered = looks.flatMap((look) => (look.status === 'fulfilled' ? Object.values(look.value.observations) : []));
+    if (offered.length === 0) throw (looks[0] as PromiseRejectedResult).reason;
+    const surfaces = offered.map((observation) => snapshotObservation(observation!, request.profile, target));
+    if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
+    const notOffered = connections.flatMap((connection, index) => (looks[index]!.status === 'rejected' ? [{ era: ERA_OF[connection], reason: String(((looks[index] as PromiseRejectedResult).reason as Error)?.message ?? 'refused').slice(0, 300) }] : []));
+    const written = writeSnapshot(surfaces, request.outDir);
+    written.push(writeSnapshotManifest(request.outDir, { pack: pack.name, profile: request.profile, eras: surfaces.map((surface) => surface.observation.era), notOffered }));
+    return { written, surfaces };
   });
 }
 

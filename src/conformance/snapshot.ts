@@ -56,7 +56,7 @@ export function snapshotAll(observations: Observations, profile: string, target:
 export interface WrittenFixture {
   file: string;
   /** What the file lists. */
-  items: 'tools' | 'prompts';
+  items: 'tools' | 'prompts' | 'eras';
   count: number;
   hash: string;
 }

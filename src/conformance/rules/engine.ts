@@ -12,9 +12,49 @@ export interface RuleSet {
   byId: Map<string, RuleDefinition>;
   /** One per rules file, in file order. */
   categories: { name: string; description: string }[];
+  /** Every pack of rules/packs/*.json, by name order. */
+  packs: PackDefinition[];
+}
+
+/** A named group of rules (rules/packs/*.json); rule files say which packs their rules are in. */
+export interface PackDefinition {
+  name: string;
+  description: string;
+  /** What the server is held to: a contract artifact and its fixtures, or a snapshot of itself. */
+  baseline: 'contract' | 'snapshot';
+  default?: boolean;
 }
 
 const RULE_FILE_SCHEMA = 'rule-file.schema.json';
+const PACKS_DIR = 'packs';
+const PACK_SCHEMA = 'pack.schema.json';
+
+function loadPacks(dir: string, ajv: ReturnType<typeof jsonSchemaValidator> | undefined): PackDefinition[] {
+  const packsDir = join(dir, PACKS_DIR);
+  const validate = ajv?.compile(JSON.parse(readFileSync(join(packsDir, PACK_SCHEMA), 'utf8')));
+  const packs = readdirSync(packsDir)
+    .filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json'))
+    .sort()
+    .map((name) => {
+      const data = JSON.parse(readFileSync(join(packsDir, name), 'utf8')) as PackDefinition & { $schema?: string };
+      if (validate && !validate(data)) {
+        const error = validate.errors?.[0];
+        throw new ConformError('config', `pack file ${name}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
+      }
+      if (`${data.name}.json` !== name) throw new ConformError('config', `pack file ${name}: its name must be "${name.replace(/\.json$/, '')}"`);
+      const { $schema: _schema, ...pack } = data;
+      return pack;
+    });
+  if (packs.filter((pack) => pack.default).length !== 1) throw new ConformError('config', `exactly one pack in ${packsDir} must be the default`);
+  return packs;
+}
+
+/** The pack named (or the default one); an unknown name is a usage error listing the packs. */
+export function selectPack(ruleSet: RuleSet, name?: string): PackDefinition {
+  const pack = name === undefined ? ruleSet.packs.find((candidate) => candidate.default) : ruleSet.packs.find((candidate) => candidate.name === name);
+  if (!pack) throw new ConformError('usage', `unknown pack "${name}" (available: ${ruleSet.packs.map((candidate) => candidate.name).join(', ')})`);
+  return pack;
+}
 
 /**
  * Load every rules/*.json file. With `validate`, each file is checked against the rule-file schema
@@ -24,13 +64,15 @@ const RULE_FILE_SCHEMA = 'rule-file.schema.json';
 export function loadRules(dir: string = BUNDLED.rulesDir, options: { validate?: boolean } = {}): RuleSet {
   const ajv = options.validate ? jsonSchemaValidator() : undefined;
   const validateFile = ajv?.compile(JSON.parse(readFileSync(join(dir, RULE_FILE_SCHEMA), 'utf8')));
+  const packs = loadPacks(dir, ajv);
+  const packNames = new Set(packs.map((pack) => pack.name));
   const paramValidators = new Map<CheckKind, NonNullable<typeof validateFile>>();
   const rules: RuleDefinition[] = [];
   const categories: RuleSet['categories'] = [];
   const files = readdirSync(dir).filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json')).sort();
   for (const name of files) {
     const file = join(dir, name);
-    const data = JSON.parse(readFileSync(file, 'utf8')) as { category: string; description: string; rules: Omit<RuleDefinition, 'category'>[] };
+    const data = JSON.parse(readFileSync(file, 'utf8')) as { category: string; description: string; packs: string[]; rules: (Omit<RuleDefinition, 'category' | 'packs'> & { packs?: string[] })[] };
     if (validateFile && !validateFile(data)) {
       const error = validateFile.errors?.[0];
       throw new ConformError('config', `rules file ${name}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
@@ -47,7 +89,10 @@ export function loadRules(dir: string = BUNDLED.rulesDir, options: { validate?: 
         throw new ConformError('config', `rule ${rule.id} (${name}): check parameters ${error?.instancePath || ''} ${error?.message ?? 'are invalid'}`.replace(/\s+/g, ' '));
       }
       if (!rule.id.startsWith(`${data.category}/`)) throw new ConformError('config', `rule ${rule.id} (${name}): id must start with "${data.category}/"`);
-      rules.push({ ...rule, category: data.category });
+      const rulePacks = rule.packs ?? data.packs;
+      const unknownPack = rulePacks.find((pack) => !packNames.has(pack));
+      if (unknownPack !== undefined) throw new ConformError('config', `rule ${rule.id} (${name}): unknown pack "${unknownPack}"`);
+      rules.push({ ...rule, category: data.category, packs: rulePacks });
     }
   }
   const byId = new Map<string, RuleDefinition>();
@@ -60,7 +105,7 @@ export function loadRules(dir: string = BUNDLED.rulesDir, options: { validate?: 
       if (!byId.has(other)) throw new ConformError('config', `rule ${rule.id}: subsumedBy names unknown rule ${other}`);
     }
   }
-  return { rules, byId, categories };
+  return { rules, byId, categories, packs };
 }
 
 function kindOf(rule: RuleDefinition): CheckKind {

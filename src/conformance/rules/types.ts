@@ -11,6 +11,8 @@ export interface RuleDefinition {
   id: string;
   severity: Severity;
   category: string;
+  /** The packs the rule belongs to (its file's, unless the rule lists its own). */
+  packs: string[];
   title: string;
   /** Template: `{tool}`, `{prompt}`, `{path}`, `{scope}` and any key of the finding's data. */
   message: string;

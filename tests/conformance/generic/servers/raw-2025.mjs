@@ -1,0 +1,49 @@
+// A notes server that speaks only the 2025 protocol era, over raw newline-delimited JSON-RPC on
+// stdio (no SDK): any `initialize` gets 2025-11-25 back (or the older 2025 version the client
+// asked for), and `server/discover`, the modern era's entry point, is an unknown method.
+//
+//   node raw-2025.mjs <surface.json>     surface: { serverInfo?, tools: [...] }
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const surface = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
+
+function send(message) {
+  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+}
+
+function answer(request) {
+  const { method, params } = request;
+  if (method === 'initialize') {
+    const asked = params?.protocolVersion;
+    return {
+      protocolVersion: VERSIONS.includes(asked) ? asked : VERSIONS[0],
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: surface.serverInfo ?? { name: 'raw-notes', version: '1.0.0' },
+    };
+  }
+  if (method === 'ping') return {};
+  if (method === 'tools/list') return { tools: surface.tools };
+  if (method === 'tools/call') {
+    const tool = surface.tools.find((candidate) => candidate.name === params?.name);
+    if (!tool) return { content: [{ type: 'text', text: `unknown tool ${params?.name}` }], isError: true };
+    const structured = { tool: tool.name, arguments: params?.arguments ?? {} };
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  }
+  return undefined;
+}
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  let request;
+  try {
+    request = JSON.parse(line);
+  } catch {
+    send({ id: null, error: { code: -32700, message: 'parse error' } });
+    return;
+  }
+  if (request.id === undefined) return; // a notification
+  const result = answer(request);
+  if (result === undefined) send({ id: request.id, error: { code: -32601, message: `method not found: ${request.method}` } });
+  else send({ id: request.id, result });
+});
