@@ -15,6 +15,8 @@ args=(check --profile "${INPUT_PROFILE:-default}" --fail-on "${INPUT_FAIL_ON:-er
 [[ -n "${INPUT_URL:-}" ]] && args+=(--url "$INPUT_URL")
 [[ -n "${INPUT_FIXTURES:-}" ]] && args+=(--fixtures "$INPUT_FIXTURES")
 [[ -n "${INPUT_CONTRACT:-}" ]] && args+=(--contract "$INPUT_CONTRACT")
+[[ -n "${INPUT_PACK:-}" ]] && args+=(--pack "$INPUT_PACK")
+[[ -n "${INPUT_SCENARIOS:-}" ]] && args+=(--scenarios "$INPUT_SCENARIOS")
 case "${INPUT_PROBES:-auto}" in
   true) args+=(--probes) ;;
   false) args+=(--no-probes) ;;

@@ -39,6 +39,11 @@ export interface TargetOptions {
   pack?: string;
 }
 
+export interface ScenarioOptions {
+  /** A YAML or JSON scenario file (docs/scenario.schema.json): each call runs and its expectations are findings. */
+  scenarios?: string;
+}
+
 export interface JudgeOptions {
   /** Lowest severity that makes the verdict `fail` (default `error`). */
   failOn?: Severity;
@@ -52,7 +57,7 @@ export interface JudgeOptions {
   today?: string;
 }
 
-export interface CheckOptions extends TargetOptions, JudgeOptions {
+export interface CheckOptions extends TargetOptions, JudgeOptions, ScenarioOptions {
   /** Directory of `<profile>.<era>.json` fixtures (default the bundled ones). */
   fixtures?: string;
   /** Contract artifact (default: the one of the repository `fixtures` belongs to, else the bundled `docs/generated/tool-profile-contract.json`). */
@@ -187,6 +192,7 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
       ...probeLogLevelOf(options.probeLogLevel),
       ...(options.onProgress && { onProgress: options.onProgress }),
       ...(options.pack !== undefined && { pack: options.pack }),
+      ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),
     },
     prepared,
   );

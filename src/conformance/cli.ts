@@ -219,7 +219,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--max-duration <duration>', 'budget for the whole run, probes included (300s, 5m, 1500ms; default 5m): probes stop with a partial report', duration)
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
     .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
-    .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server");
+    .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server")
+    .option('--scenarios <file>', 'YAML or JSON file of tool calls and expected results (docs/scenario.schema.json); each unmet expectation is a finding');
   addReportOptions(addTargetOptions(check)).action(async (options) => {
     if (options.sandboxEnv) {
       if (options.server || options.url || options.probes !== undefined || options.onlyProbes) throw new ConformError('usage', '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables');
@@ -254,6 +255,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       probes,
       onlyProbes: Boolean(options.onlyProbes),
       ...(options.pack !== undefined ? { pack: options.pack } : {}),
+      ...(options.scenarios !== undefined ? { scenarios: resolve(io.cwd, options.scenarios) } : {}),
       processEnv: io.env,
       ...clientInfoOf(options.clientInfo),
       ...(options.probeTool ? { probeTools: options.probeTool } : {}),

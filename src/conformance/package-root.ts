@@ -12,6 +12,7 @@ export const BUNDLED = {
   contractFile: join(PACKAGE_ROOT, CONTRACT_ARTIFACT_PATH),
   rulesDir: join(PACKAGE_ROOT, 'rules'),
   reportSchema: join(PACKAGE_ROOT, 'docs', 'report.schema.json'),
+  scenarioSchema: join(PACKAGE_ROOT, 'docs', 'scenario.schema.json'),
 } as const;
 
 function readVersion(packageJsonPath: string): string {

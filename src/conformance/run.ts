@@ -18,6 +18,7 @@ import { evaluate, judgesProbes, loadRules, selectPack, type PackDefinition, typ
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
 import { diffVisibleFields } from './visible-fields.js';
+import { loadScenarios, runScenarios, type ScenarioFile, type ScenarioOutcome } from './scenarios.js';
 import { snapshotAll, snapshotObservation, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
 import { startBundledServer, type BundledServer } from './bundled.js';
@@ -84,6 +85,8 @@ export interface CheckRequest {
   now?: () => number;
   /** The rule pack (rules/packs/*.json) to run; default: the pack marked default. */
   pack?: string;
+  /** A scenario file (YAML or JSON, docs/scenario.schema.json): its calls run and are judged too. */
+  scenariosFile?: string;
 }
 
 function today(): string {
@@ -181,7 +184,8 @@ export async function runCheck(request: CheckRequest, prepared: Prepared = {}): 
   if (!request.target) resolveProfile(request.profile);
   if (request.onlyProbes) return checkProbesOnly(request, started, budget);
   const connections = checkConnections(request, selectPack(loadRules(request.rulesDir), request.pack));
-  return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, target, servers, started, budget));
+  const scenarios = request.scenariosFile === undefined ? undefined : loadScenarios(request.scenariosFile);
+  return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, target, servers, started, budget, scenarios));
 }
 
 /**
@@ -368,7 +372,7 @@ async function checkProbesOnly(request: CheckRequest, started: number, budget: B
   return { findings, evidence, rules: inputs.ruleSet, evaluated, ...(nothingTested ? { nothingTested } : {}) };
 }
 
-async function checkLaunched(request: CheckRequest, target: Target, servers: LaunchedServers, started: number, budget: Budget): Promise<RunResult> {
+async function checkLaunched(request: CheckRequest, target: Target, servers: LaunchedServers, started: number, budget: Budget, scenarioFile?: ScenarioFile): Promise<RunResult> {
   const inputs = loadInputs(request);
   const { contract, contractProfile, fixtures, profile } = inputs;
   const connections = checkConnections(request, inputs.pack);
@@ -384,6 +388,13 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
     throw error;
   }
   const probes = await probing;
+  const scenarios = scenarioFile
+    ? await withinBudget(
+        runScenarios(scenarioFile, probeServerOf(request.target, inputs.profile), { timeoutMs: request.timeoutMs, modern: connections.includes('modern'), now: budget.now, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }),
+        budget,
+        'running the scenarios',
+      )
+    : undefined;
   // Every look is compared with the others; the judged ones are also held to the fixtures and rules.
   const looks = snapshotAll(observed.observations, profile, target);
   const surfaces = looks.filter((look) => isJudged(look.connection));
@@ -408,7 +419,7 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
   const prompts = promptChanges(surfaces, fixtures.prompts);
   for (const change of prompts.changes) changes.push(change);
 
-  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(probes ? { probes } : {}) };
+  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(probes ? { probes } : {}), ...(scenarios ? { scenarios } : {}) };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
   const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome, evaluated }) => ({
     command: 'check',
@@ -426,9 +437,16 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
     config: configEvidence(inputs.config, findings, outcome),
     rulesEvaluated: evaluated.length,
     ...(probes ? { probes: probes.evidence } : {}),
+    ...(scenarios ? { scenarios: scenarioEvidence(scenarios) } : {}),
     durationMs: Math.round(budget.now() - started),
   }));
   return { findings, evidence, rules: inputs.ruleSet, evaluated };
+}
+
+function scenarioEvidence(outcome: ScenarioOutcome): NonNullable<Evidence['scenarios']> {
+  const cases = new Set(outcome.observations.map((observation) => observation.scenario));
+  const failedCases = new Set(outcome.observations.filter((observation) => !observation.passed).map((observation) => observation.scenario));
+  return { file: outcome.file, cases: cases.size, failedCases: failedCases.size, expectations: outcome.observations.length };
 }
 
 export interface DiffRequest {

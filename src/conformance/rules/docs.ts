@@ -46,6 +46,7 @@ export function renderRuleDocs(ruleSet: RuleSet): Record<string, string> {
         '',
         `- **Severity:** ${severityText(rule)}${rule.class ? `; class **${rule.class}**` : ''}`,
         ...(rule.source ? [`- **Source:** ${rule.source}`] : []),
+        `- **Packs:** ${rule.packs.map((pack) => `\`${pack}\``).join(', ')}`,
         `- **Check:** \`${kind}\`${Object.keys(params).length ? ` with \`${JSON.stringify(params)}\`` : ''}`,
         ...(rule.integrity ? ['- **Integrity rule:** a config file cannot turn it off, lower its severity or suppress its findings without `--allow-integrity-overrides`'] : []),
         `- **Message:** ${markdownProse(rule.message)}`,

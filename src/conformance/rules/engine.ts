@@ -125,6 +125,7 @@ function applicable(rule: RuleDefinition, context: RuleContext): boolean {
     if (need === 'naming') return context.naming !== undefined;
     if (need === 'changes') return true;
     if (need === 'probes') return context.probes !== undefined;
+    if (need === 'scenarios') return context.scenarios !== undefined;
     return context.suppressions !== undefined;
   });
 }

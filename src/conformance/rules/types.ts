@@ -4,6 +4,7 @@ import type { Change } from '../diff.js';
 import type { PolicyInUse } from '../naming-policy.js';
 import type { ChangeClass, Scope, Severity } from '../findings.js';
 import type { ProbeOutcome } from '../probes/types.js';
+import type { ScenarioOutcome } from '../scenarios.js';
 import type { LiveSurface } from '../snapshot.js';
 
 /** A rule as written in rules/*.json. */
@@ -66,6 +67,8 @@ export interface RuleContext {
   suppressions?: SuppressionOutcome;
   /** Check mode with probes: what the live probes observed. */
   probes?: ProbeOutcome;
+  /** Check mode with --scenarios: every expectation of the scenario file, met or not. */
+  scenarios?: ScenarioOutcome;
 }
 
 /** A finding before the engine dresses it with the rule's metadata. */
@@ -86,7 +89,7 @@ export interface RawFinding {
   schemas?: { before: unknown; after: unknown };
 }
 
-export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes';
+export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes' | 'scenarios';
 
 /** A generic check: a pure function of its parameters and the context. */
 export interface CheckKind {

@@ -6,6 +6,7 @@ import { KEY_KINDS } from './keys.js';
 import { NAME_KINDS } from './names.js';
 import { PROBE_KINDS } from './probes.js';
 import { PROTOCOL_KINDS } from './protocol.js';
+import { SCENARIO_KINDS } from './scenarios.js';
 import { SCHEMA_KINDS } from './schema.js';
 import { SUPPRESSION_KINDS } from './suppressions.js';
 import { TOOL_SHAPE_KINDS } from './tool-shape.js';
@@ -24,4 +25,5 @@ export const CHECK_KINDS: Readonly<Record<string, CheckKind>> = {
   ...SUPPRESSION_KINDS,
   ...PROBE_KINDS,
   ...VISIBLE_KINDS,
+  ...SCENARIO_KINDS,
 };

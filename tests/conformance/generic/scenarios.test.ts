@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { judgeScenario, loadScenarios } from '../../../src/conformance/scenarios.js';
+import { removeTempDirs, runCli, tempDir, writeJson } from '../helpers/harness.js';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const scenarioFile = (name: string) => join(HERE, 'scenarios', name);
+const server = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${join(HERE, 'notes-surface.json')}"`;
+
+interface JsonReport {
+  findings: { ruleId: string; severity: string; path?: string; message: string }[];
+  evidence: { scenarios?: { cases: number; failedCases: number; expectations: number } };
+}
+
+afterAll(removeTempDirs);
+
+describe('check --scenarios', () => {
+  let fixtures: string;
+  beforeAll(async () => {
+    fixtures = tempDir();
+    const outcome = await runCli(['snapshot', '--pack', 'generic', '--server', server, '--out', fixtures]);
+    expect(outcome.code, outcome.stderr).toBe(0);
+  }, 30_000);
+
+  test('passing cases give no finding, each failing one the finding of its expectation', async () => {
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--scenarios', scenarioFile('notes.yaml'), '--format', 'json']);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const report = JSON.parse(outcome.stdout) as JsonReport;
+    const found = report.findings.map((finding) => `${finding.ruleId} ${finding.message}`).sort();
+    expect(found).toEqual([
+      'scenario/assertion Scenario wrong value: at /arguments/title, expected "z", found "a"',
+      'scenario/golden Scenario golden differs: structuredContent differs from list-golden.json (found {"tool":"list_notes","arguments":{"limit":6}})',
+      'scenario/is-error Scenario expected an error: expected isError true, the result has isError false',
+    ]);
+    expect(report.evidence.scenarios).toEqual({ file: scenarioFile('notes.yaml'), cases: 5, failedCases: 3, expectations: 12 });
+  }, 30_000);
+
+  test('a scenario file with only passing cases passes', async () => {
+    const file = writeJson(tempDir(), 'pass.json', { scenarios: [{ name: 'ok', tool: 'list_notes', arguments: { limit: 1 }, expect: { structuredContent: [{ pointer: '/arguments/limit', equals: 1 }] } }] });
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--scenarios', file]);
+    expect(outcome.code, outcome.stderr).toBe(0);
+  }, 30_000);
+
+  test.each([
+    ['malformed.yaml', /malformed\.yaml:7:16: \/scenarios\/1\/expect\/isError must be boolean/],
+    ['bad-syntax.json', /bad-syntax\.json:3:\d+: not valid YAML or JSON/],
+  ])('%s is a config error (exit 2) with its location, before any server starts', async (name, pattern) => {
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', `"${process.execPath}" -e "process.exit(9)"`, '--fixtures', fixtures, '--scenarios', scenarioFile(name)]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(outcome.stderr).toMatch(pattern);
+  });
+
+  test('an unknown key and a duplicate name are named with their line', () => {
+    const unknown = writeJson(tempDir(), 'unknown.json', { scenarios: [{ name: 'a', tool: 't', expect: { isErr: true } }] });
+    expect(() => loadScenarios(unknown)).toThrow(/unknown\.json:\d+:\d+: \/scenarios\/0\/expect unknown key "isErr"/);
+    const twice = writeJson(tempDir(), 'twice.json', { scenarios: [{ name: 'a', tool: 't' }, { name: 'a', tool: 't' }] });
+    expect(() => loadScenarios(twice)).toThrow(/scenario name "a" is used twice/);
+  });
+});
+
+describe('judging one call', () => {
+  const scenario = { name: 's', tool: 't', expect: { maxLatencyMs: 100, structuredContent: [{ pointer: '/n', type: 'integer' as const }, { pointer: '/a~1b', exists: true }] } };
+  const result = (structuredContent: unknown) => ({ result: { content: [], structuredContent }, elicitations: [] });
+  const failed = (observations: ReturnType<typeof judgeScenario>) => observations.filter((observation) => !observation.passed).map((observation) => observation.aspect);
+
+  test('latency over the budget fails, at the budget passes', () => {
+    expect(failed(judgeScenario(scenario, result({ n: 1, 'a/b': 0 }), 101))).toEqual(['scenario.latency']);
+    expect(failed(judgeScenario(scenario, result({ n: 1, 'a/b': 0 }), 100))).toEqual([]);
+  });
+
+  test('a number that is not an integer, and an escaped pointer key that is missing, fail', () => {
+    expect(failed(judgeScenario(scenario, result({ n: 1.5 }), 0))).toEqual(['scenario.assertion', 'scenario.assertion']);
+  });
+
+  test('a call without a result is one finding, nothing else is judged', () => {
+    expect(judgeScenario(scenario, { thrown: 'boom', elicitations: [] }, 0).map((observation) => [observation.aspect, observation.passed])).toEqual([['scenario.call', false]]);
+  });
+});
