@@ -35,7 +35,7 @@ export interface TargetOptions {
   clientInfo?: ClientInfo[];
   /** Largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server, in bytes (default 16 MiB). */
   maxMessageBytes?: number;
-  /** Rule pack (rules/packs/): `b2` (the default) or `generic`, which holds any server to its own snapshot. */
+  /** Rule pack (rules/packs/*.json; default: the pack marked default). A pack with a snapshot baseline holds any server to its own snapshot. */
   pack?: string;
 }
 

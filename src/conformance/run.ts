@@ -4,7 +4,7 @@ import type { ToolFixture } from '../contract/fixture.js';
 import { applySuppressions, loadConfig, severityResolver, type ConformConfig } from './config.js';
 import { observe, type ConnectOptions } from './connect.js';
 import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
-import { diffModernBlock, diffTools, explainDrift } from './diff.js';
+import { diffModernBlock, diffTools, explainDrift, type Change } from './diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
 import { readSnapshotManifest, writeSnapshotManifest } from './snapshot-manifest.js';
@@ -108,8 +108,23 @@ function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, da
   return { findings: sortFindings([...findings, ...meta.findings]), outcome, evaluated };
 }
 
+/** The description texts of listed tools, by name. */
+function descriptionsOf(listed: LiveSurface['listed']): Record<string, string> {
+  return Object.fromEntries(listed.map((tool) => [tool.name, typeof tool.description === 'string' ? tool.description : '']));
+}
+
+/** A description change carries both texts when the expected side recorded its text (reports then show a word diff). */
+function withDescriptionText(changes: Change[], before: Record<string, string> | undefined, after: Record<string, string>): Change[] {
+  if (!before) return changes;
+  return changes.map((change) =>
+    change.kind === 'description-changed' && change.path === 'description' && change.tool !== undefined && Object.hasOwn(before, change.tool) && Object.hasOwn(after, change.tool)
+      ? { ...change, before: before[change.tool], after: after[change.tool] }
+      : change,
+  );
+}
+
 function eraChanges(surface: LiveSurface, fixture: ToolFixture, naming: PolicyInUse | undefined): ScopedChange[] {
-  const changes = [...diffTools(fixture.tools, surface.tools, { renames: naming?.policy.renames ?? [] }), ...diffVisibleFields(fixture, surface.fixture)];
+  const changes = [...withDescriptionText(diffTools(fixture.tools, surface.tools, { renames: naming?.policy.renames ?? [] }), fixture.descriptions, descriptionsOf(surface.listed)), ...diffVisibleFields(fixture, surface.fixture)];
   if (fixture.era === 'modern') for (const change of diffModernBlock(fixture.modern, surface.fixture.modern)) changes.push(change);
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
@@ -479,7 +494,7 @@ export function runDiff(request: DiffRequest): RunResult {
   for (const { before: beforeName, after: afterName, scope } of pairs) {
     const a = before.get(beforeName)!;
     const b = after.get(afterName)!;
-    const found = [...diffTools(a.tools, b.tools, { renames: naming.policy.renames }), ...diffVisibleFields(a, b), ...diffModernBlock(a.modern, b.modern)];
+    const found = [...(b.descriptions ? withDescriptionText(diffTools(a.tools, b.tools, { renames: naming.policy.renames }), a.descriptions, b.descriptions) : diffTools(a.tools, b.tools, { renames: naming.policy.renames })), ...diffVisibleFields(a, b), ...diffModernBlock(a.modern, b.modern)];
     for (const change of found) changes.push({ scope, change });
     hashes[scope] = { expected: { source: join(request.before, beforeName), hash: a.hash }, found: { source: join(request.after, afterName), hash: b.hash }, drift: explainDrift(a, b, found) };
   }
@@ -612,6 +627,7 @@ async function snapshotOwnBaseline(request: SnapshotRequest, pack: PackDefinitio
     const offered = looks.flatMap((look) => (look.status === 'fulfilled' ? Object.values(look.value.observations) : []));
     if (offered.length === 0) throw (looks[0] as PromiseRejectedResult).reason;
     const surfaces = offered.map((observation) => snapshotObservation(observation!, request.profile, target));
+    for (const surface of surfaces) surface.fixture.descriptions = descriptionsOf(surface.listed);
     if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
     const notOffered = connections.flatMap((connection, index) => (looks[index]!.status === 'rejected' ? [{ era: ERA_OF[connection], reason: String(((looks[index] as PromiseRejectedResult).reason as Error)?.message ?? 'refused').slice(0, 300) }] : []));
     const written = writeSnapshot(surfaces, request.outDir);

@@ -52,6 +52,8 @@ export interface ToolFixture {
    * (tools without one are absent) and the server `instructions`. Older fixtures lack both.
    */
   titles?: Record<string, string>;
+  /** Each tool's description text beside its hash (snapshots that are their own baseline), so a change shows as a word diff. */
+  descriptions?: Record<string, string>;
   instructions?: string | null;
   modern?: ModernBlock;
   legacy?: { toolsListCacheHint: null; discover: null };

@@ -57,7 +57,7 @@ const SERVERS = {
 } as const;
 
 interface JsonReport {
-  findings: { ruleId: string; severity: string }[];
+  findings: { ruleId: string; severity: string; text?: { before: string; after: string } }[];
   evidence: { connections: Record<string, unknown>; notes?: string[] };
 }
 
@@ -94,6 +94,15 @@ describe.each(Object.entries(SERVERS))('--pack generic on a server (%s)', (label
     const only2025 = label.includes('2025 era only');
     expect('modern' in report!.evidence.connections).toBe(!only2025);
     expect(report!.evidence.notes ?? []).toHaveLength(only2025 ? 1 : 0);
+  }, 30_000);
+
+  test('a changed description is reported with both texts, for a word diff', async () => {
+    const changed = 'Delete one note by its id. The note goes to the trash for thirty days.';
+    const { code, report } = await checkAgainst(variant((s) => void (tool(s, 'delete_note').description = changed)));
+    expect(code).toBe(1);
+    expect(report!.findings.map((candidate) => candidate.ruleId)).toEqual(['diff/description-changed']);
+    const finding = report!.findings.find((candidate) => candidate.ruleId === 'diff/description-changed');
+    expect(finding?.text).toEqual({ before: tool(BASELINE, 'delete_note').description, after: changed });
   }, 30_000);
 
   test.each(BROKEN)('%s fails with the right rule', async (_what, edit, ruleId) => {
