@@ -15,15 +15,23 @@ interface SandboxDetails {
   applicationKey: string;
 }
 
+// Each child leads a process group of its own: the Inspector starts a proxy and a UI server beneath it.
 const children: ChildProcess[] = [];
 const stopAll = () => {
-  for (const child of children) child.kill('SIGTERM');
+  for (const child of children) {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
 };
 process.on('SIGINT', stopAll);
 process.on('SIGTERM', stopAll);
 
 function startSandbox(): Promise<SandboxDetails> {
-  const sandbox = spawn(process.execPath, [BUNDLED.serverEntry, 'sandbox', '--port', '0', '--seed', 'demo'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const sandbox = spawn(process.execPath, [BUNDLED.serverEntry, 'sandbox', '--port', '0', '--seed', 'demo'], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   children.push(sandbox);
   return new Promise((resolve, reject) => {
     sandbox.once('exit', (code) => reject(new Error(`the sandbox exited with code ${code} before it was ready`)));
@@ -39,6 +47,7 @@ try {
   console.log(`sandbox: ${sandbox.apiUrl} (demo data); server: b2-mcp stdio, profile ${env.B2_MCP_PROFILE}`);
   const inspector = spawn(process.execPath, [inspectorCli, ...Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]), process.execPath, BUNDLED.serverEntry, 'stdio'], {
     stdio: 'inherit',
+    detached: true,
     // Loopback only, and no browser opened for you: open the URL the Inspector prints.
     env: { ...process.env, HOST: '127.0.0.1', MCP_AUTO_OPEN_ENABLED: 'false', NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${new URL('./loopback-only.js', import.meta.url).href}`.trim() },
   });
