@@ -37,40 +37,48 @@ function summary(samples: number[]): { medianMs: number; minMs: number; maxMs: n
 }
 
 const STATIC_CHECK = [CONFORM, 'check', '--profile', 'default', '--format', 'json', '--no-probes'];
+/** The same check of the built server spawned over stdio (three stdio connections instead of loopback HTTP). */
+const STDIO_CHECK = [...STATIC_CHECK, '--server', `node ${BUNDLED.serverEntry}`, '--env', 'B2_MCP_PROFILE=default', '--env', 'B2_SECRET_SINK=off'];
 
 /**
  * Wall time of the static part of `b2-mcp-conform check --profile default` end to end (a fresh
  * process each run: both eras, the 1.x witness, every static rule, a JSON report; `--no-probes`),
- * next to one plain `tools/list`.
+ * against the embedded server and against the built server over stdio, interleaved with one plain
+ * `tools/list`.
  */
 export function benchConformCheck(runs = 7): Record<string, unknown> {
   wallMs(STATIC_CHECK); // warm the file cache
+  wallMs(STDIO_CHECK);
   const check: number[] = [];
+  const stdioCheck: number[] = [];
   const oneList: number[] = [];
   for (let run = 0; run < runs; run++) {
     check.push(wallMs(STATIC_CHECK));
+    stdioCheck.push(wallMs(STDIO_CHECK));
     oneList.push(wallMs(['--input-type=module', '-'], { input: ONE_TOOLS_LIST }));
   }
-  return { runs, check: summary(check), oneToolsListClient: summary(oneList) };
+  return { runs, check: summary(check), stdioCheck: summary(stdioCheck), oneToolsListClient: summary(oneList) };
 }
 
 /**
- * Wall time of the live probes for the full profile (`check --only-probes --profile full`, a fresh
- * process each run: the sandbox, three server sessions, every gate, format and secret probe),
- * with the probes' own duration and call counts from the report's evidence.
+ * Wall time of the live probes per profile (`check --only-probes --profile <p>`, a fresh process
+ * each run: the sandbox, three server sessions, every gate, format and secret probe), with the
+ * probes' own duration and call counts from the report's evidence. Profiles are interleaved.
  */
 export function benchProbes(runs = 3): Record<string, unknown> {
-  const args = [CONFORM, 'check', '--only-probes', '--profile', 'full', '--format', 'json'];
-  const wall: number[] = [];
-  const probing: number[] = [];
-  let calls: Record<string, unknown> = {};
+  const profiles = ['default', 'full'] as const;
+  const wall: Record<string, number[]> = { default: [], full: [] };
+  const probing: Record<string, number[]> = { default: [], full: [] };
+  const calls: Record<string, Record<string, unknown>> = {};
   for (let run = 0; run < runs; run++) {
-    const { ms, stdout } = timedRun(args);
-    const probes = (JSON.parse(stdout) as { evidence: { probes: { durationMs: number; gate: { calls: number; tools: number }; writes: { calls: number }; arguments: { calls: number }; format: { calls: number }; failed: number } } }).evidence.probes;
-    if (probes.failed > 0) throw new Error(`benchmark run found ${probes.failed} failing probes`);
-    wall.push(ms);
-    probing.push(probes.durationMs);
-    calls = { gatedTools: probes.gate.tools, gateCalls: probes.gate.calls, writeCalls: probes.writes.calls, argumentCalls: probes.arguments.calls, readCalls: probes.format.calls };
+    for (const profile of profiles) {
+      const { ms, stdout } = timedRun([CONFORM, 'check', '--only-probes', '--profile', profile, '--format', 'json']);
+      const probes = (JSON.parse(stdout) as { evidence: { probes: { durationMs: number; gate: { calls: number; tools: number }; writes: { calls: number }; arguments: { calls: number }; format: { calls: number }; failed: number } } }).evidence.probes;
+      if (probes.failed > 0) throw new Error(`benchmark run found ${probes.failed} failing probes (profile ${profile})`);
+      wall[profile]!.push(ms);
+      probing[profile]!.push(probes.durationMs);
+      calls[profile] = { gatedTools: probes.gate.tools, gateCalls: probes.gate.calls, writeCalls: probes.writes.calls, argumentCalls: probes.arguments.calls, readCalls: probes.format.calls };
+    }
   }
-  return { runs, wall: summary(wall), probes: summary(probing), ...calls };
+  return { runs, ...Object.fromEntries(profiles.map((profile) => [profile, { wall: summary(wall[profile]!), probes: summary(probing[profile]!), ...calls[profile] }])) };
 }
