@@ -90,7 +90,7 @@ export const TARGETS: readonly Target[] = [
     bound: { op: '<=', limit: 1200, text: '≤ 1,200 ms' },
   },
   {
-    figure: 'Static check over stdio, `--server "node dist/bin/b2-mcp.js"`, fresh process (median)',
+    figure: 'Static check `check --profile default --no-probes --format json --server "node dist/bin/b2-mcp.js"` over stdio, fresh process (median)',
     section: 'conform',
     shown: (s) => `${fmt(s.stdioCheck?.medianMs, ' ms')} (one plain SDK-client \`tools/list\`: ${fmt(s.oneToolsListClient?.medianMs, ' ms')})`,
     value: (s) => s.stdioCheck?.medianMs,
