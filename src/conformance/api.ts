@@ -42,6 +42,8 @@ export interface TargetOptions {
 export interface ScenarioOptions {
   /** A YAML or JSON scenario file (docs/scenario.schema.json): each call runs and its expectations are findings. */
   scenarios?: string;
+  /** `--call-tool`: read-only tools the checker may call once each (with these arguments); each structured result's text block must equal it. */
+  callTools?: { tool: string; arguments: Record<string, unknown> }[];
 }
 
 export interface JudgeOptions {
@@ -193,6 +195,7 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
       ...(options.onProgress && { onProgress: options.onProgress }),
       ...(options.pack !== undefined && { pack: options.pack }),
       ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),
+      ...(options.callTools?.length && { callTools: options.callTools }),
     },
     prepared,
   );

@@ -37,6 +37,11 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
+async function toolCallsOf(specs: readonly string[], cwd: string) {
+  const { parseToolCall } = await import('./scenarios.js');
+  return specs.map((spec) => parseToolCall(spec, cwd));
+}
+
 function clientInfoOf(values: string[] | undefined): { clientInfo?: ClientInfo[] } {
   return values?.length ? { clientInfo: values.map(parseClientInfo) } : {};
 }
@@ -220,7 +225,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
     .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
     .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server")
-    .option('--scenarios <file>', 'YAML or JSON file of tool calls and expected results (docs/scenario.schema.json); each unmet expectation is a finding');
+    .option('--scenarios <file>', 'YAML or JSON file of tool calls and expected results (docs/scenario.schema.json); each unmet expectation is a finding')
+    .option('--call-tool <name[=args.json]>', 'call this read-only tool once (arguments from the JSON file) and check that a text block equals its structuredContent (repeatable)', collect);
   addReportOptions(addTargetOptions(check)).action(async (options) => {
     if (options.sandboxEnv) {
       if (options.server || options.url || options.probes !== undefined || options.onlyProbes) throw new ConformError('usage', '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables');
@@ -256,6 +262,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       onlyProbes: Boolean(options.onlyProbes),
       ...(options.pack !== undefined ? { pack: options.pack } : {}),
       ...(options.scenarios !== undefined ? { scenarios: resolve(io.cwd, options.scenarios) } : {}),
+      ...(options.callTool ? { callTools: await toolCallsOf(options.callTool as string[], io.cwd) } : {}),
       processEnv: io.env,
       ...clientInfoOf(options.clientInfo),
       ...(options.probeTool ? { probeTools: options.probeTool } : {}),

@@ -53,7 +53,7 @@ export interface Evidence {
   /** What the reader should know about how the run was scoped (an era the server does not offer). */
   notes?: string[];
   /** `check --scenarios`: the file, how many cases ran and failed, and how many expectations were judged. */
-  scenarios?: { file: string; cases: number; failedCases: number; expectations: number };
+  scenarios?: { file?: string; cases: number; failedCases: number; expectations: number; calls: number };
   hashes: Record<string, HashComparison>;
   /** Expected versus found prompts per era (check) or per profile (diff); only when prompts were compared. */
   promptHashes?: Record<string, PromptComparison>;

@@ -18,7 +18,7 @@ import { evaluate, judgesProbes, loadRules, selectPack, type PackDefinition, typ
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
 import { diffVisibleFields } from './visible-fields.js';
-import { loadScenarios, runScenarios, type ScenarioFile, type ScenarioOutcome } from './scenarios.js';
+import { loadScenarios, runScenarios, type ScenarioFile, type ScenarioOutcome, type ToolCall } from './scenarios.js';
 import { snapshotAll, snapshotObservation, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
 import { startBundledServer, type BundledServer } from './bundled.js';
@@ -87,6 +87,8 @@ export interface CheckRequest {
   pack?: string;
   /** A scenario file (YAML or JSON, docs/scenario.schema.json): its calls run and are judged too. */
   scenariosFile?: string;
+  /** Read-only tools the checker may call once each; a text block of each structured result must equal it. */
+  callTools?: ToolCall[];
 }
 
 function today(): string {
@@ -403,9 +405,11 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
     throw error;
   }
   const probes = await probing;
-  const scenarios = scenarioFile
+  const calls = request.callTools ?? [];
+  checkCallTools(calls, observed.observations);
+  const scenarios = scenarioFile || calls.length
     ? await withinBudget(
-        runScenarios(scenarioFile, probeServerOf(request.target, inputs.profile), { timeoutMs: request.timeoutMs, modern: connections.includes('modern'), now: budget.now, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }),
+        runScenarios(scenarioFile, calls, probeServerOf(request.target, inputs.profile), { timeoutMs: request.timeoutMs, modern: connections.includes('modern'), now: budget.now, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }),
         budget,
         'running the scenarios',
       )
@@ -461,7 +465,17 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
 function scenarioEvidence(outcome: ScenarioOutcome): NonNullable<Evidence['scenarios']> {
   const cases = new Set(outcome.observations.map((observation) => observation.scenario));
   const failedCases = new Set(outcome.observations.filter((observation) => !observation.passed).map((observation) => observation.scenario));
-  return { file: outcome.file, cases: cases.size, failedCases: failedCases.size, expectations: outcome.observations.length };
+  return { ...(outcome.file ? { file: outcome.file } : {}), cases: cases.size, failedCases: failedCases.size, expectations: outcome.observations.length, calls: outcome.calls };
+}
+
+/** Every --call-tool names a listed tool that declares itself read-only: the checker calls nothing that may change anything. */
+function checkCallTools(calls: readonly ToolCall[], observations: Awaited<ReturnType<typeof observe>>['observations']): void {
+  const listed = Object.values(observations).flatMap((observation) => observation!.wireTools);
+  for (const call of calls) {
+    const tool = listed.find((candidate) => candidate.name === call.tool);
+    if (!tool) throw new ConformError('usage', `--call-tool ${call.tool}: the server lists no such tool`);
+    if ((tool.annotations as { readOnlyHint?: unknown } | undefined)?.readOnlyHint !== true) throw new ConformError('usage', `--call-tool ${call.tool}: the tool does not declare readOnlyHint true, so the checker will not call it`);
+  }
 }
 
 export interface DiffRequest {

@@ -31,7 +31,7 @@ export interface ScenarioFile {
 
 /** One expectation of one scenario, met or not; rules pick the aspects they judge. */
 export interface ScenarioObservation {
-  aspect: 'scenario.call' | 'scenario.is-error' | 'scenario.assertion' | 'scenario.golden' | 'scenario.latency';
+  aspect: 'scenario.call' | 'scenario.is-error' | 'scenario.assertion' | 'scenario.golden' | 'scenario.latency' | 'call.text-block';
   passed: boolean;
   scenario: string;
   tool: string;
@@ -41,8 +41,54 @@ export interface ScenarioObservation {
 }
 
 export interface ScenarioOutcome {
-  file: string;
+  /** The scenario file, when one was given. */
+  file?: string;
+  /** How many --call-tool calls ran. */
+  calls: number;
   observations: ScenarioObservation[];
+}
+
+/** `--call-tool NAME[=args.json]`: a read-only tool the user lets the checker call, with these arguments. */
+export interface ToolCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+export function parseToolCall(spec: string, cwd: string): ToolCall {
+  const eq = spec.indexOf('=');
+  const tool = (eq === -1 ? spec : spec.slice(0, eq)).trim();
+  if (!tool) throw new ConformError('usage', `--call-tool "${spec}": expected NAME or NAME=ARGS.json`);
+  if (eq === -1) return { tool, arguments: {} };
+  const file = resolve(cwd, spec.slice(eq + 1));
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConformError('usage', `--call-tool ${tool}: cannot read its arguments from ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConformError('usage', `--call-tool ${tool}: ${file} must hold a JSON object of arguments`);
+  return { tool, arguments: value as Record<string, unknown> };
+}
+
+/**
+ * A successful structured result must say the same in its text: some text block parses to JSON
+ * equal to structuredContent (clients that show only text must not see something else). A
+ * result without structuredContent, or an error result, has nothing to compare.
+ */
+export function judgeTextBlock(call: ToolCall, outcome: CallOutcome): ScenarioObservation[] {
+  const base = { scenario: `--call-tool ${call.tool}`, tool: call.tool };
+  if (!outcome.result) return [{ ...base, aspect: 'scenario.call', passed: false, detail: outcome.timedOut ? 'the call got no answer within --timeout' : `the call failed: ${(outcome.thrown ?? 'no result').slice(0, 200)}` }];
+  const structured = outcome.result.structuredContent;
+  if (outcome.result.isError === true || structured === undefined) return [];
+  const texts = (outcome.result.content ?? []).flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []));
+  const equal = texts.some((text) => {
+    try {
+      return isDeepStrictEqual(JSON.parse(text), structured);
+    } catch {
+      return false;
+    }
+  });
+  return [{ ...base, aspect: 'call.text-block', passed: equal, detail: equal ? 'a text block equals structuredContent' : texts.length === 0 ? 'the result has structuredContent but no text block' : 'no text block parses to JSON equal to structuredContent' }];
 }
 
 function location(file: string, counter: LineCounter, offset: number): string {
@@ -176,7 +222,7 @@ export function judgeScenario(scenario: ScenarioFile['scenarios'][number], outco
  * Call each scenario's tool once, in file order, over one session (the server as given, with no
  * probe sandbox), and judge every expectation. The call's latency is measured on `now`.
  */
-export async function runScenarios(scenarios: ScenarioFile, server: ProbeServer, options: { timeoutMs: number; modern: boolean; now: () => number; clientInfo?: readonly ClientInfo[] }): Promise<ScenarioOutcome> {
+export async function runScenarios(scenarios: ScenarioFile | undefined, calls: readonly ToolCall[], server: ProbeServer, options: { timeoutMs: number; modern: boolean; now: () => number; clientInfo?: readonly ClientInfo[] }): Promise<ScenarioOutcome> {
   const { openSession } = await import('./probes/sessions.js');
   let session: Awaited<ReturnType<typeof openSession>>;
   try {
@@ -186,13 +232,14 @@ export async function runScenarios(scenarios: ScenarioFile, server: ProbeServer,
   }
   const observations: ScenarioObservation[] = [];
   try {
-    for (const scenario of scenarios.scenarios) {
+    for (const scenario of scenarios?.scenarios ?? []) {
       const started = options.now();
       const outcome = await session.call(scenario.tool, scenario.arguments ?? {});
       observations.push(...judgeScenario(scenario, outcome, options.now() - started));
     }
+    for (const call of calls) observations.push(...judgeTextBlock(call, await session.call(call.tool, call.arguments)));
   } finally {
     await session.close();
   }
-  return { file: scenarios.file, observations };
+  return { ...(scenarios ? { file: scenarios.file } : {}), calls: calls.length, observations };
 }

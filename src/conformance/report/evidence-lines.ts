@@ -38,7 +38,7 @@ export function evidenceLines(evidence: Evidence): [string, string][] {
   lines.push(['Config', `${configLine(config)}; ${config.suppressed} suppressed, ${config.stale} stale, ${config.expired} expired`]);
   lines.push(['Rules evaluated', String(evidence.rulesEvaluated)]);
   if (evidence.probes) lines.push(...probeLines(evidence.probes));
-  if (evidence.scenarios) lines.push(['Scenarios', `${evidence.scenarios.cases} cases (${evidence.scenarios.failedCases} failed), ${evidence.scenarios.expectations} expectations from ${evidence.scenarios.file}`]);
+  if (evidence.scenarios) lines.push(['Scenarios', `${evidence.scenarios.cases} cases (${evidence.scenarios.failedCases} failed), ${evidence.scenarios.expectations} expectations${evidence.scenarios.file ? ` from ${evidence.scenarios.file}` : ''}; ${evidence.scenarios.calls} --call-tool calls`]);
   for (const note of evidence.notes ?? []) lines.push(['Note', note]);
   lines.push(['Duration', `${evidence.durationMs} ms`]);
   return lines;

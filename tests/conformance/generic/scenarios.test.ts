@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -10,7 +11,7 @@ const server = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}"
 
 interface JsonReport {
   findings: { ruleId: string; severity: string; path?: string; message: string }[];
-  evidence: { scenarios?: { cases: number; failedCases: number; expectations: number } };
+  evidence: { scenarios?: { file?: string; cases: number; failedCases: number; expectations: number; calls: number } };
 }
 
 afterAll(removeTempDirs);
@@ -33,13 +34,34 @@ describe('check --scenarios', () => {
       'scenario/golden Scenario golden differs: structuredContent differs from list-golden.json (found {"tool":"list_notes","arguments":{"limit":6}})',
       'scenario/is-error Scenario expected an error: expected isError true, the result has isError false',
     ]);
-    expect(report.evidence.scenarios).toEqual({ file: scenarioFile('notes.yaml'), cases: 5, failedCases: 3, expectations: 12 });
+    expect(report.evidence.scenarios).toEqual({ file: scenarioFile('notes.yaml'), cases: 5, failedCases: 3, expectations: 12, calls: 0 });
   }, 30_000);
 
   test('a scenario file with only passing cases passes', async () => {
     const file = writeJson(tempDir(), 'pass.json', { scenarios: [{ name: 'ok', tool: 'list_notes', arguments: { limit: 1 }, expect: { structuredContent: [{ pointer: '/arguments/limit', equals: 1 }] } }] });
     const outcome = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--scenarios', file]);
     expect(outcome.code, outcome.stderr).toBe(0);
+  }, 30_000);
+
+  test('--call-tool: a read-only tool whose text block equals structuredContent passes, one whose text differs fails', async () => {
+    const args = writeJson(tempDir(), 'args.json', { limit: 2 });
+    const same = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--call-tool', `list_notes=${args}`, '--format', 'json']);
+    expect(same.code, same.stderr).toBe(0);
+    expect((JSON.parse(same.stdout) as JsonReport).evidence.scenarios).toEqual({ cases: 1, failedCases: 0, expectations: 1, calls: 1 });
+    const differs = writeJson(tempDir(), 'surface.json', { ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object), textDiffers: ['list_notes'] });
+    const other = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${differs}"`;
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', other, '--fixtures', fixtures, '--call-tool', 'list_notes', '--format', 'json']);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    expect((JSON.parse(outcome.stdout) as JsonReport).findings.map((finding) => finding.ruleId)).toEqual(['scenario/text-block-matches']);
+  }, 30_000);
+
+  test('--call-tool refuses a tool that does not declare itself read-only, and one the server does not list', async () => {
+    const destructive = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--call-tool', 'delete_note']);
+    expect(destructive.code).toBe(2);
+    expect(destructive.stderr).toMatch(/--call-tool delete_note: the tool does not declare readOnlyHint true/);
+    const missing = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--call-tool', 'nope']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--call-tool nope: the server lists no such tool/);
   }, 30_000);
 
   test.each([

@@ -8,7 +8,7 @@ import type { CheckKind, RawFinding } from '../types.js';
 const scenarioObservations: CheckKind = {
   params: {
     type: 'object',
-    properties: { aspects: { type: 'array', items: { type: 'string', pattern: '^scenario\\.[a-z-]+$' }, minItems: 1 } },
+    properties: { aspects: { type: 'array', items: { type: 'string', pattern: '^[a-z]+\\.[a-z-]+$' }, minItems: 1 } },
     required: ['aspects'],
     additionalProperties: false,
   },

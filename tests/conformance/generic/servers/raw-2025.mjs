@@ -2,7 +2,10 @@
 // stdio (no SDK): any `initialize` gets 2025-11-25 back (or the older 2025 version the client
 // asked for), and `server/discover`, the modern era's entry point, is an unknown method.
 //
-//   node raw-2025.mjs <surface.json>     surface: { serverInfo?, tools: [...] }
+//   node raw-2025.mjs <surface.json>     surface: { serverInfo?, tools: [...], textDiffers?: [tool names] }
+//
+// A call's structuredContent echoes the call; its text block is the same JSON, except for the
+// tools in `textDiffers`.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -29,7 +32,8 @@ function answer(request) {
     const tool = surface.tools.find((candidate) => candidate.name === params?.name);
     if (!tool) return { content: [{ type: 'text', text: `unknown tool ${params?.name}` }], isError: true };
     const structured = { tool: tool.name, arguments: params?.arguments ?? {} };
-    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    const text = (surface.textDiffers ?? []).includes(tool.name) ? 'done' : JSON.stringify(structured);
+    return { content: [{ type: 'text', text }], structuredContent: structured };
   }
   return undefined;
 }
