@@ -73,7 +73,7 @@ describe('broken servers', () => {
   let outcome: Awaited<ReturnType<typeof probeOnly>>;
   let report: Report;
   beforeAll(async () => {
-    outcome = await probeOnly([...FLAWS.map(({ flaw, tool }) => `${flaw}=${tool}`), 'log-key', 'log-token', 'reject-auto'], FLAWS.map(({ tool }) => tool));
+    outcome = await probeOnly([...FLAWS.map(({ flaw, tool }) => `${flaw}=${tool}`), 'log-key', 'log-token', 'log-file-key', 'reject-auto'], FLAWS.map(({ tool }) => tool));
     report = JSON.parse(outcome.stdout) as Report;
   }, PROBE_RUN_TIMEOUT_MS);
 
@@ -90,10 +90,11 @@ describe('broken servers', () => {
     for (const finding of onTool) expect(finding.scopes).toEqual(['probes']);
   });
 
-  test('log-key and log-token are caught on stderr, as the only findings without a tool', () => {
+  test('log-key and log-token are caught on stderr, log-file-key in the log file, as the only findings without a tool', () => {
     const untargeted = report.findings.filter((finding) => finding.tool === undefined);
     expect(untargeted.map((finding) => [finding.ruleId, finding.message]).sort()).toEqual([
       ['secret-probe/canary-leak', 'Secret leak: the B2 token given to the server appeared verbatim in its stderr'],
+      ['secret-probe/canary-leak', 'Secret leak: the application key given to the server appeared verbatim in its log file (B2_LOG_FILE)'],
       ['secret-probe/canary-leak', 'Secret leak: the application key given to the server appeared verbatim in its stderr'],
     ]);
   });

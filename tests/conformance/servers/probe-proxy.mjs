@@ -15,6 +15,7 @@
 //   echo-key           appends the application key to error texts
 //   fail-call          answers calls with an error
 //   log-key            writes the application key to stderr (never scoped)
+//   log-file-key       writes the application key to the server's B2_LOG_FILE (never scoped)
 //   log-token          authorizes with the application key and writes the B2 auth token to stderr (never scoped)
 //   echo-key-hex       appends the application key, hex-encoded, to error texts
 //   echo-key-reversed  appends the application key, reversed, to error texts
@@ -30,6 +31,7 @@
 //   reject-auto        refuses to start with B2_MCP_OUTPUT_FORMAT=auto (never scoped)
 //   ignore-api-url     starts the server against a dead B2_API_URL instead of the given one
 import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const argv = process.argv.slice(2);
@@ -60,6 +62,7 @@ for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(
 
 const secret = process.env.B2_APPLICATION_KEY ?? '';
 if (flaws.has('log-key')) process.stderr.write(`debug: authorizing with application key ${secret}\n`);
+if (flaws.has('log-file-key') && env.B2_LOG_FILE) appendFileSync(env.B2_LOG_FILE, `debug: authorizing with application key ${secret}\n`);
 
 /** A B2 auth token issued to the server's key, as a fork that logs its session would have one. */
 let tokenPromise;

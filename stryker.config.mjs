@@ -1,0 +1,51 @@
+// Mutation testing (npm run test:mutation); see docs/testing.md.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  "testRunner": "vitest",
+  "vitest": {
+    "configFile": "vitest.stryker.config.ts"
+  },
+  "coverageAnalysis": "perTest",
+  "incremental": true,
+  "incrementalFile": "reports/stryker-incremental.json",
+  "reporters": [
+    "json",
+    "html",
+    "clear-text",
+    "progress"
+  ],
+  "jsonReporter": {
+    "fileName": "reports/mutation/mutation.json"
+  },
+  "htmlReporter": {
+    "fileName": "reports/mutation/mutation.html"
+  },
+  "concurrency": 2,
+  "timeoutMS": 20000,
+  // A static mutant (module-level tables such as the secret-name lists) reruns every test; they
+  // are killed by the table tests and the planted bugs (npm run test:planted) instead.
+  "ignoreStatic": true,
+  "tempDirName": ".stryker-tmp",
+  "cleanTempDir": "always",
+  "ignorePatterns": [
+    "dist",
+    "reports",
+    "bench/results",
+    ".stryker-tmp"
+  ],
+  // Stryker rewrites the named tsconfig with the TypeScript JS API, which typescript@7 (the native
+  // compiler) does not ship; our tsconfig has no extends or references to rewrite, so none is named.
+  "tsconfigFile": "no-tsconfig-for-stryker.json",
+  "mutate": [
+      "src/server/policy/gate.ts",
+      "src/server/policy/sanitize.ts",
+      "src/server/policy/secret-sink.ts",
+      "src/server/tools/webhook-guard.ts",
+      "src/server/transports/host-guard.ts",
+      "src/server/transports/body-limit.ts",
+      "src/server/transports/rate-limit.ts",
+      "src/server/transports/in-flight.ts",
+      "src/server/transports/http-credentials.ts",
+      "src/server/s3/local-files.ts"
+  ],
+};

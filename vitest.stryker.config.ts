@@ -1,0 +1,24 @@
+import { defineConfig } from 'vitest/config';
+
+// Mutation testing sees only tests that run the code in this process: tests that spawn
+// dist/bin/*.js exercise the built files, which carry no mutants and no per-test coverage.
+export default defineConfig({
+  test: {
+    include: [
+      'tests/unit/**/*.test.ts',
+      'tests/conformance/diff.test.ts',
+      'tests/conformance/diff-classes.test.ts',
+      'tests/conformance/rules.test.ts',
+      'tests/conformance/schema-kind.test.ts',
+      'tests/conformance/probes-tables.test.ts',
+      'tests/conformance/probes-sandbox.test.ts',
+      'tests/conformance/prompts-diff.test.ts',
+    ],
+    // Throughput tests time the code; instrumented code is slower by design, so they are left out.
+    testNamePattern: /^(?!.*quickly)/,
+    setupFiles: ['tests/support/clock-preload.mjs'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});
