@@ -36,16 +36,19 @@ export default {
   // Stryker rewrites the named tsconfig with the TypeScript JS API, which typescript@7 (the native
   // compiler) does not ship; our tsconfig has no extends or references to rewrite, so none is named.
   "tsconfigFile": "no-tsconfig-for-stryker.json",
+  // The judgement and guard code that in-process tests reach; see docs/testing.md for the rest.
   "mutate": [
-      "src/server/policy/gate.ts",
-      "src/server/policy/sanitize.ts",
-      "src/server/policy/secret-sink.ts",
-      "src/server/tools/webhook-guard.ts",
-      "src/server/transports/host-guard.ts",
-      "src/server/transports/body-limit.ts",
-      "src/server/transports/rate-limit.ts",
-      "src/server/transports/in-flight.ts",
-      "src/server/transports/http-credentials.ts",
-      "src/server/s3/local-files.ts"
+    "src/server/policy/gate.ts",
+    "src/server/policy/secret-sink.ts",
+    "src/server/tools/buckets.ts:57-74",
+    "src/server/tools/files.ts:9-15",
+    "src/server/tools/webhook-guard.ts",
+    "src/server/transports/host-guard.ts",
+    "src/server/transports/body-limit.ts",
+    "src/server/transports/rate-limit.ts",
+    "src/server/transports/in-flight.ts",
+    "src/server/transports/http-credentials.ts",
+    "src/conformance/rules/kinds/names.ts",
+    "src/conformance/probes/gate.ts:30-55"
   ],
 };

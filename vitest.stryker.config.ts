@@ -4,16 +4,7 @@ import { defineConfig } from 'vitest/config';
 // dist/bin/*.js exercise the built files, which carry no mutants and no per-test coverage.
 export default defineConfig({
   test: {
-    include: [
-      'tests/unit/**/*.test.ts',
-      'tests/conformance/diff.test.ts',
-      'tests/conformance/diff-classes.test.ts',
-      'tests/conformance/rules.test.ts',
-      'tests/conformance/schema-kind.test.ts',
-      'tests/conformance/probes-tables.test.ts',
-      'tests/conformance/probes-sandbox.test.ts',
-      'tests/conformance/prompts-diff.test.ts',
-    ],
+    include: ['tests/unit/**/*.test.ts'],
     // Throughput tests time the code; instrumented code is slower by design, so they are left out.
     testNamePattern: /^(?!.*quickly)/,
     setupFiles: ['tests/support/clock-preload.mjs'],

@@ -20,7 +20,9 @@
  * refused and its sandbox sees no request — also after prototype-pollution attempts.
  */
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { adminCall, ALL_KEY_CAPABILITIES, createKey, startTestSandbox, sandboxCredentials } from '../support/sandbox-harness.js';
@@ -434,6 +436,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([valid?.server.close(), invalid?.server.close()]);
   await Promise.all([valid?.sandbox.close(), invalid?.sandbox.close()]);
+});
+
+/** The probe table rules/probes/gates.json: a second, independent account of every gate trigger. */
+interface GateRow { tool: string; trigger: Rule; harmless?: { arguments: Rule } }
+const GATE_TABLE = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'rules', 'probes', 'gates.json'), 'utf8')) as { gates: GateRow[] }).gates;
+
+describe('the gating oracle agrees with the probe table', () => {
+  it('both name the same gated tools', () => {
+    expect(GATE_TABLE.map((row) => row.tool).sort()).toEqual([...ALWAYS_GATED, ...Object.keys(CONDITIONALLY_GATED)].sort());
+  });
+
+  it.each(GATE_TABLE)('$tool: the table\'s trigger is gated, its harmless twin is not', ({ tool, trigger, harmless }) => {
+    expect(isGatedByContract(tool, trigger)).toBe(true);
+    if (harmless) expect(isGatedByContract(tool, harmless.arguments)).toBe(false);
+    expect(harmless === undefined).toBe(ALWAYS_GATED.has(tool));
+  });
 });
 
 describe('fuzzing every tool inputSchema over stdio', () => {
