@@ -10,6 +10,8 @@ export default defineConfig({
     setupFiles: ['tests/support/clock-preload.mjs'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    pool: 'forks',
+    // Mutants are switched at run time (static ones are ignored), so modules may stay loaded
+    // between runs: re-importing the module graph for every mutant would cost most of the time.
+    isolate: false,
   },
 });

@@ -49,7 +49,7 @@ describe('gate probe: a refusal is judged by every change, not a tolerance', () 
   const mutations = (count: number) => Array.from({ length: count }, (_, index) => ({ seq: index + 1, operation: 'delete_bucket' }));
 
   it('no change and an isError result: refused', () => {
-    expect(judgeRefusal(spec, { outcome: refused, mutations: [], changes: [] })).toEqual({ passed: true, detail: 'refused with error destructive_confirmation_required (HTTP 409); nothing changed' });
+    expect(judgeRefusal(spec, { outcome: refused, mutations: [], changes: [] })).toEqual({ passed: true, detail: expect.stringMatching(/^refused with error destructive_confirmation_required \(HTTP 409\).*; nothing changed$/) });
   });
 
   it.each([1, 2, 5])('%i mutation(s) without consent fail, however the server answered', (count) => {
@@ -64,7 +64,7 @@ describe('gate probe: a refusal is judged by every change, not a tolerance', () 
 
   it('a refusal that is not an isError result fails, and so does a protocol error', () => {
     expect(judgeRefusal(spec, { outcome: { result: { content: [{ type: 'text', text: 'ok' }] }, elicitations: [] }, mutations: [], changes: [] }).passed).toBe(false);
-    expect(judgeRefusal(spec, { outcome: { thrown: 'boom', elicitations: [] }, mutations: [], changes: [] })).toEqual({ passed: false, detail: 'b2_delete_bucket answered with a protocol error instead of an isError refusal' });
+    expect(judgeRefusal(spec, { outcome: { thrown: 'boom', elicitations: [] }, mutations: [], changes: [] })).toEqual({ passed: false, detail: expect.stringMatching(/^b2_delete_bucket answered with a protocol error.* instead of an isError refusal$/) });
   });
 
   it('a presigned URL returned without consent fails even though nothing changed', () => {
