@@ -39,16 +39,13 @@ export default {
   // The judgement and guard code that in-process tests reach; see docs/testing.md for the rest.
   "mutate": [
     "src/server/policy/gate.ts",
-    "src/server/policy/secret-sink.ts",
     "src/server/tools/buckets.ts:57-74",
     "src/server/tools/files.ts:9-15",
-    "src/server/tools/webhook-guard.ts",
     "src/server/transports/host-guard.ts",
     "src/server/transports/body-limit.ts",
     "src/server/transports/rate-limit.ts",
     "src/server/transports/in-flight.ts",
-    "src/server/transports/http-credentials.ts",
-    "src/conformance/rules/kinds/names.ts",
-    "src/conformance/probes/gate.ts:30-55"
+    "src/conformance/rules/kinds/names.ts:81-91",
+    "src/conformance/probes/gate.ts:24-33"
   ],
 };
