@@ -26,7 +26,7 @@ function run(command, args) {
   return { ok: result.status === 0, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
 const build = () => {
-  const built = run(process.execPath, [join(copy, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
+  const built = run('npm', ['run', '--silent', 'build']);
   if (!built.ok) throw new Error(`build failed:\n${built.output}`);
 };
 const vitest = (files) => run(process.execPath, [join(copy, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...files]);
