@@ -29,7 +29,7 @@ const build = () => {
   const built = run('npm', ['run', '--silent', 'build']);
   if (!built.ok) throw new Error(`build failed:\n${built.output}`);
 };
-const vitest = (files) => run(process.execPath, [join(copy, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...files]);
+const vitest = (files, filter) => run(process.execPath, [join(copy, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...files, ...(filter ? ['-t', filter] : [])]);
 const failedFiles = (output) => [...new Set([...output.matchAll(/FAIL\s+(\S+\.test\.ts)/g)].map((match) => match[1]))];
 
 function plant(bug) {
@@ -44,10 +44,12 @@ function plant(bug) {
 let exitCode = 0;
 try {
   build();
-  const baseline = vitest([...new Set(bugs.flatMap((bug) => bug.tests))]);
-  if (!baseline.ok) {
-    console.error(`the unmodified tree fails its tests (${failedFiles(baseline.output).join(', ')}); nothing planted`);
-    process.exit(2);
+  for (const filter of new Set(bugs.map((bug) => bug.filter))) {
+    const baseline = vitest([...new Set(bugs.filter((bug) => bug.filter === filter).flatMap((bug) => bug.tests))], filter);
+    if (!baseline.ok) {
+      console.error(`the unmodified tree fails its tests (${failedFiles(baseline.output).join(', ')}); nothing planted`);
+      process.exit(2);
+    }
   }
   let caught = 0;
   let distPlanted = false;
@@ -56,7 +58,7 @@ try {
     try {
       if (bug.build) build();
       distPlanted = Boolean(bug.build);
-      const outcome = vitest(bug.tests);
+      const outcome = vitest(bug.tests, bug.filter);
       if (outcome.ok) {
         exitCode = 1;
         console.log(`MISSED  ${bug.id}: ${bug.bug}`);
