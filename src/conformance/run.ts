@@ -350,6 +350,7 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
         message: mask(finding.message),
         fix: mask(finding.fix),
         ...(finding.text ? { text: { before: mask(finding.text.before), after: mask(finding.text.after) } } : {}),
+        ...(finding.schemas ? { schemas: JSON.parse(mask(JSON.stringify(finding.schemas))) as Finding['schemas'] } : {}),
       }));
       evidence = JSON.parse(mask(JSON.stringify(evidenceOf(judged)))) as Evidence;
     }
