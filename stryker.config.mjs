@@ -41,6 +41,8 @@ export default {
     "src/server/policy/gate.ts",
     "src/server/tools/buckets.ts:57-74",
     "src/server/tools/files.ts:9-15",
+    "src/server/tools/webhook-guard.ts",
+    "src/server/transports/http-credentials.ts",
     "src/server/transports/host-guard.ts",
     "src/server/transports/body-limit.ts",
     "src/server/transports/rate-limit.ts",
