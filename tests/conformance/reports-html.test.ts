@@ -1,15 +1,15 @@
 import { JSDOM } from 'jsdom';
 import { expect, test } from 'vitest';
-import { fingerprintOf, sortFindings, type Finding } from '../../src/conformance/findings.js';
+import { sortFindings, type Finding } from '../../src/conformance/findings.js';
 import { render } from '../../src/conformance/report/index.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
 import type { RunResult } from '../../src/conformance/run.js';
+import { emptyEvidence, findingOf } from './helpers/report-input.js';
 
 const rules = loadRules();
 
 function finding(ruleId: string, tool: string, extra: Partial<Finding> = {}): Finding {
-  const rule = rules.byId.get(ruleId)!;
-  return { ruleId, severity: rule.severity, category: rule.category, ...(rule.class ? { class: rule.class } : {}), message: `${ruleId} on ${tool}`, fix: rule.fix, doc: rule.doc, tool, scopes: ['before'], fingerprint: fingerprintOf({ ruleId, profile: '*', tool }), ...extra };
+  return findingOf(rules, ruleId, tool, { message: `${ruleId} on ${tool}`, scopes: ['before'], profile: '*', ...extra });
 }
 
 const result: RunResult = {
@@ -20,19 +20,7 @@ const result: RunResult = {
     finding('description/length', 'b2_list_buckets'),
     finding('diff/default-changed', 'b2_list_files'),
   ]),
-  evidence: {
-    command: 'diff',
-    versions: { 'b2-mcp-conform': '0.0.0' },
-    profile: null,
-    target: null,
-    connections: {},
-    contractHash: null,
-    hashes: {},
-    cacheHints: null,
-    config: { file: null, source: null, overrides: 0, applied: [], refused: [], suppressed: 0, stale: 0, expired: 0 },
-    rulesEvaluated: 3,
-    durationMs: 10,
-  },
+  evidence: emptyEvidence({ command: 'diff', versions: { 'b2-mcp-conform': '0.0.0' }, profile: null, rulesEvaluated: 3, durationMs: 10 }),
   rules,
   evaluated: [],
 };

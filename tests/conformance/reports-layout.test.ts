@@ -1,48 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Evidence } from '../../src/conformance/evidence.js';
-import { fingerprintOf, sortFindings, type Finding } from '../../src/conformance/findings.js';
+import { sortFindings, type Finding } from '../../src/conformance/findings.js';
 import { render } from '../../src/conformance/report/index.js';
 import { MARKDOWN_LIMIT } from '../../src/conformance/report/markdown.js';
 import { summarize } from '../../src/conformance/report/summary.js';
 import { compactDiff, wordDiff } from '../../src/conformance/report/word-diff.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
 import type { RunResult } from '../../src/conformance/run.js';
+import { emptyEvidence, findingOf } from './helpers/report-input.js';
 
 const rules = loadRules();
 
-const EVIDENCE: Evidence = {
-  command: 'check',
-  versions: { 'b2-mcp-conform': '0.0.0', node: 'v20' },
-  profile: 'full',
-  target: null,
-  connections: {},
-  contractHash: null,
-  hashes: {},
-  cacheHints: null,
-  config: { file: null, source: null, overrides: 0, applied: [], refused: [], suppressed: 0, stale: 0, expired: 0 },
-  rulesEvaluated: rules.rules.length,
-  durationMs: 1500,
-};
+const EVIDENCE: Evidence = emptyEvidence({ command: 'check', versions: { 'b2-mcp-conform': '0.0.0', node: 'v20' }, profile: 'full', rulesEvaluated: rules.rules.length, durationMs: 1500 });
 
 const LONG = 'Lists the objects of a bucket page by page, with prefix and delimiter filters, returning keys, sizes, timestamps and storage classes for each entry it finds. '.repeat(3);
 
+/** As `check` reports it: a frozen-surface change at its frozen severity. */
 function finding(ruleId: string, tool: string, path: string, extra: Partial<Finding> = {}): Finding {
   const rule = rules.byId.get(ruleId)!;
-  return {
-    ruleId,
-    severity: rule.frozenSeverity ?? rule.severity,
-    category: rule.category,
-    ...(rule.class ? { class: rule.class } : {}),
-    message: `${ruleId} on ${tool} at ${path}: ${LONG.slice(0, 180)}`,
-    fix: rule.fix,
-    doc: rule.doc,
-    tool,
-    path,
-    scopes: ['modern', 'legacy'],
-    fingerprint: fingerprintOf({ ruleId, profile: 'full', tool, path }),
-    ...extra,
-  };
+  return findingOf(rules, ruleId, tool, { severity: rule.frozenSeverity ?? rule.severity, message: `${ruleId} on ${tool} at ${path}: ${LONG.slice(0, 180)}`, path, scopes: ['modern', 'legacy'], profile: 'full', ...extra });
 }
 
 /** A fork's report the size of a real one: 43 tools, 10 findings each, a description change in each. */

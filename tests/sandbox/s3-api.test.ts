@@ -13,6 +13,7 @@ import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { adapterFor, addFile, advanceClock, collect, DATA_CAPABILITIES, lastMutationSeq, mutationsSince } from '../integration/s3-support.js';
 import { testClock } from '../support/clock.js';
 import { createKey as createAppKey, startTestSandbox, type SandboxKey } from '../support/sandbox-harness.js';
+import { failure } from '../support/failure.js';
 
 const BUCKET = 'demo-private-assets';
 const LOCKED = 'demo-locked-records';
@@ -33,15 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.close();
 });
-
-async function failure(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { status: number; code: string; message: string };
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** A request signed by hand with the same signer the SDK uses, so single fields can be wrong on purpose. */
 async function signedFetch(options: {

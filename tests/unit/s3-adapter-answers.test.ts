@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { ToolContext } from '../../src/server/context.js';
 import { createS3Adapter, type S3Adapter } from '../../src/server/s3/adapter.js';
 import { s3ObjectTools } from '../../src/server/tools/s3-objects.js';
+import { failure } from '../support/failure.js';
 
 /** How the fake server spells a listing. */
 interface Spelling {
@@ -124,15 +125,6 @@ beforeEach(() => {
   deleteAnswer = {};
   garbage = undefined;
 });
-
-async function failure(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { status: number; code: string; message: string };
-  }
-  throw new Error('expected the call to fail');
-}
 
 async function allVersionKeys(): Promise<string[]> {
   const keys: string[] = [];
