@@ -406,8 +406,7 @@ async function checkLaunched(request: CheckRequest, target: Target, servers: Lau
     throw error;
   }
   const probes = await probing;
-  const calls = request.callTools ?? [];
-  checkCallTools(calls, observed.observations);
+  const calls = await checkCallTools(request.callTools ?? [], observed.observations);
   const scenarios = scenarioFile || calls.length
     ? await withinBudget(
         runScenarios(scenarioFile, calls, probeServerOf(request.target, inputs.profile), { timeoutMs: request.timeoutMs, modern: connections.includes('modern'), now: budget.now, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }),
@@ -469,14 +468,23 @@ function scenarioEvidence(outcome: ScenarioOutcome): NonNullable<Evidence['scena
   return { ...(outcome.file ? { file: outcome.file } : {}), cases: cases.size, failedCases: failedCases.size, expectations: outcome.observations.length, calls: outcome.calls };
 }
 
-/** Every --call-tool names a listed tool that declares itself read-only: the checker calls nothing that may change anything. */
-function checkCallTools(calls: readonly ToolCall[], observations: Awaited<ReturnType<typeof observe>>['observations']): void {
+/**
+ * Every --call-tool names a listed tool that declares itself read-only: the checker calls nothing
+ * that may change anything. Each call also gets the first undeclared-argument candidate of the
+ * probe tables that its schema does not declare.
+ */
+async function checkCallTools(calls: readonly ToolCall[], observations: Awaited<ReturnType<typeof observe>>['observations']): Promise<ToolCall[]> {
+  if (calls.length === 0) return [];
   const listed = Object.values(observations).flatMap((observation) => observation!.wireTools);
-  for (const call of calls) {
+  const [{ loadProbeTables }, { undeclaredArgument }] = await Promise.all([import('./probes/table.js'), import('./probes/arguments.js')]);
+  const { undeclared } = loadProbeTables();
+  return calls.map((call) => {
     const tool = listed.find((candidate) => candidate.name === call.tool);
     if (!tool) throw new ConformError('usage', `--call-tool ${call.tool}: the server lists no such tool`);
     if ((tool.annotations as { readOnlyHint?: unknown } | undefined)?.readOnlyHint !== true) throw new ConformError('usage', `--call-tool ${call.tool}: the tool does not declare readOnlyHint true, so the checker will not call it`);
-  }
+    const extra = undeclaredArgument(tool, undeclared);
+    return extra ? { ...call, undeclared: extra } : call;
+  });
 }
 
 export interface DiffRequest {

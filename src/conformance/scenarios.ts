@@ -6,6 +6,7 @@ import { ConformError } from './errors.js';
 import { jsonSchemaValidator } from './json-schema.js';
 import { BUNDLED } from './package-root.js';
 import type { ClientInfo } from './client-identities.js';
+import type { judgeUndeclared } from './probes/arguments.js';
 import type { CallOutcome, ProbeServer } from './probes/sessions.js';
 
 /** One pointer assertion on a result's structuredContent. */
@@ -31,7 +32,7 @@ export interface ScenarioFile {
 
 /** One expectation of one scenario, met or not; rules pick the aspects they judge. */
 export interface ScenarioObservation {
-  aspect: 'scenario.call' | 'scenario.is-error' | 'scenario.assertion' | 'scenario.golden' | 'scenario.latency' | 'call.text-block';
+  aspect: 'scenario.call' | 'scenario.is-error' | 'scenario.assertion' | 'scenario.golden' | 'scenario.latency' | 'call.text-block' | 'call.undeclared-argument';
   passed: boolean;
   scenario: string;
   tool: string;
@@ -52,6 +53,8 @@ export interface ScenarioOutcome {
 export interface ToolCall {
   tool: string;
   arguments: Record<string, unknown>;
+  /** One argument the tool's schema does not declare: the same call with it added must be refused. */
+  undeclared?: Record<string, unknown>;
 }
 
 export function parseToolCall(spec: string, cwd: string): ToolCall {
@@ -89,6 +92,19 @@ export function judgeTextBlock(call: ToolCall, outcome: CallOutcome): ScenarioOb
     }
   });
   return [{ ...base, aspect: 'call.text-block', passed: equal, detail: equal ? 'a text block equals structuredContent' : texts.length === 0 ? 'the result has structuredContent but no text block' : 'no text block parses to JSON equal to structuredContent' }];
+}
+
+/**
+ * The call again with one undeclared argument: it must be refused (invalid params or isError).
+ * Without a sandbox nothing can witness a change, so only the answer is judged; the tool is one
+ * the user allowed and that declares itself read-only.
+ */
+function judgeUndeclaredCall(call: ToolCall, outcome: CallOutcome, judge: typeof judgeUndeclared): ScenarioObservation {
+  const extra = JSON.stringify(call.undeclared);
+  const judged = outcome.timedOut
+    ? { passed: false, detail: `${call.tool} did not answer the call with the undeclared argument ${extra} within --timeout` }
+    : judge(call.tool, extra, { outcome, mutations: [], changes: [] });
+  return { scenario: `--call-tool ${call.tool}`, tool: call.tool, aspect: 'call.undeclared-argument', ...judged };
 }
 
 function location(file: string, counter: LineCounter, offset: number): string {
@@ -224,6 +240,7 @@ export function judgeScenario(scenario: ScenarioFile['scenarios'][number], outco
  */
 export async function runScenarios(scenarios: ScenarioFile | undefined, calls: readonly ToolCall[], server: ProbeServer, options: { timeoutMs: number; modern: boolean; now: () => number; clientInfo?: readonly ClientInfo[] }): Promise<ScenarioOutcome> {
   const { openSession } = await import('./probes/sessions.js');
+  const { judgeUndeclared } = await import('./probes/arguments.js');
   let session: Awaited<ReturnType<typeof openSession>>;
   try {
     session = await openSession(server, { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' }, { env: {}, timeoutMs: options.timeoutMs, modern: options.modern, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}) });
@@ -237,7 +254,10 @@ export async function runScenarios(scenarios: ScenarioFile | undefined, calls: r
       const outcome = await session.call(scenario.tool, scenario.arguments ?? {});
       observations.push(...judgeScenario(scenario, outcome, options.now() - started));
     }
-    for (const call of calls) observations.push(...judgeTextBlock(call, await session.call(call.tool, call.arguments)));
+    for (const call of calls) {
+      observations.push(...judgeTextBlock(call, await session.call(call.tool, call.arguments)));
+      if (call.undeclared) observations.push(judgeUndeclaredCall(call, await session.call(call.tool, { ...call.arguments, ...call.undeclared }), judgeUndeclared));
+    }
   } finally {
     await session.close();
   }

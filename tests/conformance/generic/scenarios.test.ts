@@ -47,12 +47,22 @@ describe('check --scenarios', () => {
     const args = writeJson(tempDir(), 'args.json', { limit: 2 });
     const same = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--call-tool', `list_notes=${args}`, '--format', 'json']);
     expect(same.code, same.stderr).toBe(0);
-    expect((JSON.parse(same.stdout) as JsonReport).evidence.scenarios).toEqual({ cases: 1, failedCases: 0, expectations: 1, calls: 1 });
+    expect((JSON.parse(same.stdout) as JsonReport).evidence.scenarios).toEqual({ cases: 1, failedCases: 0, expectations: 2, calls: 1 });
     const differs = writeJson(tempDir(), 'surface.json', { ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object), textDiffers: ['list_notes'] });
     const other = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${differs}"`;
     const outcome = await runCli(['check', '--pack', 'generic', '--server', other, '--fixtures', fixtures, '--call-tool', 'list_notes', '--format', 'json']);
     expect(outcome.code, outcome.stderr).toBe(1);
     expect((JSON.parse(outcome.stdout) as JsonReport).findings.map((finding) => finding.ruleId)).toEqual(['scenario/text-block-matches']);
+  }, 30_000);
+
+  test('--call-tool: the same call with an undeclared argument must be refused', async () => {
+    const obeys = writeJson(tempDir(), 'surface.json', { ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object), acceptsUndeclared: ['list_notes'] });
+    const other = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${obeys}"`;
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', other, '--fixtures', fixtures, '--call-tool', 'list_notes', '--format', 'json']);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const findings = (JSON.parse(outcome.stdout) as JsonReport).findings;
+    expect(findings.map((finding) => finding.ruleId)).toEqual(['scenario/undeclared-argument-refused']);
+    expect(findings[0]!.message).toMatch(/list_notes accepted the undeclared argument \{"force":true\} instead of refusing the call/);
   }, 30_000);
 
   test('--call-tool refuses a tool that does not declare itself read-only, and one the server does not list', async () => {

@@ -31,6 +31,12 @@ function answer(request) {
   if (method === 'tools/call') {
     const tool = surface.tools.find((candidate) => candidate.name === params?.name);
     if (!tool) return { content: [{ type: 'text', text: `unknown tool ${params?.name}` }], isError: true };
+    // A closed schema refuses what it does not declare, unless the surface says this tool obeys anything.
+    const declared = Object.keys(tool.inputSchema?.properties ?? {});
+    const undeclared = Object.keys(params?.arguments ?? {}).filter((name) => !declared.includes(name));
+    if (undeclared.length > 0 && tool.inputSchema?.additionalProperties === false && !(surface.acceptsUndeclared ?? []).includes(tool.name)) {
+      return { content: [{ type: 'text', text: `unknown argument ${undeclared[0]}` }], isError: true };
+    }
     const structured = { tool: tool.name, arguments: params?.arguments ?? {} };
     const text = (surface.textDiffers ?? []).includes(tool.name) ? 'done' : JSON.stringify(structured);
     return { content: [{ type: 'text', text }], structuredContent: structured };
