@@ -110,3 +110,40 @@ describe('judging one call', () => {
     expect(judgeScenario(scenario, { thrown: 'boom', elicitations: [] }, 0).map((observation) => [observation.aspect, observation.passed])).toEqual([['scenario.call', false]]);
   });
 });
+
+describe('check --scenarios with the b2 pack', () => {
+  test('on the bundled server: a met expectation gives no finding, an unmet one its finding', async () => {
+    // The bundled server has no key: a B2 call answers missing_credentials, an isError result.
+    const file = writeJson(tempDir(), 'b2.json', {
+      scenarios: [
+        { name: 'no key', tool: 'b2_list_buckets', arguments: {}, expect: { isError: true } },
+        { name: 'expects success', tool: 'b2_list_buckets', arguments: {} },
+      ],
+    });
+    const outcome = await runCli(['check', '--profile', 'default', '--no-probes', '--scenarios', file, '--format', 'json']);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const report = JSON.parse(outcome.stdout) as JsonReport;
+    expect(report.findings.filter((finding) => finding.ruleId.startsWith('scenario/')).map((finding) => finding.message)).toEqual(['Scenario expects success: expected isError false, the result has isError true']);
+    expect(report.evidence.scenarios).toEqual({ file, cases: 2, failedCases: 1, expectations: 2, calls: 0 });
+  }, 60_000);
+});
+
+describe('scenario latency budgets', () => {
+  test('a call slower than its budget is a warning; one within it is not', async () => {
+    const slow = writeJson(tempDir(), 'surface.json', { ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object), delayMs: { list_notes: 300 } });
+    const other = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${slow}"`;
+    const fixtures = tempDir();
+    expect((await runCli(['snapshot', '--pack', 'generic', '--server', other, '--out', fixtures])).code).toBe(0);
+    const file = writeJson(tempDir(), 'latency.json', {
+      scenarios: [
+        { name: 'too slow', tool: 'list_notes', arguments: {}, expect: { maxLatencyMs: 50 } },
+        { name: 'in time', tool: 'list_notes', arguments: {}, expect: { maxLatencyMs: 20_000 } },
+      ],
+    });
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', other, '--fixtures', fixtures, '--scenarios', file, '--format', 'json']);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    const findings = (JSON.parse(outcome.stdout) as JsonReport).findings;
+    expect(findings.map((finding) => `${finding.ruleId} ${finding.severity}`)).toEqual(['scenario/latency warning']);
+    expect(findings[0]!.message).toMatch(/^Scenario too slow: answered in \d+ ms, the budget is 50 ms$/);
+  }, 60_000);
+});

@@ -2,7 +2,8 @@
 // stdio (no SDK): any `initialize` gets 2025-11-25 back (or the older 2025 version the client
 // asked for), and `server/discover`, the modern era's entry point, is an unknown method.
 //
-//   node raw-2025.mjs <surface.json>     surface: { serverInfo?, tools: [...], textDiffers?: [tool names] }
+//   node raw-2025.mjs <surface.json>     surface: { serverInfo?, tools: [...], textDiffers?: [tool names],
+//                                         acceptsUndeclared?: [tool names], delayMs?: { tool: ms } }
 //
 // A call's structuredContent echoes the call; its text block is the same JSON, except for the
 // tools in `textDiffers`.
@@ -54,6 +55,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   }
   if (request.id === undefined) return; // a notification
   const result = answer(request);
-  if (result === undefined) send({ id: request.id, error: { code: -32601, message: `method not found: ${request.method}` } });
-  else send({ id: request.id, result });
+  const reply = () => (result === undefined ? send({ id: request.id, error: { code: -32601, message: `method not found: ${request.method}` } }) : send({ id: request.id, result }));
+  // A tool the surface makes slow answers its calls late, so latency budgets can be missed for sure.
+  const delay = request.method === 'tools/call' ? surface.delayMs?.[request.params?.name] : undefined;
+  if (delay) setTimeout(reply, delay);
+  else reply();
 });
