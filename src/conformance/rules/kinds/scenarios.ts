@@ -1,4 +1,5 @@
 import type { CheckKind, RawFinding } from '../types.js';
+import { ASPECTS_PARAMS } from './probes.js';
 
 /**
  * Every unmet expectation of the given aspects of a scenario file (see src/conformance/scenarios.ts),
@@ -6,12 +7,7 @@ import type { CheckKind, RawFinding } from '../types.js';
  * and `{detail}`.
  */
 const scenarioObservations: CheckKind = {
-  params: {
-    type: 'object',
-    properties: { aspects: { type: 'array', items: { type: 'string', pattern: '^[a-z]+\\.[a-z-]+$' }, minItems: 1 } },
-    required: ['aspects'],
-    additionalProperties: false,
-  },
+  params: ASPECTS_PARAMS,
   needs: ['scenarios'],
   run(params, context) {
     const aspects = new Set(params.aspects as string[]);
