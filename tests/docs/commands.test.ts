@@ -81,8 +81,8 @@ function workspace(): { cwd: string; env: Record<string, string>; tmp: string } 
 
 const byFile = new Map(markdownFiles().map((file) => [file, shellBlocks(file)] as const).filter(([, blocks]) => blocks.length > 0));
 
-describe.each([...byFile.keys()])('%s', (file) => {
-  const blocks = byFile.get(file)!;
+// A file's blocks keep their order even when the suite is shuffled: a reader runs them in order.
+for (const [file, blocks] of byFile) describe(file, { shuffle: false }, () => {
   let space: ReturnType<typeof workspace> | undefined;
 
   it.each(blocks.map((block) => [`block at line ${block.line}`, block] as const))('%s runs or says why not', (_label, block) => {

@@ -98,15 +98,19 @@ describe('file sink', () => {
   let server: CapturedServer;
   let dir: string;
   let ledger: string;
+  /** Read right after start-up, before any test (in whatever order) uses the ledger. */
+  let ledgerDirAfterStartup: boolean;
 
   beforeAll(async () => {
     dir = join(mkdtempSync(join(tmpdir(), 'b2-secret-ledger-')), 'private');
     ledger = join(dir, 'secrets.jsonl');
     server = await start({ B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: ledger });
+    await server.listTools();
+    ledgerDirAfterStartup = existsSync(dir);
   });
 
   it('creates the ledger owner-only on first use and serves the real key and member tools; trial accounts stay a stub', async () => {
-    expect(existsSync(dir), 'start-up creates no files').toBe(false);
+    expect(ledgerDirAfterStartup, 'start-up creates no files').toBe(false);
     const tools = new Map((await server.listTools()).map((tool) => [tool.name, tool]));
     expect(Object.keys(tools.get('b2_create_key')!.inputSchema.properties)).toEqual(expect.arrayContaining(['keyName', 'capabilities', 'idempotencyKey', 'confirm']));
     expect(Object.keys(tools.get('b2_create_group_member')!.inputSchema.properties)).toContain('memberEmail');

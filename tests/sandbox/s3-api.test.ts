@@ -245,17 +245,17 @@ describe('objects', () => {
   });
 
   test('a versionless delete hides the object behind a delete marker (a B2 hide marker)', async () => {
-    const put = await s3.putObject({ bucket: BUCKET, key: 'del/me.txt', body: Buffer.from('v1') });
-    const deleted = await s3.deleteObject({ bucket: BUCKET, key: 'del/me.txt' });
+    const put = await s3.putObject({ bucket: BUCKET, key: 'hidden/me.txt', body: Buffer.from('v1') });
+    const deleted = await s3.deleteObject({ bucket: BUCKET, key: 'hidden/me.txt' });
     expect(deleted.deleteMarker).toBe(true);
     expect(sandbox.store.findFile(deleted.versionId!)?.action).toBe('hide');
-    expect(await failure(s3.getObject({ bucket: BUCKET, key: 'del/me.txt' }))).toMatchObject({ code: 'NoSuchKey' });
-    const versions = await s3.listObjectVersions({ bucket: BUCKET, prefix: 'del/' });
-    expect(versions.deleteMarkers).toEqual([expect.objectContaining({ key: 'del/me.txt', versionId: deleted.versionId, isLatest: true })]);
+    expect(await failure(s3.getObject({ bucket: BUCKET, key: 'hidden/me.txt' }))).toMatchObject({ code: 'NoSuchKey' });
+    const versions = await s3.listObjectVersions({ bucket: BUCKET, prefix: 'hidden/' });
+    expect(versions.deleteMarkers).toEqual([expect.objectContaining({ key: 'hidden/me.txt', versionId: deleted.versionId, isLatest: true })]);
     expect(versions.versions).toEqual([expect.objectContaining({ versionId: put.versionId, isLatest: false })]);
     // The old version is still readable by id, and deleting it by id removes it for good.
-    expect((await collect((await s3.getObject({ bucket: BUCKET, key: 'del/me.txt', versionId: put.versionId })).body)).toString()).toBe('v1');
-    await s3.deleteObject({ bucket: BUCKET, key: 'del/me.txt', versionId: put.versionId });
+    expect((await collect((await s3.getObject({ bucket: BUCKET, key: 'hidden/me.txt', versionId: put.versionId })).body)).toString()).toBe('v1');
+    await s3.deleteObject({ bucket: BUCKET, key: 'hidden/me.txt', versionId: put.versionId });
     expect(sandbox.store.findFile(put.versionId!)).toBeUndefined();
   });
 
