@@ -5,8 +5,6 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/unit/**/*.test.ts'],
-    // Throughput tests time the code; instrumented code is slower by design, so they are left out.
-    testNamePattern: /^(?!.*quickly)/,
     setupFiles: ['tests/support/clock-preload.mjs'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -199,7 +199,9 @@ describe('usage reports on the demo seed', () => {
       try {
         const started = performance.now();
         const result = await egress({}, 700);
-        expect(performance.now() - started).toBeLessThan(700 + 250);
+        // Reading all 30 days at 60 ms a request takes over 3.6 s; the bound is loose so that a
+        // loaded machine's late timers cannot fail it, and still far below the unbudgeted scan.
+        expect(performance.now() - started).toBeLessThan(700 + 2_000);
         expect(result).toMatchObject({ truncated: true, stopped_by: 'time_budget' });
         expect(result.scan.files_read).toBeGreaterThan(0);
         expect(result.scan.files_read).toBeLessThan(30);

@@ -463,8 +463,8 @@ describe('provider identifiers', () => {
   });
 });
 
-describe('throughput', () => {
-  it('sanitizes a 1000-file listing quickly', () => {
+describe('large listings', () => {
+  it('a 1000-file listing of ordinary names and ids passes through unchanged', () => {
     const files = Array.from({ length: 1000 }, (_, i) => ({
       fileName: `photos/2026/img_${i}.jpg`,
       fileId: `4_z27c88f1d182b150646ff0b16_f1004ba650fe24e6b_d20260101_m${i}`,
@@ -475,11 +475,7 @@ describe('throughput', () => {
       action: 'upload',
     }));
     const payload = { files, nextFileName: null, continuationToken: 'c' };
-    const start = performance.now();
-    const out = results.value(payload) as typeof payload;
-    const elapsed = performance.now() - start;
-    expect(out.files).toHaveLength(1000);
-    expect(out.files[999]).toEqual(files[999]);
-    expect(elapsed).toBeLessThan(250);
+    // How fast it does so is a benchmark's business, not a unit test's.
+    expect(results.value(payload)).toEqual(payload);
   });
 });
