@@ -27,12 +27,11 @@ function hostnameOf(hostAndPort: string): string {
   return colon < 0 ? hostAndPort : hostAndPort.slice(0, colon);
 }
 
-const hasPort = (entry: string): boolean => hostnameOf(entry) !== entry;
-
 /** An entry with a port must match exactly; one without matches the host on any port. */
 function hostListed(hostAndPort: string, allowedHosts: readonly string[]): boolean {
   const value = hostAndPort.toLowerCase();
-  return allowedHosts.some((entry) => entry === value || (!hasPort(entry) && entry === hostnameOf(value)));
+  // An entry with a port never equals a bare host name, so the second test only ever matches bare entries.
+  return allowedHosts.some((entry) => entry === value || entry === hostnameOf(value));
 }
 
 const isLoopbackHost = (hostAndPort: string): boolean => LOOPBACK_NAMES.has(hostnameOf(hostAndPort.toLowerCase()));
