@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
-import { describe, expect, it } from 'vitest';
-import { BodyTooLargeError, readBodyWithin } from '../../src/server/transports/body-limit.js';
+import type { Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BodyTooLargeError, lingerOnClose, readBodyWithin } from '../../src/server/transports/body-limit.js';
 
 const LIMIT = 16;
 
@@ -38,5 +39,41 @@ describe('readBodyWithin: the request body limit at its boundary and one past it
     expect((await readBodyWithin(request([]), LIMIT)).byteLength).toBe(0);
     await expect(readBodyWithin(request([Buffer.from('abc')], {}, 'close'), LIMIT)).rejects.toThrow('client closed the connection before the body ended');
     await expect(readBodyWithin(request([Buffer.from('abc')], {}, 'error'), LIMIT)).rejects.toThrow('socket hang up');
+  });
+});
+
+describe('readBodyWithin leaves nothing attached to the request', () => {
+  const listeners = (req: IncomingMessage) => ['data', 'end', 'error', 'close'].map((event) => req.listenerCount(event));
+
+  it('after a body is read, refused, or broken off, none of its four listeners remains', async () => {
+    const read = request([Buffer.from('abc')]);
+    await readBodyWithin(read, LIMIT);
+    expect(listeners(read)).toEqual([0, 0, 0, 0]);
+    const refused = request([Buffer.alloc(LIMIT + 1)]);
+    await expect(readBodyWithin(refused, LIMIT)).rejects.toBeInstanceOf(BodyTooLargeError);
+    expect(listeners(refused)).toEqual([0, 0, 0, 0]);
+    const closed = request([Buffer.from('abc')], {}, 'close');
+    await expect(readBodyWithin(closed, LIMIT)).rejects.toThrow('client closed');
+    expect(listeners(closed)).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe('lingerOnClose: a refused upload is half-closed, drained, then closed after 2 s', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('ends and drains the socket at once, destroys it only when the linger time is up', () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    const socket = { end: () => calls.push('end'), resume: () => calls.push('resume'), destroy: () => calls.push('destroy') } as unknown as Socket;
+    lingerOnClose({ socket } as IncomingMessage);
+    expect(calls).toEqual([]);
+    socket.destroySoon();
+    expect(calls).toEqual(['end', 'resume']);
+    vi.advanceTimersByTime(1_999);
+    expect(calls).toEqual(['end', 'resume']);
+    vi.advanceTimersByTime(1);
+    expect(calls).toEqual(['end', 'resume', 'destroy']);
   });
 });
