@@ -10,46 +10,71 @@ export class BodyTooLargeError extends Error {
 /**
  * Reads the whole request body, refusing it as soon as it is known to exceed `limit`:
  * up front from `Content-Length`, else while the chunks stream in. On refusal the rest of the
- * body is discarded unread (not destroyed), so the caller can still answer 413 on the socket.
+ * body is cancelled unread, so the caller can still answer 413.
  */
-export function readBodyWithin(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
+export async function readBodyWithin(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(request.headers.get('content-length') ?? undefined);
   if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.reject(new BodyTooLargeError(limit));
+    await request.body?.cancel().catch(() => undefined);
+    throw new BodyTooLargeError(limit);
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer): void => {
-      received += chunk.byteLength;
-      if (received <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      cleanup();
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(received);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/**
+ * A Node request's body as a Web stream, read as fast as it is consumed. A connection closed
+ * before the body ended is an error, not a body; cancelling discards the rest unread (not
+ * destroyed), so an answer (a 413) can still be written. Its listeners go once it settles.
+ */
+export function nodeBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let settle: (finish?: () => void) => void = () => undefined;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const onData = (chunk: Buffer): void => {
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 1) <= 0) req.pause();
+      };
+      const onEnd = (): void => settle(() => controller.close());
+      const onError = (error: Error): void => settle(() => controller.error(error));
+      const onClose = (): void => settle(() => controller.error(new Error('client closed the connection before the body ended')));
+      settle = (finish) => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+        settle = () => undefined;
+        finish?.();
+      };
+      req.on('data', onData);
+      req.once('end', onEnd);
+      req.once('error', onError);
+      req.once('close', onClose);
+    },
+    pull: () => void req.resume(),
+    cancel: () => {
+      settle();
       req.resume();
-      reject(new BodyTooLargeError(limit));
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks, received));
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(error);
-    };
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClosed);
-    };
-    const onClosed = (): void => onError(new Error('client closed the connection before the body ended'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClosed);
+    },
   });
 }
 

@@ -1,6 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Credentials } from '../config.js';
+
+/** Request headers by lower-case name (Node's `IncomingHttpHeaders`, or a Web `Headers` as entries). */
+export type HeaderRecord = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** One credential field and the header names (canonical first, then alias) that carry it. */
 interface HeaderField {
@@ -42,18 +44,18 @@ export class CredentialFailure extends Error {
   }
 }
 
-function headerValues(headers: IncomingHttpHeaders, name: string): string[] {
+function headerValues(headers: HeaderRecord, name: string): string[] {
   const raw = headers[name];
-  const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  const values: readonly string[] = typeof raw === 'string' ? [raw] : (raw ?? []);
   return values.map((value) => value.trim()).filter((value) => value !== '');
 }
 
-export function hasCredentialHeaders(headers: IncomingHttpHeaders): boolean {
+export function hasCredentialHeaders(headers: HeaderRecord): boolean {
   return CREDENTIAL_HEADER_NAMES.some((name) => headerValues(headers, name).length > 0);
 }
 
 /** The field's value from whichever alias carries it; aliases that disagree are an error. */
-function fieldValue(headers: IncomingHttpHeaders, field: HeaderField): string | undefined {
+function fieldValue(headers: HeaderRecord, field: HeaderField): string | undefined {
   const values = new Set(field.names.flatMap((name) => headerValues(headers, name)));
   if (values.size > 1) {
     throw new CredentialFailure(400, 'conflicting_headers', `Conflicting credential headers: ${field.names.join(' and ')} carry different values.`);
@@ -61,7 +63,7 @@ function fieldValue(headers: IncomingHttpHeaders, field: HeaderField): string | 
   return values.values().next().value;
 }
 
-function pairValue(headers: IncomingHttpHeaders, p: HeaderPair): [string, string] | undefined {
+function pairValue(headers: HeaderRecord, p: HeaderPair): [string, string] | undefined {
   const id = fieldValue(headers, p.id);
   const secret = fieldValue(headers, p.secret);
   if (id === undefined && secret === undefined) return undefined;
@@ -77,7 +79,7 @@ function pairValue(headers: IncomingHttpHeaders, p: HeaderPair): [string, string
  * application-key override, the override serves native/S3 calls and the primary key stands in
  * for the master key unless a master pair is sent too.
  */
-export function credentialsFromHeaders(headers: IncomingHttpHeaders): Credentials {
+export function credentialsFromHeaders(headers: HeaderRecord): Credentials {
   const primary = pairValue(headers, PRIMARY);
   const application = pairValue(headers, APPLICATION_OVERRIDE);
   const master = pairValue(headers, MASTER);
@@ -89,7 +91,7 @@ export function credentialsFromHeaders(headers: IncomingHttpHeaders): Credential
   return { applicationKeyId, applicationKey, ...(partner && { masterKeyId: partner[0], masterKey: partner[1] }) };
 }
 
-export function rejectCredentialHeaders(headers: IncomingHttpHeaders): void {
+export function rejectCredentialHeaders(headers: HeaderRecord): void {
   if (hasCredentialHeaders(headers)) {
     throw new CredentialFailure(
       400,

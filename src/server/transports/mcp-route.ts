@@ -51,9 +51,9 @@ function decodeHeaderValue(value: string): string {
 
 const encodeHeaderValue = (value: string): string => (HEADER_SAFE.test(value) ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`);
 
-function parseJson(body: Buffer): unknown {
+function parseJson(body: Uint8Array): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(new TextDecoder().decode(body));
   } catch {
     return undefined;
   }
@@ -82,7 +82,7 @@ function declaredClientName(message: unknown): string | undefined {
  * client may have left out (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) into `forwarded`.
  * Throws {@link McpNameMismatch} and {@link RefusedArgumentKey}.
  */
-export async function routeMcpRequest(method: string, forwarded: Record<string, string>, body: Buffer): Promise<McpRoute> {
+export async function routeMcpRequest(method: string, forwarded: Record<string, string>, body: Uint8Array): Promise<McpRoute> {
   const sessionId = forwarded['mcp-session-id'];
   if (method === 'DELETE') return sessionId ? { kind: 'legacy', initialize: false, sessionId } : { kind: 'protocol' };
   if (method !== 'POST') return { kind: 'protocol' };

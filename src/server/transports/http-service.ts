@@ -1,0 +1,300 @@
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createServerFactory, type CredentialSession, type ServerRuntime } from '../server.js';
+import { INVALID_PARAMS } from './argument-keys.js';
+import { BodyTooLargeError, readBodyWithin } from './body-limit.js';
+import { createHostGuard, isLoopbackAddress } from './host-guard.js';
+import { CredentialFailure, credentialKey, credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
+import { MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
+import { InFlightLimiter } from './in-flight.js';
+import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
+import { McpNameMismatch, RefusedArgumentKey, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
+import { TokenBuckets } from './rate-limit.js';
+
+/**
+ * Streamable HTTP at /mcp (and /api/mcp) serving both eras behind the guards of CONTRACT §11.3,
+ * as a Web-standard `Request` → `Response` function. `b2-mcp http` runs it behind node:http;
+ * `createFetchHandler` hands it to serverless platforms.
+ */
+
+export const MCP_PATHS = new Set(['/mcp', '/api/mcp']);
+const HEALTH_PATHS = new Set(['/health', '/ready', '/api/health']);
+const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
+const MCP_ALLOW = 'GET, POST, DELETE';
+/** The health document names the service, not the MCP server identity. */
+const HEALTH_SERVER_NAME = 'backblaze-b2-mcp';
+
+/** Only these request headers reach the MCP handler; credentials and cookies never do. */
+const FORWARDED_HEADERS = new Set(['accept', 'content-type', 'content-length', 'last-event-id', 'traceparent', 'tracestate', 'baggage']);
+
+const SWEEP_INTERVAL_MS = 60_000;
+const LEGACY_SESSION_IDLE_MS = 30 * 60_000;
+
+/** What the platform knows about the connection that the request itself does not say. */
+export interface PeerInfo {
+  /** The socket's remote address, when there is a socket. */
+  address?: string;
+}
+
+export interface HttpService {
+  handle(request: Request, peer?: PeerInfo): Promise<Response>;
+  /** Requests whose response has not finished yet. */
+  readonly inFlight: number;
+  /** From now on every request is answered 503 (graceful shutdown). */
+  stopAccepting(): void;
+  /** Closes idle legacy sessions and forgets idle rate-limit buckets. */
+  sweep(): void;
+  /** Closes every legacy session. */
+  closeSessions(): Promise<void>;
+}
+
+type Headers = Record<string, string>;
+
+function json(status: number, body: unknown, headers: Headers = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+function jsonRpcError(status: number, id: JsonRpcId, code: number, message: string, data?: unknown): Response {
+  return json(status, { jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined && { data }) } });
+}
+
+const retryLater = (status: 429 | 503, error: string): Response => json(status, { error }, { 'retry-after': '1' });
+
+function forwardedHeaders(headers: HeaderRecord): Headers {
+  const forwarded: Headers = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' && (FORWARDED_HEADERS.has(name) || name.startsWith('mcp-'))) forwarded[name] = value;
+  }
+  return forwarded;
+}
+
+const firstValue = (headers: HeaderRecord, name: string): string | undefined => {
+  const value = headers[name];
+  return (typeof value === 'string' ? value : undefined)?.trim() || undefined;
+};
+
+/** Errors that carry an HTTP status and a stable code (B2 credential and upstream failures while resolving a session). */
+function statusError(error: unknown): { status: number; code: string; message: string } | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { status, code } = error as Error & { status?: unknown; code?: unknown };
+  return typeof status === 'number' && status >= 400 && status <= 599 && typeof code === 'string' ? { status, code, message: error.message } : undefined;
+}
+
+/** Calls `done` once, when the response body has been read to its end, failed or been cancelled. */
+function onBodyDone(response: Response, done: () => void): Response {
+  if (!response.body) {
+    done();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = await reader.read();
+        if (chunk.done) {
+          done();
+          controller.close();
+        } else controller.enqueue(chunk.value);
+      } catch (error) {
+        done();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+export function createHttpService(runtime: ServerRuntime, settings: HttpSettings, now: () => number = () => performance.now()): HttpService {
+  const { logger, sanitizer } = runtime;
+  const hostAllowed = createHostGuard(settings);
+  const inFlight = new InFlightLimiter(settings.maxInFlight, settings.maxInFlightPerKey);
+  const buckets = new TokenBuckets(settings.rateLimit.perSecond, settings.rateLimit.burst, now);
+  const sessions = new LegacySessions(settings.maxInFlight, settings.maxInFlightPerKey, LEGACY_SESSION_IDLE_MS, now);
+  // Raw: the logger sanitizes in log mode, keeping the Error's name and message (pre-sanitizing as a result left {}).
+  const onerror = (error: Error): void => logger.error('http.mcp_error', { error });
+
+  // Protocol-only traffic (GET/DELETE without a session, non-JSON bodies, other revisions) is
+  // answered by the SDK from a server with no tools: it needs no credential and reaches no backend.
+  const protocolHandler = createMcpHandler(createServerFactory(runtime, { surface: [], prompts: [], capabilities: new Set() }), { onerror });
+  const handlers = new WeakMap<CredentialSession, McpHttpHandler>();
+  const handlerFor = (session: CredentialSession): McpHttpHandler => {
+    let handler = handlers.get(session);
+    if (!handler) {
+      handler = createMcpHandler(session.factory, { onerror });
+      handlers.set(session, handler);
+    }
+    return handler;
+  };
+
+  let accepting = true;
+  let lastSweep = now();
+  const sweep = (): void => {
+    lastSweep = now();
+    buckets.sweep();
+    sessions.sweep();
+  };
+
+  const clientAddress = (headers: HeaderRecord, peer: PeerInfo): string => {
+    if (settings.trustProxyHeaders) {
+      const forwardedFor = firstValue(headers, 'x-forwarded-for')?.split(',')[0]?.trim();
+      const proxied = forwardedFor || firstValue(headers, 'x-real-ip');
+      if (proxied) return proxied;
+    }
+    return peer.address ?? 'unknown';
+  };
+
+  const health = (method: string): Response => {
+    if (method !== 'GET' && method !== 'HEAD') return json(405, { error: 'Method not allowed' }, { allow: 'GET' });
+    const counters = { activeSessions: sessions.size, inFlightRequests: inFlight.total, openSubscriptions: 0 };
+    const ready = settings.credentialMode === 'headers' || runtime.config.credentials !== undefined;
+    if (!ready) {
+      return json(503, { status: 'error', server: HEALTH_SERVER_NAME, version: runtime.version, error: 'Credential configuration invalid', ...counters });
+    }
+    return json(200, { status: 'ok', server: HEALTH_SERVER_NAME, version: runtime.version, ...counters });
+  };
+
+  /** Hands the request (allowed headers and the already-read body only) to an MCP leg. */
+  const forward = (request: Request, headers: Headers, body: Uint8Array<ArrayBuffer>, fetch: (request: Request) => Promise<Response>): Promise<Response> => {
+    const hasBody = body.byteLength > 0 && request.method !== 'GET' && request.method !== 'HEAD';
+    return fetch(new Request(request.url, { method: request.method, headers, signal: request.signal, ...(hasBody && { body }) }));
+  };
+
+  /** A credential (or upstream) failure: JSON-RPC for modern requests, plain JSON otherwise. */
+  const failureResponse = (route: McpRoute, failure: { status: number; code: string; message: string }): Response => {
+    const message = sanitizer.text(failure.message);
+    if (route.kind === 'modern') {
+      const code = failure.status < 500 ? -32001 : -32603;
+      return jsonRpcError(failure.status, route.id, code, message, { code: failure.code, status: failure.status });
+    }
+    return json(failure.status, { error: message, code: failure.code });
+  };
+
+  const serveMcp = async (request: Request, peer: PeerInfo, method: string, headerRecord: HeaderRecord): Promise<Response> => {
+    const addressKey = `address:${clientAddress(headerRecord, peer)}`;
+    const slot = inFlight.acquire(addressKey);
+    if (slot === 'global') return retryLater(503, 'Server busy: too many requests in flight');
+    if (slot === 'key') return retryLater(429, 'Too many requests in flight for this client');
+    let lease: LegacyLease | undefined;
+    const release = (): void => {
+      slot.release();
+      lease?.release();
+    };
+    request.signal.addEventListener('abort', release, { once: true });
+    try {
+      return onBodyDone(await admitted(request, method, headerRecord, addressKey, slot, (opened) => (lease = opened)), release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  };
+
+  const admitted = async (
+    request: Request,
+    method: string,
+    headerRecord: HeaderRecord,
+    addressKey: string,
+    slot: { rekey(key: string): boolean },
+    holdLease: (lease: LegacyLease) => void,
+  ): Promise<Response> => {
+    if (!buckets.take(addressKey)) return retryLater(429, 'Rate limit exceeded');
+
+    let body: Uint8Array<ArrayBuffer>;
+    try {
+      body = await readBodyWithin(request, MAX_BODY_BYTES);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return json(413, { error: 'Request body too large' }, { connection: 'close' });
+      return json(400, { error: 'Request body could not be read' }, { connection: 'close' });
+    }
+
+    const headers = forwardedHeaders(headerRecord);
+    let route: McpRoute;
+    try {
+      route = await routeMcpRequest(method, headers, body);
+    } catch (error) {
+      // Bad arguments are an ordinary JSON-RPC error (HTTP 200), as the SDK answers them.
+      if (error instanceof RefusedArgumentKey) return jsonRpcError(200, error.refusal.id, INVALID_PARAMS, error.refusal.message);
+      if (!(error instanceof McpNameMismatch)) throw error;
+      return jsonRpcError(400, error.id, -32020, error.message, { mismatch: { header: error.header, body: error.body } });
+    }
+
+    let session: CredentialSession;
+    let ownerKey = addressKey;
+    try {
+      if (settings.credentialMode === 'server') rejectCredentialHeaders(headerRecord);
+      if (route.kind === 'protocol') return await forward(request, headers, body, protocolHandler.fetch);
+      const credentials = settings.credentialMode === 'headers' ? credentialsFromHeaders(headerRecord) : undefined;
+      if (credentials) {
+        ownerKey = `credential:${credentialKey(credentials)}`;
+        if (!slot.rekey(ownerKey)) return retryLater(429, 'Too many requests in flight for this credential');
+        if (!buckets.take(ownerKey)) return retryLater(429, 'Rate limit exceeded');
+      }
+      session = await runtime.sessionFor(credentials);
+    } catch (error) {
+      if (error instanceof CredentialFailure) return failureResponse(route, error);
+      const known = statusError(error);
+      if (!known) throw error;
+      if (known.status >= 500) logger.warn('http.session_failed', { status: known.status, code: known.code });
+      return failureResponse(route, known);
+    }
+
+    if (route.kind === 'modern') return forward(request, headers, body, handlerFor(session).fetch);
+    if (route.sessionId !== undefined) {
+      const resumed = sessions.resume(ownerKey, route.sessionId);
+      if (resumed === 'not_found') return jsonRpcError(404, null, -32001, 'Session not found');
+      holdLease(resumed);
+      return forward(request, headers, body, resumed.fetch);
+    }
+    if (!route.initialize) return forward(request, headers, body, handlerFor(session).fetch);
+    const opened = sessions.open(ownerKey, session.factory, route.clientName);
+    if (opened === 'global') return retryLater(503, 'Server busy: too many open sessions');
+    if (opened === 'key') return retryLater(429, 'Too many open sessions for this client');
+    holdLease(opened);
+    return forward(request, headers, body, opened.fetch);
+  };
+
+  const route = async (request: Request, peer: PeerInfo, method: string, path: string): Promise<Response> => {
+    if (!accepting) return json(503, { error: 'Server is shutting down' }, { connection: 'close', 'retry-after': '1' });
+    const isMcp = MCP_PATHS.has(path);
+    const isHealth = HEALTH_PATHS.has(path);
+    if (!isMcp && !isHealth) return json(404, { error: 'Not found' });
+    const headerRecord: HeaderRecord = Object.fromEntries(request.headers);
+    const hostCheck = {
+      host: firstValue(headerRecord, 'host'),
+      origin: firstValue(headerRecord, 'origin'),
+      loopbackHealthProbe: isHealth && isLoopbackAddress(peer.address),
+    };
+    if (!hostAllowed(hostCheck)) return json(403, { error: 'Host/Origin not allowed' });
+    if (isHealth) return health(method);
+    if (!MCP_METHODS.has(method)) return json(405, { error: 'Method not allowed' }, { allow: MCP_ALLOW });
+    return serveMcp(request, peer, method, headerRecord);
+  };
+
+  return {
+    handle: async (request, peer = {}) => {
+      const started = now();
+      if (started - lastSweep >= SWEEP_INTERVAL_MS) sweep();
+      const method = request.method.toUpperCase();
+      const path = new URL(request.url).pathname;
+      let response: Response;
+      try {
+        response = await route(request, peer, method, path);
+      } catch (error) {
+        logger.error('http.internal_error', { method, path, error });
+        response = jsonRpcError(500, null, -32603, 'Internal server error');
+      }
+      logger.debug('http.request', { method, path, status: response.status, durationMs: Math.round(now() - started) });
+      return response;
+    },
+    get inFlight() {
+      return inFlight.total;
+    },
+    stopAccepting: () => {
+      accepting = false;
+    },
+    sweep,
+    closeSessions: () => sessions.closeAll(),
+  };
+}
