@@ -4,7 +4,13 @@ import { defineConfig } from 'vitest/config';
 // dist/bin/*.js exercise the built files, which carry no mutants and no per-test coverage.
 export default defineConfig({
   test: {
-    include: ['tests/unit/**/*.test.ts'],
+    include: [
+      'tests/unit/**/*.test.ts',
+      // In-process checker tests that start no server (each runs in well under a second).
+      'tests/conformance/diff.test.ts',
+      'tests/conformance/probes-tables.test.ts',
+      'tests/conformance/schema-kind.test.ts',
+    ],
     setupFiles: ['tests/support/clock-preload.mjs'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
