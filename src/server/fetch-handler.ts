@@ -1,5 +1,6 @@
 import { loadHttpSettings } from './transports/http-settings.js';
 import type { HttpService } from './transports/http-service.js';
+import type { SharedState } from './transports/shared-state.js';
 
 export interface FetchHandlerOptions {
   /** The configuration `b2-mcp http` reads from `process.env`, under the same names (see the README's table). */
@@ -12,7 +13,7 @@ export interface FetchHandlerOptions {
   clientAddress?: (request: Request) => string | undefined;
 }
 
-/** A Web-standard handler; `close()` ends its legacy sessions (tests and graceful shutdown). */
+/** A Web-standard handler; `close()` ends its legacy sessions and its Redis connection (tests and graceful shutdown). */
 export interface FetchHandler {
   (request: Request): Promise<Response>;
   close(): Promise<void>;
@@ -28,10 +29,13 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchHandler {
   const env = { ...options.env };
   const settings = loadHttpSettings(env);
   let service: Promise<HttpService> | undefined;
+  let shared: SharedState | undefined;
   const started = (): Promise<HttpService> =>
-    (service ??= Promise.all([import('./start.js'), import('./transports/http-service.js')]).then(async ([start, http]) =>
-      http.createHttpService(await start.createRuntime(env, 'http'), settings),
-    ));
+    (service ??= Promise.all([import('./start.js'), import('./transports/http-service.js'), import('./transports/shared-state.js')]).then(async ([start, http, state]) => {
+      const runtime = await start.createRuntime(env, 'http');
+      shared = await state.openSharedState({ limits: settings, redis: settings.redis, sessionIdleMs: http.LEGACY_SESSION_IDLE_MS, logger: runtime.logger });
+      return http.createHttpService(runtime, settings, undefined, shared);
+    }));
 
   const handler = async (request: Request): Promise<Response> => {
     const address = options.clientAddress?.(request);
@@ -41,7 +45,9 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchHandler {
   };
   return Object.assign(handler, {
     close: async () => {
-      if (service) await (await service).closeSessions();
+      if (!service) return;
+      await (await service).closeSessions();
+      await shared?.close();
     },
   });
 }

@@ -3,12 +3,12 @@ import { createServerFactory, type CredentialSession, type ServerRuntime } from 
 import { INVALID_PARAMS } from './argument-keys.js';
 import { BodyTooLargeError, readBodyWithin } from './body-limit.js';
 import { createHostGuard, isLoopbackAddress } from './host-guard.js';
-import { CredentialFailure, credentialKey, credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
+import { CredentialFailure, credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
 import { MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
-import { InFlightLimiter } from './in-flight.js';
 import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
+import type { LimitSlot } from './limit-store.js';
 import { McpNameMismatch, RefusedArgumentKey, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
-import { TokenBuckets } from './rate-limit.js';
+import { inProcessState, SharedStateUnavailable, type SharedState } from './shared-state.js';
 
 /**
  * Streamable HTTP at /mcp (and /api/mcp) serving both eras behind the guards of CONTRACT §11.3,
@@ -27,7 +27,7 @@ const HEALTH_SERVER_NAME = 'backblaze-b2-mcp';
 const FORWARDED_HEADERS = new Set(['accept', 'content-type', 'content-length', 'last-event-id', 'traceparent', 'tracestate', 'baggage']);
 
 const SWEEP_INTERVAL_MS = 60_000;
-const LEGACY_SESSION_IDLE_MS = 30 * 60_000;
+export const LEGACY_SESSION_IDLE_MS = 30 * 60_000;
 
 /** What the platform knows about the connection that the request itself does not say. */
 export interface PeerInfo {
@@ -107,12 +107,15 @@ function onBodyDone(response: Response, done: () => void): Response {
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-export function createHttpService(runtime: ServerRuntime, settings: HttpSettings, now: () => number = () => performance.now()): HttpService {
+/**
+ * `shared` holds the limits and legacy-session ownership (see shared-state.ts); without it they
+ * stay in this process, on `now`.
+ */
+export function createHttpService(runtime: ServerRuntime, settings: HttpSettings, now: () => number = () => performance.now(), shared: SharedState = inProcessState(settings, now)): HttpService {
   const { logger, sanitizer } = runtime;
   const hostAllowed = createHostGuard(settings);
-  const inFlight = new InFlightLimiter(settings.maxInFlight, settings.maxInFlightPerKey);
-  const buckets = new TokenBuckets(settings.rateLimit.perSecond, settings.rateLimit.burst, now);
-  const sessions = new LegacySessions(settings.maxInFlight, settings.maxInFlightPerKey, LEGACY_SESSION_IDLE_MS, now);
+  const limits = shared.limits;
+  const sessions = new LegacySessions(settings.maxInFlight, settings.maxInFlightPerKey, LEGACY_SESSION_IDLE_MS, now, shared.sessions);
   // Raw: the logger sanitizes in log mode, keeping the Error's name and message (pre-sanitizing as a result left {}).
   const onerror = (error: Error): void => logger.error('http.mcp_error', { error });
 
@@ -133,7 +136,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
   let lastSweep = now();
   const sweep = (): void => {
     lastSweep = now();
-    buckets.sweep();
+    limits.sweep();
     sessions.sweep();
   };
 
@@ -148,7 +151,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
 
   const health = (method: string): Response => {
     if (method !== 'GET' && method !== 'HEAD') return json(405, { error: 'Method not allowed' }, { allow: 'GET' });
-    const counters = { activeSessions: sessions.size, inFlightRequests: inFlight.total, openSubscriptions: 0 };
+    const counters = { activeSessions: sessions.size, inFlightRequests: limits.localInFlight, openSubscriptions: 0 };
     const ready = settings.credentialMode === 'headers' || runtime.config.credentials !== undefined;
     if (!ready) {
       return json(503, { status: 'error', server: HEALTH_SERVER_NAME, version: runtime.version, error: 'Credential configuration invalid', ...counters });
@@ -174,7 +177,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
 
   const serveMcp = async (request: Request, peer: PeerInfo, method: string, headerRecord: HeaderRecord): Promise<Response> => {
     const addressKey = `address:${clientAddress(headerRecord, peer)}`;
-    const slot = inFlight.acquire(addressKey);
+    const slot = await limits.acquire(addressKey);
     if (slot === 'global') return retryLater(503, 'Server busy: too many requests in flight');
     if (slot === 'key') return retryLater(429, 'Too many requests in flight for this client');
     let lease: LegacyLease | undefined;
@@ -183,6 +186,8 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       lease?.release();
     };
     request.signal.addEventListener('abort', release, { once: true });
+    // The client may have gone while the slot was being taken (an abort event that already fired).
+    if (request.signal.aborted) release();
     try {
       return onBodyDone(await admitted(request, method, headerRecord, addressKey, slot, (opened) => (lease = opened)), release);
     } catch (error) {
@@ -196,10 +201,10 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     method: string,
     headerRecord: HeaderRecord,
     addressKey: string,
-    slot: { rekey(key: string): boolean },
+    slot: LimitSlot,
     holdLease: (lease: LegacyLease) => void,
   ): Promise<Response> => {
-    if (!buckets.take(addressKey)) return retryLater(429, 'Rate limit exceeded');
+    if (!(await limits.take(addressKey))) return retryLater(429, 'Rate limit exceeded');
 
     let body: Uint8Array<ArrayBuffer>;
     try {
@@ -227,9 +232,9 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       if (route.kind === 'protocol') return await forward(request, headers, body, protocolHandler.fetch);
       const credentials = settings.credentialMode === 'headers' ? credentialsFromHeaders(headerRecord) : undefined;
       if (credentials) {
-        ownerKey = `credential:${credentialKey(credentials)}`;
-        if (!slot.rekey(ownerKey)) return retryLater(429, 'Too many requests in flight for this credential');
-        if (!buckets.take(ownerKey)) return retryLater(429, 'Rate limit exceeded');
+        ownerKey = `credential:${shared.credentialKey(credentials)}`;
+        if (!(await slot.rekey(ownerKey))) return retryLater(429, 'Too many requests in flight for this credential');
+        if (!(await limits.take(ownerKey))) return retryLater(429, 'Rate limit exceeded');
       }
       session = await runtime.sessionFor(credentials);
     } catch (error) {
@@ -243,7 +248,12 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     if (route.kind === 'modern') return forward(request, headers, body, handlerFor(session).fetch);
     if (route.sessionId !== undefined) {
       const resumed = sessions.resume(ownerKey, route.sessionId);
-      if (resumed === 'not_found') return jsonRpcError(404, null, -32001, 'Session not found');
+      if (resumed === 'not_found') {
+        if ((await shared.sessions.holder(route.sessionId)) === 'elsewhere') {
+          return jsonRpcError(421, null, -32001, 'Session held by another instance: route requests by Mcp-Session-Id (sticky sessions)');
+        }
+        return jsonRpcError(404, null, -32001, 'Session not found');
+      }
       holdLease(resumed);
       return forward(request, headers, body, resumed.fetch);
     }
@@ -282,14 +292,17 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       try {
         response = await route(request, peer, method, path);
       } catch (error) {
-        logger.error('http.internal_error', { method, path, error });
-        response = jsonRpcError(500, null, -32603, 'Internal server error');
+        if (error instanceof SharedStateUnavailable) response = retryLater(503, error.message);
+        else {
+          logger.error('http.internal_error', { method, path, error });
+          response = jsonRpcError(500, null, -32603, 'Internal server error');
+        }
       }
       logger.debug('http.request', { method, path, status: response.status, durationMs: Math.round(now() - started) });
       return response;
     },
     get inFlight() {
-      return inFlight.total;
+      return limits.localInFlight;
     },
     stopAccepting: () => {
       accepting = false;

@@ -1,4 +1,5 @@
 import { ConfigError, readSetting } from '../config.js';
+import type { RedisFailureMode, RedisSettings } from './shared-state.js';
 
 export type HttpCredentialMode = 'headers' | 'server';
 
@@ -16,6 +17,8 @@ export interface HttpSettings {
   maxInFlightPerKey: number;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
+  /** Limits and session ownership shared through Redis; absent, they stay in this process. */
+  redis?: RedisSettings;
 }
 
 /** Request bodies above this many bytes are refused with 413. */
@@ -36,9 +39,27 @@ function positiveNumber(name: string, value: string | undefined, integer: boolea
   return parsed;
 }
 
+/** The URL is checked without being echoed: it may carry a password. */
+function redisSettings(env: NodeJS.ProcessEnv): RedisSettings | undefined {
+  const url = readSetting(env, 'http', 'B2_MCP_REDIS_URL');
+  const failure = readSetting(env, 'http', 'B2_MCP_REDIS_FAILURE') as RedisFailureMode;
+  if (url === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') {
+    throw new ConfigError('B2_MCP_REDIS_URL must be a redis:// or rediss:// URL with a host.');
+  }
+  return { url, failure };
+}
+
 export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
   const requestTimeoutMs = positiveNumber('B2_HTTP_REQUEST_TIMEOUT_MS', readSetting(env, 'http', 'B2_HTTP_REQUEST_TIMEOUT_MS'), true);
   const headersTimeoutMs = positiveNumber('B2_HTTP_HEADERS_TIMEOUT_MS', readSetting(env, 'http', 'B2_HTTP_HEADERS_TIMEOUT_MS'), true);
+  const redis = redisSettings(env);
   return {
     credentialMode: readSetting(env, 'http', 'B2_HTTP_CREDENTIAL_MODE') as HttpCredentialMode,
     allowedHosts: list(readSetting(env, 'http', 'B2_ALLOWED_HOSTS')).map((host) => host.toLowerCase()),
@@ -53,5 +74,6 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
     requestTimeoutMs,
     // Node refuses a headers timeout longer than the request timeout.
     headersTimeoutMs: Math.min(headersTimeoutMs, requestTimeoutMs),
+    ...(redis && { redis }),
   };
 }

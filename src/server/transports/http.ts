@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { ServerRuntime } from '../server.js';
 import { lingerOnClose, nodeBodyStream } from './body-limit.js';
 import { loadHttpSettings, type HttpSettings } from './http-settings.js';
-import { createHttpService, type HttpService } from './http-service.js';
+import { createHttpService, LEGACY_SESSION_IDLE_MS, type HttpService } from './http-service.js';
+import { openSharedState, type SharedState } from './shared-state.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
 /** Below the CLI's 10 s hard stop, so a drain always finishes on its own. */
@@ -13,6 +14,8 @@ export interface HttpOptions {
   host: string;
   /** Transport settings (allowlists, limits, credential mode); defaults apply when omitted. */
   settings?: HttpSettings;
+  /** Limits and session ownership (tests inject one); opened from `settings` and closed with the server when omitted. */
+  sharedState?: SharedState;
 }
 
 export interface HttpHandle {
@@ -84,7 +87,11 @@ function nodeListener(service: HttpService): (req: IncomingMessage, res: ServerR
 /** `b2-mcp http`: the Web-standard service of http-service.ts behind node:http, with Node's timeouts and a graceful drain. */
 export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions): Promise<HttpHandle> {
   const settings = options.settings ?? loadHttpSettings({});
-  const service = createHttpService(runtime, settings);
+  const shared = options.sharedState ?? (await openSharedState({ limits: settings, redis: settings.redis, sessionIdleMs: LEGACY_SESSION_IDLE_MS, logger: runtime.logger }));
+  const closeShared = async (): Promise<void> => {
+    if (!options.sharedState) await shared.close();
+  };
+  const service = createHttpService(runtime, settings, undefined, shared);
   const server = createServer(
     {
       requestTimeout: settings.requestTimeoutMs,
@@ -98,7 +105,10 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
   );
   const sweep = setInterval(() => service.sweep(), SWEEP_INTERVAL_MS);
   sweep.unref();
-  server.once('close', () => clearInterval(sweep));
+  server.once('close', () => {
+    clearInterval(sweep);
+    void closeShared();
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -106,6 +116,10 @@ export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (error: unknown) => {
+    clearInterval(sweep);
+    await closeShared();
+    throw error;
   });
 
   return {

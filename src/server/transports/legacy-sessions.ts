@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport, type McpServerFactory } from '@modelcontextprotocol/server';
+import type { SessionDirectory } from './shared-state.js';
 
 /**
  * Session-keeping serving for 2025-era clients over HTTP. The stateless legacy leg cannot push
@@ -45,6 +46,8 @@ export class LegacySessions {
     private readonly maxPerOwner: number,
     private readonly idleMs: number,
     private readonly now: () => number = () => performance.now(),
+    /** Told which sessions this instance holds, so other instances can say so. */
+    private readonly directory?: Pick<SessionDirectory, 'claim' | 'forget'>,
   ) {}
 
   /** Open sessions (including one being initialized). */
@@ -56,6 +59,7 @@ export class LegacySessions {
   resume(owner: string, id: string): LegacyLease | 'not_found' {
     const session = this.#byId.get(id);
     if (!session || session.owner !== owner) return 'not_found';
+    this.directory?.claim(id);
     return this.#lease(session);
   }
 
@@ -83,6 +87,7 @@ export class LegacySessions {
       onsessioninitialized: (id) => {
         session.id = id;
         this.#byId.set(id, session);
+        this.directory?.claim(id);
       },
       onsessionclosed: () => this.#forget(session),
     });
@@ -143,7 +148,9 @@ export class LegacySessions {
 
   #forget(session: Session): void {
     this.#all.delete(session);
-    if (session.id !== undefined) this.#byId.delete(session.id);
+    if (session.id === undefined || this.#byId.get(session.id) !== session) return;
+    this.#byId.delete(session.id);
+    this.directory?.forget(session.id);
   }
 
   async #close(session: Session): Promise<void> {

@@ -1,0 +1,67 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A throwaway `redis-server` on a free loopback port: no persistence, stopped and restarted by the tests. */
+
+export const REDIS_SERVER = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
+
+export interface RedisProcess {
+  readonly port: number;
+  readonly url: string;
+  /** Stops the server (SIGTERM) and resolves once it has exited. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty (nothing is persisted). */
+  start(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        resolve(child);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.resume();
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+  });
+}
+
+export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisProcess> {
+  const port = await freePort();
+  let child: ChildProcess | undefined = await launch(port, extraArgs);
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        const running = child;
+        child = undefined;
+        if (!running || running.exitCode !== null) return resolve();
+        running.once('exit', () => resolve());
+        running.kill('SIGTERM');
+      }),
+    start: async () => {
+      child = await launch(port, extraArgs);
+    },
+  };
+}
