@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/server/logger.js';
+import { createFetchHandler } from '../../src/server/fetch-handler.js';
 import { createRuntime } from '../../src/server/start.js';
 import { serveOverHttp, type HttpHandle } from '../../src/server/transports/http.js';
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
@@ -128,6 +129,20 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
         await Promise.all(alone.map((server) => server.stop()));
       }
     });
+  });
+
+  it('two fetch handlers configured with B2_MCP_REDIS_URL share one burst too', async () => {
+    const env = { ...SERVER_ENV, B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_MCP_REDIS_URL: redis.url, B2_MCP_RATE_LIMIT_BURST: '3', B2_MCP_RATE_LIMIT_RPS: '0.001' };
+    const handlers = [createFetchHandler({ env }), createFetchHandler({ env })];
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i += 1) {
+        statuses.push((await handlers[i % 2]!(new Request('http://127.0.0.1/mcp', { method: 'GET', headers: from('10.4.0.1') }))).status);
+      }
+      expect(statuses).toEqual([405, 405, 405, 429, 429, 429]);
+    } finally {
+      await Promise.all(handlers.map((handler) => handler.close()));
+    }
   });
 
   describe('in-flight caps across two instances', () => {

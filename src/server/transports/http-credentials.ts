@@ -104,11 +104,13 @@ export function rejectCredentialHeaders(headers: HeaderRecord): void {
 /** A per-process secret, so a credential key is useless outside this process. */
 const FINGERPRINT_SECRET = randomBytes(32);
 
-/**
- * A stable, non-reversible key for a credential (rate limits, in-flight counts, session ownership):
- * per process, or under a `secret` that instances sharing their limits share.
- */
-export function credentialKey(credentials: Credentials, secret: Buffer = FINGERPRINT_SECRET): string {
+/** A stable, non-reversible key for a credential (rate limits, in-flight counts, session ownership). */
+export function credentialKey(credentials: Credentials): string {
+  return credentialKeyUnder(FINGERPRINT_SECRET, credentials);
+}
+
+/** {@link credentialKey} under a secret that instances sharing their limits share. */
+export function credentialKeyUnder(secret: Buffer, credentials: Credentials): string {
   const material = [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId ?? '', credentials.masterKey ?? ''].join('\0');
   return createHmac('sha256', secret).update(material).digest('hex').slice(0, 32);
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Credentials } from '../config.js';
 import type { Logger } from '../logger.js';
-import { credentialKey } from './http-credentials.js';
+import { credentialKey, credentialKeyUnder } from './http-credentials.js';
 import type { InFlightRefusal } from './in-flight.js';
 import { MemoryLimitStore, type LimitSettings, type LimitSlot, type LimitStore } from './limit-store.js';
 import { SharedStateUnavailable, type RedisFailureMode, type RedisSettings, type SessionDirectory, type SessionHolder, type SharedState } from './shared-state.js';
@@ -314,7 +314,7 @@ export async function connectRedisState(options: RedisStateOptions): Promise<Sha
   // A restarted (empty) Redis gets a new key, which every instance reads on reconnecting.
   client.on('ready', () => void loadFingerprintKey());
   if (client.status === 'ready') await loadFingerprintKey();
-  const sharedCredentialKey = (credentials: Credentials): string => credentialKey(credentials, fingerprintKey);
+  const sharedCredentialKey = (credentials: Credentials): string => (fingerprintKey ? credentialKeyUnder(fingerprintKey, credentials) : credentialKey(credentials));
 
   const slotTtlMs = options.slotTtlMs ?? DEFAULT_SLOT_TTL_MS;
   const limits = new RedisLimitStore(client, availability, options.limits, redis.failure, options.now ?? (() => Date.now()), slotTtlMs);
