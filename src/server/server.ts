@@ -1,5 +1,5 @@
 import { fromJsonSchema, McpServer, type CallToolResult, type InputRequiredResult, type McpServerFactory } from '@modelcontextprotocol/server';
-import { APPROVED_CACHE_HINT, SERVER_NAME, type Era } from '../contract/constants.js';
+import { APPROVED_CACHE_HINT, SERVER_NAME, type Era, type ProfileName } from '../contract/constants.js';
 import type { Backends } from './backends.js';
 import { B2Error } from './b2/errors.js';
 import type { Credentials, ServerConfig } from './config.js';
@@ -35,9 +35,10 @@ export interface ServerRuntime {
   secrets?: SecretStore;
   /**
    * The session for a credential (the process's own when omitted), created once and cached by
-   * a fingerprint of the credential. HTTP `headers` mode calls it per request.
+   * a fingerprint of the credential. HTTP `headers` mode calls it per request. A `ceiling`
+   * (an OAuth token's scope) narrows the surface to what that profile's key could do as well.
    */
-  sessionFor(credentials?: Credentials): Promise<CredentialSession>;
+  sessionFor(credentials?: Credentials, ceiling?: ProfileName): Promise<CredentialSession>;
 }
 
 const FORMAT_SENTENCE: Record<ServerConfig['outputFormat'], string> = {

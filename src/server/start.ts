@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createBackends, type Backends } from './backends.js';
 import { b2UserAgent } from './b2/native-client.js';
 import { B2Error } from './b2/errors.js';
+import type { ProfileName } from '../contract/constants.js';
 import { ConfigError, loadConfig, readSetting, type Credentials, type ServerConfig, type Transport } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { packageVersion } from './package-info.js';
@@ -53,6 +54,18 @@ async function surfaceInput(config: ServerConfig, credentials: Credentials | und
   }
 }
 
+/**
+ * The surface a key could serve under a profile as well: only ever narrower. Capabilities are
+ * intersected (the full-surface override takes the other side's), Partner tools need both.
+ */
+export function narrowToProfile(input: SurfaceInput, ceiling: ProfileName | undefined): SurfaceInput {
+  if (!ceiling) return input;
+  const profile = PROFILES[ceiling];
+  const limit = profile.capabilities && new Set<string>(profile.capabilities);
+  const capabilities = input.capabilities === null ? limit : limit === null ? input.capabilities : new Set([...input.capabilities].filter((c) => limit.has(c)));
+  return { ...input, capabilities, partner: input.partner && profile.partner };
+}
+
 /** Capabilities of a key can change; a session is rebuilt (re-reading them) after this long. */
 const SESSION_TTL_MS = 5 * 60 * 1000;
 const MAX_SESSIONS = 10_000;
@@ -82,14 +95,15 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
 
   // Most recently used last; HTTP headers mode sees arbitrary credentials, so the cache is bounded.
   const sessions = new Map<string, { session: Promise<CredentialSession>; createdAt: number }>();
-  const sessionFor = (credentials: Credentials | undefined = config.credentials): Promise<CredentialSession> => {
-    const key = credentialFingerprint(credentials);
+  const sessionFor = (credentials: Credentials | undefined = config.credentials, ceiling?: ProfileName): Promise<CredentialSession> => {
+    const key = `${credentialFingerprint(credentials)}:${ceiling ?? ''}`;
     const cached = sessions.get(key);
     sessions.delete(key);
     let session = cached && Date.now() - cached.createdAt < SESSION_TTL_MS ? cached.session : undefined;
     if (!session) {
       const backends = credentials && createBackends(config, credentials, userAgent, logger);
-      session = surfaceInput(config, credentials, backends, logger).then((input) => {
+      session = surfaceInput(config, credentials, backends, logger).then((discovered) => {
+        const input = narrowToProfile(discovered, ceiling);
         const surface = resolveSurface(input);
         const prompts = config.promptsEnabled ? availablePrompts(surface, input.capabilities) : [];
         const callerId = callerIdOf(credentials?.applicationKeyId, credentials?.masterKeyId);

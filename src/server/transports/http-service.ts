@@ -9,6 +9,7 @@ import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
 import type { LimitSlot } from './limit-store.js';
 import { McpNameMismatch, RefusedArgumentKey, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
 import { inProcessState, SharedStateUnavailable, type SharedState } from './shared-state.js';
+import { createOAuthResourceServer, isResourceMetadataPath, type OAuthPrincipal, type OAuthRefusal } from './oauth.js';
 
 /**
  * Streamable HTTP at /mcp (and /api/mcp) serving both eras behind the guards of CONTRACT §11.3,
@@ -58,6 +59,11 @@ function jsonRpcError(status: number, id: JsonRpcId, code: number, message: stri
 }
 
 const retryLater = (status: 429 | 503, error: string): Response => json(status, { error }, { 'retry-after': '1' });
+
+function oauthRefusal(refusal: OAuthRefusal): Response {
+  const headers: Headers = refusal.wwwAuthenticate ? { 'www-authenticate': refusal.wwwAuthenticate } : { 'retry-after': '1' };
+  return json(refusal.status, { error: refusal.error, error_description: refusal.description }, headers);
+}
 
 function forwardedHeaders(headers: HeaderRecord): Headers {
   const forwarded: Headers = {};
@@ -113,6 +119,7 @@ function onBodyDone(response: Response, done: () => void): Response {
  */
 export function createHttpService(runtime: ServerRuntime, settings: HttpSettings, now: () => number = () => performance.now(), shared: SharedState = inProcessState(settings, now)): HttpService {
   const { logger, sanitizer } = runtime;
+  const oauth = settings.oauth && createOAuthResourceServer(settings.oauth);
   const hostAllowed = createHostGuard(settings);
   const limits = shared.limits;
   const sessions = new LegacySessions(settings.maxInFlight, settings.maxInFlightPerKey, LEGACY_SESSION_IDLE_MS, now, shared.sessions);
@@ -205,6 +212,15 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     holdLease: (lease: LegacyLease) => void,
   ): Promise<Response> => {
     if (!(await limits.take(addressKey))) return retryLater(429, 'Rate limit exceeded');
+    let principal: OAuthPrincipal | undefined;
+    if (oauth) {
+      const verdict = await oauth.authenticate(request.headers.get('authorization'));
+      if (!('key' in verdict)) {
+        logger.debug('http.oauth_refused', { status: verdict.status, error: verdict.error });
+        return oauthRefusal(verdict);
+      }
+      principal = verdict;
+    }
 
     let body: Uint8Array<ArrayBuffer>;
     try {
@@ -231,12 +247,16 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       if (settings.credentialMode === 'server') rejectCredentialHeaders(headerRecord);
       if (route.kind === 'protocol') return await forward(request, headers, body, protocolHandler.fetch);
       const credentials = settings.credentialMode === 'headers' ? credentialsFromHeaders(headerRecord) : undefined;
-      if (credentials) {
-        ownerKey = `credential:${shared.credentialKey(credentials)}`;
-        if (!(await slot.rekey(ownerKey))) return retryLater(429, 'Too many requests in flight for this credential');
-        if (!(await limits.take(ownerKey))) return retryLater(429, 'Rate limit exceeded');
+      // The B2 credential, else the token's subject, is who the per-caller limits count.
+      const callerKey = credentials ? `credential:${shared.credentialKey(credentials)}` : principal && `principal:${principal.key}`;
+      if (callerKey) {
+        if (!(await slot.rekey(callerKey))) return retryLater(429, `Too many requests in flight for this ${credentials ? 'credential' : 'principal'}`);
+        if (!(await limits.take(callerKey))) return retryLater(429, 'Rate limit exceeded');
+        ownerKey = callerKey;
       }
-      session = await runtime.sessionFor(credentials);
+      // A legacy session belongs to the token's subject and scope too: a narrower token cannot resume a wider session.
+      if (principal) ownerKey = `${ownerKey}|principal:${principal.key}:${principal.ceiling}`;
+      session = await runtime.sessionFor(credentials, principal?.ceiling);
     } catch (error) {
       if (error instanceof CredentialFailure) return failureResponse(route, error);
       const known = statusError(error);
@@ -269,7 +289,8 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     if (!accepting) return json(503, { error: 'Server is shutting down' }, { connection: 'close', 'retry-after': '1' });
     const isMcp = MCP_PATHS.has(path);
     const isHealth = HEALTH_PATHS.has(path);
-    if (!isMcp && !isHealth) return json(404, { error: 'Not found' });
+    const isMetadata = oauth !== undefined && isResourceMetadataPath(path);
+    if (!isMcp && !isHealth && !isMetadata) return json(404, { error: 'Not found' });
     const headerRecord: HeaderRecord = Object.fromEntries(request.headers);
     const hostCheck = {
       host: firstValue(headerRecord, 'host'),
@@ -278,6 +299,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     };
     if (!hostAllowed(hostCheck)) return json(403, { error: 'Host/Origin not allowed' });
     if (isHealth) return health(method);
+    if (isMetadata) return method === 'GET' || method === 'HEAD' ? json(200, oauth!.metadata(), { 'cache-control': 'max-age=300' }) : json(405, { error: 'Method not allowed' }, { allow: 'GET' });
     if (!MCP_METHODS.has(method)) return json(405, { error: 'Method not allowed' }, { allow: MCP_ALLOW });
     return serveMcp(request, peer, method, headerRecord);
   };

@@ -1,5 +1,6 @@
 import { ConfigError, readSetting } from '../config.js';
 import type { RedisFailureMode, RedisSettings } from './shared-state.js';
+import { loadOAuthSettings, type OAuthSettings } from './oauth.js';
 
 export type HttpCredentialMode = 'headers' | 'server';
 
@@ -19,6 +20,8 @@ export interface HttpSettings {
   headersTimeoutMs: number;
   /** Limits and session ownership shared through Redis; absent, they stay in this process. */
   redis?: RedisSettings;
+  /** Bearer tokens are required when set. */
+  oauth?: OAuthSettings;
 }
 
 /** Request bodies above this many bytes are refused with 413. */
@@ -60,6 +63,7 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
   const requestTimeoutMs = positiveNumber('B2_HTTP_REQUEST_TIMEOUT_MS', readSetting(env, 'http', 'B2_HTTP_REQUEST_TIMEOUT_MS'), true);
   const headersTimeoutMs = positiveNumber('B2_HTTP_HEADERS_TIMEOUT_MS', readSetting(env, 'http', 'B2_HTTP_HEADERS_TIMEOUT_MS'), true);
   const redis = redisSettings(env);
+  const oauth = loadOAuthSettings(env);
   return {
     credentialMode: readSetting(env, 'http', 'B2_HTTP_CREDENTIAL_MODE') as HttpCredentialMode,
     allowedHosts: list(readSetting(env, 'http', 'B2_ALLOWED_HOSTS')).map((host) => host.toLowerCase()),
@@ -75,5 +79,6 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
     // Node refuses a headers timeout longer than the request timeout.
     headersTimeoutMs: Math.min(headersTimeoutMs, requestTimeoutMs),
     ...(redis && { redis }),
+    ...(oauth && { oauth }),
   };
 }

@@ -1,0 +1,250 @@
+import { createHash } from 'node:crypto';
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { ProfileName } from '../../contract/constants.js';
+import { ConfigError, readSetting } from '../config.js';
+
+/**
+ * OAuth 2.1 resource server for HTTP: bearer JWTs from one issuer, verified against its JWKS,
+ * and their `b2:*` scope turned into the widest tool profile the token may use.
+ */
+
+/** Widest first: a token holding several gets the widest. */
+export const OAUTH_SCOPES: ReadonlyArray<{ scope: string; profile: ProfileName }> = [
+  { scope: 'b2:admin', profile: 'full' },
+  { scope: 'b2:write', profile: 'default' },
+  { scope: 'b2:read', profile: 'read-only' },
+];
+
+/** Asymmetric signatures only: a shared-secret (HS*) or `none` token is never accepted. */
+const SIGNING_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
+
+export interface OAuthSettings {
+  issuer: string;
+  audience: string;
+  /** The resource identifier (RFC 8707): the public URL of `/mcp`. */
+  resource: string;
+  /** Where the protected-resource metadata is served, as clients see it. */
+  metadataUrl: string;
+  /** Configured, or discovered from the issuer's metadata. */
+  jwksUri?: string;
+  algorithms: readonly string[];
+  allowInsecureUrls: boolean;
+}
+
+const JWKS_MAX_AGE_MS = 10 * 60_000;
+/** An unknown `kid` refetches the key set, but not more often than this. */
+const JWKS_REFRESH_COOLDOWN_MS = 30_000;
+const FETCH_TIMEOUT_MS = 5_000;
+const CLOCK_TOLERANCE_S = 60;
+const WELL_KNOWN_RESOURCE = '/.well-known/oauth-protected-resource';
+
+function url(name: string, value: string, allowInsecure: boolean): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (got "${value}").`);
+  }
+  if (parsed.protocol === 'https:' || (allowInsecure && parsed.protocol === 'http:')) return parsed;
+  throw new ConfigError(`${name} must be an https URL (got "${value}"); http needs B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL=true.`);
+}
+
+/** The OAuth settings, or undefined when `B2_OAUTH_ISSUER` is unset (no token is asked for). */
+export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undefined {
+  const issuer = readSetting(env, 'http', 'B2_OAUTH_ISSUER');
+  const dependents = ['B2_OAUTH_AUDIENCE', 'B2_OAUTH_JWKS_URI', 'B2_OAUTH_ALGORITHMS'] as const;
+  if (issuer === undefined) {
+    const stray = dependents.find((name) => env[name]?.trim());
+    if (stray) throw new ConfigError(`${stray} needs B2_OAUTH_ISSUER.`);
+    return undefined;
+  }
+  const allowInsecureUrls = readSetting(env, 'http', 'B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL') === 'true';
+  url('B2_OAUTH_ISSUER', issuer, allowInsecureUrls);
+  const publicUrl = readSetting(env, 'http', 'B2_MCP_PUBLIC_URL');
+  if (publicUrl === undefined) throw new ConfigError('B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at).');
+  const base = url('B2_MCP_PUBLIC_URL', publicUrl, true);
+  if (base.protocol !== 'https:' && !allowInsecureUrls) throw new ConfigError(`B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "${publicUrl}").`);
+  const root = base.href.replace(/\/+$/, '');
+  const resource = `${root}/mcp`;
+  const jwksUri = readSetting(env, 'http', 'B2_OAUTH_JWKS_URI');
+  if (jwksUri !== undefined) url('B2_OAUTH_JWKS_URI', jwksUri, allowInsecureUrls);
+  const algorithms = (readSetting(env, 'http', 'B2_OAUTH_ALGORITHMS') as string).split(',').map((alg) => alg.trim()).filter(Boolean);
+  const refused = algorithms.find((alg) => !SIGNING_ALGORITHMS.has(alg));
+  if (refused !== undefined || algorithms.length === 0) {
+    throw new ConfigError(`B2_OAUTH_ALGORITHMS must list asymmetric JWS algorithms (${[...SIGNING_ALGORITHMS].join(', ')}); got "${refused ?? ''}".`);
+  }
+  return {
+    issuer,
+    audience: readSetting(env, 'http', 'B2_OAUTH_AUDIENCE') ?? resource,
+    resource,
+    metadataUrl: `${base.origin}${WELL_KNOWN_RESOURCE}${new URL(resource).pathname}`,
+    ...(jwksUri !== undefined && { jwksUri }),
+    algorithms,
+    allowInsecureUrls,
+  };
+}
+
+/** The verified caller: who (a stable key for limits and session ownership) and which profile. */
+export interface OAuthPrincipal {
+  key: string;
+  ceiling: ProfileName;
+}
+
+export interface OAuthRefusal {
+  status: 401 | 403 | 503;
+  error: string;
+  description: string;
+  wwwAuthenticate?: string;
+}
+
+/** Protected-resource metadata is served here (RFC 9728: the well-known path, with the resource path appended or not). */
+const METADATA_PATHS = new Set(['', '/mcp', '/api/mcp'].map((suffix) => `${WELL_KNOWN_RESOURCE}${suffix}`));
+export const isResourceMetadataPath = (path: string): boolean => METADATA_PATHS.has(path);
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A token's scopes, from `scope` (space-separated) or `scp` (a list). */
+function scopesOf(payload: Record<string, unknown>): Set<string> {
+  const { scope, scp } = payload;
+  const listed = typeof scope === 'string' ? scope.split(' ') : Array.isArray(scp) ? scp.filter((s): s is string => typeof s === 'string') : [];
+  return new Set(listed);
+}
+
+/** Raised when the issuer's metadata or key set cannot be had: the client is not at fault. */
+class IssuerUnavailable extends Error {}
+
+export interface OAuthResourceServer {
+  /** The RFC 9728 document. */
+  metadata(): Record<string, unknown>;
+  authenticate(authorization: string | null): Promise<OAuthPrincipal | OAuthRefusal>;
+}
+
+export function createOAuthResourceServer(
+  settings: OAuthSettings,
+  options: { fetch?: typeof fetch; now?: () => number } = {},
+): OAuthResourceServer {
+  const fetchJson = async (target: string): Promise<unknown> => {
+    let response: Response;
+    try {
+      response = await (options.fetch ?? fetch)(target, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    } catch {
+      throw new IssuerUnavailable(`could not reach ${target}`);
+    }
+    if (!response.ok) throw new IssuerUnavailable(`${target} answered ${response.status}`);
+    try {
+      return await response.json();
+    } catch {
+      throw new IssuerUnavailable(`${target} did not answer JSON`);
+    }
+  };
+  const now = options.now ?? (() => Date.now());
+
+  /** RFC 8414's well-known URL, then OpenID Connect discovery; the document must name our issuer. */
+  const discoverJwksUri = async (): Promise<string> => {
+    const issuer = new URL(settings.issuer);
+    const path = issuer.pathname.replace(/\/+$/, '');
+    const candidates = [`${issuer.origin}/.well-known/oauth-authorization-server${path}`, `${issuer.origin}${path}/.well-known/openid-configuration`];
+    for (const candidate of candidates) {
+      const document = await fetchJson(candidate).catch(() => undefined);
+      if (!isObject(document) || document.issuer !== settings.issuer || typeof document.jwks_uri !== 'string') continue;
+      try {
+        return url('jwks_uri', document.jwks_uri, settings.allowInsecureUrls).href;
+      } catch {
+        throw new IssuerUnavailable('the issuer metadata names an insecure jwks_uri');
+      }
+    }
+    throw new IssuerUnavailable('no authorization server metadata naming the issuer and a jwks_uri');
+  };
+
+  let discovered: Promise<string> | undefined;
+  const jwksLocation = async (): Promise<string> => {
+    if (settings.jwksUri !== undefined) return settings.jwksUri;
+    discovered ??= discoverJwksUri();
+    try {
+      return await discovered;
+    } catch (error) {
+      discovered = undefined;
+      throw error;
+    }
+  };
+
+  type KeySet = ReturnType<typeof createLocalJWKSet>;
+  let keys: { set: KeySet; fetchedAt: number } | undefined;
+  let loading: Promise<KeySet> | undefined;
+  /** One fetch at a time; concurrent verifications wait for it. */
+  const loadKeys = (): Promise<KeySet> =>
+    (loading ??= (async () => {
+      try {
+        const document = await fetchJson(await jwksLocation());
+        if (!isObject(document) || !Array.isArray(document.keys)) throw new IssuerUnavailable('the JWKS document has no keys');
+        const set = createLocalJWKSet(document as unknown as JSONWebKeySet);
+        keys = { set, fetchedAt: now() };
+        return set;
+      } finally {
+        loading = undefined;
+      }
+    })());
+
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    const current = keys && now() - keys.fetchedAt < JWKS_MAX_AGE_MS ? keys.set : await loadKeys();
+    try {
+      return await current(header, token);
+    } catch (error) {
+      const stale = !keys || now() - keys.fetchedAt >= JWKS_REFRESH_COOLDOWN_MS;
+      if (!(error instanceof errors.JWKSNoMatchingKey) || !stale) throw error;
+      return (await loadKeys())(header, token);
+    }
+  };
+
+  const challenge = (error?: string, description?: string, scope?: string): string =>
+    [
+      `Bearer resource_metadata="${settings.metadataUrl}"`,
+      ...(error ? [`error="${error}"`] : []),
+      ...(description ? [`error_description="${description}"`] : []),
+      ...(scope ? [`scope="${scope}"`] : []),
+    ].join(', ');
+
+  const invalid = (description: string): OAuthRefusal => ({ status: 401, error: 'invalid_token', description, wwwAuthenticate: challenge('invalid_token', description) });
+
+  return {
+    metadata: () => ({
+      resource: settings.resource,
+      authorization_servers: [settings.issuer],
+      scopes_supported: OAUTH_SCOPES.map(({ scope }) => scope),
+      bearer_methods_supported: ['header'],
+      resource_signing_alg_values_supported: settings.algorithms,
+    }),
+    authenticate: async (authorization) => {
+      const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization?.trim() ?? '');
+      if (!match) {
+        const description = authorization ? 'The Authorization header is not a Bearer token.' : 'A Bearer token is required.';
+        return { status: 401, error: authorization ? 'invalid_request' : 'unauthorized', description, wwwAuthenticate: challenge(authorization ? 'invalid_request' : undefined) };
+      }
+      let payload: Record<string, unknown>;
+      try {
+        ({ payload } = await jwtVerify(match[1]!, getKey, {
+          issuer: settings.issuer,
+          audience: settings.audience,
+          algorithms: [...settings.algorithms],
+          requiredClaims: ['exp', 'sub'],
+          clockTolerance: CLOCK_TOLERANCE_S,
+          currentDate: new Date(now()),
+        }));
+      } catch (error) {
+        if (error instanceof IssuerUnavailable) return { status: 503, error: 'temporarily_unavailable', description: 'The keys of the authorization server could not be fetched.' };
+        if (error instanceof errors.JWTExpired) return invalid('The token has expired.');
+        if (error instanceof errors.JWTClaimValidationFailed) return invalid(`The token's ${error.claim} claim is not accepted.`);
+        return invalid('The token could not be verified.');
+      }
+      const held = scopesOf(payload);
+      const granted = OAUTH_SCOPES.find(({ scope }) => held.has(scope));
+      if (!granted) {
+        const description = 'The token holds none of the b2:* scopes.';
+        const scopes = OAUTH_SCOPES.map(({ scope }) => scope).join(' ');
+        return { status: 403, error: 'insufficient_scope', description, wwwAuthenticate: challenge('insufficient_scope', description, scopes) };
+      }
+      const key = createHash('sha256').update(`${settings.issuer}\0${String(payload.sub)}`).digest('hex').slice(0, 32);
+      return { key, ceiling: granted.profile };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOAuthResourceServer, loadOAuthSettings, type OAuthSettings } from '../../src/server/transports/oauth.js';
+import { startLocalIssuer, type LocalIssuer } from '../support/oauth-issuer-support.js';
+
+const PUBLIC = 'https://mcp.example.com';
+
+describe('OAuth settings', () => {
+  const base = { B2_OAUTH_ISSUER: 'https://issuer.example', B2_MCP_PUBLIC_URL: PUBLIC };
+
+  it('are off without an issuer, and derive resource, audience and metadata URL from the public URL', () => {
+    expect(loadOAuthSettings({})).toBeUndefined();
+    expect(loadOAuthSettings({ ...base, B2_MCP_PUBLIC_URL: 'https://mcp.example.com/tenant/' })).toEqual({
+      issuer: 'https://issuer.example',
+      audience: 'https://mcp.example.com/tenant/mcp',
+      resource: 'https://mcp.example.com/tenant/mcp',
+      metadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp',
+      algorithms: ['RS256'],
+      allowInsecureUrls: false,
+    });
+    expect(loadOAuthSettings({ ...base, B2_OAUTH_AUDIENCE: 'api://b2', B2_OAUTH_JWKS_URI: 'https://issuer.example/keys', B2_OAUTH_ALGORITHMS: 'ES256, RS256' })).toMatchObject({
+      audience: 'api://b2',
+      jwksUri: 'https://issuer.example/keys',
+      algorithms: ['ES256', 'RS256'],
+    });
+  });
+
+  it.each([
+    [{ B2_OAUTH_AUDIENCE: 'x' }, 'B2_OAUTH_AUDIENCE needs B2_OAUTH_ISSUER.'],
+    [{ B2_OAUTH_ISSUER: 'https://issuer.example' }, 'B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at).'],
+    [{ ...base, B2_OAUTH_ISSUER: 'http://issuer.example' }, 'B2_OAUTH_ISSUER must be an https URL (got "http://issuer.example"); http needs B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL=true.'],
+    [{ ...base, B2_MCP_PUBLIC_URL: 'http://mcp.example.com' }, 'B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "http://mcp.example.com").'],
+    [{ ...base, B2_OAUTH_JWKS_URI: 'not a url' }, 'B2_OAUTH_JWKS_URI must be a URL (got "not a url").'],
+    [{ ...base, B2_OAUTH_ALGORITHMS: 'RS256,none' }, /B2_OAUTH_ALGORITHMS must list asymmetric JWS algorithms .*; got "none"/],
+    [{ ...base, B2_OAUTH_ALGORITHMS: 'HS256' }, /got "HS256"/],
+    [{ ...base, B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'yes' }, /B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL must be one of true, false/],
+  ])('%o is refused', (env, message) => {
+    expect(() => loadOAuthSettings(env)).toThrow(message);
+  });
+
+  it('accept http URLs with the dangerous flag', () => {
+    const settings = loadOAuthSettings({ B2_OAUTH_ISSUER: 'http://127.0.0.1:1', B2_MCP_PUBLIC_URL: 'http://localhost:3000', B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'true' });
+    expect(settings).toMatchObject({ issuer: 'http://127.0.0.1:1', resource: 'http://localhost:3000/mcp', allowInsecureUrls: true });
+  });
+});
+
+describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', () => {
+  let issuer: LocalIssuer;
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+  });
+  afterAll(() => issuer?.close());
+
+  const settingsFor = (extra: Partial<OAuthSettings> = {}): OAuthSettings => ({
+    issuer: issuer.issuer,
+    audience: 'urn:b2',
+    resource: 'http://localhost/mcp',
+    metadataUrl: 'http://localhost/.well-known/oauth-protected-resource/mcp',
+    algorithms: ['RS256'],
+    allowInsecureUrls: true,
+    ...extra,
+  });
+
+  it('verifies from the discovered JWKS without refetching, and refetches for a new kid only after the cooldown', async () => {
+    let clock = 1_000_000;
+    const fetched: string[] = [];
+    const server = createOAuthResourceServer(settingsFor(), { now: () => clock, fetch: (url, init) => (fetched.push(new URL(String(url)).pathname), fetch(url, init)) });
+    const authorize = async () => `Bearer ${await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:read', exp: Math.floor(clock / 1000) + 600, iat: undefined })}`;
+
+    expect(await server.authenticate(await authorize())).toMatchObject({ ceiling: 'read-only', key: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(await server.authenticate(await authorize())).toMatchObject({ ceiling: 'read-only' });
+    expect(fetched).toEqual(['/.well-known/oauth-authorization-server', '/jwks']);
+
+    await issuer.rotate();
+    clock += 10_000;
+    expect(await server.authenticate(await authorize())).toMatchObject({ status: 401, error: 'invalid_token' });
+    expect(fetched).toHaveLength(2);
+    clock += 21_000;
+    expect(await server.authenticate(await authorize())).toMatchObject({ ceiling: 'read-only' });
+    expect(fetched).toEqual(['/.well-known/oauth-authorization-server', '/jwks', '/jwks']);
+
+    // Past the cache's age the set is fetched again even for a known kid.
+    clock += 10 * 60_000;
+    expect(await server.authenticate(await authorize())).toMatchObject({ ceiling: 'read-only' });
+    expect(fetched.filter((path) => path === '/jwks')).toHaveLength(3);
+  });
+
+  it('uses a configured JWKS URI without discovery, and answers 503 when the keys cannot be fetched', async () => {
+    const fetched: string[] = [];
+    const counting = (url: string | URL | Request, init?: RequestInit) => (fetched.push(new URL(String(url)).pathname), fetch(url, init));
+    const configured = createOAuthResourceServer(settingsFor({ jwksUri: issuer.jwksUri }), { fetch: counting });
+    const jwt = await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:write' });
+    expect(await configured.authenticate(`bearer ${jwt}`)).toMatchObject({ ceiling: 'default' });
+    expect(fetched).toEqual(['/jwks']);
+
+    const unreachable = createOAuthResourceServer(settingsFor({ jwksUri: 'http://127.0.0.1:9/jwks' }));
+    expect(await unreachable.authenticate(`Bearer ${jwt}`)).toEqual({ status: 503, error: 'temporarily_unavailable', description: 'The keys of the authorization server could not be fetched.' });
+    const wrongIssuer = createOAuthResourceServer(settingsFor({ issuer: `${issuer.issuer}/other` }));
+    expect(await wrongIssuer.authenticate(`Bearer ${jwt}`)).toMatchObject({ status: 503 });
+  });
+
+  it('gives the same subject the same key, and another subject or issuer another', async () => {
+    const server = createOAuthResourceServer(settingsFor({ jwksUri: issuer.jwksUri }));
+    const keyOf = async (sub: string) => ((await server.authenticate(`Bearer ${await issuer.sign({ sub, aud: 'urn:b2', scope: 'b2:admin' })}`)) as { key: string }).key;
+    expect(await keyOf('alice')).toBe(await keyOf('alice'));
+    expect(await keyOf('alice')).not.toBe(await keyOf('bob'));
+  });
+});
