@@ -1,0 +1,271 @@
+/**
+ * Local files for filePath / saveToPath, in-process and word for word: each refusal's status,
+ * code and message, the size limit at its boundary, the server's own files under every name,
+ * the default policy's system trees and hidden segments, the descriptor's real path, and saves
+ * that leave nothing behind when they fail.
+ */
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open as openHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openedRealPath, prepareLocalTarget, readLocalFile, saveStream, type LocalFilePolicy } from '../../src/server/s3/local-files.js';
+import { ToolError } from '../../src/server/tools/definition.js';
+
+let root: string;
+let outside: string;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'lf-unit-root-')));
+  outside = realpathSync(mkdtempSync(join(tmpdir(), 'lf-unit-out-')));
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+const rooted = (extra: Partial<LocalFilePolicy> = {}): LocalFilePolicy => ({ allowLocalFiles: true, fileRoot: root, ...extra });
+const open: LocalFilePolicy = { allowLocalFiles: true };
+
+async function refusal(promise: Promise<unknown>): Promise<[number, string, string]> {
+  try {
+    await promise;
+  } catch (error) {
+    if (!(error instanceof ToolError)) throw error;
+    return [error.status, error.code, error.message];
+  }
+  throw new Error('expected a refusal');
+}
+
+const OWN = (argument: string, shown: string) => [
+  403,
+  'local_file_refused',
+  `${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`,
+];
+const DEFAULT_POLICY = (argument: string, shown: string, reason: string) => [
+  403,
+  'local_file_refused',
+  `${argument} ${JSON.stringify(shown)} ${reason}; without B2_FILE_ROOT this server refuses /proc, /sys, /dev and hidden files and directories (a segment starting with "."). Set B2_FILE_ROOT to a directory that contains it to allow it. Nothing was read or written.`,
+];
+const OUTSIDE = (argument: string, shown: string) => [
+  403,
+  'local_file_refused',
+  `${argument} ${JSON.stringify(shown)} resolves outside the directory this server allows (B2_FILE_ROOT); symlinks count by their target. Nothing was read or written.`,
+];
+
+describe('configuration refusals', () => {
+  it('local files off: both directions refused, naming the argument', async () => {
+    const message = (argument: string) => [403, 'local_file_refused', `${argument} is refused: this server does not allow local file access (B2_ALLOW_LOCAL_FILES is not true). Nothing was read or written.`];
+    expect(await refusal(readLocalFile({ allowLocalFiles: false, fileRoot: root }, join(root, 'x'), 10))).toEqual(message('filePath'));
+    expect(await refusal(prepareLocalTarget({ allowLocalFiles: false }, join(root, 'x')))).toEqual(message('saveToPath'));
+    expect(await refusal(readLocalFile({ allowLocalFiles: false }, join(root, 'x'), 10, 'sourcePath'))).toEqual(message('sourcePath'));
+  });
+
+  it('relative paths need a root; with one they resolve against it', async () => {
+    const message = (argument: string) => [400, 'invalid_path', `${argument} must be an absolute path (relative paths are allowed only when B2_FILE_ROOT is set).`];
+    expect(await refusal(readLocalFile(open, 'a.txt', 10))).toEqual(message('filePath'));
+    expect(await refusal(prepareLocalTarget(open, 'a.txt'))).toEqual(message('saveToPath'));
+    writeFileSync(join(root, 'a.txt'), 'rel');
+    expect((await readLocalFile(rooted(), 'a.txt', 10)).toString()).toBe('rel');
+    expect((await prepareLocalTarget(rooted(), 'sub/b.txt')).path).toBe(join(root, 'sub', 'b.txt'));
+  });
+
+  it('a root that does not exist is a configuration error', async () => {
+    const expected = [500, 'invalid_file_root', 'B2_FILE_ROOT does not exist or cannot be read; fix the server configuration.'];
+    expect(await refusal(readLocalFile(rooted({ fileRoot: join(root, 'gone') }), join(root, 'a'), 10))).toEqual(expected);
+    expect(await refusal(prepareLocalTarget(rooted({ fileRoot: join(root, 'gone') }), join(root, 'a')))).toEqual(expected);
+  });
+});
+
+describe('reads', () => {
+  it('the limit at its boundary and one past it', async () => {
+    writeFileSync(join(root, 'exact.bin'), Buffer.alloc(8, 7));
+    writeFileSync(join(root, 'over.bin'), Buffer.alloc(9, 7));
+    writeFileSync(join(root, 'empty.bin'), '');
+    expect(await readLocalFile(rooted(), join(root, 'exact.bin'), 8)).toEqual(Buffer.alloc(8, 7));
+    expect((await readLocalFile(rooted(), join(root, 'empty.bin'), 8)).length).toBe(0);
+    expect(await refusal(readLocalFile(rooted(), join(root, 'over.bin'), 8))).toEqual([413, 'file_too_large', `filePath ${JSON.stringify(join(root, 'over.bin'))} is 9 bytes; the limit is 8 bytes.`]);
+  });
+
+  it('a file larger than one read is read whole', async () => {
+    const big = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i % 251));
+    writeFileSync(join(root, 'big.bin'), big);
+    expect((await readLocalFile(rooted(), join(root, 'big.bin'), 200_000)).equals(big)).toBe(true);
+  });
+
+  it('missing files and directories are refused with their own messages', async () => {
+    const missing = join(root, 'missing.txt');
+    expect(await refusal(readLocalFile(rooted(), missing, 10))).toEqual([404, 'file_not_found', `filePath ${JSON.stringify(missing)} does not exist.`]);
+    expect(await refusal(readLocalFile(rooted(), root, 10))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(root)} is not a regular file.`]);
+    writeFileSync(join(root, 'file'), 'x');
+    const under = join(root, 'file', 'x');
+    expect(await refusal(readLocalFile(rooted(), under, 10))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(under)} cannot be read (ENOTDIR).`]);
+  });
+
+  it('outside the root, directly, by .. or through a symlink, is refused; a symlink within it is followed', async () => {
+    writeFileSync(join(outside, 'secret.txt'), 'secret');
+    symlinkSync(join(outside, 'secret.txt'), join(root, 'sneaky.txt'));
+    for (const path of [join(outside, 'secret.txt'), join(root, '..', outside.split('/').pop()!, 'secret.txt'), join(root, 'sneaky.txt')]) {
+      expect(await refusal(readLocalFile(rooted(), path, 100)), path).toEqual(OUTSIDE('filePath', path));
+    }
+    writeFileSync(join(root, 'real.txt'), 'inside');
+    symlinkSync(join(root, 'real.txt'), join(root, 'alias.txt'));
+    expect((await readLocalFile(rooted(), join(root, 'alias.txt'), 100)).toString()).toBe('inside');
+  });
+
+  it('the server files are refused under every name, also inside the root; similar names are not', async () => {
+    const ledger = join(root, 'secrets.jsonl');
+    const log = join(root, 'server.log');
+    for (const file of [ledger, log, `${ledger}.abc.pending`, `${ledger}.bak`, `${ledger}pending`, join(root, 'x.pending')]) writeFileSync(file, 'data');
+    linkSync(ledger, join(root, 'hard-ledger.txt'));
+    linkSync(log, join(root, 'hard-log.txt'));
+    symlinkSync(log, join(root, 'log-link'));
+    const guarded = rooted({ secretSinkFile: ledger, logFile: log });
+    for (const path of [ledger, log, `${ledger}.abc.pending`, join(root, 'hard-ledger.txt'), join(root, 'hard-log.txt'), join(root, 'log-link')]) {
+      expect(await refusal(readLocalFile(guarded, path, 100)), path).toEqual(OWN('filePath', path));
+    }
+    for (const path of [`${ledger}.bak`, `${ledger}pending`, join(root, 'x.pending')]) {
+      expect((await readLocalFile(guarded, path, 100)).toString(), path).toBe('data');
+    }
+    // Only a ledger, only a log: each guarded alone.
+    expect(await refusal(readLocalFile(rooted({ logFile: log }), log, 100))).toEqual(OWN('filePath', log));
+    expect(await refusal(readLocalFile(rooted({ secretSinkFile: ledger }), join(root, 'hard-ledger.txt'), 100))).toEqual(OWN('filePath', join(root, 'hard-ledger.txt')));
+    expect((await readLocalFile(rooted({ secretSinkFile: join(root, 'not-yet.jsonl') }), log, 100)).toString()).toBe('data');
+  });
+
+  it('without a root: system trees and hidden segments refused, by name or by target; plain files read', async () => {
+    mkdirSync(join(outside, '.ssh'));
+    writeFileSync(join(outside, '.ssh', 'key'), 'k');
+    writeFileSync(join(outside, '.env'), 'e');
+    symlinkSync(join(outside, '.env'), join(outside, 'env-link'));
+    symlinkSync('/proc/self/status', join(outside, 'status-link'));
+    const tree = 'lies in a system tree (/proc, /sys, /dev)';
+    const hidden = 'is or lies in a hidden file or directory';
+    const cases: Array<[string, string]> = [
+      ['/proc/self/status', tree],
+      ['/sys/kernel/osrelease', tree],
+      ['/dev/null', tree],
+      ['/proc', tree],
+      [join(outside, '.env'), hidden],
+      [join(outside, '.ssh', 'key'), hidden],
+      [join(outside, 'env-link'), hidden],
+      [join(outside, 'status-link'), tree],
+    ];
+    for (const [path, reason] of cases) expect(await refusal(readLocalFile(open, path, 100)), path).toEqual(DEFAULT_POLICY('filePath', path, reason));
+    writeFileSync(join(outside, 'plain.txt'), 'fine');
+    writeFileSync(join(outside, 'dots.in.name'), 'fine too');
+    expect((await readLocalFile(open, join(outside, 'plain.txt'), 100)).toString()).toBe('fine');
+    expect((await readLocalFile(open, join(outside, 'dots.in.name'), 100)).toString()).toBe('fine too');
+  });
+
+  it('a root that holds hidden files allows them', async () => {
+    writeFileSync(join(root, '.env'), 'chosen');
+    expect((await readLocalFile(rooted(), join(root, '.env'), 100)).toString()).toBe('chosen');
+  });
+});
+
+describe('the real path of what was opened', () => {
+  it('comes from the descriptor link when it is absolute, else from the path if it is the same file', async () => {
+    writeFileSync(join(root, 'a.txt'), 'a');
+    writeFileSync(join(root, 'b.txt'), 'b');
+    const handle = await openHandle(join(root, 'a.txt'), 'r');
+    try {
+      expect(await openedRealPath(handle, join(root, 'b.txt'))).toBe(join(root, 'a.txt'));
+      const links = join(root, 'links');
+      mkdirSync(links);
+      symlinkSync('relative/target', join(links, String(handle.fd)));
+      expect(await openedRealPath(handle, join(root, 'a.txt'), links)).toBeUndefined();
+      const none = join(root, 'no-links');
+      expect(await openedRealPath(handle, join(root, 'a.txt'), none)).toBe(join(root, 'a.txt'));
+      expect(await openedRealPath(handle, join(root, 'b.txt'), none)).toBeUndefined();
+      expect(await openedRealPath(handle, join(root, 'gone.txt'), none)).toBeUndefined();
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+describe('destinations', () => {
+  it('anything already there is refused, with the path as given', async () => {
+    writeFileSync(join(root, 'file.txt'), 'x');
+    symlinkSync(join(root, 'nowhere'), join(root, 'dangling'));
+    for (const name of ['file.txt', 'dangling']) {
+      expect(await refusal(prepareLocalTarget(rooted(), join(root, name)))).toEqual([
+        409,
+        'local_file_exists',
+        `saveToPath ${JSON.stringify(join(root, name))} already exists; this server never overwrites or follows an existing local path. Choose a new path that does not exist yet. Nothing was downloaded.`,
+      ]);
+    }
+  });
+
+  it('a path under a file cannot be used', async () => {
+    writeFileSync(join(root, 'file'), 'x');
+    const under = join(root, 'file', 'new.txt');
+    expect(await refusal(prepareLocalTarget(rooted(), under))).toEqual([400, 'invalid_path', `saveToPath ${JSON.stringify(under)} cannot be used (ENOTDIR).`]);
+  });
+
+  it('missing directories are placed under the real path of the nearest existing ancestor', async () => {
+    mkdirSync(join(root, 'real'));
+    symlinkSync(join(root, 'real'), join(root, 'alias'));
+    expect(await prepareLocalTarget(rooted(), join(root, 'alias', 'x', 'y', 'z.txt'))).toEqual({
+      path: join(root, 'real', 'x', 'y', 'z.txt'),
+      given: join(root, 'alias', 'x', 'y', 'z.txt'),
+      fence: { root },
+    });
+  });
+
+  it('outside the root, server files and default-policy paths are refused as destinations', async () => {
+    symlinkSync(outside, join(root, 'out'));
+    expect(await refusal(prepareLocalTarget(rooted(), join(root, 'out', 'a', 'x.txt')))).toEqual(OUTSIDE('saveToPath', join(root, 'out', 'a', 'x.txt')));
+    const ledger = join(root, 'secrets.jsonl');
+    expect(await refusal(prepareLocalTarget(rooted({ secretSinkFile: ledger }), ledger))).toEqual(OWN('saveToPath', ledger));
+    expect(await refusal(prepareLocalTarget(rooted({ secretSinkFile: ledger }), `${ledger}.x.pending`))).toEqual(OWN('saveToPath', `${ledger}.x.pending`));
+    expect(await refusal(prepareLocalTarget(open, join(outside, '.config', 'x')))).toEqual(DEFAULT_POLICY('saveToPath', join(outside, '.config', 'x'), 'is or lies in a hidden file or directory'));
+    expect(await refusal(prepareLocalTarget(open, '/dev/b2-unit-test'))).toEqual(DEFAULT_POLICY('saveToPath', '/dev/b2-unit-test', 'lies in a system tree (/proc, /sys, /dev)'));
+    expect(readdirSync(outside)).toEqual([]);
+  });
+});
+
+describe('saves', () => {
+  it('write the whole body under created parents and return its size, leaving no temporary file', async () => {
+    const target = await prepareLocalTarget(rooted(), join(root, 'a', 'b', 'c.txt'));
+    expect(await saveStream(Readable.from([Buffer.from('hello '), Buffer.from('world')]), target, { idleTimeoutMs: 5_000 })).toBe(11);
+    expect(readFileSync(join(root, 'a', 'b', 'c.txt'), 'utf8')).toBe('hello world');
+    expect(readdirSync(join(root, 'a', 'b'))).toEqual(['c.txt']);
+  });
+
+  it('a file that appeared since the check is kept, and the save refused', async () => {
+    const target = await prepareLocalTarget(rooted(), join(root, 'raced.txt'));
+    writeFileSync(join(root, 'raced.txt'), 'theirs');
+    expect((await refusal(saveStream(Readable.from([Buffer.from('ours')]), target, { idleTimeoutMs: 5_000 })))[1]).toBe('local_file_exists');
+    expect(readFileSync(join(root, 'raced.txt'), 'utf8')).toBe('theirs');
+    expect(readdirSync(root)).toEqual(['raced.txt']);
+  });
+
+  it('a failing source, a cancelled save and a stalled one leave nothing, each with its own error', async () => {
+    const failing = new Readable({
+      read() {
+        this.destroy(new Error('connection reset'));
+      },
+    });
+    expect(await refusal(saveStream(failing, await prepareLocalTarget(rooted(), join(root, 'f.txt')), { idleTimeoutMs: 5_000 }))).toEqual([
+      502,
+      'download_failed',
+      'The download failed before it finished (connection reset); nothing was saved.',
+    ]);
+    const controller = new AbortController();
+    const waiting = new PassThrough();
+    waiting.once('resume', () => controller.abort());
+    const cancelled = saveStream(waiting, await prepareLocalTarget(rooted(), join(root, 'c.txt')), { idleTimeoutMs: 5_000, signal: controller.signal });
+    expect(await refusal(cancelled)).toEqual([499, 'cancelled', 'The download was cancelled; nothing was saved.']);
+    const stalled = new PassThrough();
+    stalled.write('partial');
+    expect(await refusal(saveStream(stalled, await prepareLocalTarget(rooted(), join(root, 's.txt')), { idleTimeoutMs: 30 }))).toEqual([
+      504,
+      'download_stalled',
+      'The download sent no data for 30 ms and was abandoned; nothing was saved.',
+    ]);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+});
