@@ -267,5 +267,4 @@ describe('saves', () => {
     ]);
     expect(readdirSync(root)).toEqual([]);
   });
-
 });
