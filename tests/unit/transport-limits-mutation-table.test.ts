@@ -34,7 +34,7 @@ describe('token buckets refill at the configured rate, not before', () => {
   });
 
   it('a slowly refilling bucket is kept while it is not full again, even after ten idle minutes', () => {
-    let now = 5_000;
+    let now = 1_000_000_000;
     // One token every 1 000 s: ten minutes refill 0.6 of it.
     const buckets = new TokenBuckets(0.001, 1, () => now);
     expect(buckets.take('slow')).toBe(true);
@@ -57,6 +57,13 @@ describe('token buckets refill at the configured rate, not before', () => {
     now += 1;
     buckets.sweep();
     expect(buckets.size).toBe(0);
+  });
+});
+
+describe('the default clock', () => {
+  it('is a real clock: an emptied slow bucket stays empty on the next call', () => {
+    const buckets = new TokenBuckets(0.001, 1);
+    expect([buckets.take('a'), buckets.take('a')]).toEqual([true, false]);
   });
 });
 

@@ -48,12 +48,11 @@ function originHost(origin: string): string | undefined {
 
 export function createHostGuard(lists: HostAllowlists): (input: HostCheckInput) => boolean {
   const { allowedHosts, allowedOrigins } = lists;
-  const configured = allowedHosts.length > 0 || allowedOrigins.length > 0;
 
   const hostAllowed = (host: string): boolean => {
     if (allowedHosts.length > 0) return hostListed(host, allowedHosts);
     // Only origins are listed: the deployment sits behind a proxy whose Host we cannot predict.
-    return configured || isLoopbackHost(host);
+    return allowedOrigins.length > 0 || isLoopbackHost(host);
   };
 
   const originAllowed = (origin: string): boolean => {
