@@ -39,6 +39,13 @@ export default {
   // The judgement and guard code that in-process tests reach; see docs/testing.md for the rest.
   "mutate": [
     "src/server/policy/gate.ts",
+    "src/server/policy/input-validator.ts",
+    "src/server/policy/sanitize.ts",
+    "src/server/policy/secret-sink.ts",
+    "src/server/policy/serialize.ts",
+    "src/server/policy/token-estimate.ts",
+    "src/server/policy/toon.ts",
+    "src/server/s3/local-files.ts",
     "src/server/tools/buckets.ts:57-74",
     "src/server/tools/files.ts:9-15",
     "src/server/tools/webhook-guard.ts",
