@@ -5,9 +5,9 @@ import { packageRoot } from '../src/server/package-info.js';
 import { modernRequest } from './modern-request.js';
 
 const SERVER = join(packageRoot(), 'dist', 'bin', 'b2-mcp.js');
-const CONCURRENCY = 8;
-const WARM_UP = 80;
-const MEASURED = 800;
+export const CONCURRENCY = 8;
+export const WARM_UP = 80;
+export const MEASURED = 800;
 
 const BODY = JSON.stringify(modernRequest('tools/list'));
 
@@ -21,8 +21,13 @@ const HEADERS = {
   'x-b2-mcp-key': 'bench-key-secret',
 };
 
-/** Starts the built server on a free port; resolves with its /mcp URL. */
-function startServer(): Promise<{ url: string; child: ChildProcess }> {
+export interface BenchServer {
+  url: string;
+  child: ChildProcess;
+}
+
+/** Starts the built server on a free port (with `extraEnv` on top of the bench settings); resolves with its /mcp URL. */
+export function startServer(extraEnv: Record<string, string> = {}): Promise<BenchServer> {
   const child = spawn(process.execPath, [SERVER, 'http', '--port', '0'], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -33,6 +38,7 @@ function startServer(): Promise<{ url: string; child: ChildProcess }> {
       // The per-client and per-credential rate limit (60/s) would cap the measurement itself.
       B2_MCP_RATE_LIMIT_RPS: '1000000',
       B2_MCP_RATE_LIMIT_BURST: '1000000',
+      ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -51,7 +57,8 @@ function startServer(): Promise<{ url: string; child: ChildProcess }> {
   });
 }
 
-async function listTools(url: string): Promise<number> {
+/** One modern `tools/list`; resolves with its latency in ms. */
+export async function listTools(url: string): Promise<number> {
   const started = performance.now();
   const response = await fetch(url, { method: 'POST', headers: HEADERS, body: BODY });
   const text = await response.text();
@@ -59,8 +66,8 @@ async function listTools(url: string): Promise<number> {
   return performance.now() - started;
 }
 
-/** Runs `total` requests with `CONCURRENCY` workers; returns each request's latency. */
-async function run(url: string, total: number): Promise<number[]> {
+/** Runs `total` requests with `concurrency` workers; returns each request's latency. */
+export async function run(url: string, total: number, concurrency = CONCURRENCY): Promise<number[]> {
   const latencies: number[] = [];
   let issued = 0;
   const worker = async (): Promise<void> => {
@@ -69,12 +76,12 @@ async function run(url: string, total: number): Promise<number[]> {
       latencies.push(await listTools(url));
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return latencies;
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const round = (value: number): number => Math.round(value * 10) / 10;
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+export const round = (value: number): number => Math.round(value * 10) / 10;
 
 /** Modern `tools/list` over HTTP with raw fetch at concurrency 8, after a warm-up. */
 export async function benchHttpToolsList(): Promise<{ rps: number; p50Ms: number; p99Ms: number; concurrency: number; requests: number }> {
@@ -93,9 +100,14 @@ export async function benchHttpToolsList(): Promise<{ rps: number; p50Ms: number
       requests: latencies.length,
     };
   } finally {
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+    await stopServer({ url, child });
   }
+}
+
+export function stopServer({ child }: BenchServer): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
 }

@@ -5,6 +5,7 @@ import { packageRoot } from '../src/server/package-info.js';
 import { benchConformCheck, benchProbes } from './conform.js';
 import { benchFaultSoak } from './faults.js';
 import { benchLargestFiles } from './analytics.js';
+import { benchHttpScale } from './http-scale.js';
 import { benchHttpToolsList } from './http-throughput.js';
 import { benchLargeLists } from './large-lists.js';
 import { renderBenchmarksDoc } from './report.js';
@@ -19,6 +20,7 @@ import { benchStartup } from './startup.js';
 const SECTIONS: Record<string, () => Promise<unknown>> = {
   startup: () => benchStartup(),
   http: () => benchHttpToolsList(),
+  httpScale: () => benchHttpScale(),
   conform: async () => benchConformCheck(),
   probes: async () => benchProbes(),
   largeLists: async () => benchLargeLists(),

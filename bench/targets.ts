@@ -148,6 +148,25 @@ export const TARGETS: readonly Target[] = [
     bound: { op: '>=', limit: 200, text: '≥ 200 req/s' },
   },
   {
+    figure: 'HTTP `tools/list` at concurrency 8 through a loopback round-robin proxy, 1 instance',
+    section: 'httpScale',
+    shown: (s) => `${fmt(s.one?.rps, ' req/s')} (p50 ${fmt(s.one?.p50Ms, ' ms')}, p99 ${fmt(s.one?.p99Ms, ' ms')}; load average ${fmt(s.loadAverage)} when measured)`,
+    value: (s) => s.one?.rps,
+  },
+  {
+    figure: 'The same through the proxy to 3 instances (same cores)',
+    section: 'httpScale',
+    shown: (s) => `${fmt(s.three?.rps, ' req/s')} (×${fmt(ratio(s.three?.rps, s.one?.rps))} of 1 instance; p50 ${fmt(s.three?.p50Ms, ' ms')}, p99 ${fmt(s.three?.p99Ms, ' ms')})`,
+    value: (s) => s.three?.rps,
+  },
+  {
+    figure: 'Latency Redis-shared limits add to one HTTP `tools/list` (median; one at a time, interleaved with Redis off)',
+    section: 'httpScale',
+    shown: (s) =>
+      s.redis?.skipped ? `not measured (${s.redis.skipped})` : `${fmt(s.redis?.addedP50Ms, ' ms')} (${fmt(s.redis?.onP50Ms, ' ms')} on vs ${fmt(s.redis?.offP50Ms, ' ms')} off; p90 ${fmt(s.redis?.onP90Ms, ' ms')} vs ${fmt(s.redis?.offP90Ms, ' ms')}; mean +${fmt(s.redis?.addedMeanMs, ' ms')})`,
+    value: (s) => s.redis?.addedP50Ms,
+  },
+  {
     figure: '`b2_list_largest_files` over 1,000,000 versions: heap growth',
     section: 'analytics',
     shown: (s) => `${fmt(s.heapGrowthMb, ' MB')} (${fmt(s.filesPerSecond, ' files/s')})`,

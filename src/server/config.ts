@@ -127,6 +127,21 @@ export function readSetting(env: NodeJS.ProcessEnv, transport: Transport, name: 
   return normalized;
 }
 
+/** The password inside `B2_MCP_REDIS_URL` (as written and decoded), to be redacted like any other secret. */
+export function redisUrlPasswords(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.B2_MCP_REDIS_URL?.trim();
+  if (!raw || !URL.canParse(raw)) return [];
+  const { password } = new URL(raw);
+  if (!password) return [];
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // Malformed escapes: the written form is all there is.
+  }
+  return [...new Set([password, decoded])];
+}
+
 const isTrue = (value: string | undefined): boolean => value === 'true' || value === 'on' || value === '1';
 
 function absolutePath(name: string, value: string | undefined): string | undefined {

@@ -3,7 +3,7 @@ import { createBackends, type Backends } from './backends.js';
 import { b2UserAgent } from './b2/native-client.js';
 import { B2Error } from './b2/errors.js';
 import type { ProfileName } from '../contract/constants.js';
-import { ConfigError, loadConfig, readSetting, type Credentials, type ServerConfig, type Transport } from './config.js';
+import { ConfigError, loadConfig, readSetting, redisUrlPasswords, type Credentials, type ServerConfig, type Transport } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { packageVersion } from './package-info.js';
 import { ConfirmationStates } from './policy/gate.js';
@@ -83,7 +83,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
   if (config.outputFormat !== 'json' && encodeToon({ ok: true }) !== 'ok: true') {
     throw new ConfigError(`B2_MCP_OUTPUT_FORMAT=${config.outputFormat} failed its TOON self-test; use json.`);
   }
-  const secrets = collectSecretValues(env, [config.credentials?.applicationKey, config.credentials?.masterKey]);
+  const secrets = collectSecretValues(env, [config.credentials?.applicationKey, config.credentials?.masterKey, ...redisUrlPasswords(env)]);
   const sanitizer = createSanitizer(secrets);
   const logSanitizer = createSanitizer(secrets, { mode: 'log' });
   const logger = createLogger({ level: config.logLevel, file: config.logFile, redact: (record) => logSanitizer.value(record) });

@@ -8,7 +8,7 @@ import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { connectRedisState } from '../../src/server/transports/redis-state.js';
 import { JSON_HEADERS, legacyInitialize, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
 import { serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
-import { REDIS_SERVER, startRedis, type RedisProcess } from './redis-server.js';
+import { REDIS_SERVER, startRedis, type RedisProcess } from '../../bench/redis-server.js';
 
 const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret' };
 const TENANT_B = { 'x-b2-mcp-key-id': 'tenant-b-id', 'x-b2-mcp-key': 'tenant-b-secret' };

@@ -26,3 +26,21 @@ describe('B2_MCP_REDIS_URL and B2_MCP_REDIS_FAILURE', () => {
     expect(() => loadHttpSettings({ B2_MCP_REDIS_URL: 'redis://cache', B2_MCP_REDIS_FAILURE: 'ignore' })).toThrow('B2_MCP_REDIS_FAILURE must be one of open, closed (got "ignore").');
   });
 });
+
+describe('the password in B2_MCP_REDIS_URL', () => {
+  it('is redacted from results and logs like any other secret, as written and decoded', async () => {
+    const { createRuntime } = await import('../../src/server/start.js');
+    const encoded = 'p%40ss-redis-canary-9d1f';
+    const runtime = await createRuntime({ B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_MCP_REDIS_URL: `redis://default:${encoded}@cache:6379` }, 'http');
+    const text = runtime.sanitizer.text(`failed with p@ss-redis-canary-9d1f and ${encoded}`);
+    expect(text).not.toContain('redis-canary');
+  });
+
+  it('is nothing to redact when the URL has none or does not parse', async () => {
+    const { redisUrlPasswords } = await import('../../src/server/config.js');
+    expect(redisUrlPasswords({ B2_MCP_REDIS_URL: 'redis://cache:6379' })).toEqual([]);
+    expect(redisUrlPasswords({ B2_MCP_REDIS_URL: 'not a url' })).toEqual([]);
+    expect(redisUrlPasswords({})).toEqual([]);
+    expect(redisUrlPasswords({ B2_MCP_REDIS_URL: 'redis://:a%2Fb-long-enough@cache' })).toEqual(['a%2Fb-long-enough', 'a/b-long-enough']);
+  });
+});

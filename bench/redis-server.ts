@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
-/** A throwaway `redis-server` on a free loopback port: no persistence, stopped and restarted by the tests. */
+/** A throwaway `redis-server` on a free loopback port, no persistence: for tests/redis (stopped and restarted mid-run) and the benchmarks. */
 
 export const REDIS_SERVER = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
 
