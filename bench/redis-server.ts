@@ -47,8 +47,15 @@ function launch(port: number, extraArgs: readonly string[]): Promise<ChildProces
 }
 
 export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisProcess> {
+  const redis = await redisOnFreePort(extraArgs);
+  await redis.start();
+  return redis;
+}
+
+/** A free port for a Redis that is not started yet (a URL that refuses connections until `start()`). */
+export async function redisOnFreePort(extraArgs: readonly string[] = []): Promise<RedisProcess> {
   const port = await freePort();
-  let child: ChildProcess | undefined = await launch(port, extraArgs);
+  let child: ChildProcess | undefined;
   return {
     port,
     url: `redis://127.0.0.1:${port}`,

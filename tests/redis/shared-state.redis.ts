@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/server/logger.js';
@@ -7,8 +8,8 @@ import { serveOverHttp, type HttpHandle } from '../../src/server/transports/http
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { connectRedisState } from '../../src/server/transports/redis-state.js';
 import { JSON_HEADERS, legacyInitialize, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
-import { serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
-import { REDIS_SERVER, startRedis, type RedisProcess } from '../../bench/redis-server.js';
+import { SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
+import { REDIS_SERVER, redisOnFreePort, startRedis, type RedisProcess } from '../../bench/redis-server.js';
 
 const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret' };
 const TENANT_B = { 'x-b2-mcp-key-id': 'tenant-b-id', 'x-b2-mcp-key': 'tenant-b-secret' };
@@ -327,6 +328,64 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       expect(await get(closed.url, '10.3.2.2')).toBe(405);
       for (const instance of instances) expect(instance.logger.records.filter((record) => record.event === 'http.redis_unavailable')).toHaveLength(1);
     });
+  });
+});
+
+/** `b2-mcp http` with its log lines collected; `logged(event, n)` resolves once the n-th such line is out. */
+async function loggingServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, [SERVER_BIN, 'http', '--port', '0'], { env: serverEnv({ ...SERVER_ENV, ...env, LOG_LEVEL: 'info' }), stdio: ['ignore', 'ignore', 'pipe'] });
+  const lines: Array<Record<string, unknown>> = [];
+  const waiters: Array<() => void> = [];
+  let partial = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    const text = partial + chunk.toString();
+    const complete = text.split('\n');
+    partial = complete.pop()!;
+    for (const line of complete) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const waiter of waiters.splice(0)) waiter();
+  });
+  const count = (event: string): number => lines.filter((line) => line.event === event).length;
+  const logged = async (event: string, wanted = 1): Promise<void> => {
+    while (count(event) < wanted) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${JSON.stringify(lines)}`);
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  await logged('http.listening');
+  const url = new URL(String(lines.find((line) => line.event === 'http.listening')!.url));
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { url, lines, count, logged, stop };
+}
+
+describe.skipIf(!REDIS_SERVER)('a Redis that is not there when the server starts', () => {
+  it('starts and answers anyway (open: its own limits; closed: 503), logs the outage once, and shares once Redis appears', async () => {
+    const redis = await redisOnFreePort();
+    const limits = { B2_MCP_REDIS_URL: redis.url, B2_MCP_RATE_LIMIT_BURST: '2', B2_MCP_RATE_LIMIT_RPS: '0.001' };
+    const open = await loggingServer(limits);
+    const closed = await loggingServer({ ...limits, B2_MCP_REDIS_FAILURE: 'closed' });
+    try {
+      expect([await get(open.url, '10.5.0.1'), await get(open.url, '10.5.0.1'), await get(open.url, '10.5.0.1')]).toEqual([405, 405, 429]);
+      const refused = await rawRequest(closed.url, { method: 'GET', headers: from('10.5.0.2') });
+      expect([refused.status, refused.json()]).toEqual([503, { error: 'Shared rate-limit store unavailable' }]);
+      expect((await rawRequest(closed.url, { method: 'GET', path: '/health' })).status).toBe(200);
+      for (const server of [open, closed]) {
+        expect(server.lines.filter((line) => line.event === 'http.redis_unavailable')).toEqual([
+          expect.objectContaining({ level: 'warn', redis: `127.0.0.1:${redis.port}`, reason: 'ECONNREFUSED' }),
+        ]);
+      }
+
+      await redis.start();
+      await Promise.all([open.logged('http.redis_recovered'), closed.logged('http.redis_recovered')]);
+      expect([await get(closed.url, '10.5.1.1'), await get(closed.url, '10.5.1.1'), await get(open.url, '10.5.1.1')]).toEqual([405, 405, 429]);
+      expect([open.count('http.redis_unavailable'), closed.count('http.redis_unavailable')]).toEqual([1, 1]);
+    } finally {
+      await Promise.all([open.stop(), closed.stop(), redis.stop()]);
+    }
   });
 });
 
