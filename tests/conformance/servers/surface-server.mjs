@@ -142,6 +142,9 @@ if (mode === 'stdio') {
       void handler(req, res, body);
     });
   });
+  // Idle connections outlive the client's keep-alive: on a loaded machine a socket the server
+  // closes at its 5 s default can be picked for the next request and fail with "other side closed".
+  server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`listening ${server.address().port}\n`);
   });
