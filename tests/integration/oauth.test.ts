@@ -136,6 +136,33 @@ describe.each([
   });
 });
 
+describe('OAuth: who the limits count, and the headers credential mode', () => {
+  const list = (handler: ReturnType<typeof createFetchHandler>, headers: Record<string, string>) =>
+    handler(new Request(RESOURCE, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(modernMessage('tools/list')) }));
+
+  it('in server mode, rate-limits each token subject across client addresses', async () => {
+    const handler = createFetchHandler({
+      env: { ...oauthEnv(), B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_MCP_RATE_LIMIT_RPS: '0.1', B2_MCP_RATE_LIMIT_BURST: '2', B2_TRUST_PROXY_HEADERS: 'true' },
+    });
+    const alice = bearer(await token({ sub: 'alice' }));
+    expect((await list(handler, { ...alice, 'x-forwarded-for': '10.9.0.1' })).status).toBe(200);
+    expect((await list(handler, { ...alice, 'x-forwarded-for': '10.9.0.2' })).status).toBe(200);
+    const limited = await list(handler, { ...alice, 'x-forwarded-for': '10.9.0.3' });
+    expect([limited.status, await limited.json()]).toEqual([429, { error: 'Rate limit exceeded' }]);
+    expect((await list(handler, { ...bearer(await token({ sub: 'bob' })), 'x-forwarded-for': '10.9.0.4' })).status).toBe(200);
+  });
+
+  it('in headers mode, needs both the token and the B2 key, and the scope still narrows the key’s surface', async () => {
+    const handler = createFetchHandler({ env: { ...oauthEnv(), B2_HTTP_CREDENTIAL_MODE: 'headers', B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' } });
+    const key = { 'x-b2-mcp-key-id': 'tenant-id', 'x-b2-mcp-key': 'tenant-secret' };
+    const count = async (headers: Record<string, string>) => ((await (await list(handler, headers)).json()) as { result: { tools: unknown[] } }).result.tools.length;
+    expect(await count({ ...key, ...bearer(await token()) })).toBe(37);
+    expect(await count({ ...key, ...bearer(await token({ scope: 'b2:read' })) })).toBe(20);
+    expect((await list(handler, key)).status).toBe(401);
+    expect((await list(handler, bearer(await token()))).status).toBe(401);
+  });
+});
+
 describe('OAuth: tokens stay out of the logs', () => {
   it('neither an accepted nor a refused token appears in a debug log', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'b2-mcp-oauth-'));
