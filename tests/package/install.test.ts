@@ -74,12 +74,19 @@ describe('the packed tarball, installed into a fresh project', () => {
       "const bundled = new URL('./fixtures/tool-contract', import.meta.resolve('b2-mcp-conform/package.json')).pathname;",
       'const report = await api.diff({ before: bundled, after: bundled });',
       "const refused = await api.check({ server: 'x', url: 'http://127.0.0.1:1/mcp' }).catch((error) => ({ code: error.code, exitCode: error.exitCode }));",
-      'console.log(JSON.stringify({ api: Object.keys(api).sort(), matchers: Object.keys(matchers).sort(), rules: api.loadRules().rules.length > 0, verdict: report.verdict, compared: report.evidence.target.compared.length, refused }));',
+      "const handler = api.createFetchHandler({ env: { B2_MCP_PROFILE: 'read-only', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' } });",
+      "const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'consumer', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };",
+      "const served = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-b2-mcp-key-id': 'id', 'x-b2-mcp-key': 'secret' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }) }));",
+      'const fetchTools = (await served.json()).result.tools.length;',
+      'await handler.close();',
+      'console.log(JSON.stringify({ api: Object.keys(api).sort(), matchers: Object.keys(matchers).sort(), rules: api.loadRules().rules.length > 0, verdict: report.verdict, compared: report.evidence.target.compared.length, refused, fetchTools }));',
     ].join('\n');
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
-    const seen = JSON.parse(run.stdout) as { api: string[]; matchers: string[]; rules: boolean; verdict: string; compared: number; refused: unknown };
-    expect(seen.api).toEqual(expect.arrayContaining(['check', 'diff', 'snapshot', 'loadRules', 'ConformError']));
+    const seen = JSON.parse(run.stdout) as { api: string[]; matchers: string[]; rules: boolean; verdict: string; compared: number; refused: unknown; fetchTools: number };
+    expect(seen.api).toEqual(expect.arrayContaining(['check', 'diff', 'snapshot', 'loadRules', 'ConformError', 'createFetchHandler', 'ConfigError']));
+    // The server as a fetch handler, from the installed package: the read-only surface.
+    expect(seen.fetchTools).toBe(20);
     expect(seen.matchers).toEqual(expect.arrayContaining(['contractMatchers', 'toPassContract']));
     expect(seen.rules).toBe(true);
     expect(seen).toMatchObject({ verdict: 'pass', compared: 6, refused: { code: 'usage', exitCode: 2 } });

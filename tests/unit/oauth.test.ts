@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROFILES } from '../../src/server/profiles.js';
+import { narrowToProfile } from '../../src/server/start.js';
 import { createOAuthResourceServer, loadOAuthSettings, type OAuthSettings } from '../../src/server/transports/oauth.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/oauth-issuer-support.js';
 
@@ -103,5 +105,18 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
     const keyOf = async (sub: string) => ((await server.authenticate(`Bearer ${await issuer.sign({ sub, aud: 'urn:b2', scope: 'b2:admin' })}`)) as { key: string }).key;
     expect(await keyOf('alice')).toBe(await keyOf('alice'));
     expect(await keyOf('alice')).not.toBe(await keyOf('bob'));
+  });
+});
+
+describe('a token scope caps the surface and never widens it', () => {
+  const input = (capabilities: ReadonlySet<string> | null, partner: boolean) => ({ capabilities, partner, secretSink: 'off' as const });
+
+  it('intersects the key’s capabilities with the profile’s; the full-surface override takes the profile’s', () => {
+    expect(narrowToProfile(input(new Set(['listBuckets', 'writeFiles']), true), 'full')).toEqual(input(new Set(['listBuckets', 'writeFiles']), true));
+    expect(narrowToProfile(input(new Set(['listBuckets', 'writeFiles']), false), 'read-only')).toEqual(input(new Set(['listBuckets']), false));
+    expect(narrowToProfile(input(null, true), 'read-only')).toEqual(input(new Set(PROFILES['read-only'].capabilities), false));
+    expect(narrowToProfile(input(null, true), 'full')).toEqual(input(null, true));
+    expect(narrowToProfile(input(null, true), 'default').partner).toBe(false);
+    expect(narrowToProfile(input(new Set(['readFiles']), true), undefined)).toEqual(input(new Set(['readFiles']), true));
   });
 });
