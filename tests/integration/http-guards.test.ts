@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeGuardSuites, startProcessTarget } from '../support/http-guard-support.js';
 import { JSON_HEADERS, openRequest, rawRequest } from '../support/http-client.js';
@@ -19,6 +20,19 @@ describe('b2-mcp http: what only a socket can show', () => {
   it('refuses a request without a Host header with 403', async () => {
     const res = await rawRequest(http.url, { method: 'GET', omitHost: true });
     expect([res.status, res.json()]).toEqual([403, { error: 'Host/Origin not allowed' }]);
+  });
+
+  it('answers a request target no URL can hold with 400, and keeps serving', async () => {
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(http.url.port), http.url.hostname, () => socket.write('GET //[ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.once('close', () => resolve(text));
+      socket.once('error', reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(reply).toContain('{"error":"Bad request"}');
+    expect((await rawRequest(http.url, { method: 'GET', path: '/health' })).status).toBe(200);
   });
 
   it('refuses a chunked body once it streams past 1 MiB with 413 and Connection: close, before the upload ends', async () => {

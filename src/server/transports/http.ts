@@ -77,7 +77,15 @@ function nodeListener(service: HttpService): (req: IncomingMessage, res: ServerR
     const closed = new AbortController();
     res.once('close', () => closed.abort());
     void (async () => {
-      const response = await service.handle(toRequest(req, closed.signal), { address: req.socket.remoteAddress });
+      let request: Request;
+      try {
+        request = toRequest(req, closed.signal);
+      } catch {
+        // A request target or header that Node's parser let through but no Request can hold.
+        res.writeHead(400, { 'content-type': 'application/json', connection: 'close' });
+        return void res.end(JSON.stringify({ error: 'Bad request' }));
+      }
+      const response = await service.handle(request, { address: req.socket.remoteAddress });
       if (closed.signal.aborted) return void (await response.body?.cancel().catch(() => undefined));
       await writeResponse(req, res, response, closed.signal);
     })().catch(() => res.destroy());
