@@ -200,9 +200,18 @@ export async function runCheck(request: CheckRequest, prepared: Prepared = {}): 
   // Our own server knows only our profile names; any other server is checked against its contract's.
   if (!request.target) resolveProfile(request.profile);
   if (request.onlyProbes) return checkProbesOnly(request, started, budget);
-  const connections = checkConnections(request, selectPack(loadRules(request.rulesDir), request.pack));
-  const scenarios = request.scenariosFile === undefined ? undefined : loadScenarios(request.scenariosFile);
-  return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, target, servers, started, budget, scenarios));
+  // Read and parse everything the run needs while the server starts, not after it answers.
+  let inputs: ReturnType<typeof loadInputs>;
+  let scenarios: ScenarioFile | undefined;
+  try {
+    inputs = loadInputs(request);
+    scenarios = request.scenariosFile === undefined ? undefined : await loadScenarios(request.scenariosFile);
+  } catch (error) {
+    await Promise.all([stopServers(prepared.launched ?? {}), prepared.bundled?.stop()]);
+    throw error;
+  }
+  const connections = checkConnections(request, inputs.pack);
+  return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, inputs, target, servers, started, budget, scenarios));
 }
 
 /**
@@ -390,8 +399,7 @@ async function checkProbesOnly(request: CheckRequest, started: number, budget: B
   return { findings, evidence, rules: inputs.ruleSet, evaluated, ...(nothingTested ? { nothingTested } : {}) };
 }
 
-async function checkLaunched(request: CheckRequest, target: Target, servers: LaunchedServers, started: number, budget: Budget, scenarioFile?: ScenarioFile): Promise<RunResult> {
-  const inputs = loadInputs(request);
+async function checkLaunched(request: CheckRequest, inputs: ReturnType<typeof loadInputs>, target: Target, servers: LaunchedServers, started: number, budget: Budget, scenarioFile?: ScenarioFile): Promise<RunResult> {
   const { contract, contractProfile, fixtures, profile } = inputs;
   const connections = checkConnections(request, inputs.pack);
 

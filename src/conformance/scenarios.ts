@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { ConformError } from './errors.js';
 import { jsonSchemaValidator } from './json-schema.js';
 import { BUNDLED } from './package-root.js';
@@ -128,13 +128,15 @@ function offsetOf(document: Document, instancePath: string): number {
  * Read a YAML or JSON scenario file and validate it against docs/scenario.schema.json. Every
  * mistake is a config error (exit 2) naming the file, line and column.
  */
-export function loadScenarios(file: string): ScenarioFile {
+export async function loadScenarios(file: string): Promise<ScenarioFile> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     throw new ConformError('usage', `scenario file not found: ${file} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
+  // The YAML parser loads only for a scenario file.
+  const { LineCounter, parseDocument } = await import('yaml');
   const counter = new LineCounter();
   const document = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   const syntax = document.errors[0];

@@ -69,7 +69,19 @@ function judged(surfaces: readonly LiveSurface[]): LiveSurface[] {
   return surfaces.filter((surface) => CONNECTION_SPECS[surface.connection].sdk === '2.x');
 }
 
-export function* visibleTexts(surfaces: readonly LiveSurface[]): Generator<VisibleText> {
+const collected = new WeakMap<readonly LiveSurface[], readonly VisibleText[]>();
+
+/** Every visible text of the surfaces, collected once per surfaces array: several rules scan the same texts. */
+export function visibleTexts(surfaces: readonly LiveSurface[]): readonly VisibleText[] {
+  let texts = collected.get(surfaces);
+  if (!texts) {
+    texts = [...collectTexts(surfaces)];
+    collected.set(surfaces, texts);
+  }
+  return texts;
+}
+
+function* collectTexts(surfaces: readonly LiveSurface[]): Generator<VisibleText> {
   for (const surface of judged(surfaces)) {
     const scope = surface.connection;
     for (const tool of surface.listed) {

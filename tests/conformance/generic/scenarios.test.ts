@@ -84,11 +84,11 @@ describe('check --scenarios', () => {
     expect(outcome.stderr).toMatch(pattern);
   });
 
-  test('an unknown key and a duplicate name are named with their line', () => {
+  test('an unknown key and a duplicate name are named with their line', async () => {
     const unknown = writeJson(tempDir(), 'unknown.json', { scenarios: [{ name: 'a', tool: 't', expect: { isErr: true } }] });
-    expect(() => loadScenarios(unknown)).toThrow(/unknown\.json:\d+:\d+: \/scenarios\/0\/expect unknown key "isErr"/);
+    await expect(loadScenarios(unknown)).rejects.toThrow(/unknown\.json:\d+:\d+: \/scenarios\/0\/expect unknown key "isErr"/);
     const twice = writeJson(tempDir(), 'twice.json', { scenarios: [{ name: 'a', tool: 't' }, { name: 'a', tool: 't' }] });
-    expect(() => loadScenarios(twice)).toThrow(/scenario name "a" is used twice/);
+    await expect(loadScenarios(twice)).rejects.toThrow(/scenario name "a" is used twice/);
   });
 });
 

@@ -21,8 +21,7 @@ function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): 
 }
 
 /** How two looks differ in what a model sees: tools only one side lists, tools defined differently (and where), the instructions and the prompts. */
-function surfaceDifference(a: LiveSurface, b: LiveSurface, omit: ReadonlySet<string>, comparePrompts: boolean): { detail: string; tools: string[] } | undefined {
-  const toolsA = visibleTools(a, omit);
+function surfaceDifference(a: LiveSurface, toolsA: Map<string, Record<string, unknown>>, b: LiveSurface, omit: ReadonlySet<string>, comparePrompts: boolean): { detail: string; tools: string[] } | undefined {
   const toolsB = visibleTools(b, omit);
   const onlyA = [...toolsA.keys()].filter((name) => !toolsB.has(name)).sort();
   const onlyB = [...toolsB.keys()].filter((name) => !toolsA.has(name)).sort();
@@ -66,11 +65,15 @@ const looksEqual: CheckKind = {
     const reference = looks.find((look) => look.connection === params.reference);
     if (!reference) return [];
     const out: RawFinding[] = [];
+    // The reference's tools, once per set of keys left out (same era, other era).
+    const referenceTools = new Map<boolean, Map<string, Record<string, unknown>>>();
     for (const look of looks) {
       if (look === reference || (isJudged(look.connection) && look.hash !== reference.hash)) continue;
-      const omit = new Set(look.observation.era === reference.observation.era ? [] : (params.eraSpecificKeys as string[]));
+      const sameEra = look.observation.era === reference.observation.era;
+      const omit = new Set(sameEra ? [] : (params.eraSpecificKeys as string[]));
+      if (!referenceTools.has(sameEra)) referenceTools.set(sameEra, visibleTools(reference, omit));
       // Between judged looks, prompts are the eras-equal kind's (it compares them in full).
-      const difference = surfaceDifference(reference, look, omit, !isJudged(look.connection));
+      const difference = surfaceDifference(reference, referenceTools.get(sameEra)!, look, omit, !isJudged(look.connection));
       if (!difference) continue;
       out.push({
         scope: `${reference.connection}/${look.connection}`,

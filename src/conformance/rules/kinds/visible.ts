@@ -8,7 +8,7 @@ import { compileRegex, isObject } from './traverse.js';
 const FIELDS = { type: 'array', items: { enum: [...TEXT_FIELDS] }, minItems: 1 } as const;
 
 function textsIn(context: RuleContext, fields: readonly TextField[]): VisibleText[] {
-  return [...visibleTexts(context.surfaces)].filter((text) => fields.includes(text.field));
+  return visibleTexts(context.surfaces).filter((text) => fields.includes(text.field));
 }
 
 function codePoint(char: string): string {
