@@ -35,6 +35,7 @@ import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
 import { serveOverHttp } from '../../src/server/transports/http.js';
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { collectTools } from './collect.js';
+import { META_SCHEMA_VALIDATOR_PATH, metaSchemaValidatorSource } from './meta-schema.js';
 import { withConfigTable } from './readme.js';
 
 /** Versions of the packages that produce and read the contract, as resolved in node_modules. */
@@ -225,5 +226,6 @@ export async function generateContractFiles(): Promise<Map<string, string>> {
   files.set(CONTRACT_ARTIFACT_PATH, serializeFixture(artifact));
   files.set(PROFILES_DOC_PATH, renderProfilesDoc(artifact));
   files.set('README.md', withConfigTable(readFileSync(join(packageRoot(), 'README.md'), 'utf8')));
+  files.set(META_SCHEMA_VALIDATOR_PATH, metaSchemaValidatorSource());
   return files;
 }

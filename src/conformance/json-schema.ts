@@ -1,4 +1,4 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object's default.
@@ -7,13 +7,19 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 let shared: Ajv2020 | undefined;
 
 /**
+ * It reports the first error only and skips code optimisation: every schema it sees is compiled
+ * once, mostly to prove that it compiles. The precompiled meta-schema validator is generated with
+ * the same options (scripts/contract/meta-schema.ts).
+ */
+export const JSON_SCHEMA_OPTIONS = { strict: false, allErrors: false, logger: false, addUsedSchema: false, code: { optimize: false } } as const satisfies Options;
+
+/**
  * One JSON Schema 2020-12 validator (with ajv-formats) for the whole process, so the 2020-12
- * meta-schema is compiled once. It reports the first error only and skips code optimisation:
- * every schema it sees is compiled once, mostly to prove that it compiles.
+ * meta-schema is compiled once.
  */
 export function jsonSchemaValidator(): Ajv2020 {
   if (!shared) {
-    shared = new Ajv2020({ strict: false, allErrors: false, logger: false, addUsedSchema: false, code: { optimize: false } });
+    shared = new Ajv2020({ ...JSON_SCHEMA_OPTIONS, code: { ...JSON_SCHEMA_OPTIONS.code } });
     addFormats(shared);
   }
   return shared;

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { deepEqual, joinPath } from '../../diff.js';
 import { jsonSchemaValidator } from '../../json-schema.js';
+import { validate as validateMetaSchema } from '../../json-schema-meta.generated.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import safeRegex from 'safe-regex2';
 import { MAX_NESTING, nestingDepth } from '../../reading-limits.js';
@@ -80,6 +81,22 @@ function invalidRegex(pattern: string): string | undefined {
   }
 }
 
+const META_SCHEMA_ID = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * What `Ajv.validateSchema` finds wrong with a schema (undefined when nothing). A schema object on
+ * the 2020-12 meta-schema (no `$schema`, or that one) goes through the precompiled validator,
+ * which saves compiling the meta-schema in every run; anything else through Ajv itself.
+ */
+export function metaSchemaErrors(schema: unknown): ErrorObject[] | undefined {
+  const declared = isObject(schema) ? schema.$schema : null;
+  if (declared === undefined || declared === META_SCHEMA_ID || declared === `${META_SCHEMA_ID}#`) {
+    return validateMetaSchema(schema) ? undefined : ((validateMetaSchema.errors ?? []) as ErrorObject[]);
+  }
+  const ajv = jsonSchemaValidator();
+  return ajv.validateSchema(schema as object) ? undefined : ((ajv.errors ?? []) as ErrorObject[]);
+}
+
 /**
  * Why a schema is not valid JSON Schema 2020-12, or undefined when it is: it must match the
  * 2020-12 meta-schema, every `pattern` (and `patternProperties` key) must be a valid Unicode
@@ -87,9 +104,9 @@ function invalidRegex(pattern: string): string | undefined {
  * fraction of the cost of generating a validator per tool.
  */
 function schemaProblem(schema: unknown, part: string): { path: string; message: string } | undefined {
-  const ajv = jsonSchemaValidator();
-  if (!ajv.validateSchema(schema as object)) {
-    const error = (ajv.errors ?? [])[0] as ErrorObject | undefined;
+  const errors = metaSchemaErrors(schema);
+  if (errors) {
+    const error = errors[0];
     return { path: pointerToPath(part, error?.instancePath ?? ''), message: error?.message ?? 'does not match the 2020-12 meta-schema' };
   }
   let problem: { path: string; message: string } | undefined;
