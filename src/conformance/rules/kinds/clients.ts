@@ -21,15 +21,20 @@ function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): 
 }
 
 /** How two looks differ in what a model sees: tools only one side lists, tools defined differently (and where), the instructions and the prompts. */
-function surfaceDifference(a: LiveSurface, toolsA: Map<string, Record<string, unknown>>, b: LiveSurface, omit: ReadonlySet<string>, comparePrompts: boolean): { detail: string; tools: string[] } | undefined {
-  const toolsB = visibleTools(b, omit);
-  const onlyA = [...toolsA.keys()].filter((name) => !toolsB.has(name)).sort();
-  const onlyB = [...toolsB.keys()].filter((name) => !toolsA.has(name)).sort();
-  const differing = [...toolsA.keys()]
-    .filter((name) => toolsB.has(name))
-    .sort()
-    .map((name) => ({ name, keys: differingKeys(toolsA.get(name)!, toolsB.get(name)!) }))
-    .filter(({ keys }) => keys.length > 0);
+function surfaceDifference(a: LiveSurface, toolsA: () => Map<string, Record<string, unknown>>, b: LiveSurface, omit: ReadonlySet<string>, comparePrompts: boolean): { detail: string; tools: string[] } | undefined {
+  // Tools listed byte for byte alike (the usual case) are alike in every key; only others are compared key by key.
+  const sameTools = JSON.stringify(a.listed) === JSON.stringify(b.listed);
+  const toolsB = sameTools ? undefined : visibleTools(b, omit);
+  const namesA = sameTools ? [] : [...toolsA().keys()];
+  const onlyA = toolsB ? namesA.filter((name) => !toolsB.has(name)).sort() : [];
+  const onlyB = toolsB ? [...toolsB.keys()].filter((name) => !toolsA().has(name)).sort() : [];
+  const differing = toolsB
+    ? namesA
+        .filter((name) => toolsB.has(name))
+        .sort()
+        .map((name) => ({ name, keys: differingKeys(toolsA().get(name)!, toolsB.get(name)!) }))
+        .filter(({ keys }) => keys.length > 0)
+    : [];
   const instructions = a.observation.instructions !== b.observation.instructions;
   const prompts = comparePrompts && JSON.stringify(stable(a.prompts?.listed ?? null)) !== JSON.stringify(stable(b.prompts?.listed ?? null));
   if (!onlyA.length && !onlyB.length && !differing.length && !instructions && !prompts) return undefined;
@@ -71,9 +76,12 @@ const looksEqual: CheckKind = {
       if (look === reference || (isJudged(look.connection) && look.hash !== reference.hash)) continue;
       const sameEra = look.observation.era === reference.observation.era;
       const omit = new Set(sameEra ? [] : (params.eraSpecificKeys as string[]));
-      if (!referenceTools.has(sameEra)) referenceTools.set(sameEra, visibleTools(reference, omit));
+      const toolsOfReference = () => {
+        if (!referenceTools.has(sameEra)) referenceTools.set(sameEra, visibleTools(reference, omit));
+        return referenceTools.get(sameEra)!;
+      };
       // Between judged looks, prompts are the eras-equal kind's (it compares them in full).
-      const difference = surfaceDifference(reference, referenceTools.get(sameEra)!, look, omit, !isJudged(look.connection));
+      const difference = surfaceDifference(reference, toolsOfReference, look, omit, !isJudged(look.connection));
       if (!difference) continue;
       out.push({
         scope: `${reference.connection}/${look.connection}`,
