@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { build } from 'esbuild';
+import { dirname, join, sep } from 'node:path';
+import { build, type Plugin } from 'esbuild';
 import { PACKAGE_ROOT } from '../src/contract/package-root.js';
 
 /**
@@ -10,6 +10,20 @@ import { PACKAGE_ROOT } from '../src/contract/package-root.js';
  * `dist/bin/chunks/<bin>/`, so what a run does not use is still not loaded. The AWS SDK stays
  * external (loaded from node_modules on the first S3 call only).
  */
+/**
+ * Zod's namespace export carries every message locale (about half of Zod's code), and neither
+ * bin sets one: each bundle keeps only the English messages Zod uses by default.
+ */
+const zodEnglishMessagesOnly: Plugin = {
+  name: 'zod-english-messages-only',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${sep}zod${sep}v4${sep}`) ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' } : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: dirname(args.path), loader: 'js' }));
+  },
+};
+
 const outdir = join(PACKAGE_ROOT, 'dist', 'bin');
 rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
 for (const bin of ['b2-mcp', 'b2-mcp-conform']) {
@@ -27,6 +41,7 @@ for (const bin of ['b2-mcp', 'b2-mcp-conform']) {
     external: ['@aws-sdk/*', '@smithy/*'],
     // Bundled CommonJS dependencies call require() for Node built-ins.
     banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
+    plugins: [zodEnglishMessagesOnly],
     logLevel: 'warning',
   });
 }

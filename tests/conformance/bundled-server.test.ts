@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { PROFILE_NAMES } from '../../src/contract/constants.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
@@ -17,6 +18,15 @@ afterAll(() => children.forEach((child) => child.kill()));
 
 test('the server is built (npm test builds it first)', () => {
   expect(existsSync(BUNDLED.serverEntry), `${BUNDLED.serverEntry} missing: run npm run build`).toBe(true);
+});
+
+test('each bin bundle keeps only the English messages of Zod (the locales nothing selects are left out)', () => {
+  const chunks = join(dirname(BUNDLED.serverEntry), 'chunks');
+  for (const bin of ['b2-mcp', 'b2-mcp-conform']) {
+    const code = readdirSync(join(chunks, bin)).map((name) => readFileSync(join(chunks, bin, name), 'utf8')).join('\n');
+    const locales = [...new Set([...code.matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/([\w-]+)\.js$/gm)].map((match) => match[1]))];
+    expect(locales, bin).toEqual(['en']);
+  }
 });
 
 function expectConforming(result: Awaited<ReturnType<typeof runCheck>>): void {
