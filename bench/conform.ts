@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { CONNECTIONS_FOR } from '../src/conformance/connections.js';
 import { BUNDLED, PACKAGE_ROOT } from '../src/conformance/package-root.js';
 
 const CONFORM = join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp-conform.js');
@@ -15,6 +16,43 @@ const client = new Client({ name: 'bench', version: '1' });
 await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(BUNDLED.serverEntry)}], env: { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' } }));
 await client.listTools();
 await client.close();
+process.exit(0);
+`;
+
+/** How many connections a check of both eras opens (each to its own server process over stdio). */
+const CHECK_CONNECTIONS = CONNECTIONS_FOR.both.length;
+
+/**
+ * The floor of a check that keeps its separate connections: as many plain SDK clients as a check
+ * opens, in one process and in parallel, each spawning its own server and listing its tools once,
+ * with no rules and no report.
+ */
+const PARALLEL_TOOLS_LISTS = `
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+await Promise.all(Array.from({ length: ${CHECK_CONNECTIONS} }, async (_, index) => {
+  const client = new Client({ name: 'bench-' + index, version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(BUNDLED.serverEntry)}], env: { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' } }));
+  await client.listTools();
+  await client.close();
+}));
+process.exit(0);
+`;
+
+/** The same for the embedded default's shape: one loopback HTTP server, as many plain clients to it in parallel. */
+const PARALLEL_HTTP_TOOLS_LISTS = `
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+const server = spawn(process.execPath, [${JSON.stringify(BUNDLED.serverEntry)}, 'http', '--port', '0', '--host', '127.0.0.1'], { env: { PATH: process.env.PATH, B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', B2_HTTP_CREDENTIAL_MODE: 'server' }, stdio: ['ignore', 'ignore', 'pipe'] });
+const url = await new Promise((resolve) => createInterface({ input: server.stderr }).on('line', (line) => { if (line.includes('http.listening')) resolve(JSON.parse(line).url); }));
+await Promise.all(Array.from({ length: ${CHECK_CONNECTIONS} }, async (_, index) => {
+  const client = new Client({ name: 'bench-' + index, version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.listTools();
+  await client.close();
+}));
+server.kill();
 process.exit(0);
 `;
 
@@ -44,7 +82,7 @@ const STDIO_CHECK = [...STATIC_CHECK, '--server', `node ${BUNDLED.serverEntry}`,
  * Wall time of the static part of `b2-mcp-conform check --profile default` end to end (a fresh
  * process each run: both eras, the 1.x witness, every static rule, a JSON report; `--no-probes`),
  * against the embedded server and against the built server over stdio, interleaved with one plain
- * `tools/list`.
+ * `tools/list` and with as many plain ones in parallel as the check opens connections.
  */
 export function benchConformCheck(runs = 7): Record<string, unknown> {
   wallMs(STATIC_CHECK); // warm the file cache
@@ -52,12 +90,23 @@ export function benchConformCheck(runs = 7): Record<string, unknown> {
   const check: number[] = [];
   const stdioCheck: number[] = [];
   const oneList: number[] = [];
+  const parallelLists: number[] = [];
+  const parallelHttpLists: number[] = [];
   for (let run = 0; run < runs; run++) {
     check.push(wallMs(STATIC_CHECK));
     stdioCheck.push(wallMs(STDIO_CHECK));
     oneList.push(wallMs(['--input-type=module', '-'], { input: ONE_TOOLS_LIST }));
+    parallelLists.push(wallMs(['--input-type=module', '-'], { input: PARALLEL_TOOLS_LISTS }));
+    parallelHttpLists.push(wallMs(['--input-type=module', '-'], { input: PARALLEL_HTTP_TOOLS_LISTS }));
   }
-  return { runs, check: summary(check), stdioCheck: summary(stdioCheck), oneToolsListClient: summary(oneList) };
+  return {
+    runs,
+    check: summary(check),
+    stdioCheck: summary(stdioCheck),
+    oneToolsListClient: summary(oneList),
+    parallelToolsListClients: { connections: CHECK_CONNECTIONS, ...summary(parallelLists) },
+    parallelHttpToolsListClients: { connections: CHECK_CONNECTIONS, ...summary(parallelHttpLists) },
+  };
 }
 
 /**

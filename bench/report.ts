@@ -40,6 +40,13 @@ function resultText(r: Json): string[] {
   return lines;
 }
 
+/** What the rows mean together; figures only by the rows' names. */
+const NOTES = [
+  '## Notes',
+  '',
+  '**The static check against one plain client.** A check opens a separate connection per look at the server (both eras, the 1.x witness, and two older 2025 protocol versions), each presenting its own client identity, so that a server cannot answer the checker differently from the clients it imitates. Over stdio each connection is its own server process: a server cannot be trusted to keep sessions in one process apart. The row "Floor of the separate connections ÷ one plain SDK-client `tools/list`" is what that many plain SDK clients cost on their own, with no rule, no report and no look at what they read; it is above the ≤ ×1.25 target, so the two rows held to that target stay missed for as long as the check keeps its separate connections. What the checker adds over the floor (its own start-up, the 1.x client, every rule and the report) is the row "Static check over stdio ÷ the floor of its separate connections", and for the embedded default (one loopback HTTP server answering every connection) the row "Static check (embedded) ÷ the floor of the embedded shape".',
+];
+
 export function renderBenchmarksDoc(results: Json): string {
   const s = results.sections ?? {};
   const m = results.machine ?? {};
@@ -48,9 +55,11 @@ export function renderBenchmarksDoc(results: Json): string {
     '',
     '# Benchmarks',
     '',
-    `Measured on ${m.cpus} × ${m.cpuModel}, Node ${m.node}. Absolute times move with machine load; ratios measured side by side in one run are the steadier figures.`,
+    `Measured on ${m.cpus} × ${m.cpuModel}, Node ${m.node}${m.loadAverage1m ? `, 1-minute load average ${m.loadAverage1m.start} at the start of the run and ${m.loadAverage1m.end} at its end` : ''}. Absolute times move with machine load; ratios measured side by side in one run are the steadier figures.`,
     '',
     ...summary(s),
+    '',
+    ...NOTES,
   ];
   if (s.resultText) lines.push('', ...resultText(s.resultText));
   return `${lines.join('\n')}\n`;

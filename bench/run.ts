@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../src/server/package-info.js';
 import { benchConformCheck, benchProbes } from './conform.js';
@@ -41,12 +41,17 @@ const file = join(packageRoot(), 'bench', 'results', 'latest.json');
 const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { sections?: Record<string, unknown> }) : {};
 const sections: Record<string, unknown> = { ...previous.sections };
 const toRun = process.argv.includes('--render') ? [] : requested.length > 0 ? requested : Object.keys(SECTIONS);
+const loadAtStart = loadavg()[0]!;
 for (const name of toRun) {
   process.stderr.write(`bench: ${name}…\n`);
   sections[name] = { measuredAt: new Date().toISOString(), ...(await SECTIONS[name]!() as object) };
 }
+const round2 = (value: number): number => Math.round(value * 100) / 100;
 const results = {
-  machine: toRun.length > 0 ? { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', platform: process.platform } : (previous as { machine?: unknown }).machine,
+  machine:
+    toRun.length > 0
+      ? { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', platform: process.platform, loadAverage1m: { start: round2(loadAtStart), end: round2(loadavg()[0]!) } }
+      : (previous as { machine?: unknown }).machine,
   sections,
 };
 mkdirSync(dirname(file), { recursive: true });

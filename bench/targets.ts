@@ -109,6 +109,36 @@ export const TARGETS: readonly Target[] = [
     value: (s) => ratio(s.check?.medianMs, s.oneToolsListClient?.medianMs),
     bound: { op: '<=', limit: 1.25, text: '≤ ×1.25' },
   },
+  {
+    figure: 'Floor of the separate connections: as many plain SDK clients as a check opens, in one process and in parallel, each spawning its own stdio server and listing its tools once, interleaved in the same run (median)',
+    section: 'conform',
+    shown: (s) => `${fmt(s.parallelToolsListClients?.medianMs, ' ms')} (${fmt(s.parallelToolsListClients?.connections)} clients; one: ${fmt(s.oneToolsListClient?.medianMs, ' ms')})`,
+    value: (s) => s.parallelToolsListClients?.medianMs,
+  },
+  {
+    figure: 'Floor of the separate connections ÷ one plain SDK-client `tools/list`, interleaved in the same run',
+    section: 'conform',
+    shown: (s) => `×${fmt(ratio(s.parallelToolsListClients?.medianMs, s.oneToolsListClient?.medianMs))}`,
+    value: (s) => ratio(s.parallelToolsListClients?.medianMs, s.oneToolsListClient?.medianMs),
+  },
+  {
+    figure: 'Static check over stdio ÷ the floor of its separate connections, interleaved in the same run',
+    section: 'conform',
+    shown: (s) => `×${fmt(ratio(s.stdioCheck?.medianMs, s.parallelToolsListClients?.medianMs))}`,
+    value: (s) => ratio(s.stdioCheck?.medianMs, s.parallelToolsListClients?.medianMs),
+  },
+  {
+    figure: 'Floor of the embedded shape: as many plain SDK clients as a check opens, in one process and in parallel, to one loopback HTTP server it spawns, interleaved in the same run (median)',
+    section: 'conform',
+    shown: (s) => `${fmt(s.parallelHttpToolsListClients?.medianMs, ' ms')} (×${fmt(ratio(s.parallelHttpToolsListClients?.medianMs, s.oneToolsListClient?.medianMs))} one plain SDK-client \`tools/list\`)`,
+    value: (s) => s.parallelHttpToolsListClients?.medianMs,
+  },
+  {
+    figure: 'Static check (embedded) ÷ the floor of the embedded shape, interleaved in the same run',
+    section: 'conform',
+    shown: (s) => `×${fmt(ratio(s.check?.medianMs, s.parallelHttpToolsListClients?.medianMs))}`,
+    value: (s) => ratio(s.check?.medianMs, s.parallelHttpToolsListClients?.medianMs),
+  },
   probesRow('default'),
   probesRow('full', { op: '<=', limit: 15_000, text: '≤ 15,000 ms' }),
   ...[0, 1, 2].map(
