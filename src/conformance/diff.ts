@@ -394,6 +394,15 @@ function diffSubschemas(a: Schema, b: Schema, path: string, emit: SchemaEmit): v
       before.forEach((item, index) => diffSchema(item, after[index], joinPath(where, index), emit));
       continue;
     }
+    // No alternatives at all accepts every value: adding them narrows, dropping them widens.
+    if (before === undefined) {
+      emit('type-narrowed', where, before, after);
+      continue;
+    }
+    if (after === undefined) {
+      emit('type-widened', where, before, after);
+      continue;
+    }
     const list = (value: unknown) => (Array.isArray(value) ? value : []);
     const contains = (outer: unknown[], inner: unknown[]) => inner.every((item) => outer.some((candidate) => deepEqual(candidate, item)));
     if (contains(list(after), list(before))) emit('type-widened', where, before, after);

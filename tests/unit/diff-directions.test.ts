@@ -219,6 +219,9 @@ describe('alternatives that do not merge into a type list', () => {
     [{ oneOf: [a, b] }, { oneOf: [c] }, [['schema-changed', 'in.oneOf', [a, b], [c]]]],
     [{ anyOf: [a, b] }, { anyOf: [a, c] }, [['required-added', 'in.anyOf[1].properties.c', undefined, undefined]]],
     [{ oneOf: [a, b] }, { oneOf: [a, b, c] }, [['type-widened', 'in.oneOf', [a, b], [a, b, c]]]],
+    [{}, { anyOf: [a, b] }, [['type-narrowed', 'in.anyOf', undefined, [a, b]]]],
+    [{ oneOf: [a, b] }, {}, [['type-widened', 'in.oneOf', [a, b], undefined]]],
+    [{ anyOf: 'junk' }, { anyOf: [a, b] }, [['type-widened', 'in.anyOf', 'junk', [a, b]]]],
   ])('%j → %j', (before, after, expected) => {
     expect(changes(before, after)).toEqual(expected);
   });
