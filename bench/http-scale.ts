@@ -1,4 +1,4 @@
-import { Agent, createServer, request, type Server } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { REDIS_SERVER, startRedis } from './redis-server.js';
@@ -9,27 +9,43 @@ const LATENCY_PAIRS = 400;
 
 interface Throughput {
   instances: number;
+  /** Requests the proxy had to send twice (see roundRobinProxy). */
+  proxyRetries: number;
   rps: number;
   p50Ms: number;
   p99Ms: number;
 }
 
-/** A loopback proxy handing each request to the next upstream in turn (keep-alive to every upstream). */
-async function roundRobinProxy(upstreams: readonly URL[]): Promise<{ url: string; server: Server; agent: Agent }> {
+/**
+ * A loopback proxy handing each request to the next upstream in turn (keep-alive to every
+ * upstream). A request whose upstream connection fails before any answer (a kept-alive socket the
+ * server had just closed) is sent once more, to the next upstream; `retried` counts those.
+ */
+async function roundRobinProxy(upstreams: readonly URL[]): Promise<{ url: string; server: Server; agent: Agent; retried(): number }> {
   const agent = new Agent({ keepAlive: true });
   let next = 0;
-  const server = createServer((incoming, outgoing) => {
+  let retried = 0;
+  const send = (incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse, attempt: number): void => {
     const target = upstreams[next++ % upstreams.length]!;
     const headers = { ...incoming.headers, host: target.host };
     const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers, agent }, (answer) => {
       outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(outgoing);
     });
-    forwarded.once('error', () => outgoing.destroy());
-    incoming.pipe(forwarded);
+    forwarded.once('error', (error) => {
+      if (outgoing.headersSent || attempt > 0) return void outgoing.destroy(error);
+      retried += 1;
+      send(incoming, body, outgoing, attempt + 1);
+    });
+    forwarded.end(body);
+  };
+  const server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.once('end', () => send(incoming, Buffer.concat(chunks), outgoing, 0));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, agent };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, agent, retried: () => retried };
 }
 
 async function throughputBehindProxy(servers: readonly BenchServer[]): Promise<Throughput> {
@@ -40,7 +56,7 @@ async function throughputBehindProxy(servers: readonly BenchServer[]): Promise<T
     const latencies = await run(proxy.url, MEASURED);
     const elapsedMs = performance.now() - started;
     const sorted = latencies.sort((a, b) => a - b);
-    return { instances: servers.length, rps: Math.round((latencies.length / elapsedMs) * 1000), p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)) };
+    return { instances: servers.length, proxyRetries: proxy.retried(), rps: Math.round((latencies.length / elapsedMs) * 1000), p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)) };
   } finally {
     proxy.agent.destroy();
     await new Promise<void>((resolve) => proxy.server.close(() => resolve()));

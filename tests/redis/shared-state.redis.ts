@@ -6,6 +6,7 @@ import { createFetchHandler } from '../../src/server/fetch-handler.js';
 import { createRuntime } from '../../src/server/start.js';
 import { serveOverHttp, type HttpHandle } from '../../src/server/transports/http.js';
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
+import type { LimitSlot } from '../../src/server/transports/limit-store.js';
 import { connectRedisState } from '../../src/server/transports/redis-state.js';
 import { JSON_HEADERS, legacyInitialize, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
 import { SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
@@ -183,75 +184,102 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
   });
 
   describe('the store on its own (a manual clock passed to the scripts)', () => {
-    const limits = { rateLimit: { perSecond: 1, burst: 2 }, maxInFlight: 3, maxInFlightPerKey: 1 };
     const clock = manualClock();
     let stores: Array<Awaited<ReturnType<typeof connectRedisState>>> = [];
-    const open = async () => {
+    const open = async (burst = 100) => {
+      const limits = { rateLimit: { perSecond: 1, burst }, maxInFlight: 3, maxInFlightPerKey: 1 };
       const state = await connectRedisState({ limits, redis: { url: redis.url, failure: 'open' }, sessionIdleMs: 60_000, logger: capturedLogger(), now: clock.now, slotTtlMs: 3_000 });
       stores.push(state);
       return state;
     };
     afterAll(() => Promise.all(stores.map((state) => state.close())));
+    /** Admits and at once releases: true when a token was taken, else the refusal. */
+    const taken = async (state: Awaited<ReturnType<typeof open>>, key: string): Promise<true | string> => {
+      const admitted = await state.limits.admit(key);
+      if (typeof admitted === 'string') return admitted;
+      admitted.release();
+      return true;
+    };
+    const slotFor = async (state: Awaited<ReturnType<typeof open>>, key: string): Promise<LimitSlot> => {
+      const admitted = await state.limits.admit(key);
+      if (typeof admitted === 'string') throw new Error(`no slot for ${key}: ${admitted}`);
+      return admitted;
+    };
 
     it('refills the shared bucket by the clock it is given', async () => {
-      const [a, b] = [await open(), await open()];
-      expect([await a.limits.take('refill'), await b.limits.take('refill'), await a.limits.take('refill')]).toEqual([true, true, false]);
+      const [a, b] = [await open(2), await open(2)];
+      expect([await taken(a, 'refill'), await taken(b, 'refill'), await taken(a, 'refill')]).toEqual([true, true, 'rate']);
       clock.advance(999);
-      expect(await b.limits.take('refill')).toBe(false);
+      expect(await taken(b, 'refill')).toBe('rate');
       clock.advance(1);
-      expect([await b.limits.take('refill'), await a.limits.take('refill')]).toEqual([true, false]);
+      expect([await taken(b, 'refill'), await taken(a, 'refill')]).toEqual([true, 'rate']);
       clock.advance(60_000);
-      expect([await a.limits.take('refill'), await a.limits.take('refill'), await b.limits.take('refill')]).toEqual([true, true, false]);
+      expect([await taken(a, 'refill'), await taken(a, 'refill'), await taken(b, 'refill')]).toEqual([true, true, 'rate']);
+    });
+
+    it('takes no token for a request the in-flight caps refuse, and keeps no slot for one the bucket refuses', async () => {
+      const [a, b] = [await open(2), await open(2)];
+      const held = await slotFor(a, 'capped');
+      expect([await taken(b, 'capped'), await taken(b, 'capped')]).toEqual(['key', 'key']);
+      held.release();
+      expect([await taken(b, 'capped'), await taken(b, 'capped')]).toEqual([true, 'rate']);
+      expect([a.limits.localInFlight, b.limits.localInFlight]).toEqual([0, 0]);
+      clock.advance(1_000);
+      expect(await taken(a, 'capped')).toBe(true);
     });
 
     it("frees a crashed instance's slots once their expiry passes, not before", async () => {
       const crashed = await open();
       const survivor = await open();
-      expect(typeof (await crashed.limits.acquire('crash'))).toBe('object');
+      await slotFor(crashed, 'crash');
       expect(crashed.limits.localInFlight).toBe(1);
       await crashed.close();
       clock.advance(2_999);
-      expect(await survivor.limits.acquire('crash')).toBe('key');
+      expect(await taken(survivor, 'crash')).toBe('key');
       clock.advance(1);
-      const slot = await survivor.limits.acquire('crash');
-      expect(typeof slot).toBe('object');
-      if (typeof slot === 'object') slot.release();
+      expect(await taken(survivor, 'crash')).toBe(true);
     });
 
     it('keeps a slot its holder refreshes', async () => {
       const [holder, other] = [await open(), await open()];
-      const slot = await holder.limits.acquire('refreshed');
+      const slot = await slotFor(holder, 'refreshed');
       clock.advance(2_000);
       await holder.limits.refresh();
       clock.advance(2_000);
-      expect(await other.limits.acquire('refreshed')).toBe('key');
-      if (typeof slot === 'object') slot.release();
+      expect(await taken(other, 'refreshed')).toBe('key');
+      slot.release();
       expect(holder.limits.localInFlight).toBe(0);
-      const freed = await other.limits.acquire('refreshed');
-      expect(typeof freed).toBe('object');
-      if (typeof freed === 'object') freed.release();
+      expect(await taken(other, 'refreshed')).toBe(true);
     });
 
     it('moves a slot to its credential atomically, refusing a full one and keeping the old key', async () => {
       const [a, b] = [await open(), await open()];
-      const slot = await a.limits.acquire('address-1');
-      if (typeof slot !== 'object') throw new Error(`no slot: ${slot}`);
-      expect(await slot.rekey('credential-x')).toBe(true);
-      expect(await b.limits.acquire('credential-x')).toBe('key');
-      const freedAddress = await b.limits.acquire('address-1');
-      if (typeof freedAddress !== 'object') throw new Error(`address-1 still held: ${freedAddress}`);
-      freedAddress.release();
-      const other = await b.limits.acquire('address-2');
-      if (typeof other !== 'object') throw new Error(`no slot: ${other}`);
-      expect(await other.rekey('credential-x')).toBe(false);
-      expect(await a.limits.acquire('address-2')).toBe('key');
+      const slot = await slotFor(a, 'address-1');
+      expect(await slot.transfer('credential-x')).toBe('ok');
+      expect(await taken(b, 'credential-x')).toBe('key');
+      expect(await taken(b, 'address-1')).toBe(true);
+      const other = await slotFor(b, 'address-2');
+      expect(await other.transfer('credential-x')).toBe('key');
+      expect(await taken(a, 'address-2')).toBe('key');
       slot.release();
       slot.release();
-      expect(await other.rekey('credential-x')).toBe(true);
+      expect(await other.transfer('credential-x')).toBe('ok');
+      expect(await taken(a, 'address-2')).toBe(true);
       other.release();
-      const afterRelease = await a.limits.acquire('credential-x');
-      expect(typeof afterRelease).toBe('object');
-      if (typeof afterRelease === 'object') afterRelease.release();
+      expect(await taken(a, 'credential-x')).toBe(true);
+    });
+
+    it("refuses a transfer to a credential whose bucket is empty, counting the slot under the credential", async () => {
+      const [a, b] = [await open(1), await open(1)];
+      const first = await slotFor(a, 'address-3');
+      expect(await first.transfer('credential-y')).toBe('ok');
+      first.release();
+      const second = await slotFor(b, 'address-4');
+      expect(await second.transfer('credential-y')).toBe('rate');
+      expect(await taken(a, 'credential-y')).toBe('key');
+      second.release();
+      clock.advance(1_000);
+      expect(await taken(a, 'credential-y')).toBe(true);
     });
   });
 
@@ -404,8 +432,11 @@ describe.skipIf(!REDIS_SERVER)('a Redis that wants a password', () => {
     const logger = capturedLogger();
     const wrong = await connectRedisState({ limits, redis: { url: `redis://:wrong-${CANARY}@127.0.0.1:${redis.port}`, failure: 'closed' }, sessionIdleMs: 1_000, logger, now: clock.now });
     try {
-      expect([await good.limits.take('pw'), await good.limits.take('pw')]).toEqual([true, false]);
-      await expect(wrong.limits.take('pw')).rejects.toThrow('Shared rate-limit store unavailable');
+      const admitted = await good.limits.admit('pw');
+      if (typeof admitted === 'string') throw new Error(`refused: ${admitted}`);
+      admitted.release();
+      expect(await good.limits.admit('pw')).toBe('rate');
+      await expect(wrong.limits.admit('pw')).rejects.toThrow('Shared rate-limit store unavailable');
       expect(logger.records).toEqual([{ level: 'warn', event: 'http.redis_unavailable', redis: `127.0.0.1:${redis.port}`, failure: 'closed', reason: 'WRONGPASS' }]);
       expect(JSON.stringify(logger.records)).not.toContain(CANARY);
     } finally {

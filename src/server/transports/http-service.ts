@@ -184,9 +184,10 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
 
   const serveMcp = async (request: Request, peer: PeerInfo, method: string, headerRecord: HeaderRecord): Promise<Response> => {
     const addressKey = `address:${clientAddress(headerRecord, peer)}`;
-    const slot = await limits.acquire(addressKey);
+    const slot = await limits.admit(addressKey);
     if (slot === 'global') return retryLater(503, 'Server busy: too many requests in flight');
     if (slot === 'key') return retryLater(429, 'Too many requests in flight for this client');
+    if (slot === 'rate') return retryLater(429, 'Rate limit exceeded');
     let lease: LegacyLease | undefined;
     const release = (): void => {
       slot.release();
@@ -211,7 +212,6 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     slot: LimitSlot,
     holdLease: (lease: LegacyLease) => void,
   ): Promise<Response> => {
-    if (!(await limits.take(addressKey))) return retryLater(429, 'Rate limit exceeded');
     let principal: OAuthPrincipal | undefined;
     if (oauth) {
       const verdict = await oauth.authenticate(request.headers.get('authorization'));
@@ -250,8 +250,9 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       // The B2 credential, else the token's subject, is who the per-caller limits count.
       const callerKey = credentials ? `credential:${shared.credentialKey(credentials)}` : principal && `principal:${principal.key}`;
       if (callerKey) {
-        if (!(await slot.rekey(callerKey))) return retryLater(429, `Too many requests in flight for this ${credentials ? 'credential' : 'principal'}`);
-        if (!(await limits.take(callerKey))) return retryLater(429, 'Rate limit exceeded');
+        const transferred = await slot.transfer(callerKey);
+        if (transferred === 'key') return retryLater(429, `Too many requests in flight for this ${credentials ? 'credential' : 'principal'}`);
+        if (transferred === 'rate') return retryLater(429, 'Rate limit exceeded');
         ownerKey = callerKey;
       }
       // A legacy session belongs to the token's subject and scope too: a narrower token cannot resume a wider session.

@@ -1,22 +1,29 @@
 import { InFlightLimiter, type InFlightRefusal } from './in-flight.js';
 import { TokenBuckets } from './rate-limit.js';
 
+/** An empty token bucket (429 `Rate limit exceeded`). */
+export type RateRefusal = 'rate';
+
 /** One request's hold on the in-flight caps. */
 export interface LimitSlot {
-  /** Moves the per-key count to another key; false (slot unchanged) if that key is full. */
-  rekey(key: string): Promise<boolean>;
+  /**
+   * Moves the per-key count to another key, then takes a token from that key's bucket:
+   * `key` when that key is full (slot unchanged, no token taken), `rate` when its bucket is
+   * empty (the slot stays moved).
+   */
+  transfer(key: string): Promise<'ok' | 'key' | RateRefusal>;
   /** Idempotent. */
   release(): void;
 }
 
 /**
  * The per-address and per-credential token buckets and in-flight caps of the HTTP transport:
- * kept in this process, or shared by every instance through Redis.
+ * kept in this process, or shared by every instance through Redis. Each step is one decision
+ * (one round trip to Redis).
  */
 export interface LimitStore {
-  /** Takes one token from the key's bucket; false when it is empty (429). */
-  take(key: string): Promise<boolean>;
-  acquire(key: string): Promise<LimitSlot | InFlightRefusal>;
+  /** Takes an in-flight slot for the key, then a token from its bucket (no slot is kept when the bucket is empty). */
+  admit(key: string): Promise<LimitSlot | InFlightRefusal | RateRefusal>;
   /** Requests this instance holds slots for (the health document, the drain on shutdown). */
   readonly localInFlight: number;
   /** Forgets idle state kept in this process. */
@@ -39,14 +46,20 @@ export class MemoryLimitStore implements LimitStore {
     this.#inFlight = new InFlightLimiter(limits.maxInFlight, limits.maxInFlightPerKey);
   }
 
-  async take(key: string): Promise<boolean> {
-    return this.#buckets.take(key);
-  }
-
-  async acquire(key: string): Promise<LimitSlot | InFlightRefusal> {
+  async admit(key: string): Promise<LimitSlot | InFlightRefusal | RateRefusal> {
     const slot = this.#inFlight.acquire(key);
     if (typeof slot === 'string') return slot;
-    return { rekey: async (next) => slot.rekey(next), release: () => slot.release() };
+    if (!this.#buckets.take(key)) {
+      slot.release();
+      return 'rate';
+    }
+    return {
+      transfer: async (next) => {
+        if (!slot.rekey(next)) return 'key';
+        return this.#buckets.take(next) ? 'ok' : 'rate';
+      },
+      release: () => slot.release(),
+    };
   }
 
   get localInFlight(): number {

@@ -4,12 +4,12 @@ import type { Credentials } from '../config.js';
 import type { Logger } from '../logger.js';
 import { credentialKey, credentialKeyUnder } from './http-credentials.js';
 import type { InFlightRefusal } from './in-flight.js';
-import { MemoryLimitStore, type LimitSettings, type LimitSlot, type LimitStore } from './limit-store.js';
+import { MemoryLimitStore, type LimitSettings, type LimitSlot, type LimitStore, type RateRefusal } from './limit-store.js';
 import { SharedStateUnavailable, type RedisFailureMode, type RedisSettings, type SessionDirectory, type SessionHolder, type SharedState } from './shared-state.js';
 
 /**
  * Limits and session ownership in Redis, shared by every instance that names the same server.
- * Each decision is one Lua script, so concurrent instances cannot both take the last token or
+ * Each decision (admit: slot and address token; transfer: move to the credential and take its token) is one Lua script, so concurrent instances cannot both take the last token or
  * slot. Time is this process's clock passed into the scripts (not Redis `TIME`), so instances
  * must keep their clocks in step (NTP). A slot carries an expiry that its holder keeps pushing
  * forward while the request runs: slots of an instance that crashed free themselves.
@@ -32,41 +32,48 @@ const sessionKey = (id: string): string => `${PREFIX}session:${id}`;
 /** The HMAC key for credential fingerprints, created by the first instance and read by the others. */
 const FINGERPRINT_KEY = `${PREFIX}credential-fingerprint-key`;
 
-// KEYS[1] bucket; ARGV now (ms), refill per ms, burst. Returns 1 when a token was taken.
+// Takes one token from the bucket at key `bucket` (refilled by `perMs` up to `burst` since it was last touched).
 const TAKE_TOKEN = `
-local now, perMs, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens, at = tonumber(state[1]), tonumber(state[2])
-if tokens == nil or at == nil then tokens, at = burst, now end
-if now > at then tokens, at = math.min(burst, tokens + (now - at) * perMs), now end
-local taken = 0
-if tokens >= 1 then tokens, taken = tokens - 1, 1 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))
-redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
-return taken`;
+local function take(bucket, now, perMs, burst)
+  local state = redis.call('HMGET', bucket, 'tokens', 'at')
+  local tokens, at = tonumber(state[1]), tonumber(state[2])
+  if tokens == nil or at == nil then tokens, at = burst, now end
+  if now > at then tokens, at = math.min(burst, tokens + (now - at) * perMs), now end
+  local taken = tokens >= 1
+  if taken then tokens = tokens - 1 end
+  redis.call('HSET', bucket, 'tokens', tostring(tokens), 'at', tostring(at))
+  redis.call('PEXPIRE', bucket, math.ceil((burst - tokens) / perMs) + 1000)
+  return taken
+end`;
 
-// KEYS[1] all slots, KEYS[2] the key's slots; ARGV now, ttl, max total, max per key, slot id.
-const ACQUIRE_SLOT = `
+// KEYS[1] all slots, KEYS[2] the key's slots, KEYS[3] the key's bucket;
+// ARGV now, slot ttl, max total, max per key, slot id, refill per ms, burst.
+const ADMIT = `${TAKE_TOKEN}
 local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 'global' end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 'key' end
+if not take(KEYS[3], now, tonumber(ARGV[6]), tonumber(ARGV[7])) then return 'rate' end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[5])
 redis.call('ZADD', KEYS[2], now + ttl, ARGV[5])
 redis.call('PEXPIRE', KEYS[1], 2 * ttl)
 redis.call('PEXPIRE', KEYS[2], 2 * ttl)
 return 'ok'`;
 
-// KEYS[1] the slot's key set, KEYS[2] the new key's set; ARGV now, ttl, max per key, slot id.
-const REKEY_SLOT = `
+// KEYS[1] the slot's key set, KEYS[2] the new key's set, KEYS[3] the new key's bucket;
+// ARGV now, slot ttl, max per key, slot id, refill per ms, burst.
+const TRANSFER = `${TAKE_TOKEN}
 local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[4])
-redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
-redis.call('PEXPIRE', KEYS[2], 2 * ttl)
-return 1`;
+if KEYS[1] ~= KEYS[2] then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 'key' end
+  redis.call('ZREM', KEYS[1], ARGV[4])
+  redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], 2 * ttl)
+end
+if not take(KEYS[3], now, tonumber(ARGV[5]), tonumber(ARGV[6])) then return 'rate' end
+return 'ok'`;
 
 // KEYS[1] session; ARGV instance id. Deletes the record only if this instance holds it.
 const FORGET_SESSION = `
@@ -74,9 +81,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0`;
 
 interface LimitCommands {
-  takeToken(bucket: string, now: number, perMs: number, burst: number): Promise<number>;
-  acquireSlot(all: string, key: string, now: number, ttlMs: number, maxTotal: number, maxPerKey: number, slot: string): Promise<'ok' | InFlightRefusal>;
-  rekeySlot(from: string, to: string, now: number, ttlMs: number, maxPerKey: number, slot: string): Promise<number>;
+  admitSlot(all: string, set: string, bucket: string, now: number, ttlMs: number, maxTotal: number, maxPerKey: number, slot: string, perMs: number, burst: number): Promise<'ok' | InFlightRefusal | RateRefusal>;
+  transferSlot(from: string, to: string, bucket: string, now: number, ttlMs: number, maxPerKey: number, slot: string, perMs: number, burst: number): Promise<'ok' | 'key' | RateRefusal>;
   forgetSession(session: string, instance: string): Promise<number>;
 }
 
@@ -162,23 +168,19 @@ class RedisLimitStore implements LimitStore {
     return local();
   }
 
-  async take(key: string): Promise<boolean> {
-    const { perSecond, burst } = this.limits.rateLimit;
-    try {
-      return this.#succeeded((await this.client.takeToken(bucketKey(key), Math.floor(this.now()), perSecond / 1000, burst)) === 1);
-    } catch (error) {
-      return this.#unreachable(error, () => this.#fallback.take(key));
-    }
+  get #refill(): [perMs: number, burst: number] {
+    return [this.limits.rateLimit.perSecond / 1000, this.limits.rateLimit.burst];
   }
 
-  async acquire(key: string): Promise<LimitSlot | InFlightRefusal> {
+  async admit(key: string): Promise<LimitSlot | InFlightRefusal | RateRefusal> {
     const id = `${this.#instance}:${++this.#counter}`;
     const set = inFlightKey(key);
-    let verdict: 'ok' | InFlightRefusal;
+    const { maxInFlight, maxInFlightPerKey } = this.limits;
+    let verdict: 'ok' | InFlightRefusal | RateRefusal;
     try {
-      verdict = this.#succeeded(await this.client.acquireSlot(IN_FLIGHT_ALL, set, Math.floor(this.now()), this.slotTtlMs, this.limits.maxInFlight, this.limits.maxInFlightPerKey, id));
+      verdict = this.#succeeded(await this.client.admitSlot(IN_FLIGHT_ALL, set, bucketKey(key), Math.floor(this.now()), this.slotTtlMs, maxInFlight, maxInFlightPerKey, id, ...this.#refill));
     } catch (error) {
-      return this.#unreachable(error, () => this.#fallback.acquire(key));
+      return this.#unreachable(error, () => this.#fallback.admit(key));
     }
     if (verdict !== 'ok') return verdict;
     this.#held.set(id, set);
@@ -189,24 +191,24 @@ class RedisLimitStore implements LimitStore {
     /** A local slot taken for the new key when Redis could not be reached to move this one. */
     let local: LimitSlot | undefined;
     return {
-      rekey: async (next) => {
+      transfer: async (next) => {
         const from = this.#held.get(id);
+        if (from === undefined) return 'ok';
         const to = inFlightKey(next);
-        if (from === undefined || from === to) return true;
-        let moved: boolean;
+        let verdict: 'ok' | 'key' | RateRefusal;
         try {
-          moved = this.#succeeded((await this.client.rekeySlot(from, to, Math.floor(this.now()), this.slotTtlMs, this.limits.maxInFlightPerKey, id)) === 1);
+          verdict = this.#succeeded(await this.client.transferSlot(from, to, bucketKey(next), Math.floor(this.now()), this.slotTtlMs, this.limits.maxInFlightPerKey, id, ...this.#refill));
         } catch (error) {
-          const fallback = await this.#unreachable(error, () => this.#fallback.acquire(next));
-          if (typeof fallback === 'string') return false;
+          const fallback = await this.#unreachable(error, () => this.#fallback.admit(next));
+          if (typeof fallback === 'string') return fallback === 'rate' ? 'rate' : 'key';
           local?.release();
           local = fallback;
-          return true;
+          return 'ok';
         }
-        if (!moved) return false;
+        if (verdict === 'key') return verdict;
         if (this.#held.has(id)) this.#held.set(id, to);
         else this.#forget([to], id);
-        return true;
+        return verdict;
       },
       release: () => {
         local?.release();
@@ -292,9 +294,8 @@ export async function connectRedisState(options: RedisStateOptions): Promise<Sha
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   }) as LimitClient;
-  client.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_TOKEN });
-  client.defineCommand('acquireSlot', { numberOfKeys: 2, lua: ACQUIRE_SLOT });
-  client.defineCommand('rekeySlot', { numberOfKeys: 2, lua: REKEY_SLOT });
+  client.defineCommand('admitSlot', { numberOfKeys: 3, lua: ADMIT });
+  client.defineCommand('transferSlot', { numberOfKeys: 3, lua: TRANSFER });
   client.defineCommand('forgetSession', { numberOfKeys: 1, lua: FORGET_SESSION });
   client.on('error', (error: unknown) => availability.failed(error));
   client.on('ready', () => availability.recovered());
