@@ -167,6 +167,7 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       held.finish();
       expect((await held.request.response).status).toBe(200);
       await untilInFlight(a!.url, 0);
+      await a!.state.settled();
       expect((await postJson(b!.url, modernMessage('tools/list'), { ...TENANT_A, ...from('10.2.0.1') })).status).toBe(200);
     });
 
@@ -186,6 +187,11 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
   describe('the store on its own (a manual clock passed to the scripts)', () => {
     const clock = manualClock();
     let stores: Array<Awaited<ReturnType<typeof connectRedisState>>> = [];
+    /** Releases a slot and waits until Redis has it. */
+    const released = async (state: Awaited<ReturnType<typeof open>>, slot: LimitSlot): Promise<void> => {
+      slot.release();
+      await state.settled();
+    };
     const open = async (burst = 100) => {
       const limits = { rateLimit: { perSecond: 1, burst }, maxInFlight: 3, maxInFlightPerKey: 1 };
       const state = await connectRedisState({ limits, redis: { url: redis.url, failure: 'open' }, sessionIdleMs: 60_000, logger: capturedLogger(), now: clock.now, slotTtlMs: 3_000 });
@@ -198,6 +204,7 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       const admitted = await state.limits.admit(key);
       if (typeof admitted === 'string') return admitted;
       admitted.release();
+      await state.settled();
       return true;
     };
     const slotFor = async (state: Awaited<ReturnType<typeof open>>, key: string): Promise<LimitSlot> => {
@@ -221,7 +228,7 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       const [a, b] = [await open(2), await open(2)];
       const held = await slotFor(a, 'capped');
       expect([await taken(b, 'capped'), await taken(b, 'capped')]).toEqual(['key', 'key']);
-      held.release();
+      await released(a, held);
       expect([await taken(b, 'capped'), await taken(b, 'capped')]).toEqual([true, 'rate']);
       expect([a.limits.localInFlight, b.limits.localInFlight]).toEqual([0, 0]);
       clock.advance(1_000);
@@ -247,7 +254,7 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       await holder.limits.refresh();
       clock.advance(2_000);
       expect(await taken(other, 'refreshed')).toBe('key');
-      slot.release();
+      await released(holder, slot);
       expect(holder.limits.localInFlight).toBe(0);
       expect(await taken(other, 'refreshed')).toBe(true);
     });
@@ -262,10 +269,10 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       expect(await other.transfer('credential-x')).toBe('key');
       expect(await taken(a, 'address-2')).toBe('key');
       slot.release();
-      slot.release();
+      await released(a, slot);
       expect(await other.transfer('credential-x')).toBe('ok');
       expect(await taken(a, 'address-2')).toBe(true);
-      other.release();
+      await released(b, other);
       expect(await taken(a, 'credential-x')).toBe(true);
     });
 
@@ -273,11 +280,11 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       const [a, b] = [await open(1), await open(1)];
       const first = await slotFor(a, 'address-3');
       expect(await first.transfer('credential-y')).toBe('ok');
-      first.release();
+      await released(a, first);
       const second = await slotFor(b, 'address-4');
       expect(await second.transfer('credential-y')).toBe('rate');
       expect(await taken(a, 'credential-y')).toBe('key');
-      second.release();
+      await released(b, second);
       clock.advance(1_000);
       expect(await taken(a, 'credential-y')).toBe(true);
     });
@@ -298,6 +305,7 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       const opened = await postJson(a!.url, legacyInitialize(), TENANT_A);
       const sessionId = opened.headers['mcp-session-id'] as string;
       expect([opened.status, typeof sessionId]).toEqual([200, 'string']);
+      await a!.state.settled();
       const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
       const session = { ...TENANT_A, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
 
@@ -313,6 +321,7 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       expect([unknown.status, (unknown.json() as { error: { message: string } }).error.message]).toEqual([404, 'Session not found']);
 
       expect((await rawRequest(a!.url, { method: 'DELETE', headers: { ...session, accept: 'application/json, text/event-stream' } })).status).toBe(200);
+      await a!.state.settled();
       expect((await postJson(b!.url, list, session)).status).toBe(404);
     });
   });

@@ -97,9 +97,10 @@ function failureReason(error: unknown): string {
   return word ?? error.name;
 }
 
-/** Logs the first failure of an outage and its end, not every failed request. */
+/** Logs the first failure of an outage and its end, not every failed request; tracks the writes nobody waits for. */
 class Availability {
   #down = false;
+  readonly #pending = new Set<Promise<void>>();
 
   constructor(
     private readonly logger: Logger,
@@ -116,6 +117,22 @@ class Availability {
     if (!this.#down) return;
     this.#down = false;
     this.logger.info('http.redis_recovered', this.fields);
+  }
+
+  /** Lets a write run on without the request waiting for it; an unreachable Redis counts as an outage, never an error. */
+  settle(command: Promise<unknown>): Promise<void> {
+    const settled = command.then(
+      () => this.recovered(),
+      (error: unknown) => this.failed(error),
+    );
+    this.#pending.add(settled);
+    void settled.finally(() => this.#pending.delete(settled));
+    return settled;
+  }
+
+  /** Resolves once every write started so far has been answered (or has failed). */
+  async settled(): Promise<void> {
+    await Promise.all(this.#pending);
   }
 }
 
@@ -225,7 +242,7 @@ class RedisLimitStore implements LimitStore {
     const pipeline = this.client.pipeline();
     for (const set of sets) pipeline.zrem(set, id);
     // Unreachable: the slot expires on its own once no longer refreshed.
-    pipeline.exec().then(() => this.availability.recovered(), (error: unknown) => this.availability.failed(error));
+    void this.availability.settle(pipeline.exec());
   }
 
   /** Pushes the expiry of every slot this instance holds forward (re-adding any a Redis restart lost). */
@@ -235,7 +252,7 @@ class RedisLimitStore implements LimitStore {
     const pipeline = this.client.pipeline();
     for (const [id, set] of this.#held) pipeline.zadd(IN_FLIGHT_ALL, until, id).zadd(set, until, id).pexpire(set, 2 * this.slotTtlMs);
     pipeline.pexpire(IN_FLIGHT_ALL, 2 * this.slotTtlMs);
-    await pipeline.exec().then(() => this.availability.recovered(), (error: unknown) => this.availability.failed(error));
+    await this.availability.settle(pipeline.exec());
   }
 }
 
@@ -248,16 +265,12 @@ class RedisSessionDirectory implements SessionDirectory {
     private readonly ttlMs: number,
   ) {}
 
-  #settle(command: Promise<unknown>): void {
-    command.then(() => this.availability.recovered(), (error: unknown) => this.availability.failed(error));
-  }
-
   claim(id: string): void {
-    if (SESSION_ID.test(id)) this.#settle(this.client.set(sessionKey(id), this.#instance, 'PX', this.ttlMs));
+    if (SESSION_ID.test(id)) void this.availability.settle(this.client.set(sessionKey(id), this.#instance, 'PX', this.ttlMs));
   }
 
   forget(id: string): void {
-    if (SESSION_ID.test(id)) this.#settle(this.client.forgetSession(sessionKey(id), this.#instance));
+    if (SESSION_ID.test(id)) void this.availability.settle(this.client.forgetSession(sessionKey(id), this.#instance));
   }
 
   async holder(id: string): Promise<SessionHolder> {
@@ -283,7 +296,9 @@ function redisTarget(url: string): string {
  * Connects (waiting for the first connection or its failure, never longer) and returns the
  * shared state. An unreachable Redis is logged and retried in the background, never fatal.
  */
-export async function connectRedisState(options: RedisStateOptions): Promise<SharedState & { limits: LimitStore & { refresh(): Promise<void> } }> {
+export async function connectRedisState(
+  options: RedisStateOptions,
+): Promise<SharedState & { limits: LimitStore & { refresh(): Promise<void> }; settled(): Promise<void> }> {
   const { redis, logger } = options;
   const availability = new Availability(logger, { redis: redisTarget(redis.url), failure: redis.failure });
   const client = new Redis(redis.url, {
@@ -325,8 +340,11 @@ export async function connectRedisState(options: RedisStateOptions): Promise<Sha
     limits,
     sessions: new RedisSessionDirectory(client, availability, options.sessionIdleMs),
     credentialKey: sharedCredentialKey,
+    // Slot releases and session records written without waiting: answered, or failed into the outage log.
+    settled: () => availability.settled(),
     close: async () => {
       clearInterval(refresher);
+      await availability.settled();
       await client.quit().catch(() => client.disconnect());
     },
   };
