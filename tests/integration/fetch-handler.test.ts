@@ -35,6 +35,28 @@ describe('createFetchHandler', () => {
     }
   });
 
+  it('counts a response in flight until its body is read to the end or cancelled', async () => {
+    const handler = createFetchHandler({ env: ENV });
+    const inFlight = async () => ((await (await handler(new Request('http://localhost/health'))).json()) as { inFlightRequests: number }).inFlightRequests;
+    try {
+      const opened = await post(handler, legacyInitialize(), TENANT, 'http://localhost/mcp');
+      await opened.text();
+      const session = { 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+      const list = (id: number) => post(handler, { jsonrpc: '2.0', id, method: 'tools/list' }, { ...TENANT, ...session }, 'http://localhost/mcp');
+      const cancelled = await list(1);
+      expect([cancelled.status, cancelled.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+      expect(await inFlight()).toBe(1);
+      await cancelled.body!.cancel();
+      expect(await inFlight()).toBe(0);
+      const read = await list(2);
+      expect(await inFlight()).toBe(1);
+      expect(await read.text()).toMatch(/"id":2/);
+      expect(await inFlight()).toBe(0);
+    } finally {
+      await handler.close();
+    }
+  });
+
   it('reads its configuration from the env record, never from process.env', async () => {
     process.env.B2_MCP_PROFILE = 'full';
     try {
