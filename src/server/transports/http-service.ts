@@ -48,9 +48,10 @@ export interface HttpService {
   closeSessions(): Promise<void>;
 }
 
-type Headers = Record<string, string>;
+/** Response or forwarded request headers by lower-case name. */
+type HeaderMap = Record<string, string>;
 
-function json(status: number, body: unknown, headers: Headers = {}): Response {
+function json(status: number, body: unknown, headers: HeaderMap = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
@@ -61,12 +62,12 @@ function jsonRpcError(status: number, id: JsonRpcId, code: number, message: stri
 const retryLater = (status: 429 | 503, error: string): Response => json(status, { error }, { 'retry-after': '1' });
 
 function oauthRefusal(refusal: OAuthRefusal): Response {
-  const headers: Headers = refusal.wwwAuthenticate ? { 'www-authenticate': refusal.wwwAuthenticate } : { 'retry-after': '1' };
+  const headers: HeaderMap = refusal.wwwAuthenticate ? { 'www-authenticate': refusal.wwwAuthenticate } : { 'retry-after': '1' };
   return json(refusal.status, { error: refusal.error, error_description: refusal.description }, headers);
 }
 
-function forwardedHeaders(headers: HeaderRecord): Headers {
-  const forwarded: Headers = {};
+function forwardedHeaders(headers: HeaderRecord): HeaderMap {
+  const forwarded: HeaderMap = {};
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value === 'string' && (FORWARDED_HEADERS.has(name) || name.startsWith('mcp-'))) forwarded[name] = value;
   }
@@ -167,7 +168,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
   };
 
   /** Hands the request (allowed headers and the already-read body only) to an MCP leg. */
-  const forward = (request: Request, headers: Headers, body: Uint8Array<ArrayBuffer>, fetch: (request: Request) => Promise<Response>): Promise<Response> => {
+  const forward = (request: Request, headers: HeaderMap, body: Uint8Array<ArrayBuffer>, fetch: (request: Request) => Promise<Response>): Promise<Response> => {
     const hasBody = body.byteLength > 0 && request.method !== 'GET' && request.method !== 'HEAD';
     return fetch(new Request(request.url, { method: request.method, headers, signal: request.signal, ...(hasBody && { body }) }));
   };
