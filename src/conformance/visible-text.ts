@@ -19,7 +19,8 @@ export interface VisibleText {
   prompt?: string;
   /** JSON path inside the tool or prompt (`instructions` for the server's). */
   path: string;
-  scope: string;
+  /** The connections that sent this same text at this same place. */
+  scopes: string[];
 }
 
 const FIELD_OF_KEY: Readonly<Record<string, TextField>> = {
@@ -75,26 +76,35 @@ const collected = new WeakMap<readonly LiveSurface[], readonly VisibleText[]>();
 export function visibleTexts(surfaces: readonly LiveSurface[]): readonly VisibleText[] {
   let texts = collected.get(surfaces);
   if (!texts) {
-    texts = [...collectTexts(surfaces)];
+    texts = collectTexts(surfaces);
     collected.set(surfaces, texts);
   }
   return texts;
 }
 
-function* collectTexts(surfaces: readonly LiveSurface[]): Generator<VisibleText> {
+/** One entry per text and place; the same text at the same place from another connection only adds that connection. */
+function collectTexts(surfaces: readonly LiveSurface[]): VisibleText[] {
+  const byPlace = new Map<string, VisibleText>();
+  const add = (text: Omit<VisibleText, 'scopes'>, scope: string) => {
+    const key = JSON.stringify([text.tool ?? null, text.prompt ?? null, text.path, text.field, text.text]);
+    const seen = byPlace.get(key);
+    if (!seen) byPlace.set(key, { ...text, scopes: [scope] });
+    else if (!seen.scopes.includes(scope)) seen.scopes.push(scope);
+  };
   for (const surface of judged(surfaces)) {
     const scope = surface.connection;
     for (const tool of surface.listed) {
       const name = typeof tool.name === 'string' ? tool.name : String(tool.name);
-      for (const item of walk(tool, '', 'other')) yield { ...item, tool: name, scope };
+      for (const item of walk(tool, '', 'other')) add({ ...item, tool: name }, scope);
     }
     const instructions = surface.observation.instructions;
-    if (instructions !== null) yield { text: instructions, field: 'instructions', path: 'instructions', scope };
+    if (instructions !== null) add({ text: instructions, field: 'instructions', path: 'instructions' }, scope);
     for (const prompt of surface.prompts?.listed ?? []) {
       const name = typeof prompt.name === 'string' ? prompt.name : String(prompt.name);
-      for (const item of walk(prompt, '', 'other')) yield { ...item, prompt: name, scope };
+      for (const item of walk(prompt, '', 'other')) add({ ...item, prompt: name }, scope);
     }
   }
+  return [...byPlace.values()];
 }
 
 /** Where a text sits, for a reader: `tool x, inputSchema.properties.y.description`. */

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { BUNDLED } from '../../src/conformance/package-root.js';
+import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
+import type { RuleContext } from '../../src/conformance/rules/types.js';
 import { runCheck } from '../../src/conformance/run.js';
 import { stdioTarget } from '../../src/conformance/target.js';
 import { baselineSurface, type SurfaceTool } from './helpers/baseline.js';
@@ -124,5 +126,27 @@ describe.concurrent('no false positives on the bundled server, whatever it is co
     const scanned = result.findings.filter((finding) => finding.category === 'visible' || finding.ruleId === 'description/unsafe-instructions');
     expect(scanned.map((finding) => finding.message)).toEqual([]);
     expect(result.evaluated).toEqual(expect.arrayContaining(['visible/url', 'visible/zero-width', 'description/unsafe-instructions']));
+  });
+});
+
+describe('one text at one place, whichever connections sent it', () => {
+  const look = (connection: string, listed: Record<string, unknown>[]) => ({ connection, listed, observation: { instructions: null }, prompts: null });
+  const context = {
+    mode: 'check',
+    profile: 'default',
+    surfaces: [
+      look('modern', [{ name: 't', description: 'a\u202eb' }]),
+      look('legacy', [{ name: 't', description: 'a\u202eb', title: 'c\u202ed' }]),
+      look('witness', [{ name: 't', description: 'only the 1.x client saw \u202e' }]),
+    ],
+    changes: [],
+  } as unknown as RuleContext;
+
+  test('is judged once, for every 2.x connection that sent it (the 1.x witness is not judged for text)', () => {
+    const found = CHECK_KINDS['visible-text-pattern']!.run({ fields: ['description', 'title'], patterns: [{ name: 'bidi', pattern: '\u202e' }] }, context);
+    expect(found.map(({ path, scope }) => ({ path, scope }))).toEqual([
+      { path: 'description', scope: ['modern', 'legacy'] },
+      { path: 'title', scope: ['legacy'] },
+    ]);
   });
 });

@@ -49,7 +49,7 @@ const visibleTextPattern: CheckKind = {
         regex.lastIndex = 0;
         const match = regex.exec(text.text);
         if (!match) continue;
-        out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scope, key: name, data: { where: placeOf(text), pattern: name, excerpt: shown(match[0], params.show) } });
+        out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scopes, key: name, data: { where: placeOf(text), pattern: name, excerpt: shown(match[0], params.show) } });
       }
     }
     return out;
@@ -76,7 +76,7 @@ const visibleNameConfusable: CheckKind = {
         return ascii ? [`${codePoint(char)} looks like "${ascii}"`] : [];
       });
       if (lookAlikes.length === 0) continue;
-      out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scope, data: { where: placeOf(text), name: text.text.replace(/[^\x20-\x7e]/g, '?'), lookAlikes: [...new Set(lookAlikes)].join(', ') } });
+      out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scopes, data: { where: placeOf(text), name: text.text.replace(/[^\x20-\x7e]/g, '?'), lookAlikes: [...new Set(lookAlikes)].join(', ') } });
     }
     return out;
   },
