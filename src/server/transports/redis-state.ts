@@ -9,8 +9,9 @@ import { SharedStateUnavailable, type RedisFailureMode, type RedisSettings, type
 
 /**
  * Limits and session ownership in Redis, shared by every instance that names the same server.
- * Each decision (admit: slot and address token; transfer: move to the credential and take its token) is one Lua script, so concurrent instances cannot both take the last token or
- * slot. Time is this process's clock passed into the scripts (not Redis `TIME`), so instances
+ * Each decision (admit: a slot and the address's token; transfer: the credential's slot and
+ * token) is one Lua script, so concurrent instances cannot both take the last token or slot.
+ * Time is this process's clock passed into the scripts (not Redis `TIME`), so instances
  * must keep their clocks in step (NTP). A slot carries an expiry that its holder keeps pushing
  * forward while the request runs: slots of an instance that crashed free themselves.
  */
