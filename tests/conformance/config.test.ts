@@ -139,3 +139,28 @@ describe('config applied to a live check', () => {
     );
   });
 });
+
+describe('a config that fails to load', () => {
+  test('stops the servers launched early for the check, and names the config', async () => {
+    const { runCheck } = await import('../../src/conformance/run.js');
+    const { launchServers } = await import('../../src/conformance/stdio-transport.js');
+    const { CONNECTIONS_FOR } = await import('../../src/conformance/connections.js');
+    const target = { kind: 'stdio' as const, command: process.execPath, args: [join(import.meta.dirname, 'servers', 'silent.mjs')], env: {} };
+    const launched = launchServers(target, CONNECTIONS_FOR.both);
+    await Promise.all(Object.values(launched).map((transport) => transport!.launch()));
+    const pids = Object.values(launched).map((transport) => transport!.pid!);
+    expect(pids.every((pid) => isRunning(pid))).toBe(true);
+    const missing = join(tempDir(), 'missing.config.json');
+    await expect(runCheck({ profile: 'default', target, era: 'both', timeoutMs: 5000, configFile: missing }, { launched })).rejects.toThrow(/config file not found/);
+    expect(pids.filter((pid) => isRunning(pid))).toEqual([]);
+  });
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
