@@ -27,6 +27,9 @@ const HAND_MADE: [string, unknown][] = [
   ['enum that is not a list', { enum: 'a' }],
   ['an $id that is not a string', { $id: 7 }],
   ['a type list with an unknown member', { type: ['string', 'nope'] }],
+  // Two or more members run the uniqueness check, the one place the code calls its equality helper.
+  ['a type list of two', { type: ['string', 'null'] }],
+  ['a type list with a duplicate', { type: ['string', 'string'] }],
   ['a boolean subschema', { type: 'object', properties: { a: false, b: true } }],
 ];
 
