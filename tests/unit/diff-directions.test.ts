@@ -165,6 +165,43 @@ describe('equivalent spellings are no change (canonicalSchema)', () => {
     expect(canonicalSchema({ anyOf: [{ type: 'string', minLength: 0 }, { type: 'null' }] })).toEqual({ type: ['null', 'string'] });
     expect(canonicalSchema({ anyOf: [{ type: 'string' }], oneOf: [{ type: 'null' }] })).toEqual({ type: 'string', oneOf: [{ type: 'null' }] });
     expect(canonicalSchema({ type: [2, 'a'] })).toEqual({ type: [2, 'a'] });
+    expect(canonicalSchema({ type: ['b', 1] })).toEqual({ type: ['b', 1] });
+  });
+});
+
+describe('schemas that only look alike: the exact change', () => {
+  it.each([
+    [{"type": "integer", "minimum": Number.POSITIVE_INFINITY}, {"type": "integer"}, [["bounds-loosened", "in.minimum", Number.POSITIVE_INFINITY, undefined]]],
+    [{"type": "integer", "minimum": "x", "exclusiveMinimum": 1}, {"type": "integer", "minimum": 2}, [["bounds-tightened", "in.minimum", {"exclusiveMinimum": 1}, {"minimum": 2}]]],
+    [{"type": "integer", "minimum": 1, "exclusiveMinimum": "x"}, {"type": "integer", "minimum": 1}, [["bounds-tightened", "in.minimum", {"exclusiveMinimum": "x"}, {"minimum": 1}]]],
+    [{"type": "string", "minimum": 1.5}, {"type": "string", "minimum": 2}, [["bounds-tightened", "in.minimum", 1.5, 2]]],
+    [{"type": ["integer", "number"], "minimum": 1.5}, {"type": ["integer", "number"], "minimum": 2}, [["bounds-tightened", "in.minimum", 1.5, 2]]],
+    [{"minimum": 1, "exclusiveMinimum": true}, {"minimum": 1}, [["bounds-loosened", "in.minimum", {"exclusiveMinimum": 1}, {"minimum": 1}]]],
+    [{"anyOf": [{"type": "integer", "minimum": 1}, {"type": "number"}]}, {"type": ["integer", "number"], "minimum": 1}, [["type-narrowed", "in.type", undefined, ["integer", "number"]], ["bounds-tightened", "in.minimum", undefined, 1], ["type-widened", "in.anyOf", [{"type": "integer", "minimum": 1}, {"type": "number"}], undefined]]],
+    [{"anyOf": [{"type": "string", "minLength": 1}, {"type": "string"}]}, {"type": "string", "minLength": 1}, [["type-narrowed", "in.type", undefined, "string"], ["bounds-tightened", "in.minLength", undefined, 1], ["type-widened", "in.anyOf", [{"type": "string", "minLength": 1}, {"type": "string"}], undefined]]],
+    [{"anyOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}, {"type": "string", "minLength": 1}, [["type-narrowed", "in.type", undefined, "string"], ["bounds-tightened", "in.minLength", undefined, 1], ["type-widened", "in.anyOf", [{"type": "string"}, {"type": "string", "minLength": 1}], undefined]]],
+    [{"anyOf": [{"type": ["string", "integer"], "minLength": 1}]}, {"type": ["integer", "string"], "minLength": 1}, [["type-narrowed", "in.type", undefined, ["integer", "string"]], ["bounds-tightened", "in.minLength", undefined, 1], ["type-widened", "in.anyOf", [{"type": ["string", "integer"], "minLength": 1}], undefined]]],
+    [{"anyOf": [{"type": "string", "minimum": 1}, {"type": "null"}]}, {"type": ["null", "string"], "minimum": 1}, [["type-narrowed", "in.type", undefined, ["null", "string"]], ["bounds-tightened", "in.minimum", undefined, 1], ["type-widened", "in.anyOf", [{"type": "string", "minimum": 1}, {"type": "null"}], undefined]]],
+    [{"anyOf": [{"type": "string", "minLength": 1}, {"type": "null", "minLength": 2}]}, {"type": ["null", "string"], "minLength": 1}, [["type-narrowed", "in.type", undefined, ["null", "string"]], ["bounds-tightened", "in.minLength", undefined, 1], ["type-widened", "in.anyOf", [{"type": "string", "minLength": 1}, {"type": "null", "minLength": 2}], undefined]]],
+    [{"anyOf": [{"type": "string", "minLength": 1}], "minLength": 1}, {"type": "string", "minLength": 1}, [["type-narrowed", "in.type", undefined, "string"], ["type-widened", "in.anyOf", [{"type": "string", "minLength": 1}], undefined]]],
+    [{"anyOf": [{"type": "string"}, "x"]}, {"type": "string"}, [["type-narrowed", "in.type", undefined, "string"], ["type-widened", "in.anyOf", [{"type": "string"}, "x"], undefined]]],
+    [{"anyOf": [{"minLength": 1}]}, {"minLength": 1}, [["bounds-tightened", "in.minLength", undefined, 1], ["type-widened", "in.anyOf", [{"minLength": 1}], undefined]]],
+    [{"anyOf": [{"type": []}]}, {}, [["type-widened", "in.anyOf", [{"type": []}], undefined]]],
+    [{"anyOf": [{"type": [1]}]}, {"type": "1"}, [["type-narrowed", "in.type", undefined, "1"], ["type-widened", "in.anyOf", [{"type": [1]}], undefined]]],
+    [{"anyOf": []}, {}, [["type-widened", "in.anyOf", [], undefined]]],
+    [{"type": "string", "anyOf": [{"type": "null"}]}, {"type": ["null", "string"]}, [["type-widened", "in.type", "string", ["null", "string"]], ["type-widened", "in.anyOf", [{"type": "null"}], undefined]]],
+    [{"oneOf": [{"type": "integer"}, {"type": "number"}]}, {"type": ["integer", "number"]}, [["type-narrowed", "in.type", undefined, ["integer", "number"]], ["type-widened", "in.oneOf", [{"type": "integer"}, {"type": "number"}], undefined]]],
+    [{"oneOf": [{"type": "string"}, {"type": "string"}]}, {"type": "string"}, [["type-narrowed", "in.type", undefined, "string"], ["type-widened", "in.oneOf", [{"type": "string"}, {"type": "string"}], undefined]]],
+    [{ type: 'string', anyOf: [{ type: 'null' }] }, { type: 'string' }, [['type-widened', 'in.anyOf', [{ type: 'null' }], undefined]]],
+    [{ anyOf: [] }, {}, [['type-widened', 'in.anyOf', [], undefined]]],
+    [{ anyOf: [{ type: [1, 'string'] }] }, {}, [['type-widened', 'in.anyOf', [{ type: [1, 'string'] }], undefined]]],
+    [{ anyOf: [{ type: 'string', minLength: 1, minimum: 2 }, { type: 'null' }] }, {}, [['type-widened', 'in.anyOf', [{ type: 'string', minLength: 1, minimum: 2 }, { type: 'null' }], undefined]]],
+    [[1], [2], [['schema-changed', 'in', [1], [2]]]],
+    [{ anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] }, { type: ['null', 'string'] }, [['bounds-loosened', 'in.minLength', 1, undefined]]],
+    [{ 'x-a': 1, type: 'string' }, { 'x-a': 1, type: 'integer' }, [['type-narrowed', 'in.type', 'string', 'integer']]],
+    [{ minimum: 'b' }, { minimum: 'a' }, [['bounds-tightened', 'in.minimum', 'b', 'a']]],
+  ])('%j → %j', (before, after, expected) => {
+    expect(changes(before, after)).toEqual(expected);
   });
 });
 
@@ -303,7 +340,11 @@ describe('tool definitions', () => {
 
   it('tools removed and added, in list order', () => {
     const found = diffTools([tool('b2_a', { descriptionSha256: '1' }), tool('b2_b', { descriptionSha256: '2' })], [tool('b2_b', { descriptionSha256: '2' }), tool('s3_z', { descriptionSha256: '3', annotations: { x: 1 } }), tool('s3_y', { descriptionSha256: '4', annotations: { y: 1 } })]);
-    expect(found.map(({ kind, tool: name }) => `${kind} ${name}`)).toEqual(['tool-removed b2_a', 'tool-added s3_z', 'tool-added s3_y']);
+    expect(found).toEqual([
+      { kind: 'tool-removed', tool: 'b2_a', path: '' },
+      { kind: 'tool-added', tool: 's3_z', path: '' },
+      { kind: 'tool-added', tool: 's3_y', path: '' },
+    ]);
   });
 });
 
@@ -338,6 +379,24 @@ describe('renames', () => {
     const found = diffTools([removed], [far, close]);
     expect(found.find(({ kind }) => kind === 'tool-renamed')).toEqual({ kind: 'tool-renamed', tool: 'b2_list_file_names', path: '', before: 'b2_list_files', after: 'b2_list_file_names', rename: { by: 'similarity', confidence: 0.75, shared: 3, total: 4 } });
     expect(found.find(({ kind }) => kind === 'tool-added')).toMatchObject({ tool: 'b2_get_files' });
+  });
+
+  it('contract renames are found past unrelated entries, and keep their basis when the definitions are identical', () => {
+    const renames = [{ from: 'b2_x', to: 'b2_y' }, { from: 'b2_old', to: 'b2_new' }];
+    expect(diffTools([tool('b2_old')], [tool('b2_new')], { renames })[0]!.rename).toEqual({ by: 'contract', reverted: false });
+    expect(diffTools([tool('b2_new')], [tool('b2_old')], { renames: [{ from: 'b2_q', to: 'b2_r' }, ...renames] })[0]!.rename).toEqual({ by: 'contract', reverted: true });
+  });
+
+  it('of two identical added tools, the first listed is the successor', () => {
+    const found = diffTools([tool('b2_gone')], [tool('b2_first'), tool('b2_second')]);
+    expect(found.map(({ kind, tool: name }) => `${kind} ${name}`)).toEqual(['tool-renamed b2_first', 'tool-added b2_second']);
+  });
+
+  it('renameSimilarity: required inputs must be the same set; tools without name words; exactly half the inputs', () => {
+    expect(renameSimilarity(withInputs('b2_a_b', ['a', 'b'], ['a']), withInputs('b2_a_c', ['a', 'b'], ['a', 'b']))).toBeNull();
+    expect(renameSimilarity(withInputs('b2', ['a']), withInputs('s3', ['a']))).toEqual({ by: 'similarity', confidence: 0.83, shared: 1, total: 1 });
+    expect(renameSimilarity(withInputs('b2_list_x', ['a', 'b', 'c']), withInputs('b2_list_y', ['a', 'b', 'd']))).toEqual({ by: 'similarity', confidence: 0.64, shared: 2, total: 4 });
+    expect(renameSimilarity(withInputs('b2_list_files', ['a', 'b']), withInputs('s3_list_files', ['a', 'c']))).toBeNull();
   });
 
   it('past the pair budget only contract and identical-definition renames are matched', () => {
