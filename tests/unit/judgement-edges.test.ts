@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { argumentSteps, judgeUndeclared } from '../../src/conformance/probes/arguments.js';
+import { loadProbeTables } from '../../src/conformance/probes/table.js';
+import type { TargetSeeder } from '../../src/conformance/probes/targets.js';
+import { judgeWriteEffect, writeSteps } from '../../src/conformance/probes/writes.js';
+import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
+import { FakeSandbox, fakeSession, probeRun, text } from '../support/probe-fakes.js';
+import { contextOf, publishedContract } from '../support/rule-context.js';
+
+/** Small edges of the judgements that the table tests do not reach. */
+const empty = { outcome: { elicitations: [] }, mutations: [], changes: [] } as never;
+
+describe('probe judgements on an answer without a result', () => {
+  it('an undeclared argument answered with nothing was not refused', () => {
+    expect(judgeUndeclared('b2_x', 'force: true', empty)).toEqual({ passed: false, detail: 'b2_x accepted the undeclared argument force: true instead of refusing the call' });
+  });
+
+  it('a write answered with nothing is judged by its effect', () => {
+    const spec = { tool: 'b2_w', target: { kind: 'none' }, arguments: {}, effect: { mutations: ['a', 'b'], state: { 'version added': 1, 'bucket changed': 2 } } };
+    expect(judgeWriteEffect(spec, empty)).toEqual({ passed: false, detail: 'b2_w must do exactly this: logs a, b; 1 version added, 2 bucket changed; it made no change in the sandbox' });
+  });
+});
+
+describe('each probe call is counted under its own kind', () => {
+  it('argument and write steps', async () => {
+    const sandbox = new FakeSandbox();
+    const run = probeRun(sandbox);
+    const session = fakeSession(sandbox, () => ({ outcome: text('ok') }));
+    await argumentSteps(run, session, [{ tool: { name: 'b2_a' } as never, prepare: async () => ({}) }], [{ force: true }])[0]!.run();
+    const seeder = { seed: async () => ({}) } as unknown as TargetSeeder;
+    await writeSteps(run, seeder, session, [{ tool: 'b2_w', target: { kind: 'none' }, arguments: {}, effect: { mutations: [], state: {} } }], {})[0]!.run();
+    expect(run.counts()).toMatchObject({ argument: 1, write: 1, gate: 0, read: 0 });
+  });
+
+  it('the same leak in two tools is two findings', async () => {
+    const sandbox = new FakeSandbox([{ name: 'application key', value: 'K005secretsecretsecret+/x' }]);
+    const run = probeRun(sandbox);
+    const session = fakeSession(sandbox, () => ({ outcome: text('K005secretsecretsecret+/x') }));
+    await run.call(session, 'read', 'b2_one', {});
+    await run.call(session, 'read', 'b2_two', {});
+    expect(run.observations.map(({ tool }) => tool)).toEqual(['b2_one', 'b2_two']);
+  });
+});
+
+describe('probe tables as loaded', () => {
+  it('the bundled tables load with every part', () => {
+    const tables = loadProbeTables();
+    expect(tables.gates.length).toBeGreaterThan(0);
+    expect(tables.reads.length).toBeGreaterThan(0);
+    expect(tables.writes.length).toBeGreaterThan(0);
+    expect(tables.undeclared.length).toBeGreaterThan(0);
+    expect(typeof tables.readContext).toBe('object');
+  });
+});
+
+describe('kind edges', () => {
+  it('diff-change: a text diff only when both sides are strings', () => {
+    const run = (before: unknown, after: unknown) => CHECK_KINDS['diff-change']!.run({ change: 'meta-changed' }, contextOf([], { changes: [{ scope: 'modern', change: { kind: 'meta-changed', tool: 't', path: 'p', before, after } }] } as never))[0]!;
+    expect(run(undefined, 'x').text).toBeUndefined();
+    expect(run('x', 1).text).toBeUndefined();
+    expect(run('x', 'y').text).toEqual({ before: 'x', after: 'y' });
+  });
+
+  it('counts-equal-contract: groups in sorted order', () => {
+    const contract = publishedContract();
+    const names = contract.profiles.full.names!.filter((name) => !name.startsWith('s3_'));
+    const found = CHECK_KINDS['counts-equal-contract']!.run({ groupBy: 'prefix' }, contextOf([], { contract }, [{ connection: 'modern', hash: 'h', names: [...names, 'bz_x'], listed: [] }] as never));
+    expect(found.map(({ key }) => key)).toEqual(['bz', 's3']);
+  });
+
+  it('policy-prefix: the allowed prefixes are named in sorted order whatever the policy lists first', () => {
+    const naming = { policy: { prefixes: { a: 's3_', b: 'b2_' } } } as never;
+    expect(CHECK_KINDS['policy-prefix']!.run({}, contextOf([{ name: 'x_y' }], { naming }))[0]!.data).toEqual({ allowed: 'b2_ or s3_' });
+  });
+
+  it('cache-hint-approved without a contract judges nothing', () => {
+    expect(CHECK_KINDS['cache-hint-approved']!.run({ source: 'tools/list' }, contextOf([], {}, [{ connection: 'modern', hash: 'h', listed: [], observation: {} }] as never))).toEqual([]);
+  });
+
+  it('property-name-pattern finds properties inside alternatives (lists of subschemas)', () => {
+    const tool = { name: 'b2_x_y', inputSchema: { type: 'object', allOf: [{ properties: { password: {} } }] } };
+    expect(CHECK_KINDS['property-name-pattern']!.run({ patterns: ['password'], scope: 'top-level', parts: ['inputSchema'] }, contextOf([tool])).map(({ path }) => path)).toEqual(['inputSchema.allOf[0].properties.password']);
+  });
+});
