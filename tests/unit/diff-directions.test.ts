@@ -197,6 +197,8 @@ describe('schemas that only look alike: the exact change', () => {
     [{ anyOf: [{ type: [1, 'string'] }] }, {}, [['type-widened', 'in.anyOf', [{ type: [1, 'string'] }], undefined]]],
     [{ anyOf: [{ type: 'string', minLength: 1, minimum: 2 }, { type: 'null' }] }, {}, [['type-widened', 'in.anyOf', [{ type: 'string', minLength: 1, minimum: 2 }, { type: 'null' }], undefined]]],
     [[1], [2], [['schema-changed', 'in', [1], [2]]]],
+    [{ properties: { a: null } }, { properties: { a: {} } }, [['schema-changed', 'in.properties.a', null, {}]]],
+    [{ anyOf: [{ type: 'integer' }, { type: 'number' }] }, { type: ['integer', 'number'] }, []],
     [{ anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] }, { type: ['null', 'string'] }, [['bounds-loosened', 'in.minLength', 1, undefined]]],
     [{ 'x-a': 1, type: 'string' }, { 'x-a': 1, type: 'integer' }, [['type-narrowed', 'in.type', 'string', 'integer']]],
     [{ minimum: 'b' }, { minimum: 'a' }, [['bounds-tightened', 'in.minimum', 'b', 'a']]],
@@ -385,6 +387,19 @@ describe('renames', () => {
     const renames = [{ from: 'b2_x', to: 'b2_y' }, { from: 'b2_old', to: 'b2_new' }];
     expect(diffTools([tool('b2_old')], [tool('b2_new')], { renames })[0]!.rename).toEqual({ by: 'contract', reverted: false });
     expect(diffTools([tool('b2_new')], [tool('b2_old')], { renames: [{ from: 'b2_q', to: 'b2_r' }, ...renames] })[0]!.rename).toEqual({ by: 'contract', reverted: true });
+  });
+
+  it('a contract rename is the entry for this tool, not the first that names an added tool', () => {
+    const distinct = (name: string, sha: string) => tool(name, { descriptionSha256: sha, annotations: { [sha]: 1 } });
+    const renames = [{ from: 'b2_zzz', to: 'b2_extra' }, { from: 'b2_old', to: 'b2_new' }];
+    expect(diffTools([distinct('b2_old', '1')], [distinct('b2_extra', '2'), distinct('b2_new', '3')], { renames }).find(({ kind }) => kind === 'tool-renamed')).toMatchObject({ tool: 'b2_new', before: 'b2_old' });
+    const back = [{ from: 'b2_extra', to: 'b2_zzz' }, { from: 'b2_old', to: 'b2_new' }];
+    expect(diffTools([distinct('b2_new', '1')], [distinct('b2_extra', '2'), distinct('b2_old', '3')], { renames: back }).find(({ kind }) => kind === 'tool-renamed')).toMatchObject({ tool: 'b2_old', before: 'b2_new', rename: { by: 'contract', reverted: true } });
+  });
+
+  it('a tool whose properties are not an object has no input names', () => {
+    const junk = tool('b2_list_big_files', { inputSchema: { type: 'object', properties: 'junk' } as never });
+    expect(renameSimilarity(junk, tool('b2_list_large_files'))).toEqual({ by: 'similarity', confidence: 0.83, shared: 0, total: 0 });
   });
 
   it('of two identical added tools, the first listed is the successor', () => {
