@@ -82,3 +82,24 @@ describe('kind edges', () => {
     expect(CHECK_KINDS['property-name-pattern']!.run({ patterns: ['password'], scope: 'top-level', parts: ['inputSchema'] }, contextOf([tool])).map(({ path }) => path)).toEqual(['inputSchema.allOf[0].properties.password']);
   });
 });
+
+describe('more edges', () => {
+  it('eras-equal names every tool only one side has, and every tool defined differently', () => {
+    const tool = (name: string, description = name) => ({ name, description });
+    const look = (connection: string, hash: string, tools: { name: string }[]) => ({ connection, hash, tools, names: tools.map(({ name }) => name), listed: tools, prompts: null, observation: {} });
+    const found = CHECK_KINDS['eras-equal']!.run({ a: 'modern', b: 'legacy', of: 'tools' }, contextOf([], {}, [look('modern', 'm', [tool('b2_a', 'x'), tool('b2_b', 'y'), tool('b2_m'), tool('b2_n')]), look('legacy', 'l', [tool('b2_a'), tool('b2_b')])] as never));
+    expect(found[0]!.data!.detail).toBe('only in modern: b2_m, b2_n; defined differently: b2_a, b2_b');
+  });
+
+  it('a logged change uses the gate target up even when the state digest shows none', async () => {
+    const { gateSteps } = await import('../../src/conformance/probes/gate.js');
+    const sandbox = new FakeSandbox();
+    let seeded = 0;
+    const seeder = { seed: async () => ({ bucketName: `b${++seeded}` }) } as unknown as TargetSeeder;
+    const run = probeRun(sandbox);
+    const plain = fakeSession(sandbox, () => ({ outcome: text('done'), effect: { log: ['update_bucket'] } }));
+    const steps = gateSteps({ run, seeder, plain, values: {} }, { tool: 'b2_update_bucket', effect: 'mutation', target: { kind: 'bucket' }, trigger: { bucketName: '{{target.bucketName}}' } });
+    for (const step of steps) await step.run();
+    expect(plain.calls.map(({ args }) => args.bucketName)).toEqual(['b1', 'b2']);
+  });
+});
