@@ -25,7 +25,7 @@ describe('visible-text-pattern, code points (visible/bidi-control, zero-width, t
     ['visible/control-characters', 'controls', '\u009B', 'U+009B'],
   ])('%s finds %j in a description, shown as %s', (id, pattern, chars, excerpt) => {
     expect(runRule('visible', id, described(`Lists ${chars} buckets`))).toEqual([
-      { tool: 'b2_x_y', prompt: undefined, path: 'description', scope: 'modern', key: pattern, data: { where: 'tool b2_x_y, description', pattern, excerpt } },
+      { tool: 'b2_x_y', prompt: undefined, path: 'description', scope: ['modern'], key: pattern, data: { where: 'tool b2_x_y, description', pattern, excerpt } },
     ]);
   });
 
@@ -68,7 +68,7 @@ describe('visible-text-pattern, text (visible/url, description/unsafe-instructio
     ['WSS://Host.example', 'WSS://Host.example'],
   ])('visible/url finds the URL in %j', (description, excerpt) => {
     expect(runRule('visible', 'visible/url', described(description))).toEqual([
-      { tool: 'b2_x_y', prompt: undefined, path: 'description', scope: 'modern', key: 'url', data: { where: 'tool b2_x_y, description', pattern: 'url', excerpt } },
+      { tool: 'b2_x_y', prompt: undefined, path: 'description', scope: ['modern'], key: 'url', data: { where: 'tool b2_x_y, description', pattern: 'url', excerpt } },
     ]);
   });
 
@@ -113,7 +113,7 @@ describe('visible-name-confusable (visible/confusable-name)', () => {
     ['b2_\uFF4Cist', 'U+FF4C looks like "l"', 'b2_?ist'],
     ['b2_\u0430\u0430', 'U+0430 looks like "a"', 'b2_??'],
   ])('%j is reported: %s', (name, lookAlikes, shownName) => {
-    expect(runRule('visible', 'visible/confusable-name', [look('modern', [{ name }])])).toEqual([{ tool: name, prompt: undefined, path: 'name', scope: 'modern', data: { where: `tool ${name}, name`, name: shownName, lookAlikes } }]);
+    expect(runRule('visible', 'visible/confusable-name', [look('modern', [{ name }])])).toEqual([{ tool: name, prompt: undefined, path: 'name', scope: ['modern'], data: { where: `tool ${name}, name`, name: shownName, lookAlikes } }]);
   });
 
   it('ASCII names and non-ASCII that imitates nothing are not reported', () => {
