@@ -4,8 +4,9 @@
  * the default policy's system trees and hidden segments, the descriptor's real path, and saves
  * that leave nothing behind when they fail.
  */
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, renameSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -266,5 +267,79 @@ describe('saves', () => {
       'The download sent no data for 30 ms and was abandoned; nothing was saved.',
     ]);
     expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+describe('what cannot be opened, and what a failed save may remove', () => {
+  it('a socket passes the path checks but cannot be opened: refused with the reason, nothing left open', async () => {
+    const socket = join(root, 'control.sock');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      const before = readdirSync('/proc/self/fd').length;
+      expect(await refusal(readLocalFile(rooted(), socket, 100))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(socket)} cannot be read (ENXIO).`]);
+      writeFileSync(join(root, 'ok.txt'), 'ok');
+      for (let i = 0; i < 3; i++) await readLocalFile(rooted(), join(root, 'ok.txt'), 100);
+      expect(readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(before);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('a parent directory that became a file is a local write failure, and nothing is left', async () => {
+    const target = await prepareLocalTarget(rooted(), join(root, 'a', 'b', 'c.txt'));
+    writeFileSync(join(root, 'a'), 'now a file');
+    expect(await refusal(saveStream(Readable.from([Buffer.from('x')]), target, { idleTimeoutMs: 5_000 }))).toEqual([
+      500,
+      'local_write_failed',
+      `Could not write ${JSON.stringify(join(root, 'a', 'b', 'c.txt'))} (ENOTDIR); nothing was saved.`,
+    ]);
+    expect(readdirSync(root)).toEqual(['a']);
+  });
+
+  it('a parent directory swapped for a symlink out of the root since the check is refused', async () => {
+    const target = await prepareLocalTarget(rooted(), join(root, 'a', 'b', 'c.txt'));
+    symlinkSync(outside, join(root, 'a'));
+    expect(await refusal(saveStream(Readable.from([Buffer.from('x')]), target, { idleTimeoutMs: 5_000 }))).toEqual(
+      OUTSIDE('saveToPath', join(root, 'a', 'b', 'c.txt')),
+    );
+    expect(readdirSync(outside).filter((name) => name !== 'b')).toEqual([]);
+  });
+
+  it('a failed save removes only the files it created: a file put in place of its reservation stays', async () => {
+    const path = join(root, 'replaced.txt');
+    const target = await prepareLocalTarget(rooted(), path);
+    const source = new PassThrough();
+    source.once('resume', () => {
+      // Moved, not deleted: the reservation keeps its inode, so the new file cannot reuse it.
+      renameSync(path, `${path}.moved`);
+      writeFileSync(path, 'theirs');
+      source.destroy(new Error('connection reset'));
+    });
+    expect((await refusal(saveStream(source, target, { idleTimeoutMs: 5_000 })))[1]).toBe('download_failed');
+    expect(readFileSync(path, 'utf8')).toBe('theirs');
+    expect(readdirSync(root).sort()).toEqual(['replaced.txt', 'replaced.txt.moved']);
+  });
+
+  it('a reservation taken by another file since the check is refused in the words of an existing file', async () => {
+    const target = await prepareLocalTarget(rooted(), join(root, 'raced.txt'));
+    writeFileSync(join(root, 'raced.txt'), 'theirs');
+    expect(await refusal(saveStream(Readable.from([Buffer.from('ours')]), target, { idleTimeoutMs: 5_000 }))).toEqual([
+      409,
+      'local_file_exists',
+      `saveToPath ${JSON.stringify(join(root, 'raced.txt'))} already exists; this server never overwrites or follows an existing local path. Choose a new path that does not exist yet. Nothing was downloaded.`,
+    ]);
+  });
+
+  it('the checked place names only what is configured', async () => {
+    expect(Object.keys((await prepareLocalTarget(rooted(), join(root, 'x.txt'))).fence)).toEqual(['root']);
+    expect(Object.keys((await prepareLocalTarget(open, join(outside, 'x.txt'))).fence)).toEqual([]);
+    const both = await prepareLocalTarget(rooted({ secretSinkFile: join(root, 'l.jsonl'), logFile: join(root, 's.log') }), join(root, 'x.txt'));
+    expect(both.fence).toEqual({ root, ledger: join(root, 'l.jsonl'), log: join(root, 's.log') });
+  });
+
+  it('a log file that does not exist yet is still never a destination', async () => {
+    const log = join(root, 'server.log');
+    expect(await refusal(prepareLocalTarget(rooted({ logFile: log }), log))).toEqual(OWN('saveToPath', log));
   });
 });

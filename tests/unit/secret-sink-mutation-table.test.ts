@@ -199,3 +199,30 @@ describe('the index', () => {
     expect(record.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 });
+
+describe('platform and edge conditions', () => {
+  it('on Windows the file sink refuses to start and to prepare (no POSIX owner-only permissions)', () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    const sink = new FileSecretSink(join(fresh(), 'ledger.jsonl'));
+    Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+    try {
+      expect(failure(() => sink.inspect()).message).toBe('The file secret sink needs POSIX owner-only permissions.');
+      expect(failure(() => sink.prepare()).message).toBe('The file secret sink needs POSIX owner-only permissions.');
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+    expect(() => sink.prepare()).not.toThrow();
+  });
+
+  it('the first record of an empty ledger is its first line (no separator before it)', async () => {
+    const sink = new FileSecretSink(join(fresh(), 'ledger.jsonl'));
+    await sink.append('b2_create_key', { key: 'k', fingerprint: 'f' }, 1);
+    expect(readFileSync(sink.path, 'utf8')).toMatch(/^\{"ts":/);
+  });
+
+  it('a reservation that cannot be created for another reason than "taken" is an error naming the reason', () => {
+    // The reservation's name is the ledger's plus 41 characters: past the file-name limit here.
+    const sink = new FileSecretSink(join(fresh(), `${'l'.repeat(220)}.jsonl`));
+    expect(failure(() => sink.claim('b2_create_key', 'k')).message).toBe('Cannot reserve the idempotency key next to the secret ledger (ENAMETOOLONG).');
+  });
+});
