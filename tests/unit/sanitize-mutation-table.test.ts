@@ -17,6 +17,11 @@ describe('configured secrets', () => {
     expect(createSanitizer([], { mode: 'log' }).mode).toBe('log');
   });
 
+  it('a sanitizer made without options is a result sanitizer: key ids kept, functions dropped', () => {
+    expect(createSanitizer([]).value({ applicationKeyId: 'K0001', run: () => 1, n: 1 })).toEqual({ applicationKeyId: 'K0001', n: 1 });
+    expect(createSanitizer([], { mode: 'log' }).value({ applicationKeyId: 'K0001', run: () => 1 })).toEqual({ applicationKeyId: REDACTED, run: '[function]' });
+  });
+
   it('the redaction marker itself is never collected as a secret', () => {
     expect(collectSecretValues({ B2_APP_KEY: REDACTED }, [REDACTED])).toEqual([]);
   });
@@ -86,6 +91,13 @@ describe('log-mode error records', () => {
     const out = logs().value({ error: errorLike }) as { error: Record<string, unknown> };
     expect(out.error).toEqual({ name: '7', message: 'true', code: 10n, value: 'plain value' });
     expect('stack' in out.error).toBe(false);
+  });
+
+  it('error fields that are neither text nor number-like are dropped, bigints shown as text', () => {
+    const errorLike = Object.assign(Object.create(Error.prototype) as object, { name: 5n, message: { nested: 'object' } });
+    const out = logs().value(errorLike) as Record<string, unknown>;
+    expect(out.name).toBe('5');
+    expect(out.message).toBe('');
   });
 
   it('a field named "value" in an error or its cause is not a header value', () => {
