@@ -85,6 +85,21 @@ describe('nodeBodyStream: a Node request body as a Web stream', () => {
   });
 });
 
+describe('nodeBodyStream: backpressure', () => {
+  it('pauses the socket once the unread queue is full, and resumes it as the body is read', async () => {
+    const req = Object.assign(new PassThrough(), { headers: {} }) as unknown as IncomingMessage & PassThrough;
+    const reader = nodeBodyStream(req).getReader();
+    req.write(Buffer.from('a'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(req.isPaused()).toBe(true);
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('a');
+    expect(req.isPaused()).toBe(false);
+    req.end(Buffer.from('b'));
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('b');
+    expect((await reader.read()).done).toBe(true);
+  });
+});
+
 describe('lingerOnClose: a refused upload is half-closed, drained, then closed after 2 s', () => {
   afterEach(() => {
     vi.useRealTimers();
