@@ -45,6 +45,7 @@ describe('surrogates', () => {
     ['x\udfffy', 'U+DFFF at index 1'],
     ['\udc00\udc00', 'U+DC00 at index 0'],
     ['\ud800\ud800', 'U+D800 at index 0'],
+    ['\ud800\ue000', 'U+D800 at index 0'],
     ['ab\udbff', 'U+DBFF at index 2'],
   ])('a lone surrogate in %j is refused, named in upper case', (text, where) => {
     expect(() => encodeToon({ a: text })).toThrow(`TOON encoding failed: lone surrogate ${where}`);
