@@ -74,13 +74,7 @@ async function readAtMost(body: ReadableStream<Uint8Array>, budget: ReadBudget, 
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return Buffer.concat(chunks, total);
 }
 
 /**

@@ -32,13 +32,7 @@ export async function readBodyWithin(request: Request, limit: number): Promise<U
     }
     chunks.push(value);
   }
-  const body = new Uint8Array(received);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
+  return Buffer.concat(chunks, received);
 }
 
 /**
