@@ -85,6 +85,13 @@ describe('nodeBodyStream: a Node request body as a Web stream', () => {
   });
 });
 
+describe('readBodyWithin: a declared length with no body', () => {
+  it('is refused by its declared length alone', async () => {
+    const declared = new Request('http://localhost/mcp', { method: 'POST', headers: { 'content-length': String(LIMIT + 1) } });
+    await expect(readBodyWithin(declared, LIMIT)).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+});
+
 describe('nodeBodyStream: backpressure', () => {
   it('pauses the socket once the unread queue is full, and resumes it as the body is read', async () => {
     const req = Object.assign(new PassThrough(), { headers: {} }) as unknown as IncomingMessage & PassThrough;
