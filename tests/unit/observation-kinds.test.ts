@@ -165,16 +165,45 @@ describe('looks-equal (eras/surface-varies-by-client) and looks-refused', () => 
     ]);
   });
 
+  it('names come sorted, whatever order the server lists them in: tools on one side only, differing tools, and their keys', () => {
+    const first = look('legacy', 'legacy', [tool('b2_d'), tool('b2_c'), tool('b2_y'), tool('b2_x'), tool('b2_same')]);
+    const second = look('legacy-2025-06-18', 'legacy', [
+      tool('b2_f'),
+      tool('b2_e'),
+      tool('b2_y', { description: 'other' }),
+      tool('b2_x', { title: 'X', annotations: { readOnlyHint: true }, description: 'other' }),
+      tool('b2_same'),
+    ]);
+    const [found] = runKind(kind, params, { looks: [first, second] as never });
+    expect(found!.data).toMatchObject({
+      detail: 'only the first sees b2_c, b2_d; only the second sees b2_e, b2_f; defined differently: b2_x (annotations, description, title); b2_y (description)',
+      tools: 'b2_c, b2_d, b2_e, b2_f, b2_x, b2_y',
+    });
+  });
+
+  it('each difference alone is a finding: a tool missing, a tool added, prompts gone', () => {
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')]))[0]!.data).toMatchObject({ detail: 'only the first sees b2_b', tools: 'b2_b' });
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b'), tool('b2_c')]))[0]!.data).toMatchObject({ detail: 'only the second sees b2_c', tools: 'b2_c' });
+    const prompted = look('legacy', 'legacy', [tool('b2_a')], { prompts: { names: ['p', 'q'], listed: [{ name: 'p' }, { name: 'q' }] } });
+    const [found] = runKind(kind, params, { looks: [prompted, look('legacy-2025-06-18', 'legacy', [tool('b2_a')])] as never });
+    expect(found!.data).toMatchObject({ detail: 'the prompts differ (p, q / none)' });
+  });
+
+  it('a compared-only look is compared whatever its hash; a judged look of the same hash is compared in what the hash leaves out', () => {
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')], { hash: 'other' }))[0]!.data).toMatchObject({ detail: 'only the first sees b2_b' });
+    expect(run(look('witness', 'legacy', [tool('b2_a', { title: 'A' }), tool('b2_b')]))[0]!.data).toMatchObject({ detail: 'defined differently: b2_a (title)', tools: 'b2_a' });
+  });
+
   it('only the instructions differ: no tools named', () => {
     const [found] = run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b')], { instructions: 'x' }));
     expect(found!.data).toMatchObject({ detail: 'the server instructions differ', tools: 'none' });
   });
 
   it('prompts are compared for compared-only looks, not for judged ones of the same hash', () => {
-    const prompts = { names: ['p'], listed: [{ name: 'p' }] };
+    const prompts = { names: ['p', 'q'], listed: [{ name: 'p' }, { name: 'q' }] };
     expect(run(look('witness', 'legacy', [tool('b2_a'), tool('b2_b')], { prompts }))).toEqual([]);
     const [found] = run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b')], { prompts }));
-    expect(found!.data).toMatchObject({ detail: 'the prompts differ (none / p)' });
+    expect(found!.data).toMatchObject({ detail: 'the prompts differ (none / p, q)' });
   });
 
   it('between eras the era-specific keys are left out; within an era they count', () => {
