@@ -71,8 +71,9 @@ async function operationsSince(seq: number): Promise<string[]> {
   return (await mutations(sandbox)).filter((m) => m.seq > seq).map((m) => m.operation);
 }
 
+/** The ledger's records; none while nothing has been written (the file is created on first use). */
 const ledgerLines = (path: string): Json[] =>
-  readFileSync(path, 'utf8')
+  (existsSync(path) ? readFileSync(path, 'utf8') : '')
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line));
