@@ -4,6 +4,7 @@ import { bytesBody, fillerBody, openBody, sha1Of } from '../../src/sandbox/bodie
 import { SandboxError } from '../../src/sandbox/errors.js';
 import { SortedList, compareUtf8 } from '../../src/sandbox/sorted-list.js';
 import { DAY_MS, SandboxStore, type ListPage } from '../../src/sandbox/store.js';
+import { thrownBy } from '../support/failure.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 
@@ -19,15 +20,7 @@ function put(store: SandboxStore, bucketId: string, fileName: string, text = fil
 
 const names = (page: ListPage) => page.entries.map((e) => (e.kind === 'folder' ? `${e.fileName}[dir]` : e.version.fileName));
 
-function refusal(fn: () => unknown): SandboxError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof SandboxError) return error;
-    throw error;
-  }
-  throw new Error('expected a SandboxError');
-}
+const refusal = (run: () => unknown): SandboxError => thrownBy(SandboxError, run);
 
 describe('SortedList', () => {
   it('keeps any insert/remove sequence in order and seeks like a sorted array', () => {

@@ -7,3 +7,14 @@ export async function failure(promise: Promise<unknown>): Promise<{ status: numb
   }
   throw new Error('expected the call to fail');
 }
+
+/** The error `run` throws, which must be an `ErrorClass`; the test fails when it returns or throws anything else. */
+export function thrownBy<E>(ErrorClass: abstract new (...args: never[]) => E, run: () => unknown): E {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ErrorClass) return error;
+    throw error;
+  }
+  throw new Error(`expected a ${ErrorClass.name}`);
+}

@@ -11,6 +11,7 @@ import {
   hasCredentialHeaders,
   rejectCredentialHeaders,
 } from '../../src/server/transports/http-credentials.js';
+import { thrownBy } from '../support/failure.js';
 
 /** [canonical id, alias id, canonical secret, alias secret] of each pair. */
 const PAIRS = {
@@ -21,15 +22,7 @@ const PAIRS = {
 const EVERY_NAME = Object.values(PAIRS).flat();
 const PRIMARY = { 'x-b2-mcp-key-id': 'id', 'x-b2-mcp-key': 'secret' };
 
-function failure(run: () => unknown): CredentialFailure {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CredentialFailure) return error;
-    throw error;
-  }
-  throw new Error('expected a CredentialFailure');
-}
+const failure = (run: () => unknown): CredentialFailure => thrownBy(CredentialFailure, run);
 
 describe('every credential header name counts', () => {
   it('there are twelve, and each alone is a credential header', () => {

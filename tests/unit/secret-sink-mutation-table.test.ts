@@ -9,19 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileSecretSink, SecretSinkError } from '../../src/server/policy/secret-sink.js';
+import { thrownBy } from '../support/failure.js';
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'b2-sink-mut-'));
 const isRoot = process.getuid?.() === 0;
 
-function failure(run: () => unknown): SecretSinkError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SecretSinkError) return error;
-    throw error;
-  }
-  throw new Error('expected a SecretSinkError');
-}
+const failure = (run: () => unknown): SecretSinkError => thrownBy(SecretSinkError, run);
 
 /** A directory `dir` (0700) holding `ledger.jsonl` written with `mode`. */
 function ledgerIn(mode = 0o600): { dir: string; path: string } {
