@@ -39,7 +39,9 @@ describe.concurrent('oversized and endless answers end the run with the limit na
   });
 
   test('a line that never ends', async () => {
-    const outcome = await checkStdio(['endless'], '--max-message-bytes', '2MiB');
+    // A shorter --timeout: should a connection ever wait instead of hitting the bound, the checker's own
+    // deadline (2 × --timeout + 1 s) answers inside this test's time and the failure says which one.
+    const outcome = await checkStdio(['endless'], '--max-message-bytes', '2MiB', '--timeout', '25000');
     expect(outcome.code).toBe(3);
     expect(errorOf(outcome).message).toMatch(/^server sent a stdout line larger than the 2 MiB limit \(--max-message-bytes\)/);
   });

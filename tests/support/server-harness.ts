@@ -5,6 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1HttpClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { testClock, type TestClock } from './clock.js';
 
 /** Tests run the built server, exactly as users do (`npm test` builds first). */
@@ -75,11 +76,9 @@ function answer(kind: ElicitAnswer) {
   return kind === 'accept' ? { action: 'accept' as const, content: { confirm: true } } : { action: kind };
 }
 
+/** The v1 client registers handlers by schema; before connecting, so no elicitation can arrive first. */
 function installV1Elicitation(client: V1Client, kind: ElicitAnswer): void {
-  // The v1 client registers handlers by schema.
-  return void import('@modelcontextprotocol/sdk/types.js').then(({ ElicitRequestSchema }) =>
-    client.setRequestHandler(ElicitRequestSchema, async () => answer(kind)),
-  );
+  client.setRequestHandler(ElicitRequestSchema, async () => answer(kind));
 }
 
 function wrap(client: Client | V1Client): Connected {

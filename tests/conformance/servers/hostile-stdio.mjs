@@ -101,26 +101,33 @@ function toolsFor(mode) {
   }
 }
 
-/** Write a frame that never ends: keep sending bytes without a newline until the reader goes away. */
+// The SDK writes one JSON text plus a newline per message: swap the tools of a tools/list result.
+const write = process.stdout.write.bind(process.stdout);
+let frameNeverEnds = false;
+
+/**
+ * Write a frame that never ends: keep sending bytes without a newline until the reader goes away.
+ * Nothing else the SDK writes afterwards reaches stdout (stdout writes are asynchronous on a pipe,
+ * so a later answer could otherwise end the line with a newline and make it a short, broken one).
+ */
 function endlessFrame(id) {
+  frameNeverEnds = true;
   const chunk = 'x'.repeat(1024 * 1024);
   const more = () => {
-    while (process.stdout.write(chunk));
+    while (write(chunk));
     process.stdout.once('drain', more);
   };
-  process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[{"name":"`);
+  write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[{"name":"`);
   more();
 }
 
-// The SDK writes one JSON text plus a newline per message: swap the tools of a tools/list result.
-const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = (chunk, ...rest) => {
+  if (frameNeverEnds) return true;
   const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
   if (text.includes('"tools":[')) {
     const message = JSON.parse(text);
     if (Array.isArray(message.result?.tools)) {
       if (mode === 'endless') {
-        process.stdout.write = write;
         endlessFrame(message.id);
         return true;
       }
