@@ -186,7 +186,11 @@ function addTargetOptions(command: Command): Command {
     .option('--env <name[=value]>', 'environment variable for --server (repeatable; NAME alone copies it from this shell)', collect)
     .addOption(new Option('--era <era>', 'protocol eras to speak').choices(['modern', 'legacy', 'both']).default('both'))
     .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
-    .option('--max-message-bytes <size>', `largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server (default ${formatBytes(DEFAULT_MAX_MESSAGE_BYTES).replace(' ', '')})`, byteSize, DEFAULT_MAX_MESSAGE_BYTES)
+    .addOption(
+      new Option('--max-message-bytes <size>', 'largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server')
+        .argParser(byteSize)
+        .default(DEFAULT_MAX_MESSAGE_BYTES, formatBytes(DEFAULT_MAX_MESSAGE_BYTES).replace(' ', '')),
+    )
     .option('--client-info <name/version>', 'present as this client instead of the default identities (repeatable: the connections take them in turn)', collect)
     .option('--profile <name>', "contract profile as the contract names it (ours: full, default, read-only; phase1-default = default)", 'default')
     .option('--pack <name>', 'rule pack to run (rules/packs/: b2 is the default, generic holds any MCP server to its own snapshot)');

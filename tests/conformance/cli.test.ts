@@ -187,6 +187,8 @@ describe.concurrent('commands', () => {
     const help = await run('check', '--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--fail-on <severity>/);
+    // Each default is stated once, in the unit a user would type.
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/read from the server \(default: 16MiB\) --client-info/);
   });
 });
 
