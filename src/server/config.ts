@@ -64,6 +64,7 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_OAUTH_ISSUER', description: 'Makes the HTTP server an OAuth 2.1 resource server: every MCP request needs a bearer JWT whose `iss` is exactly this, signed by a key of the issuer\'s JWKS (found through its RFC 8414 or OpenID metadata unless `B2_OAUTH_JWKS_URI` is set); the `b2:read`, `b2:write`, `b2:admin` scopes narrow the tools to `read-only`, `default`, `full` (docs/deploy.md).' },
   { name: 'B2_OAUTH_AUDIENCE', description: 'The `aud` a token must name; by default the resource, `<B2_MCP_PUBLIC_URL>/mcp`.' },
   { name: 'B2_OAUTH_JWKS_URI', description: 'The issuer\'s JWKS URL, instead of the one its metadata names.' },
+  { name: 'B2_OAUTH_ALLOWED_SUBJECTS', description: 'Comma-separated token subjects (`sub`) allowed to use the server; any other valid token gets `403 access_denied`. Unset: every valid token for the audience. Set it in `server` credential mode, where every caller uses the server\'s own B2 key.' },
   { name: 'B2_OAUTH_ALGORITHMS', description: 'Comma-separated JWS algorithms a token may be signed with (asymmetric only: `none` and `HS*` are never accepted).', defaults: { http: 'RS256' } },
   { name: 'B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL', description: 'Accept `http://` issuer, JWKS and public URLs (local testing only: keys fetched without TLS can be forged).', values: ['true', 'false'], defaults: { http: 'false' } },
   { name: 'B2_HTTP_REQUEST_TIMEOUT_MS', description: 'Time allowed to receive a whole HTTP request.', defaults: { http: '30000' } },

@@ -161,6 +161,25 @@ describe('OAuth: who the limits count, and the headers credential mode', () => {
     expect((await list(handler, key)).status).toBe(401);
     expect((await list(handler, bearer(await token()))).status).toBe(401);
   });
+
+  it('with B2_OAUTH_ALLOWED_SUBJECTS, only the subjects listed use the server; another valid token gets 403 access_denied', async () => {
+    const handler = createFetchHandler({ env: { ...oauthEnv(), B2_OAUTH_ALLOWED_SUBJECTS: 'ops-bot, user-1', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' } });
+    try {
+      expect((await list(handler, bearer(await token()))).status).toBe(200);
+      expect((await list(handler, bearer(await token({ sub: 'ops-bot', scope: 'b2:read' })))).status).toBe(200);
+      for (const sub of ['user-2', 'USER-1', 'user-1 ']) {
+        const res = await list(handler, bearer(await token({ sub })));
+        expect([res.status, res.headers.get('www-authenticate'), res.headers.get('retry-after'), await res.json()], sub).toEqual([
+          403,
+          `Bearer resource_metadata="${METADATA_URL}"`,
+          null,
+          { error: 'access_denied', error_description: "The token's subject may not use this server." },
+        ]);
+      }
+    } finally {
+      await handler.close();
+    }
+  });
 });
 
 describe('OAuth: tokens stay out of the logs', () => {

@@ -19,6 +19,7 @@ describe('OAuth settings', () => {
       algorithms: ['RS256'],
       allowInsecureUrls: false,
     });
+    expect(loadOAuthSettings({ ...base, B2_OAUTH_ALLOWED_SUBJECTS: ' alice , bob' })?.allowedSubjects).toEqual(new Set(['alice', 'bob']));
     expect(loadOAuthSettings({ ...base, B2_OAUTH_AUDIENCE: 'api://b2', B2_OAUTH_JWKS_URI: 'https://issuer.example/keys', B2_OAUTH_ALGORITHMS: 'ES256, RS256' })).toMatchObject({
       audience: 'api://b2',
       jwksUri: 'https://issuer.example/keys',
@@ -35,6 +36,8 @@ describe('OAuth settings', () => {
     [{ ...base, B2_OAUTH_ALGORITHMS: 'RS256,none' }, /B2_OAUTH_ALGORITHMS must list asymmetric JWS algorithms .*; got "none"/],
     [{ ...base, B2_OAUTH_ALGORITHMS: 'HS256' }, /got "HS256"/],
     [{ ...base, B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'yes' }, /B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL must be one of true, false/],
+    [{ B2_OAUTH_ALLOWED_SUBJECTS: 'alice' }, 'B2_OAUTH_ALLOWED_SUBJECTS needs B2_OAUTH_ISSUER.'],
+    [{ ...base, B2_OAUTH_ALLOWED_SUBJECTS: 'alice,,bob' }, 'B2_OAUTH_ALLOWED_SUBJECTS must list token subjects separated by commas, none empty (got "alice,,bob").'],
   ])('%o is refused', (env, message) => {
     expect(() => loadOAuthSettings(env)).toThrow(message);
   });

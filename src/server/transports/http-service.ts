@@ -62,7 +62,7 @@ function jsonRpcError(status: number, id: JsonRpcId, code: number, message: stri
 const retryLater = (status: 429 | 503, error: string): Response => json(status, { error }, { 'retry-after': '1' });
 
 function oauthRefusal(refusal: OAuthRefusal): Response {
-  const headers: HeaderMap = refusal.wwwAuthenticate ? { 'www-authenticate': refusal.wwwAuthenticate } : { 'retry-after': '1' };
+  const headers: HeaderMap = refusal.wwwAuthenticate ? { 'www-authenticate': refusal.wwwAuthenticate } : refusal.status === 503 ? { 'retry-after': '1' } : {};
   return json(refusal.status, { error: refusal.error, error_description: refusal.description }, headers);
 }
 

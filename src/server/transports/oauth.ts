@@ -29,6 +29,8 @@ export interface OAuthSettings {
   jwksUri?: string;
   algorithms: readonly string[];
   allowInsecureUrls: boolean;
+  /** When set, only tokens whose `sub` is listed are accepted (B2_OAUTH_ALLOWED_SUBJECTS). */
+  allowedSubjects?: ReadonlySet<string>;
 }
 
 const JWKS_MAX_AGE_MS = 10 * 60_000;
@@ -52,7 +54,7 @@ function url(name: string, value: string, allowInsecure: boolean): URL {
 /** The OAuth settings, or undefined when `B2_OAUTH_ISSUER` is unset (no token is asked for). */
 export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undefined {
   const issuer = readSetting(env, 'http', 'B2_OAUTH_ISSUER');
-  const dependents = ['B2_OAUTH_AUDIENCE', 'B2_OAUTH_JWKS_URI', 'B2_OAUTH_ALGORITHMS'] as const;
+  const dependents = ['B2_OAUTH_AUDIENCE', 'B2_OAUTH_JWKS_URI', 'B2_OAUTH_ALGORITHMS', 'B2_OAUTH_ALLOWED_SUBJECTS'] as const;
   if (issuer === undefined) {
     const stray = dependents.find((name) => env[name]?.trim());
     if (stray) throw new ConfigError(`${stray} needs B2_OAUTH_ISSUER.`);
@@ -73,6 +75,7 @@ export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undef
   if (refused !== undefined || algorithms.length === 0) {
     throw new ConfigError(`B2_OAUTH_ALGORITHMS must list asymmetric JWS algorithms (${[...SIGNING_ALGORITHMS].join(', ')}); got "${refused ?? ''}".`);
   }
+  const allowedSubjects = subjectsOf(readSetting(env, 'http', 'B2_OAUTH_ALLOWED_SUBJECTS'));
   return {
     issuer,
     audience: readSetting(env, 'http', 'B2_OAUTH_AUDIENCE') ?? resource,
@@ -81,7 +84,16 @@ export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undef
     ...(jwksUri !== undefined && { jwksUri }),
     algorithms,
     allowInsecureUrls,
+    ...(allowedSubjects && { allowedSubjects }),
   };
+}
+
+/** B2_OAUTH_ALLOWED_SUBJECTS: comma-separated `sub` values, compared exactly. */
+function subjectsOf(value: string | undefined): ReadonlySet<string> | undefined {
+  if (value === undefined) return undefined;
+  const subjects = value.split(',').map((subject) => subject.trim());
+  if (subjects.some((subject) => subject === '')) throw new ConfigError(`B2_OAUTH_ALLOWED_SUBJECTS must list token subjects separated by commas, none empty (got "${value}").`);
+  return new Set(subjects);
 }
 
 /** The verified caller: who (a stable key for limits and session ownership) and which profile. */
@@ -242,6 +254,9 @@ export function createOAuthResourceServer(
         const description = 'The token holds none of the b2:* scopes.';
         const scopes = OAUTH_SCOPES.map(({ scope }) => scope).join(' ');
         return { status: 403, error: 'insufficient_scope', description, wwwAuthenticate: challenge('insufficient_scope', description, scopes) };
+      }
+      if (settings.allowedSubjects && !settings.allowedSubjects.has(String(payload.sub))) {
+        return { status: 403, error: 'access_denied', description: "The token's subject may not use this server.", wwwAuthenticate: challenge() };
       }
       const key = createHash('sha256').update(`${settings.issuer}\0${String(payload.sub)}`).digest('hex').slice(0, 32);
       return { key, ceiling: granted.profile };
