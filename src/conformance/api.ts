@@ -13,6 +13,7 @@ import type { Finding } from './findings.js';
 import type { ProgressListener } from './probes/types.js';
 import type { Prepared, RunResult } from './run.js';
 import type { WrittenFixture } from './snapshot.js';
+import { callerCallback, withoutSdkConsole } from './sdk-console.js';
 import { httpTarget, stdioTarget, type Target } from './target.js';
 
 /** How to reach the server under audit. Neither `server` nor `url`: the bundled b2-mcp. */
@@ -172,7 +173,7 @@ function probesWanted(options: CheckOptions, target: Target | null): boolean {
 export async function checkRun(options: CheckOptions, prepared: Prepared = {}): Promise<RunResult> {
   const target = targetOf(options);
   const { runCheck } = await import('./run.js');
-  return runCheck(
+  return withoutSdkConsole(() => runCheck(
     {
       profile: options.profile ?? 'default',
       target,
@@ -192,13 +193,13 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
       ...maxMessageBytesOf(options.maxMessageBytes),
       ...maxDurationOf(options.maxDurationMs),
       ...probeLogLevelOf(options.probeLogLevel),
-      ...(options.onProgress && { onProgress: options.onProgress }),
+      ...(options.onProgress && { onProgress: callerCallback(options.onProgress) }),
       ...(options.pack !== undefined && { pack: options.pack }),
       ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),
       ...(options.callTools?.length && { callTools: options.callTools }),
     },
     prepared,
-  );
+  ));
 }
 
 /** Check a live server (default: the bundled b2-mcp) against the frozen contract. */
@@ -230,7 +231,7 @@ export async function diff(options: DiffOptions): Promise<ConformanceReport> {
 /** Write fixtures of a live server in the generator's format. */
 export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult> {
   const { runSnapshot } = await import('./run.js');
-  const { written } = await runSnapshot({
+  const { written } = await withoutSdkConsole(() => runSnapshot({
     profile: options.profile ?? 'default',
     target: targetOf(options),
     outDir: options.out,
@@ -239,6 +240,6 @@ export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult
     ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
     ...maxMessageBytesOf(options.maxMessageBytes),
     ...(options.pack !== undefined && { pack: options.pack }),
-  });
+  }));
   return { written };
 }

@@ -238,7 +238,7 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
       const hinted = result as { ttlMs?: unknown; cacheScope?: unknown };
       const cacheHint =
         typeof hinted.ttlMs === 'number' && typeof hinted.cacheScope === 'string' ? { ttlMs: hinted.ttlMs, cacheScope: hinted.cacheScope } : null;
-      const tools = result.tools as ListedTool[];
+      const tools = tap.withDropped(result.tools as ListedTool[]);
       return { tools, wireTools: tap.wireTools(tools), cacheHint };
     },
     async listPrompts() {
@@ -369,6 +369,21 @@ class WireTap {
   private record(result: { protocolVersion?: unknown; tools?: unknown } | undefined): void {
     if (typeof result?.protocolVersion === 'string') this.protocolVersion = result.protocolVersion;
     if (Array.isArray(result?.tools)) this.toolPages.push(result.tools);
+  }
+
+  /**
+   * The tools the client parsed, with any it dropped after parsing put back from the wire in their
+   * place. Over HTTP the 2.x client drops a modern-era tool whose `x-mcp-header` declaration is
+   * invalid; judged without it, a fork could hide a tool from the checker that other clients list.
+   */
+  withDropped(parsed: readonly ListedTool[]): ListedTool[] {
+    const wire = this.toolPages.flat();
+    if (wire.length <= parsed.length || !wire.every((tool) => typeof (tool as { name?: unknown } | null)?.name === 'string')) return [...parsed];
+    const restored: ListedTool[] = [];
+    let next = 0;
+    for (const tool of wire as ListedTool[]) restored.push(tool.name === parsed[next]?.name ? parsed[next++]! : tool);
+    // Only a pure removal is put back; any other difference leaves the client's reading as it is.
+    return next === parsed.length ? restored : [...parsed];
   }
 
   /** The wire form of the tools the client parsed: the same tools in the same order, every key kept. */

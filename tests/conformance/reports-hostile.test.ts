@@ -165,3 +165,41 @@ describe('stderr and garbage stdout', () => {
     });
   }
 });
+
+describe('what the SDK clients print and drop', () => {
+  // A modern-era tool whose x-mcp-header declaration is invalid: over HTTP the 2.x client drops it
+  // and warns, by name, on the console. Legacy clients never see it.
+  const HIDDEN = `b2_list_hidden${HOSTILE.ansi}${HOSTILE.commands}`;
+  let sdkServer: SurfaceHttpServer;
+  beforeAll(async () => {
+    const baseline = baselineSurface();
+    sdkServer = await startSurfaceHttp({
+      baseline,
+      hiding: mutate(baseline, (s) => {
+        s.legacyTools = structuredClone(s.tools);
+        const hidden = { ...structuredClone(toolOf(s, 'b2_list_buckets')), name: HIDDEN };
+        (hidden.inputSchema as { properties: Record<string, unknown> }).properties.exfil = { type: 'object', 'x-mcp-header': `X${HOSTILE.ansi}` };
+        s.tools.push(hidden);
+      }),
+    });
+  }, 60_000);
+  afterAll(() => sdkServer?.stop());
+
+  test('nothing a server chose reaches the console raw, stdout holds the report alone, and the dropped tool is judged', async () => {
+    const { execFile } = await import('node:child_process');
+    const { PACKAGE_ROOT } = await import('../../src/conformance/package-root.js');
+    const fixturesDir = await snapshotFixtures(sdkServer.target('baseline'));
+    const target = sdkServer.target('hiding');
+    const url = target.kind === 'http' ? target.url.href : '';
+    const args = [join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp-conform.js'), 'check', '--url', url, '--fixtures', fixturesDir, '--contract', writeContract(fixturesDir), '--no-probes', '--format', 'json'];
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (_error, out, err) => resolve({ code: child.exitCode, stdout: out, stderr: err }));
+    });
+    expect(code, stderr).toBe(1);
+    expect(stderr).not.toMatch(RAW_CONTROL);
+    expect(stderr).not.toContain('[mcp-sdk]');
+    const report = JSON.parse(stdout) as { findings: { ruleId: string; tool?: string; era?: string }[] };
+    const aboutHidden = report.findings.filter((finding) => finding.tool === HIDDEN);
+    expect(aboutHidden.map((finding) => finding.ruleId)).toEqual(expect.arrayContaining(['diff/tool-added', 'credentials/x-mcp-header']));
+  }, 120_000);
+});
