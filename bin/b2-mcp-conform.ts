@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-import { main } from '../src/conformance/cli.js';
+import { crashReport, main } from '../src/conformance/cli.js';
+
+const crash = (error: unknown) => {
+  const { text, exitCode } = crashReport(error, process.argv);
+  process.stderr.write(text, () => process.exit(exitCode));
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 
 const code = await main(process.argv);
 // Exit explicitly once both streams are flushed: idle HTTP keep-alive sockets must not hold a finished run open.

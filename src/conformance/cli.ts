@@ -381,9 +381,23 @@ export async function main(argv: readonly string[] = process.argv, io: Io = defa
       if (debug && error.stack) io.stderr(stackLines(error.stack));
       return error.exitCode;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr(errorLine('internal', `${message.split('\n')[0]}${debug ? '' : ' (run with --debug for details)'}`, json));
-    if (debug && error instanceof Error && error.stack) io.stderr(stackLines(error.stack));
+    io.stderr(internalError(error, json, debug));
     return EXIT.usage;
   }
+}
+
+/** An error the checker did not expect: one line (its stack only with --debug), every line terminal-safe. */
+function internalError(error: unknown, json: boolean, debug: boolean): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const line = errorLine('internal', `${message.split('\n')[0]}${debug ? '' : ' (run with --debug for details)'}`, json);
+  return debug && error instanceof Error && error.stack ? `${line}${stackLines(error.stack)}` : line;
+}
+
+/**
+ * What the bin prints, and exits with, for an error thrown outside `main`'s own flow (an SDK callback
+ * that throws on what a server sent): the same line as any internal error, never Node's raw trace.
+ */
+export function crashReport(error: unknown, argv: readonly string[]): { text: string; exitCode: number } {
+  const args = argv.slice(2);
+  return { text: internalError(error, wantsJson(args), args.includes('--debug')), exitCode: EXIT.usage };
 }

@@ -206,7 +206,14 @@ export class ChildStdioTransport implements Transport {
       return false;
     }
     this.diagnostics.messages++;
-    this.onmessage?.(message);
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      // The client choked on what the server sent: a broken connection, not a crash of the run.
+      this.fail(error instanceof Error ? error : new Error(String(error)));
+      this.stopReading();
+      return false;
+    }
     return true;
   }
 

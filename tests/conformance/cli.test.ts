@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { colorWanted } from '../../src/conformance/cli.js';
+import { colorWanted, crashReport } from '../../src/conformance/cli.js';
+import { ChildStdioTransport } from '../../src/conformance/stdio-transport.js';
 import { baselineSurface } from './helpers/baseline.js';
 import { SERVERS_DIR, mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
 
@@ -237,4 +238,24 @@ test('the compiled bin maps errors to exit codes and flushes its output', async 
   const rules = spawnSync(process.execPath, [bin, 'rules', '--format', 'json'], { encoding: 'utf8' });
   expect(rules.status).toBe(0);
   expect(JSON.parse(rules.stdout).length).toBeGreaterThan(50);
+});
+
+test('an error thrown outside the run is one terminal-safe line, exit 2; its stack only with --debug', () => {
+  const error = new Error('boom \x1b[2J\u202e\nsecond line');
+  expect(crashReport(error, ['node', 'b2-mcp-conform', 'check'])).toEqual({ text: 'b2-mcp-conform: error: boom \\x1b[2J\\u202e (run with --debug for details)\n', exitCode: 2 });
+  expect(JSON.parse(crashReport(error, ['node', 'b2-mcp-conform', 'check', '--format', 'json']).text)).toEqual({ error: { code: 'internal', message: 'boom \x1b[2J\u202e (run with --debug for details)' } });
+  const debug = crashReport(error, ['node', 'b2-mcp-conform', 'check', '--debug']).text.split('\n');
+  expect(debug[0]).toBe('b2-mcp-conform: error: boom \\x1b[2J\\u202e');
+  expect(debug.slice(1).some((line) => /^\s+at /.test(line))).toBe(true);
+  expect(debug.join('\n')).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
+});
+
+test('a client that throws on a message the server sent breaks that connection instead of crashing the run', async () => {
+  const transport = new ChildStdioTransport({ command: process.execPath, args: ['-e', 'console.log(JSON.stringify({ jsonrpc: "2.0", method: "notifications/odd" })); setInterval(() => {}, 1000)'], env: {} });
+  transport.onmessage = () => {
+    throw new Error('client choked');
+  };
+  await transport.start();
+  await expect(transport.broken).rejects.toThrow('client choked');
+  await transport.close();
 });
