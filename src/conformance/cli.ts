@@ -401,3 +401,13 @@ export function crashReport(error: unknown, argv: readonly string[]): { text: st
   const args = argv.slice(2);
   return { text: internalError(error, wantsJson(args), args.includes('--debug')), exitCode: EXIT.usage };
 }
+
+/** For the bin: report such an error that way and exit, instead of Node's default. */
+export function reportCrashes(argv: readonly string[]): void {
+  const crash = (error: unknown) => {
+    const { text, exitCode } = crashReport(error, argv);
+    process.stderr.write(text, () => process.exit(exitCode));
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+}

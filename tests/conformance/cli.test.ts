@@ -250,6 +250,17 @@ test('an error thrown outside the run is one terminal-safe line, exit 2; its sta
   expect(debug.join('\n')).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
 });
 
+test('the bin reports a late crash that way too (exit 2, one escaped line), for a thrown error and a rejection', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { PACKAGE_ROOT } = await import('../../src/conformance/package-root.js');
+  const cli = join(PACKAGE_ROOT, 'dist', 'src', 'conformance', 'cli.js');
+  for (const late of ['setTimeout(() => { throw new Error("late \\x1b[2J") })', 'Promise.reject(new Error("late \\x1b[2J"))']) {
+    const script = `import { reportCrashes } from ${JSON.stringify(cli)}; reportCrashes(["node", "b2-mcp-conform", "check"]); ${late};`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect([run.status, run.stderr], late).toEqual([2, 'b2-mcp-conform: error: late \\x1b[2J (run with --debug for details)\n']);
+  }
+});
+
 test('a client that throws on a message the server sent breaks that connection instead of crashing the run', async () => {
   const transport = new ChildStdioTransport({ command: process.execPath, args: ['-e', 'console.log(JSON.stringify({ jsonrpc: "2.0", method: "notifications/odd" })); setInterval(() => {}, 1000)'], env: {} });
   transport.onmessage = () => {

@@ -20,6 +20,10 @@ import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotoc
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 
+// The SDK warns on the console about every tool name outside its naming standard; the test
+// surfaces use such names on purpose, and the warnings would bury the test log.
+console.warn = () => {};
+
 function buildServer(surface, { tools, prompts }) {
   const options = { ...(surface.cacheHints ? { cacheHints: surface.cacheHints } : {}), ...(surface.instructions ? { instructions: surface.instructions } : {}) };
   const server = new McpServer(surface.serverInfo ?? { name: 'surface-test', version: '1.0.0' }, options);
