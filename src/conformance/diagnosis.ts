@@ -92,6 +92,9 @@ export function explainFailure({ connection, error, diagnostics, budget, http }:
 
 /** An HTTP answer that was no MCP message: what it means for the user. */
 function explainHttpAnswer(odd: OddAnswer, connection: ConnectionId, where: string, target: Extract<Target, { kind: 'http' }> | Target, clean: (text: string) => string): ConformError {
+  if (odd.location !== undefined) {
+    return new ConformError('connect', `${where} redirected the ${connection} connection (HTTP ${odd.status}) to another origin, "${clean(odd.location).slice(0, 200)}"; MCP clients follow a redirect only within the origin (elsewhere it would carry the --header values): point --url at the MCP endpoint itself`);
+  }
   const said = odd.text ? `: ${clean(odd.text).slice(0, 200)}` : '';
   if (odd.status === 401 || odd.status === 403) {
     const sent = target.kind === 'http' ? Object.keys(target.headers).map((name) => name.toLowerCase()) : [];

@@ -12,6 +12,8 @@ export interface OddAnswer {
   contentType: string;
   /** The start of the body, as the server sent it (untrusted). */
   text: string;
+  /** Where a redirect to another origin pointed (untrusted); the SDK clients never follow one there. */
+  location?: string;
 }
 
 /** What one connection's POSTs were answered with, for an error message that names the real cause. */
@@ -33,6 +35,8 @@ export function boundedFetch(budget: ReadBudget, trace: HttpTrace = { odd: [] },
   return async (input, init) => {
     const response = await base(input, init);
     const type = response.headers.get('content-type') ?? '';
+    const elsewhere = redirectElsewhere(input, response);
+    if (elsewhere !== undefined) trace.odd.push({ status: response.status, contentType: type, text: '', location: elsewhere.slice(0, ODD_TEXT_CHARS) });
     const post = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase() === 'POST';
     const odd = post && (TELLING_STATUSES.has(response.status) || (response.ok && response.status !== 202 && !MCP_CONTENT.test(type)));
     if (!response.body) {
@@ -51,6 +55,22 @@ export function boundedFetch(budget: ReadBudget, trace: HttpTrace = { odd: [] },
     }
     return withBody(response, bytes);
   };
+}
+
+/**
+ * The target of a redirect to another origin. The SDK clients ask fetch not to follow redirects
+ * and follow them only within the origin (elsewhere they would carry the `--header` values, a B2
+ * key, to whoever the server names); such an answer then fails the connection, and says why.
+ */
+function redirectElsewhere(input: string | URL | Request, response: Response): string | undefined {
+  const location = response.headers.get('location');
+  if (response.status < 300 || response.status >= 400 || location === null) return undefined;
+  const from = new URL(input instanceof Request ? input.url : String(input));
+  try {
+    return new URL(location, from).origin === from.origin ? undefined : location;
+  } catch {
+    return location;
+  }
 }
 
 function withBody(response: Response, body: BodyInit): Response {

@@ -332,6 +332,7 @@ async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs
     ...(request.probeTools?.length ? { tools: request.probeTools } : {}),
     ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}),
     ...(request.probeLogLevel ? { serverLogLevel: request.probeLogLevel } : {}),
+    ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}),
     deadline: budget.deadline,
     budgetLabel: budget.label,
     now: budget.now,
@@ -417,7 +418,7 @@ async function checkLaunched(request: CheckRequest, inputs: ReturnType<typeof lo
   const calls = await checkCallTools(request.callTools ?? [], observed.observations);
   const scenarios = scenarioFile || calls.length
     ? await withinBudget(
-        runScenarios(scenarioFile, calls, probeServerOf(request.target, inputs.profile), { timeoutMs: request.timeoutMs, modern: connections.includes('modern'), now: budget.now, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}) }),
+        runScenarios(scenarioFile, calls, probeServerOf(request.target, inputs.profile), { timeoutMs: request.timeoutMs, modern: connections.includes('modern'), now: budget.now, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}) }),
         budget,
         'running the scenarios',
       )

@@ -240,12 +240,12 @@ export function judgeScenario(scenario: ScenarioFile['scenarios'][number], outco
  * Call each scenario's tool once, in file order, over one session (the server as given, with no
  * probe sandbox), and judge every expectation. The call's latency is measured on `now`.
  */
-export async function runScenarios(scenarios: ScenarioFile | undefined, calls: readonly ToolCall[], server: ProbeServer, options: { timeoutMs: number; modern: boolean; now: () => number; clientInfo?: readonly ClientInfo[] }): Promise<ScenarioOutcome> {
+export async function runScenarios(scenarios: ScenarioFile | undefined, calls: readonly ToolCall[], server: ProbeServer, options: { timeoutMs: number; modern: boolean; now: () => number; clientInfo?: readonly ClientInfo[]; maxMessageBytes?: number }): Promise<ScenarioOutcome> {
   const { openSession } = await import('./probes/sessions.js');
   const { judgeUndeclared } = await import('./probes/arguments.js');
   let session: Awaited<ReturnType<typeof openSession>>;
   try {
-    session = await openSession(server, { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' }, { env: {}, timeoutMs: options.timeoutMs, modern: options.modern, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}) });
+    session = await openSession(server, { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' }, { env: {}, timeoutMs: options.timeoutMs, modern: options.modern, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}), ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}) });
   } catch (error) {
     throw new ConformError('connect', `the server could not be started or reached for the scenarios: ${String((error as Error)?.message ?? error).slice(0, 200)}`);
   }

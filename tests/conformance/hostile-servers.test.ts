@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { boundedFetch } from '../../src/conformance/http-reading.js';
 import { ReadBudget, ReadLimitError, boundMessage, nestingDepth, parseByteSize, type BoundedPart } from '../../src/conformance/reading-limits.js';
 import { profileHash } from '../../src/contract/normalize.js';
 import { SERVERS_DIR, removeTempDirs, runCli, tempDir, type CliOutcome } from './helpers/harness.js';
@@ -197,6 +198,28 @@ describe.concurrent('--url targets that are not what they seem (exit 3)', { time
     expect(outcome.stderr).not.toContain(canary);
   });
 
+  test('a redirect to another origin is not followed: the key headers never reach where it points', async () => {
+    const canary = 'K005canaryRedirectSecret01';
+    const outcome = await checkUrl('redirect', '--header', 'x-b2-mcp-key-id=005keyid', '--header', `x-b2-mcp-key=${canary}`);
+    expect(outcome.code).toBe(3);
+    const port = new URL(base).port;
+    expect(errorOf(outcome).message).toMatch(
+      new RegExp(`^${base}/redirect/mcp redirected the \\w+ connection \\(HTTP 307\\) to another origin, "http://localhost:${port}/collect/mcp"; MCP clients follow a redirect only within the origin \\(elsewhere it would carry the --header values\\): point --url at the MCP endpoint itself$`),
+    );
+    expect(outcome.stderr).not.toContain(canary);
+    const seen = (await (await fetch(`${base}/seen/mcp`)).json()) as unknown[];
+    expect(seen).toEqual([]);
+  });
+
+  test('a probe session reads within the same bounds: an endless answer fails it instead of filling memory', async () => {
+    const { openSession } = await import('../../src/conformance/probes/sessions.js');
+    const { httpTarget } = await import('../../src/conformance/target.js');
+    const spec = { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' } as const;
+    const server = { kind: 'url', target: httpTarget(`${base}/endless-json/mcp`, {}) } as const;
+    await expect(openSession(server, spec, { env: {}, timeoutMs: 60_000, modern: false })).rejects.toThrow('an HTTP body exceeds 16 MiB');
+    await expect(openSession(server, spec, { env: {}, timeoutMs: 60_000, modern: false, maxMessageBytes: 1024 * 1024 })).rejects.toThrow('an HTTP body exceeds 1 MiB');
+  });
+
   test('a JSON body and an SSE event that never end', async () => {
     const json = await checkUrl('endless-json', '--max-message-bytes', '1MiB');
     expect(json.code).toBe(3);
@@ -251,5 +274,26 @@ describe('reading limits', () => {
     expect(parseByteSize('512k')).toBe(512 * 1024);
     expect(parseByteSize('1g')).toBe(1024 ** 3);
     for (const bad of ['0', '', 'MiB', '1.5m', '-3', '2 TB']) expect(parseByteSize(bad), bad).toBeUndefined();
+  });
+});
+
+describe('redirects the SDK clients are given', () => {
+  const answering = (status: number, location?: string) => async () => new Response(null, { status, headers: location === undefined ? {} : { location } });
+  const traceOf = async (status: number, location?: string) => {
+    const trace = { odd: [] as { location?: string }[] };
+    await boundedFetch(new ReadBudget(), trace as never, answering(status, location) as typeof fetch)('http://127.0.0.1:3000/mcp', { method: 'POST' });
+    return trace.odd.map((odd) => odd.location);
+  };
+
+  test('only one to another origin is recorded, with where it pointed', async () => {
+    expect(await traceOf(307, 'http://localhost:3000/mcp')).toEqual(['http://localhost:3000/mcp']);
+    expect(await traceOf(302, 'https://127.0.0.1:3000/mcp')).toEqual(['https://127.0.0.1:3000/mcp']);
+    expect(await traceOf(308, 'http://127.0.0.1:3001/mcp')).toEqual(['http://127.0.0.1:3001/mcp']);
+    expect(await traceOf(307, 'http://[::1')).toEqual(['http://[::1']);
+    // Within the origin the SDK follows it itself: nothing to explain.
+    expect(await traceOf(307, '/other/mcp')).toEqual([]);
+    expect(await traceOf(301, 'http://127.0.0.1:3000/mcp/')).toEqual([]);
+    expect(await traceOf(307)).toEqual([]);
+    expect(await traceOf(400, 'http://localhost:3000/mcp')).toEqual([]);
   });
 });

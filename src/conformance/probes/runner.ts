@@ -30,6 +30,8 @@ export interface ProbeRequest {
   clientInfo?: readonly ClientInfo[];
   /** LOG_LEVEL for the spawned sessions; none unless asked for. */
   serverLogLevel?: string;
+  /** `--max-message-bytes`: the largest answer a session reads. */
+  maxMessageBytes?: number;
   /** The probes must be done by then, on the `now` clock (session start-up included). */
   deadline: number;
   /** `--max-duration` as given, for messages. */
@@ -64,7 +66,7 @@ async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<st
   const specs = request.server.kind === 'spawn' ? SPAWNED_SESSIONS : URL_SESSIONS;
   if (request.server.kind === 'url') run.skipped.push('the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)');
   const open = (spec: SessionSpec, slot: number) =>
-    openSession(request.server, spec, { env, timeoutMs: run.requestTimeout(), modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.serverLogLevel ? { logLevel: request.serverLogLevel } : {}) });
+    openSession(request.server, spec, { env, timeoutMs: run.requestTimeout(), modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.serverLogLevel ? { logLevel: request.serverLogLevel } : {}), ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}) });
   const opened = await Promise.allSettled(specs.map(async (spec, slot) => {
     try {
       return await open(spec, slot);

@@ -5,6 +5,8 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@mod
 import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import type { ListedTool } from '../../contract/normalize.js';
 import { declinedRequests, presentedIdentity, type ClientInfo, type IdentityName } from '../client-identities.js';
+import { boundedFetch } from '../http-reading.js';
+import { ReadBudget } from '../reading-limits.js';
 import { ChildStdioTransport } from '../stdio-transport.js';
 import type { HttpTarget } from '../target.js';
 
@@ -73,6 +75,8 @@ export interface SessionOptions {
   slot?: number;
   /** LOG_LEVEL for spawned servers, only when asked for (`--probe-log-level`): a debug level tells a server it is watched. */
   logLevel?: string;
+  /** `--max-message-bytes`: the largest answer read (a stdio line, an HTTP body or SSE event); 16 MiB by default. */
+  maxMessageBytes?: number;
 }
 
 /**
@@ -103,12 +107,12 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
   const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'mcp-logs-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
   const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile, options.logLevel) : {};
-  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true }) : undefined;
+  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true, ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}) }) : undefined;
   const identity = presentedIdentity(spec.identity, options.slot ?? 0, options.clientInfo);
   const transport =
     server.kind === 'spawn'
       ? stdio!
-      : new StreamableHTTPClientTransport(server.target.url, { requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } } });
+      : new StreamableHTTPClientTransport(server.target.url, { fetch: boundedFetch(new ReadBudget(options.maxMessageBytes)), requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } } });
 
   let answer: ElicitAnswer = 'decline';
   let elicited: string[] = [];

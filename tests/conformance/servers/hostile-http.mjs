@@ -6,6 +6,8 @@
 //   /echo-keys/mcp      401 whose body repeats the key headers it was sent
 //   /endless-json/mcp   a JSON body that never ends
 //   /endless-sse/mcp    an SSE event that never ends
+//   /redirect/mcp       307 to /collect/mcp at another origin (localhost instead of 127.0.0.1)
+//   /collect/mcp        records the headers of whatever reaches it; /seen/mcp answers them
 //
 // Prints "listening <port>" on stdout.
 import { createServer } from 'node:http';
@@ -22,7 +24,16 @@ function endless(res, prefix, chunk) {
   more();
 }
 
+/** The headers of every request that reached /collect/mcp. */
+const collected = [];
+
 const ROUTES = {
+  redirect: (req, res) => res.writeHead(307, { location: `http://localhost:${server.address().port}/collect/mcp` }).end(),
+  collect: (req, res) => {
+    collected.push(req.headers);
+    res.writeHead(404).end();
+  },
+  seen: (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(collected)),
   page: (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><body><h1>Welcome</h1></body></html>'),
   missing: (_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found'),
   keys: (_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: MISSING_KEYS, code: 'missing_credentials' })),
