@@ -46,6 +46,32 @@ export function inheritedEnvironment(): Record<string, string> {
 }
 
 /**
+ * Server processes run in a session of their own (POSIX `setsid`, through `detached`): a server
+ * cannot open the user's terminal (`/dev/tty`) to write past the checker's escaping, and the
+ * processes it starts share its process group, so stopping the server stops them too. Groups
+ * still alive when the checker exits are killed then.
+ */
+const ownSession = process.platform !== 'win32';
+const liveGroups = new Set<number>();
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the whole group is gone already.
+  }
+}
+
+let exitCleanupInstalled = false;
+function killGroupsAtExit(): void {
+  if (exitCleanupInstalled) return;
+  exitCleanupInstalled = true;
+  process.once('exit', () => {
+    for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+  });
+}
+
+/**
  * A stdio transport that owns its child process, so the checker can tell a server that exits,
  * a server that writes non-protocol bytes on stdout, and a silent server apart. It is a custom
  * stdio-shaped transport (it exposes `pid` and `stderr`), so the 2.x client probes the modern era
@@ -101,8 +127,13 @@ export class ChildStdioTransport implements Transport {
         env: { ...inheritedEnvironment(), ...this.params.env },
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
+        detached: ownSession,
       });
       this.child = child;
+      if (ownSession && child.pid !== undefined) {
+        killGroupsAtExit();
+        liveGroups.add(child.pid);
+      }
       child.once('spawn', () => resolve());
       child.once('error', (error: NodeJS.ErrnoException) => {
         this.diagnostics.spawnError = error.code ?? error.message;
@@ -149,18 +180,31 @@ export class ChildStdioTransport implements Transport {
     });
   }
 
-  /** Close stdin and give the server a moment to leave on its own, then stop it. */
+  /** Close stdin and give the server a moment to leave on its own, then stop it; what it started goes with it. */
   async close(): Promise<void> {
     const child = this.child;
     this.closing = true;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    if (!child) return;
+    try {
+      await this.stop(child);
+    } finally {
+      if (ownSession && child.pid !== undefined) {
+        signalGroup(child.pid, 'SIGKILL');
+        liveGroups.delete(child.pid);
+      }
+    }
+  }
+
+  private async stop(child: ChildProcess): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const within = (ms: number) => Promise.race([exited.then(() => true), delay(ms).then(() => false)]);
+    const signal = (name: NodeJS.Signals) => (ownSession && child.pid !== undefined ? signalGroup(child.pid, name) : child.kill(name));
     child.stdin?.end();
     if (await within(300)) return;
-    child.kill('SIGTERM');
+    signal('SIGTERM');
     if (await within(1000)) return;
-    child.kill('SIGKILL');
+    signal('SIGKILL');
     await exited;
   }
 
