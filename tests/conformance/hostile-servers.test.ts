@@ -14,9 +14,13 @@ interface Report {
   findings: { ruleId: string; tool?: string; path?: string; message: string }[];
 }
 
-/** A check of a hostile stdio server against the bundled contract: every run must end with a report or one error line. */
+/**
+ * A check of a hostile stdio server against the bundled contract: every run must end with a report or one error line.
+ * The --timeout leaves a loaded machine ample time, and keeps the checker's own deadline (2 × --timeout + 1 s)
+ * inside a test's time: should a connection ever wait instead of failing, the failure says which one.
+ */
 async function checkStdio(args: string[], ...options: string[]): Promise<CliOutcome & { report?: Report }> {
-  const outcome = await runCli(['check', '--server', hostile(...args), '--no-probes', '--format', 'json', '--timeout', '60000', ...options]);
+  const outcome = await runCli(['check', '--server', hostile(...args), '--no-probes', '--format', 'json', '--timeout', '25000', ...options]);
   return outcome.stdout ? { ...outcome, report: JSON.parse(outcome.stdout) as Report } : outcome;
 }
 
@@ -40,9 +44,7 @@ describe.concurrent('oversized and endless answers end the run with the limit na
   });
 
   test('a line that never ends', async () => {
-    // A shorter --timeout: should a connection ever wait instead of hitting the bound, the checker's own
-    // deadline (2 × --timeout + 1 s) answers inside this test's time and the failure says which one.
-    const outcome = await checkStdio(['endless'], '--max-message-bytes', '2MiB', '--timeout', '25000');
+    const outcome = await checkStdio(['endless'], '--max-message-bytes', '2MiB');
     expect(outcome.code).toBe(3);
     expect(errorOf(outcome).message).toMatch(/^server sent a stdout line larger than the 2 MiB limit \(--max-message-bytes\)/);
   });
