@@ -173,33 +173,31 @@ function probesWanted(options: CheckOptions, target: Target | null): boolean {
 export async function checkRun(options: CheckOptions, prepared: Prepared = {}): Promise<RunResult> {
   const target = targetOf(options);
   const { runCheck } = await import('./run.js');
-  return withoutSdkConsole(() => runCheck(
-    {
-      profile: options.profile ?? 'default',
-      target,
-      era: options.era ?? 'both',
-      timeoutMs: timeoutOf(options.timeoutMs),
-      probes: probesWanted(options, target),
-      onlyProbes: Boolean(options.onlyProbes),
-      env: options.processEnv ?? process.env,
-      ...(options.fixtures !== undefined && { fixturesDir: options.fixtures }),
-      ...(options.contract !== undefined && { contractFile: options.contract }),
-      ...(options.config !== undefined && { configFile: options.config }),
-      ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
-      ...(options.cwd !== undefined && { cwd: options.cwd }),
-      ...(options.today !== undefined && { today: options.today }),
-      ...(options.probeTools?.length && { probeTools: options.probeTools }),
-      ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
-      ...maxMessageBytesOf(options.maxMessageBytes),
-      ...maxDurationOf(options.maxDurationMs),
-      ...probeLogLevelOf(options.probeLogLevel),
-      ...(options.onProgress && { onProgress: callerCallback(options.onProgress) }),
-      ...(options.pack !== undefined && { pack: options.pack }),
-      ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),
-      ...(options.callTools?.length && { callTools: options.callTools }),
-    },
-    prepared,
-  ));
+  const request: Parameters<typeof runCheck>[0] = {
+    profile: options.profile ?? 'default',
+    target,
+    era: options.era ?? 'both',
+    timeoutMs: timeoutOf(options.timeoutMs),
+    probes: probesWanted(options, target),
+    onlyProbes: Boolean(options.onlyProbes),
+    env: options.processEnv ?? process.env,
+    ...(options.fixtures !== undefined && { fixturesDir: options.fixtures }),
+    ...(options.contract !== undefined && { contractFile: options.contract }),
+    ...(options.config !== undefined && { configFile: options.config }),
+    ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
+    ...(options.today !== undefined && { today: options.today }),
+    ...(options.probeTools?.length && { probeTools: options.probeTools }),
+    ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
+    ...maxMessageBytesOf(options.maxMessageBytes),
+    ...maxDurationOf(options.maxDurationMs),
+    ...probeLogLevelOf(options.probeLogLevel),
+    ...(options.onProgress && { onProgress: callerCallback(options.onProgress) }),
+    ...(options.pack !== undefined && { pack: options.pack }),
+    ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),
+    ...(options.callTools?.length && { callTools: options.callTools }),
+  };
+  return withoutSdkConsole(() => runCheck(request, prepared));
 }
 
 /** Check a live server (default: the bundled b2-mcp) against the frozen contract. */
@@ -231,7 +229,7 @@ export async function diff(options: DiffOptions): Promise<ConformanceReport> {
 /** Write fixtures of a live server in the generator's format. */
 export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult> {
   const { runSnapshot } = await import('./run.js');
-  const { written } = await withoutSdkConsole(() => runSnapshot({
+  const request: Parameters<typeof runSnapshot>[0] = {
     profile: options.profile ?? 'default',
     target: targetOf(options),
     outDir: options.out,
@@ -240,6 +238,7 @@ export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult
     ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
     ...maxMessageBytesOf(options.maxMessageBytes),
     ...(options.pack !== undefined && { pack: options.pack }),
-  }));
+  };
+  const { written } = await withoutSdkConsole(() => runSnapshot(request));
   return { written };
 }
