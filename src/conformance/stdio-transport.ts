@@ -48,11 +48,13 @@ export function inheritedEnvironment(): Record<string, string> {
 /**
  * Server processes run in a session of their own (POSIX `setsid`, through `detached`): a server
  * cannot open the user's terminal (`/dev/tty`) to write past the checker's escaping, and the
- * processes it starts share its process group, so stopping the server stops them too. Groups
- * still alive when the checker exits are killed then.
+ * processes it starts share its process group, so stopping the server stops them too. Out of the
+ * terminal's process group, they no longer get its Ctrl-C: while any is alive, the checker kills
+ * their groups when it exits or is stopped by a signal, then lets the signal take its course.
  */
 const ownSession = process.platform !== 'win32';
 const liveGroups = new Set<number>();
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -62,13 +64,34 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-let exitCleanupInstalled = false;
-function killGroupsAtExit(): void {
-  if (exitCleanupInstalled) return;
-  exitCleanupInstalled = true;
-  process.once('exit', () => {
-    for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
-  });
+function killLiveGroups(): void {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+  liveGroups.clear();
+}
+
+function onStopSignal(signal: NodeJS.Signals): void {
+  killLiveGroups();
+  watchForStop(false);
+  // Alone, the signal ends the process as if never caught; a host's own handlers have had it already.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+function watchForStop(on: boolean): void {
+  for (const signal of STOP_SIGNALS) {
+    if (on) process.on(signal, onStopSignal);
+    else process.off(signal, onStopSignal);
+  }
+  if (on) process.on('exit', killLiveGroups);
+  else process.off('exit', killLiveGroups);
+}
+
+function trackGroup(pid: number): void {
+  if (liveGroups.size === 0) watchForStop(true);
+  liveGroups.add(pid);
+}
+
+function untrackGroup(pid: number): void {
+  if (liveGroups.delete(pid) && liveGroups.size === 0) watchForStop(false);
 }
 
 /**
@@ -130,10 +153,7 @@ export class ChildStdioTransport implements Transport {
         detached: ownSession,
       });
       this.child = child;
-      if (ownSession && child.pid !== undefined) {
-        killGroupsAtExit();
-        liveGroups.add(child.pid);
-      }
+      if (ownSession && child.pid !== undefined) trackGroup(child.pid);
       child.once('spawn', () => resolve());
       child.once('error', (error: NodeJS.ErrnoException) => {
         this.diagnostics.spawnError = error.code ?? error.message;
@@ -190,7 +210,7 @@ export class ChildStdioTransport implements Transport {
     } finally {
       if (ownSession && child.pid !== undefined) {
         signalGroup(child.pid, 'SIGKILL');
-        liveGroups.delete(child.pid);
+        untrackGroup(child.pid);
       }
     }
   }

@@ -1,6 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { PACKAGE_ROOT } from '../../src/conformance/package-root.js';
 import { ChildStdioTransport } from '../../src/conformance/stdio-transport.js';
 
 /** The process group and session ids of a process, from /proc/<pid>/stat (fields 5 and 6). */
@@ -43,5 +47,31 @@ describe.skipIf(process.platform === 'win32')('a spawned server runs in a sessio
     await transport.close();
     // The pipe ends only when every process holding it is gone: the helper too.
     await ended;
+  });
+
+  test('a signal that stops the checker stops a server that ignores its closed stdin too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'b2-conform-signal-'));
+    try {
+      // The server holds a FIFO open for writing: its reader sees the end when the server is gone.
+      const fifo = join(dir, 'alive');
+      execFileSync('mkfifo', [fifo]);
+      const server = `require('node:fs').openSync(${JSON.stringify(fifo)}, 'w'); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000)`;
+      const transport = join(PACKAGE_ROOT, 'dist', 'src', 'conformance', 'stdio-transport.js');
+      const checker = `import { ChildStdioTransport } from ${JSON.stringify(transport)};
+        const t = new ChildStdioTransport({ command: process.execPath, args: ['-e', ${JSON.stringify(server)}], env: {} });
+        await t.start(); setInterval(() => {}, 1000);`;
+      const alive = createReadStream(fifo);
+      const opened = once(alive, 'open');
+      const gone = once(alive, 'end');
+      alive.resume();
+      const run = spawn(process.execPath, ['--input-type=module', '-e', checker], { stdio: ['ignore', 'ignore', 'inherit'] });
+      await opened; // the server is up and holds the FIFO
+      const exited = once(run, 'exit');
+      run.kill('SIGINT');
+      expect(await exited).toEqual([null, 'SIGINT']);
+      await gone;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
