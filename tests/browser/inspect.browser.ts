@@ -1,21 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { BUNDLED } from '../../src/conformance/package-root.js';
+import { freePort } from '../../bench/free-port.js';
 
 const INSPECT = fileURLToPath(new URL('../../dist/scripts/inspect.js', import.meta.url));
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 test('npm run inspect: sandbox, bundled server and the Inspector on loopback, the URL printed; stopping it stops all', async () => {
   const [clientPort, serverPort] = [await freePort(), await freePort()];

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { boundedFetch } from '../../src/conformance/http-reading.js';
+import { openSession } from '../../src/conformance/probes/sessions.js';
 import { ReadBudget, ReadLimitError, boundMessage, nestingDepth, parseByteSize, type BoundedPart } from '../../src/conformance/reading-limits.js';
+import { httpTarget } from '../../src/conformance/target.js';
 import { profileHash } from '../../src/contract/normalize.js';
 import { SERVERS_DIR, removeTempDirs, runCli, tempDir, type CliOutcome } from './helpers/harness.js';
 
@@ -214,8 +216,6 @@ describe.concurrent('--url targets that are not what they seem (exit 3)', { time
   });
 
   test('a probe session reads within the same bounds: an endless answer fails it instead of filling memory', async () => {
-    const { openSession } = await import('../../src/conformance/probes/sessions.js');
-    const { httpTarget } = await import('../../src/conformance/target.js');
     const spec = { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' } as const;
     const server = { kind: 'url', target: httpTarget(`${base}/endless-json/mcp`, {}) } as const;
     await expect(openSession(server, spec, { env: {}, timeoutMs: 60_000, modern: false })).rejects.toThrow('an HTTP body exceeds 16 MiB');

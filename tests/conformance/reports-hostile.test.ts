@@ -1,9 +1,11 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { PACKAGE_ROOT } from '../../src/conformance/package-root.js';
 import { render, FORMATS, type Format } from '../../src/conformance/report/index.js';
 import type { RunResult } from '../../src/conformance/run.js';
 import { ALL, HOSTILE } from './servers/hostile-output-strings.mjs';
@@ -186,8 +188,6 @@ describe('what the SDK clients print and drop', () => {
   afterAll(() => sdkServer?.stop());
 
   test('nothing a server chose reaches the console raw, stdout holds the report alone, and the dropped tool is judged', async () => {
-    const { execFile } = await import('node:child_process');
-    const { PACKAGE_ROOT } = await import('../../src/conformance/package-root.js');
     const fixturesDir = await snapshotFixtures(sdkServer.target('baseline'));
     const target = sdkServer.target('hiding');
     const url = target.kind === 'http' ? target.url.href : '';

@@ -7,10 +7,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../bench/free-port.js';
 
 const run = promisify(execFile);
 
@@ -74,16 +74,6 @@ export async function ensureRgwInstalled(log: (line: string) => void): Promise<A
   return { available: true, installed: true };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function cephConf(dir: string, fsid: string, monPort: number, rgwPort: number): string {
   return `[global]
