@@ -112,6 +112,8 @@ export class ChildStdioTransport implements Transport {
   readonly broken: Promise<never>;
 
   private child?: ChildProcess;
+  /** The child's process group (its pid), when it runs in a session of its own. */
+  private group?: number;
   private launched?: Promise<void>;
   /** Bytes of the stdout line being read (no newline in them yet). */
   private pending: Buffer[] = [];
@@ -153,7 +155,7 @@ export class ChildStdioTransport implements Transport {
         detached: ownSession,
       });
       this.child = child;
-      if (ownSession && child.pid !== undefined) trackGroup(child.pid);
+      if (ownSession && child.pid !== undefined) trackGroup((this.group = child.pid));
       child.once('spawn', () => resolve());
       child.once('error', (error: NodeJS.ErrnoException) => {
         this.diagnostics.spawnError = error.code ?? error.message;
@@ -208,9 +210,9 @@ export class ChildStdioTransport implements Transport {
     try {
       await this.stop(child);
     } finally {
-      if (ownSession && child.pid !== undefined) {
-        signalGroup(child.pid, 'SIGKILL');
-        untrackGroup(child.pid);
+      if (this.group !== undefined) {
+        signalGroup(this.group, 'SIGKILL');
+        untrackGroup(this.group);
       }
     }
   }
@@ -219,7 +221,7 @@ export class ChildStdioTransport implements Transport {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const within = (ms: number) => Promise.race([exited.then(() => true), delay(ms).then(() => false)]);
-    const signal = (name: NodeJS.Signals) => (ownSession && child.pid !== undefined ? signalGroup(child.pid, name) : child.kill(name));
+    const signal = (name: NodeJS.Signals) => (this.group !== undefined ? signalGroup(this.group, name) : child.kill(name));
     child.stdin?.end();
     if (await within(300)) return;
     signal('SIGTERM');
