@@ -234,6 +234,22 @@ describe('multipart', () => {
     await ok('s3_abort_multipart_upload', { bucket: BUCKET, key: 'tools/expiry.bin', uploadId: upload.uploadId, confirm: true });
   });
 
+  test('one call mints at most 100 part URLs; the schema\'s 10,000 is refused before any signing', async () => {
+    const upload = await ok('s3_create_multipart_upload', { bucket: BUCKET, key: 'tools/many-parts.bin' });
+    const ref = { bucket: BUCKET, key: 'tools/many-parts.bin', uploadId: upload.uploadId };
+    const numbers = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+    const full = await ok('s3_get_presigned_upload_part_url', { ...ref, partNumbers: numbers(9901, 100) });
+    expect((full.parts as Array<{ partNumber: number }>).map((p) => p.partNumber)).toEqual(numbers(9901, 100));
+    for (const count of [101, 10000]) {
+      const refused = await fails('s3_get_presigned_upload_part_url', { ...ref, partNumbers: numbers(1, count) });
+      expect([refused.status, refused.code]).toEqual([400, 'invalid_arguments']);
+      expect(refused.text).toContain(`partNumbers lists ${count} part numbers; one call mints at most 100 URLs`);
+      expect(refused.text).not.toContain('X-Amz-Signature');
+      expect(refused.text.length).toBeLessThan(400);
+    }
+    await ok('s3_abort_multipart_upload', { ...ref, confirm: true });
+  });
+
   test('error paths: NoSuchBucket, NoSuchUpload, EntityTooSmall, and a part URL for an unknown upload', async () => {
     expect(await fails('s3_create_multipart_upload', { bucket: 'no-such-bucket-x', key: 'k' })).toMatchObject({ status: 404, code: 'NoSuchBucket' });
     expect(await fails('s3_list_parts', { bucket: BUCKET, key: 'k', uploadId: 'no-such-upload' })).toMatchObject({ status: 404, code: 'NoSuchUpload' });

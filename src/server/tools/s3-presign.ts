@@ -7,6 +7,11 @@ const key = string({ minLength: 1 });
 const expiresIn = integer(1, 604800, { default: 3600, description: 'Seconds the URL stays valid.' });
 
 const DEFAULT_EXPIRES_IN = 3600;
+/**
+ * Part URLs minted by one call. Each costs a signature and about 1 KB of result, so the schema's
+ * 10,000 (the S3 part limit, frozen in the contract) would cost seconds of CPU and megabytes.
+ */
+const MAX_PART_URLS_PER_CALL = 100;
 const expiry = (signedAt: number, expiresIn: number) => new Date(signedAt + expiresIn * 1000).toISOString();
 
 const presignObject: ToolHandler = async (args, context) => {
@@ -43,6 +48,11 @@ const presignObject: ToolHandler = async (args, context) => {
 
 const presignParts: ToolHandler = async (args, context) => {
   const a = args as ToolArgs & { bucket: string; key: string; uploadId: string; partNumbers: number[]; expiresIn?: number };
+  if (a.partNumbers.length > MAX_PART_URLS_PER_CALL) {
+    throw badArguments(
+      `partNumbers lists ${a.partNumbers.length} part numbers; one call mints at most ${MAX_PART_URLS_PER_CALL} URLs. Ask for the rest in further calls, ${MAX_PART_URLS_PER_CALL} at a time.`,
+    );
+  }
   if (new Set(a.partNumbers).size !== a.partNumbers.length) throw badArguments('partNumbers must not repeat a part number.');
   const expiresIn = a.expiresIn ?? DEFAULT_EXPIRES_IN;
   const s3 = await context.s3();
