@@ -284,6 +284,8 @@ function callArbitrary(tool: Tool): fc.Arbitrary<Call> {
 const ALWAYS_GATED = new Set([
   'b2_delete_bucket', 'b2_delete_key', 's3_delete_object', 's3_delete_objects', 's3_abort_multipart_upload',
   'b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account', 'b2_eject_group_member', 'b2_set_bucket_notification_rules',
+  // Every S3 lifecycle action deletes or discards: expiration, noncurrent expiration, abort of unfinished uploads.
+  's3_put_bucket_lifecycle',
 ]);
 type Rule = Record<string, unknown>;
 const set = (value: unknown) => value !== undefined && value !== null;
@@ -297,10 +299,9 @@ const CONDITIONALLY_GATED: Record<string, (args: Rule) => boolean> = {
     a.bucketType === 'allPublic' ||
     a.fileLockEnabled === false ||
     a.defaultRetention !== undefined ||
-    rulesOf(a.lifecycleRules).some((rule) => set(rule.daysFromHidingToDeleting)) ||
+    rulesOf(a.lifecycleRules).some((rule) => set(rule.daysFromHidingToDeleting) || set(rule.daysFromStartingToCancelingUnfinishedLargeFiles)) ||
     a.replicationConfiguration !== undefined ||
     (a.defaultServerSideEncryption as Rule | undefined)?.mode === 'none',
-  s3_put_bucket_lifecycle: (a) => rulesOf(a.rules).length === 0 || rulesOf(a.rules).some((rule) => set(rule.expiration) || set(rule.noncurrentVersionExpiration)),
 };
 const isGatedByContract = (tool: string, args: Rule): boolean => ALWAYS_GATED.has(tool) || (CONDITIONALLY_GATED[tool]?.(args) ?? false);
 

@@ -57,7 +57,7 @@ describe('confirmation gate', () => {
         ['b2_update_file_legal_hold', { fileId: 'f', fileName: 'n', legalHold: 'on' }],
         ['s3_get_presigned_url', { bucket: 'b', key: 'k', operation: 'GetObject' }],
         ['b2_create_bucket', { bucketName: 'private-bucket', bucketType: 'allPrivate' }],
-        ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] }],
+        ['b2_update_bucket', { bucketId: 'b1', lifecycleRules: [{ fileNamePrefix: '', daysFromUploadingToHiding: 3 }] }],
       ] as const) {
         expect(textOf(await client.callTool(name, args)), name).toMatch(/\[missing_credentials\]/);
       }

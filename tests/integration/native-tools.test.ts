@@ -181,6 +181,18 @@ describe('buckets', { shuffle: false }, () => {
     await b2Fails(admin, 'b2_update_bucket', { bucketId: 'no-such-bucket', bucketInfo: { a: 'b' } }, /^B2 Error \[bad_bucket_id\] \(HTTP 400\)/);
   });
 
+  it('b2_update_bucket asks before cancelling every unfinished large file of the bucket, as cancelling one upload asks; hiding alone does not', async () => {
+    const bucketId = bucketIdOf('native-tools-one');
+    const cancelling = { bucketId, lifecycleRules: [{ fileNamePrefix: 'uploads/', daysFromStartingToCancelingUnfinishedLargeFiles: 1 }] };
+    const before = await lastSeq();
+    const refusal = await fails(admin, 'b2_update_bucket', cancelling, /^B2 Error \[destructive_confirmation_required\] \(HTTP 409\)/);
+    expect(refusal).toContain('this would schedule cancellation of unfinished large files, discarding their uploaded parts');
+    expect(await since(before)).toEqual([]);
+    const confirmed = await gated(admin, 'b2_update_bucket', cancelling, 'b2_update_bucket');
+    expect(confirmed.lifecycleRules).toEqual([expect.objectContaining({ fileNamePrefix: 'uploads/', daysFromStartingToCancelingUnfinishedLargeFiles: 1 })]);
+    await mutates(admin, 'b2_update_bucket', { bucketId, lifecycleRules: [{ fileNamePrefix: 'logs/', daysFromUploadingToHiding: 30 }] }, 'b2_update_bucket');
+  });
+
   it('under block, turning encryption off and replacing the default retention are refused; turning encryption on is not', async () => {
     const blocking = await connectToSandbox(sandbox, await createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES }), { env: { B2_DESTRUCTIVE_POLICY: 'block' } });
     try {

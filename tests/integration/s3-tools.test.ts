@@ -73,11 +73,16 @@ describe('buckets', () => {
     expect(await fails('s3_get_bucket_location', { bucket: 'no-such-bucket-x' })).toMatchObject({ status: 404, code: 'NoSuchBucket' });
   });
 
-  test('s3_put_bucket_lifecycle: abort-only rules run ungated; clearing and expiring are gated', async () => {
+  test('s3_put_bucket_lifecycle: clearing, expiring and cancelling every unfinished upload are all gated', async () => {
     const text = await refusedWithoutMutation('s3_put_bucket_lifecycle', { bucket: 'demo-empty-bucket', rules: [] });
     expect(text).toContain('"confirm": true');
     await refusedWithoutMutation('s3_put_bucket_lifecycle', { bucket: 'demo-empty-bucket', rules: [{ id: 'x', status: 'Enabled', expiration: { days: 3 } }] });
-    const set = await ok('s3_put_bucket_lifecycle', { bucket: 'demo-empty-bucket', rules: [{ id: 'uploads', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 2 } }] });
+    // Bucket-wide, what s3_abort_multipart_upload does to one upload (and that asks).
+    const abortRules = [{ id: 'uploads', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 2 } }];
+    const cancelling = await refusedWithoutMutation('s3_put_bucket_lifecycle', { bucket: 'demo-empty-bucket', rules: abortRules });
+    expect(cancelling).toContain('this would schedule cancellation of unfinished multipart uploads, discarding their uploaded parts');
+    await refusedWithoutMutation('s3_put_bucket_lifecycle', { bucket: 'demo-empty-bucket', rules: [{ ...abortRules[0]!, status: 'Disabled' }] });
+    const set = await ok('s3_put_bucket_lifecycle', { bucket: 'demo-empty-bucket', rules: abortRules, confirm: true });
     expect(set.text).toContain('1 rule(s)');
     const native = createB2NativeClient({ apiUrl: sandbox.apiUrl, applicationKeyId: key.applicationKeyId, applicationKey: key.applicationKey });
     const { buckets } = await native.listBuckets({ bucketName: 'demo-empty-bucket' });
@@ -86,7 +91,7 @@ describe('buckets', () => {
     ]);
     expect((await ok('s3_put_bucket_lifecycle', { bucket: 'demo-empty-bucket', rules: [], confirm: true })).text).toContain('Removed');
     expect((await native.listBuckets({ bucketName: 'demo-empty-bucket' })).buckets[0]!.lifecycleRules).toEqual([]);
-    expect(await fails('s3_put_bucket_lifecycle', { bucket: 'no-such-bucket-x', rules: [{ id: 'u', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 2 } }] })).toMatchObject({
+    expect(await fails('s3_put_bucket_lifecycle', { bucket: 'no-such-bucket-x', rules: abortRules, confirm: true })).toMatchObject({
       code: 'NoSuchBucket',
     });
   });

@@ -153,9 +153,9 @@ describe.skipIf(!availability.available)('the s3_* tools against Ceph RADOS Gate
 
     toolTest(
       's3_put_bucket_lifecycle',
-      ['an abort-only rule ungated', 'an expiration rule after confirmation', 'the gateway holds exactly those rules', 'clearing with [] removes them', 'a rule the gateway refuses is reported with its code'],
+      ['an abort-only rule after confirmation', 'an expiration rule after confirmation', 'the gateway holds exactly those rules', 'clearing with [] removes them', 'a rule the gateway refuses is reported with its code'],
       async () => {
-        await ok('s3_put_bucket_lifecycle', { bucket: PLAIN, rules: [{ id: 'uploads', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 2 } }] });
+        await ok('s3_put_bucket_lifecycle', { bucket: PLAIN, rules: [{ id: 'uploads', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 2 } }], confirm: true });
         await ok('s3_put_bucket_lifecycle', {
           bucket: PLAIN,
           rules: [

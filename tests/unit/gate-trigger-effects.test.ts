@@ -22,6 +22,7 @@ const UPDATE_BUCKET: Array<[args: ToolArgs, effect: string | undefined]> = [
   [{ bucketId: 'b', defaultRetention: {} }, 'replace the default retention, which may shorten or relax it'],
   [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromHidingToDeleting: 1 }] }, 'schedule deletion of hidden file versions'],
   [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: 'a/' }, { fileNamePrefix: 'b/', daysFromHidingToDeleting: 0 }] }, 'schedule deletion of hidden file versions'],
+  [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: 'u/', daysFromStartingToCancelingUnfinishedLargeFiles: 1 }] }, 'schedule cancellation of unfinished large files, discarding their uploaded parts'],
   [{ bucketId: 'b', replicationConfiguration: {} }, 'change replication, copying data to another bucket'],
   [{ bucketId: 'b', replicationConfiguration: null }, 'change replication, copying data to another bucket'],
   // Harmless twins: the same fields with values that remove no protection.
@@ -31,6 +32,7 @@ const UPDATE_BUCKET: Array<[args: ToolArgs, effect: string | undefined]> = [
   [{ bucketId: 'b', defaultRetention: null }, undefined],
   [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromUploadingToHiding: 1 }] }, undefined],
   [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromHidingToDeleting: null }] }, undefined],
+  [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromStartingToCancelingUnfinishedLargeFiles: null }] }, undefined],
   [{ bucketId: 'b', lifecycleRules: { daysFromHidingToDeleting: 1 } }, undefined],
   [{ bucketId: 'b' }, undefined],
 ];
@@ -63,6 +65,25 @@ describe('b2_update_bucket names each weakening it would make', () => {
     ).toBe(
       'make every file in the bucket publicly downloadable and turn Object Lock off and turn default encryption off and clear the default retention and schedule deletion of hidden file versions and change replication, copying data to another bucket',
     );
+  });
+});
+
+const PUT_LIFECYCLE: Array<[args: ToolArgs, effect: string]> = [
+  [{ bucket: 'b', rules: [] }, "remove the bucket's lifecycle configuration"],
+  [{ bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: { days: 1 } }] }, 'schedule objects or old versions for automatic deletion'],
+  [{ bucket: 'b', rules: [{ id: 'r', status: 'Enabled', noncurrentVersionExpiration: { noncurrentDays: 1 } }] }, 'schedule objects or old versions for automatic deletion'],
+  [{ bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } }] }, 'schedule cancellation of unfinished multipart uploads, discarding their uploaded parts'],
+  [
+    { bucket: 'b', rules: [{ id: 'e', status: 'Enabled', expiration: { days: 1 } }, { id: 'a', status: 'Disabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } }] },
+    'schedule objects or old versions for automatic deletion and schedule cancellation of unfinished multipart uploads, discarding their uploaded parts',
+  ],
+  // S3 refuses a rule without an action; the replacement still asks, naming only what it does.
+  [{ bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: null, abortIncompleteMultipartUpload: null }] }, "replace the bucket's lifecycle configuration"],
+];
+
+describe('s3_put_bucket_lifecycle names what the new rules would delete or discard, and always asks', () => {
+  it.each(PUT_LIFECYCLE)('%j → %s', (args, effect) => {
+    expect(effectOf('s3_put_bucket_lifecycle', args)).toBe(effect);
   });
 });
 

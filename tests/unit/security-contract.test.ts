@@ -118,6 +118,10 @@ const TRIGGERS: Case[] = [
   ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [] }],
   ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: { days: 30 } }] }],
   ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', noncurrentVersionExpiration: { noncurrentDays: 30 } }] }],
+  // Bucket-wide cancellation of unfinished uploads, as cancelling one upload is.
+  ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] }],
+  ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Disabled', expiration: null, noncurrentVersionExpiration: null, abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] }],
+  ['b2_update_bucket', { bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromStartingToCancelingUnfinishedLargeFiles: 1 }] }],
 ];
 
 /** The harmless twin of each conditional trigger: it must not be gated. */
@@ -132,8 +136,7 @@ const HARMLESS: Case[] = [
   ['b2_update_bucket', { bucketId: 'b', bucketInfo: { team: 'x' }, corsRules: [] }],
   ['b2_update_bucket', { bucketId: 'b', defaultServerSideEncryption: { mode: 'SSE-B2', algorithm: 'AES256' } }],
   ['b2_create_bucket', { bucketName: 'bucket-x', bucketType: 'allPrivate' }],
-  ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] }],
-  ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: null, noncurrentVersionExpiration: null, abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] }],
+  ['b2_update_bucket', { bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromUploadingToHiding: 1, daysFromStartingToCancelingUnfinishedLargeFiles: null }] }],
 ];
 
 const gateOf = (tool: string) => {

@@ -69,6 +69,9 @@ function updateBucketEffects(args: ToolArgs): string | undefined {
   if (rules.some((rule) => rule.daysFromHidingToDeleting !== undefined && rule.daysFromHidingToDeleting !== null)) {
     effects.push('schedule deletion of hidden file versions');
   }
+  if (rules.some((rule) => rule.daysFromStartingToCancelingUnfinishedLargeFiles !== undefined && rule.daysFromStartingToCancelingUnfinishedLargeFiles !== null)) {
+    effects.push('schedule cancellation of unfinished large files, discarding their uploaded parts');
+  }
   if (args.replicationConfiguration !== undefined) effects.push('change replication, copying data to another bucket');
   return effects.length > 0 ? effects.join(' and ') : undefined;
 }

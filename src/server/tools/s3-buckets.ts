@@ -6,13 +6,23 @@ import { array, boolean, integer, object, oneOf, string } from './schema.js';
 const bucket = string({ minLength: 1 });
 const days = integer(1, 36500);
 
-function lifecycleEffects(args: ToolArgs): string | undefined {
+const isSet = (value: unknown): boolean => value !== undefined && value !== null;
+
+/**
+ * Every S3 lifecycle rule needs an action, and each action deletes or discards something, so every
+ * replacement asks; the effect names what the new rules would do.
+ */
+function lifecycleEffects(args: ToolArgs): string {
   const rules = Array.isArray(args.rules) ? (args.rules as Array<Record<string, unknown>>) : [];
   if (rules.length === 0) return 'remove the bucket\'s lifecycle configuration';
-  const expires = rules.some(
-    (rule) => (rule.expiration !== undefined && rule.expiration !== null) || (rule.noncurrentVersionExpiration !== undefined && rule.noncurrentVersionExpiration !== null),
-  );
-  return expires ? 'schedule objects or old versions for automatic deletion' : undefined;
+  const effects: string[] = [];
+  if (rules.some((rule) => isSet(rule.expiration) || isSet(rule.noncurrentVersionExpiration))) {
+    effects.push('schedule objects or old versions for automatic deletion');
+  }
+  if (rules.some((rule) => isSet(rule.abortIncompleteMultipartUpload))) {
+    effects.push('schedule cancellation of unfinished multipart uploads, discarding their uploaded parts');
+  }
+  return effects.length > 0 ? effects.join(' and ') : 'replace the bucket\'s lifecycle configuration';
 }
 
 const headBucket: ToolHandler = async (args, context) => {
