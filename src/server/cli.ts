@@ -35,7 +35,7 @@ function logStarted(runtime: ServerRuntime, transport: Transport): void {
     version: runtime.version,
     destructivePolicy: config.destructivePolicy,
     secretSink: config.secretSink,
-    localFiles: config.allowLocalFiles ? (config.fileRoot ? 'root' : 'default-policy') : 'off',
+    localFiles: config.allowLocalFiles ? config.fileRoot : 'off',
   });
 }
 

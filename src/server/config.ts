@@ -1,6 +1,8 @@
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { PROFILE_ALIASES, resolveProfileName, type ProfileName } from '../contract/constants.js';
+import { DEFAULT_FILE_ROOT, fileRootProblem } from './s3/local-file-rules.js';
 
 export type Transport = 'stdio' | 'http';
 
@@ -41,8 +43,8 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_ALLOW_KEY_MGMT_GRANTS', description: 'Let `b2_create_key` grant the key-management capabilities (`listKeys`, `writeKeys`, `deleteKeys`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
   { name: 'B2_ALLOW_UNSCOPED_KEYS', description: 'Let `b2_create_key` create keys with write or delete capabilities that are not restricted to buckets.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
   { name: 'B2_MAX_KEY_DURATION_SECONDS', description: 'Longest lifetime `b2_create_key` may give a key (a positive integer); when set, every created key must expire within it.' },
-  { name: 'B2_ALLOW_LOCAL_FILES', description: 'Let `s3_get_object.saveToPath` and `s3_put_object.filePath` touch local files. Without `B2_FILE_ROOT`, `/proc`, `/sys`, `/dev` and hidden paths (any segment starting with `.`, e.g. `~/.ssh`, `.env`) are refused; the secret ledger and the log file always are. `saveToPath` never overwrites an existing path.', values: ['true', 'false'], defaults: { stdio: 'true', http: 'false' } },
-  { name: 'B2_FILE_ROOT', description: 'Absolute directory that local file paths must stay inside (symlinks resolved, checked on the opened file); hidden paths inside it are allowed.' },
+  { name: 'B2_ALLOW_LOCAL_FILES', description: 'Let `s3_get_object.saveToPath` and `s3_put_object.filePath` read and write local files, inside `B2_FILE_ROOT` only. The secret ledger and the log file are always refused; `saveToPath` never overwrites an existing path, never creates a file that something loads or runs by itself (`.pth`, `sitecustomize.py`, shell rc files, `.desktop`, LaunchAgents, systemd units, `authorized_keys`, `.npmrc`, anything under `site-packages`, `node_modules`, `bin`, `.git`, …) and creates files owner-only, not executable; `filePath` never uploads a file holding the server\'s key id, key or another configured secret, nor an MCP client\'s configuration (`claude_desktop_config.json`, `mcp.json`, …).', values: ['true', 'false'], defaults: { stdio: 'true', http: 'false' } },
+  { name: 'B2_FILE_ROOT', description: `The one directory local files are read from and saved to (symlinks resolved, checked on the opened file; relative paths are taken inside it); anything outside is refused. The default folder is created owner-only (0700) on first use; a root that is \`/\`, a home directory (or contains one), a system path or inside \`~/Library\`/\`AppData\` stops start-up.`, defaults: { stdio: DEFAULT_FILE_ROOT, http: DEFAULT_FILE_ROOT } },
   { name: 'B2_REGION', description: 'Fallback S3 region; the authorized account\'s S3 endpoint wins once known.', defaults: { stdio: 'us-west-004', http: 'us-west-004' } },
   { name: 'B2_MCP_UA_SUFFIX', description: 'A token appended to the outbound User-Agent (`b2-mcp/<version> <suffix>`).' },
   { name: 'B2_LOG_FILE', description: 'Absolute path for JSON logs instead of stderr (never stdout).' },
@@ -106,7 +108,10 @@ export interface ServerConfig {
   secretSinkUnavailable?: string;
   keyPolicy: KeyPolicy;
   allowLocalFiles: boolean;
-  fileRoot?: string;
+  /** The one directory local files live in: `B2_FILE_ROOT`, or the default folder. */
+  fileRoot: string;
+  /** True for the default folder, created on first use; an operator's root must exist. */
+  createFileRoot: boolean;
   region: string;
   logFile?: string;
   logLevel: LogLevel;
@@ -152,6 +157,24 @@ function absolutePath(name: string, value: string | undefined): string | undefin
   return expanded;
 }
 
+/**
+ * The file root. While local files are allowed, an operator's root that is `/`, a home directory
+ * or a system path stops start-up; the default folder is judged on first use, like any root.
+ */
+function fileRootOf(env: NodeJS.ProcessEnv, transport: Transport, allowLocalFiles: boolean): string {
+  const root = resolve(absolutePath('B2_FILE_ROOT', readSetting(env, transport, 'B2_FILE_ROOT'))!);
+  if (!allowLocalFiles || !env.B2_FILE_ROOT?.trim()) return root;
+  let real = root;
+  try {
+    real = realpathSync(root);
+  } catch {
+    // Not there yet: judged as written (and again, by its real path, on first use).
+  }
+  const problem = fileRootProblem(root, homedir()) ?? fileRootProblem(real, homedir());
+  if (problem) throw new ConfigError(`B2_FILE_ROOT (${root}) ${problem}; local files need a folder of their own, such as ${DEFAULT_FILE_ROOT}.`);
+  return root;
+}
+
 function credentialPair(env: NodeJS.ProcessEnv, idName: string, secretName: string): [string, string] | undefined {
   const id = env[idName]?.trim();
   const secret = env[secretName]?.trim();
@@ -181,7 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
     throw new ConfigError('B2_SECRET_SINK=inline over HTTP needs B2_ALLOW_INLINE_SECRETS=true.');
   }
   const explicitSinkFile = env.B2_SECRET_SINK_FILE?.trim();
-  if (secretSink === 'file' && transport === 'http' && (!explicitSinkFile || !isTrue(readSetting(env, transport, 'B2_ALLOW_LOCAL_FILES')))) {
+  const allowLocalFiles = isTrue(readSetting(env, transport, 'B2_ALLOW_LOCAL_FILES'));
+  if (secretSink === 'file' && transport === 'http' && (!explicitSinkFile || !allowLocalFiles)) {
     throw new ConfigError('B2_SECRET_SINK=file over HTTP needs an explicit B2_SECRET_SINK_FILE and B2_ALLOW_LOCAL_FILES=true.');
   }
   const logFile = absolutePath('B2_LOG_FILE', env.B2_LOG_FILE?.trim() || undefined);
@@ -223,8 +247,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
       allowUnscopedKeys: isTrue(readSetting(env, transport, 'B2_ALLOW_UNSCOPED_KEYS')),
       ...(maxKeyDuration !== undefined && { maxKeyDurationSeconds: Number(maxKeyDuration) }),
     },
-    allowLocalFiles: isTrue(readSetting(env, transport, 'B2_ALLOW_LOCAL_FILES')),
-    fileRoot: absolutePath('B2_FILE_ROOT', env.B2_FILE_ROOT?.trim() || undefined),
+    allowLocalFiles,
+    fileRoot: fileRootOf(env, transport, allowLocalFiles),
+    createFileRoot: !env.B2_FILE_ROOT?.trim(),
     region: readSetting(env, transport, 'B2_REGION') as string,
     logFile,
     logLevel: readSetting(env, transport, 'LOG_LEVEL') as LogLevel,

@@ -80,6 +80,8 @@ export interface SessionBinding {
   backends?: Backends;
   /** A non-secret id of the credential (see `callerIdOf`). */
   callerId?: string;
+  /** What no local file may carry to B2 (see `ToolContext.protectedValues`). */
+  protectedValues: readonly string[];
 }
 
 function missingCredentials(): never {
@@ -114,6 +116,7 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
     s3: async () => (backends ? backends.s3() : missingCredentials()),
     secrets: runtime.secrets,
     callerId: binding.callerId,
+    protectedValues: binding.protectedValues,
   };
   const warnedFallbacks = new Set<string>();
   const encoder: TextEncoder = {

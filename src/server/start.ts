@@ -70,6 +70,10 @@ export function narrowToProfile(input: SurfaceInput, ceiling: ProfileName | unde
 const SESSION_TTL_MS = 5 * 60 * 1000;
 const MAX_SESSIONS = 10_000;
 
+/** A credential's ids and secrets: no local file holding one is uploaded. */
+const credentialValues = (credentials: Credentials | undefined): string[] =>
+  credentials ? [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId, credentials.masterKey].filter((value) => value !== undefined) : [];
+
 /** A cache key for a credential that reveals nothing about it. */
 function credentialFingerprint(credentials: Credentials | undefined): string {
   if (!credentials) return 'none';
@@ -107,7 +111,8 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
         const surface = resolveSurface(input);
         const prompts = config.promptsEnabled ? availablePrompts(surface, input.capabilities) : [];
         const callerId = callerIdOf(credentials?.applicationKeyId, credentials?.masterKeyId);
-        const binding = { surface, prompts, capabilities: input.capabilities, backends, callerId };
+        const protectedValues = [...new Set([...secrets, ...credentialValues(config.credentials), ...credentialValues(credentials)])];
+        const binding = { surface, prompts, capabilities: input.capabilities, backends, callerId, protectedValues };
         return { surface, prompts, factory: createServerFactory(shared, binding) };
       });
       // A failed discovery must not poison the cache: the next request tries again.

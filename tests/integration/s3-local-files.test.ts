@@ -1,5 +1,5 @@
 /** The local-file guard (root, default policy, server files, races) and streamed saves behind saveToPath / filePath, and S3 error mapping. */
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,9 +42,8 @@ describe('destinations', () => {
     expect(readdirSync(join(root, 'a', 'b'))).toEqual(['c.txt']);
   });
 
-  test('relative paths resolve against the root, and need one', async () => {
-    expect((await prepareLocalTarget(policy(), 'rel/x.txt')).path).toBe(join(root, 'rel', 'x.txt'));
-    expect((await refusal(prepareLocalTarget({ allowLocalFiles: true }, 'rel/x.txt'))).code).toBe('invalid_path');
+  test('relative paths resolve against the root', async () => {
+    expect((await prepareLocalTarget(policy(), 'rel/x.txt')).path).toBe(join(realpathSync(root), 'rel', 'x.txt'));
   });
 
   test('paths that escape the root directly, by .., or through a symlink are refused', async () => {
@@ -77,7 +76,7 @@ describe('destinations', () => {
   test('nothing is allowed when local files are off', async () => {
     const error = await refusal(prepareLocalTarget({ allowLocalFiles: false, fileRoot: root }, join(root, 'x')));
     expect([error.status, error.code]).toEqual([403, 'local_file_refused']);
-    expect((await refusal(readLocalFile({ allowLocalFiles: false }, join(root, 'x'), 10))).code).toBe('local_file_refused');
+    expect((await refusal(readLocalFile({ allowLocalFiles: false }, join(root, 'x'), 10, []))).code).toBe('local_file_refused');
   });
 });
 
@@ -123,7 +122,7 @@ describe('streamed saves', () => {
 
   test('a symlink planted at the target after the check is neither followed nor replaced', async () => {
     writeFileSync(join(outside, 'bashrc'), 'original');
-    const target = await prepareLocalTarget({ allowLocalFiles: true }, join(root, 'planted.txt'));
+    const target = await prepareLocalTarget(policy(), join(root, 'planted.txt'));
     symlinkSync(join(outside, 'bashrc'), join(root, 'planted.txt'));
     expect((await refusal(saveStream(Readable.from([Buffer.from('payload')]), target, { idleTimeoutMs: 1000 }))).code).toBe('local_file_exists');
     expect(readFileSync(join(outside, 'bashrc'), 'utf8')).toBe('original');
@@ -133,13 +132,13 @@ describe('streamed saves', () => {
 describe('reads', () => {
   test('reads a file inside the root; refuses missing, oversized, directories and symlinks out', async () => {
     writeFileSync(join(root, 'in.txt'), 'inside');
-    expect((await readLocalFile(policy(), join(root, 'in.txt'), 100)).toString()).toBe('inside');
-    expect((await refusal(readLocalFile(policy(), join(root, 'missing.txt'), 100))).code).toBe('file_not_found');
-    expect(await refusal(readLocalFile(policy(), join(root, 'in.txt'), 3))).toMatchObject({ status: 413, code: 'file_too_large' });
-    expect((await refusal(readLocalFile(policy(), root, 100))).code).toBe('invalid_path');
+    expect((await readLocalFile(policy(), join(root, 'in.txt'), 100, [])).toString()).toBe('inside');
+    expect((await refusal(readLocalFile(policy(), join(root, 'missing.txt'), 100, []))).code).toBe('file_not_found');
+    expect(await refusal(readLocalFile(policy(), join(root, 'in.txt'), 3, []))).toMatchObject({ status: 413, code: 'file_too_large' });
+    expect((await refusal(readLocalFile(policy(), root, 100, []))).code).toBe('invalid_path');
     writeFileSync(join(outside, 'secret.txt'), 'secret');
     symlinkSync(join(outside, 'secret.txt'), join(root, 'sneaky.txt'));
-    expect((await refusal(readLocalFile(policy(), join(root, 'sneaky.txt'), 100))).code).toBe('local_file_refused');
+    expect((await refusal(readLocalFile(policy(), join(root, 'sneaky.txt'), 100, []))).code).toBe('local_file_refused');
   });
 });
 
@@ -147,41 +146,40 @@ describe('read size limit', () => {
   test('a file of exactly the limit is read whole; one byte more is refused', async () => {
     writeFileSync(join(root, 'exact.bin'), Buffer.alloc(64, 1));
     writeFileSync(join(root, 'over.bin'), Buffer.alloc(65, 1));
-    expect((await readLocalFile(policy(), join(root, 'exact.bin'), 64)).length).toBe(64);
-    expect(await refusal(readLocalFile(policy(), join(root, 'over.bin'), 64))).toMatchObject({ status: 413, code: 'file_too_large' });
+    expect((await readLocalFile(policy(), join(root, 'exact.bin'), 64, [])).length).toBe(64);
+    expect(await refusal(readLocalFile(policy(), join(root, 'over.bin'), 64, []))).toMatchObject({ status: 413, code: 'file_too_large' });
   });
 });
 
-describe('default policy without B2_FILE_ROOT', () => {
-  const open = { allowLocalFiles: true };
-
-  test('system trees, hidden files and hidden directories are refused for reading, also through a symlink', async () => {
+describe('the file root', () => {
+  test('the default folder is created owner-only on first use; system trees and hidden files outside it are refused, naming B2_FILE_ROOT', async () => {
+    const folder = join(outside, 'b2-mcp-files');
+    const byDefault = { allowLocalFiles: true, fileRoot: folder, createFileRoot: true };
     mkdirSync(join(outside, '.ssh'));
     writeFileSync(join(outside, '.ssh', 'id_ed25519'), 'private key');
-    writeFileSync(join(outside, '.env'), 'B2_APPLICATION_KEY=x');
-    symlinkSync('/proc/self/environ', join(outside, 'environ-link'));
-    symlinkSync(join(outside, '.env'), join(outside, 'env-link'));
-    const paths = ['/proc/self/environ', '/proc/self/cmdline', '/sys/kernel/osrelease', '/sys/no-such-file', '/dev/zero', join(outside, '.env'), join(outside, '.ssh', 'id_ed25519'), join(outside, 'environ-link'), join(outside, 'env-link')];
-    for (const path of paths) {
-      const error = await refusal(readLocalFile(open, path, 1000));
+    writeFileSync(join(outside, 'plain.txt'), 'outside the root');
+    for (const path of ['/proc/self/environ', '/dev/zero', join(outside, '.ssh', 'id_ed25519'), join(outside, 'plain.txt')]) {
+      const error = await refusal(readLocalFile(byDefault, path, 1000, []));
       expect([error.status, error.code], path).toEqual([403, 'local_file_refused']);
       expect(error.message, path).toContain('B2_FILE_ROOT');
     }
-    writeFileSync(join(outside, 'plain.txt'), 'fine');
-    expect((await readLocalFile(open, join(outside, 'plain.txt'), 100)).toString()).toBe('fine');
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    for (const path of ['/dev/b2-mcp-test', join(outside, '.bashrc'), join(outside, 'visible.txt')]) {
+      expect((await refusal(prepareLocalTarget(byDefault, path))).code, path).toBe('local_file_refused');
+    }
+    writeFileSync(join(folder, 'inside.txt'), 'fine');
+    expect((await readLocalFile(byDefault, 'inside.txt', 100, [])).toString()).toBe('fine');
   });
 
-  test('system trees and hidden paths are refused as destinations', async () => {
-    for (const path of ['/dev/b2-mcp-test', '/proc/b2-mcp-test', join(outside, '.bashrc'), join(outside, '.ssh', 'authorized_keys'), join(outside, '.config', 'autostart', 'x.desktop')]) {
-      expect((await refusal(prepareLocalTarget(open, path))).code, path).toBe('local_file_refused');
-    }
+  test('an operator\'s root that does not exist is not created', async () => {
+    const error = await refusal(readLocalFile({ allowLocalFiles: true, fileRoot: join(outside, 'missing') }, 'x.txt', 100, []));
+    expect([error.status, error.code]).toEqual([500, 'invalid_file_root']);
     expect(readdirSync(outside)).toEqual([]);
-    expect((await prepareLocalTarget(open, join(outside, 'visible.txt'))).path).toBe(join(outside, 'visible.txt'));
   });
 
   test('an explicit B2_FILE_ROOT that contains a hidden file allows it', async () => {
     writeFileSync(join(root, '.env'), 'chosen by the operator');
-    expect((await readLocalFile(policy(), join(root, '.env'), 100)).toString()).toBe('chosen by the operator');
+    expect((await readLocalFile(policy(), join(root, '.env'), 100, [])).toString()).toBe('chosen by the operator');
     expect((await prepareLocalTarget(policy(), join(root, '.cache', 'x'))).path).toBe(join(root, '.cache', 'x'));
   });
 
@@ -195,7 +193,7 @@ describe('default policy without B2_FILE_ROOT', () => {
     symlinkSync(log, join(root, 'log-link'));
     const guarded = { ...policy(), secretSinkFile: ledger, logFile: log };
     for (const path of [ledger, log, `${ledger}.abc.pending`, join(root, 'innocent.txt'), join(root, 'log-link')]) {
-      const error = await refusal(readLocalFile(guarded, path, 1000));
+      const error = await refusal(readLocalFile(guarded, path, 1000, []));
       expect([error.code, error.message], path).toEqual(['local_file_refused', expect.stringContaining("this server's own files")]);
     }
     expect((await refusal(prepareLocalTarget(guarded, `${ledger}.def.pending`))).code).toBe('local_file_refused');
@@ -235,7 +233,7 @@ describe('reads under a racing symlink swap', () => {
     try {
       for (let i = 0; i < 400; i++) {
         for (const path of [join(root, 'real', 'file.txt'), join(root, 'plain.txt')]) {
-          const outcome = await readLocalFile(policy(), path, 100).then(
+          const outcome = await readLocalFile(policy(), path, 100, []).then(
             (bytes) => bytes.toString(),
             (error: ToolError) => error.code,
           );

@@ -4,7 +4,7 @@
  * the refusal with no sandbox mutation.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -354,14 +354,16 @@ describe('local file guard', () => {
   });
 });
 
-describe('stdio defaults: local files allowed, no B2_FILE_ROOT', () => {
+describe('stdio defaults: local files allowed, no B2_FILE_ROOT (the folder is ~/b2-mcp-files)', () => {
   test('the process environment, hidden files and existing files are out of reach, and an object holding the key comes back redacted', async () => {
     const home = mkdtempSync(join(tmpdir(), 's3-home-'));
     const ledger = join(home, 'ledger', 'secrets.jsonl');
-    const defaults = await connectToSandbox(sandbox, key, { env: { B2_MCP_PROFILE: 'full', B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: ledger } });
+    const defaults = await connectToSandbox(sandbox, key, { env: { HOME: home, B2_MCP_PROFILE: 'full', B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: ledger } });
+    const existing = join(home, 'b2-mcp-files', 'notes.txt');
     try {
       writeFileSync(join(home, '.env'), `B2_APPLICATION_KEY=${key.applicationKey}`);
-      writeFileSync(join(home, 'bashrc'), 'original');
+      mkdirSync(join(home, 'b2-mcp-files'));
+      writeFileSync(existing, 'original');
       const before = await lastRequestSeq(sandbox);
       for (const filePath of ['/proc/self/environ', join(home, '.env'), ledger]) {
         const refused = await fails('s3_put_object', { bucket: BUCKET, key: 'stolen', filePath }, defaults);
@@ -369,10 +371,10 @@ describe('stdio defaults: local files allowed, no B2_FILE_ROOT', () => {
       }
       expect((await requestsSince(sandbox, before)).filter((r) => r.operation === 'PutObject')).toEqual([]);
 
-      const overwrite = await fails('s3_get_object', { bucket: BUCKET, key: 'docs/readme.txt', saveToPath: join(home, 'bashrc') }, defaults);
+      const overwrite = await fails('s3_get_object', { bucket: BUCKET, key: 'docs/readme.txt', saveToPath: 'notes.txt' }, defaults);
       expect([overwrite.status, overwrite.code]).toEqual([409, 'local_file_exists']);
       expect(overwrite.text).toContain('Choose a new path');
-      expect(readFileSync(join(home, 'bashrc'), 'utf8')).toBe('original');
+      expect(readFileSync(existing, 'utf8')).toBe('original');
 
       // The key, planted in a binary object by other means, never leaves in its base64 content.
       const planted = Buffer.concat([Buffer.from([0, 1, 2, 255]), Buffer.from(`B2_APPLICATION_KEY=${key.applicationKey}\0`)]);

@@ -33,12 +33,12 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 
 describe('B2_FILE_ROOT compares path segments', () => {
   it.each(['root-evil/f.txt', 'rootx/f.txt'])('a sibling whose name starts with the root\'s (%s) is outside: reads and saves refused', async (relative) => {
-    expect(await codeOf(readLocalFile(policy(), join(base, relative), 1024))).toBe('local_file_refused');
+    expect(await codeOf(readLocalFile(policy(), join(base, relative), 1024, []))).toBe('local_file_refused');
     expect(await codeOf(prepareLocalTarget(policy(), join(base, relative.replace('f.txt', 'new.txt'))))).toBe('local_file_refused');
   });
 
   it.each(['f.txt', 'sub/f.txt', '..f.txt'])('%s inside the root is read (a name starting with ".." is still inside)', async (relative) => {
-    expect((await readLocalFile(policy(), join(root, relative), 1024)).toString()).toBe('data');
+    expect((await readLocalFile(policy(), join(root, relative), 1024, [])).toString()).toBe('data');
   });
 
   it('the root itself is inside, its parent is not', async () => {

@@ -1,13 +1,13 @@
 /**
  * Local files for filePath / saveToPath, in-process and word for word: each refusal's status,
  * code and message, the size limit at its boundary, the server's own files under every name,
- * the default policy's system trees and hidden segments, the descriptor's real path, and saves
- * that leave nothing behind when they fail.
+ * the one root, what a save never creates and what an upload never carries, the descriptor's
+ * real path, and saves that leave nothing behind when they fail.
  */
-import { linkSync, mkdirSync, renameSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, renameSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,7 +26,6 @@ afterEach(() => {
 });
 
 const rooted = (extra: Partial<LocalFilePolicy> = {}): LocalFilePolicy => ({ allowLocalFiles: true, fileRoot: root, ...extra });
-const open: LocalFilePolicy = { allowLocalFiles: true };
 
 async function refusal(promise: Promise<unknown>): Promise<[number, string, string]> {
   try {
@@ -43,38 +42,56 @@ const OWN = (argument: string, shown: string) => [
   'local_file_refused',
   `${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`,
 ];
-const DEFAULT_POLICY = (argument: string, shown: string, reason: string) => [
+const AUTORUN = (shown: string, reason: string) => [
   403,
   'local_file_refused',
-  `${argument} ${JSON.stringify(shown)} ${reason}; without B2_FILE_ROOT this server refuses /proc, /sys, /dev and hidden files and directories (a segment starting with "."). Set B2_FILE_ROOT to a directory that contains it to allow it. Nothing was read or written.`,
+  `saveToPath ${JSON.stringify(shown)} ${reason}; this server never saves a file that something loads or runs by itself. Choose another name or folder inside B2_FILE_ROOT. Nothing was downloaded.`,
 ];
 const OUTSIDE = (argument: string, shown: string) => [
   403,
   'local_file_refused',
-  `${argument} ${JSON.stringify(shown)} resolves outside the directory this server allows (B2_FILE_ROOT); symlinks count by their target. Nothing was read or written.`,
+  `${argument} ${JSON.stringify(shown)} resolves outside this server's file folder ${JSON.stringify(root)} (B2_FILE_ROOT); symlinks count by their target. Use a path inside that folder (a relative path is taken inside it). Nothing was read or written.`,
+];
+const SECRET = (shown: string) => [
+  403,
+  'local_file_refused',
+  `filePath ${JSON.stringify(shown)} holds this server's B2 key or another secret it is configured with; such a file is never uploaded. Nothing was sent.`,
+];
+const CLIENT_CONFIG = (shown: string) => [
+  403,
+  'local_file_refused',
+  `filePath ${JSON.stringify(shown)} is an MCP client's configuration file, which holds the keys of the servers it starts; it is never uploaded. Nothing was sent.`,
 ];
 
 describe('configuration refusals', () => {
   it('local files off: both directions refused, naming the argument', async () => {
     const message = (argument: string) => [403, 'local_file_refused', `${argument} is refused: this server does not allow local file access (B2_ALLOW_LOCAL_FILES is not true). Nothing was read or written.`];
-    expect(await refusal(readLocalFile({ allowLocalFiles: false, fileRoot: root }, join(root, 'x'), 10))).toEqual(message('filePath'));
-    expect(await refusal(prepareLocalTarget({ allowLocalFiles: false }, join(root, 'x')))).toEqual(message('saveToPath'));
-    expect(await refusal(readLocalFile({ allowLocalFiles: false }, join(root, 'x'), 10, 'sourcePath'))).toEqual(message('sourcePath'));
+    expect(await refusal(readLocalFile({ allowLocalFiles: false, fileRoot: root }, join(root, 'x'), 10, []))).toEqual(message('filePath'));
+    expect(await refusal(prepareLocalTarget({ allowLocalFiles: false, fileRoot: root }, join(root, 'x')))).toEqual(message('saveToPath'));
+    expect(await refusal(readLocalFile({ allowLocalFiles: false, fileRoot: root }, join(root, 'x'), 10, [], 'sourcePath'))).toEqual(message('sourcePath'));
   });
 
-  it('relative paths need a root; with one they resolve against it', async () => {
-    const message = (argument: string) => [400, 'invalid_path', `${argument} must be an absolute path (relative paths are allowed only when B2_FILE_ROOT is set).`];
-    expect(await refusal(readLocalFile(open, 'a.txt', 10))).toEqual(message('filePath'));
-    expect(await refusal(prepareLocalTarget(open, 'a.txt'))).toEqual(message('saveToPath'));
+  it('relative paths resolve against the root', async () => {
     writeFileSync(join(root, 'a.txt'), 'rel');
-    expect((await readLocalFile(rooted(), 'a.txt', 10)).toString()).toBe('rel');
+    expect((await readLocalFile(rooted(), 'a.txt', 10, [])).toString()).toBe('rel');
     expect((await prepareLocalTarget(rooted(), 'sub/b.txt')).path).toBe(join(root, 'sub', 'b.txt'));
   });
 
-  it('a root that does not exist is a configuration error', async () => {
+  it('a root that does not exist is a configuration error, unless it is the default folder, created owner-only', async () => {
     const expected = [500, 'invalid_file_root', 'B2_FILE_ROOT does not exist or cannot be read; fix the server configuration.'];
-    expect(await refusal(readLocalFile(rooted({ fileRoot: join(root, 'gone') }), join(root, 'a'), 10))).toEqual(expected);
+    expect(await refusal(readLocalFile(rooted({ fileRoot: join(root, 'gone') }), join(root, 'a'), 10, []))).toEqual(expected);
     expect(await refusal(prepareLocalTarget(rooted({ fileRoot: join(root, 'gone') }), join(root, 'a')))).toEqual(expected);
+    const folder = join(root, 'default', 'b2-mcp-files');
+    expect((await prepareLocalTarget(rooted({ fileRoot: folder, createFileRoot: true }), 'x.txt')).path).toBe(join(folder, 'x.txt'));
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+  });
+
+  it('a root that resolves to a system path or a home directory is refused when used', async () => {
+    symlinkSync('/etc', join(root, 'etc-link'));
+    symlinkSync(homedir(), join(root, 'home-link'));
+    const problem = (real: string, reason: string) => [500, 'invalid_file_root', `B2_FILE_ROOT ${JSON.stringify(real)} ${reason}; local files need a folder of their own (the default is ~/b2-mcp-files). Fix the server configuration.`];
+    expect(await refusal(readLocalFile(rooted({ fileRoot: join(root, 'etc-link') }), 'hostname', 100, []))).toEqual(problem('/etc', 'is a system path'));
+    expect(await refusal(prepareLocalTarget(rooted({ fileRoot: join(root, 'home-link') }), 'x.txt'))).toEqual(problem(realpathSync(homedir()), 'is or contains the home directory'));
   });
 });
 
@@ -83,35 +100,35 @@ describe('reads', () => {
     writeFileSync(join(root, 'exact.bin'), Buffer.alloc(8, 7));
     writeFileSync(join(root, 'over.bin'), Buffer.alloc(9, 7));
     writeFileSync(join(root, 'empty.bin'), '');
-    expect(await readLocalFile(rooted(), join(root, 'exact.bin'), 8)).toEqual(Buffer.alloc(8, 7));
-    expect((await readLocalFile(rooted(), join(root, 'empty.bin'), 8)).length).toBe(0);
-    expect(await refusal(readLocalFile(rooted(), join(root, 'over.bin'), 8))).toEqual([413, 'file_too_large', `filePath ${JSON.stringify(join(root, 'over.bin'))} is 9 bytes; the limit is 8 bytes.`]);
+    expect(await readLocalFile(rooted(), join(root, 'exact.bin'), 8, [])).toEqual(Buffer.alloc(8, 7));
+    expect((await readLocalFile(rooted(), join(root, 'empty.bin'), 8, [])).length).toBe(0);
+    expect(await refusal(readLocalFile(rooted(), join(root, 'over.bin'), 8, []))).toEqual([413, 'file_too_large', `filePath ${JSON.stringify(join(root, 'over.bin'))} is 9 bytes; the limit is 8 bytes.`]);
   });
 
   it('a file larger than one read is read whole', async () => {
     const big = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i % 251));
     writeFileSync(join(root, 'big.bin'), big);
-    expect((await readLocalFile(rooted(), join(root, 'big.bin'), 200_000)).equals(big)).toBe(true);
+    expect((await readLocalFile(rooted(), join(root, 'big.bin'), 200_000, [])).equals(big)).toBe(true);
   });
 
   it('missing files and directories are refused with their own messages', async () => {
     const missing = join(root, 'missing.txt');
-    expect(await refusal(readLocalFile(rooted(), missing, 10))).toEqual([404, 'file_not_found', `filePath ${JSON.stringify(missing)} does not exist.`]);
-    expect(await refusal(readLocalFile(rooted(), root, 10))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(root)} is not a regular file.`]);
+    expect(await refusal(readLocalFile(rooted(), missing, 10, []))).toEqual([404, 'file_not_found', `filePath ${JSON.stringify(missing)} does not exist.`]);
+    expect(await refusal(readLocalFile(rooted(), root, 10, []))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(root)} is not a regular file.`]);
     writeFileSync(join(root, 'file'), 'x');
     const under = join(root, 'file', 'x');
-    expect(await refusal(readLocalFile(rooted(), under, 10))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(under)} cannot be read (ENOTDIR).`]);
+    expect(await refusal(readLocalFile(rooted(), under, 10, []))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(under)} cannot be read (ENOTDIR).`]);
   });
 
   it('outside the root, directly, by .. or through a symlink, is refused; a symlink within it is followed', async () => {
     writeFileSync(join(outside, 'secret.txt'), 'secret');
     symlinkSync(join(outside, 'secret.txt'), join(root, 'sneaky.txt'));
     for (const path of [join(outside, 'secret.txt'), join(root, '..', outside.split('/').pop()!, 'secret.txt'), join(root, 'sneaky.txt')]) {
-      expect(await refusal(readLocalFile(rooted(), path, 100)), path).toEqual(OUTSIDE('filePath', path));
+      expect(await refusal(readLocalFile(rooted(), path, 100, [])), path).toEqual(OUTSIDE('filePath', path));
     }
     writeFileSync(join(root, 'real.txt'), 'inside');
     symlinkSync(join(root, 'real.txt'), join(root, 'alias.txt'));
-    expect((await readLocalFile(rooted(), join(root, 'alias.txt'), 100)).toString()).toBe('inside');
+    expect((await readLocalFile(rooted(), join(root, 'alias.txt'), 100, [])).toString()).toBe('inside');
   });
 
   it('the server files are refused under every name, also inside the root; similar names are not', async () => {
@@ -123,45 +140,51 @@ describe('reads', () => {
     symlinkSync(log, join(root, 'log-link'));
     const guarded = rooted({ secretSinkFile: ledger, logFile: log });
     for (const path of [ledger, log, `${ledger}.abc.pending`, join(root, 'hard-ledger.txt'), join(root, 'hard-log.txt'), join(root, 'log-link')]) {
-      expect(await refusal(readLocalFile(guarded, path, 100)), path).toEqual(OWN('filePath', path));
+      expect(await refusal(readLocalFile(guarded, path, 100, [])), path).toEqual(OWN('filePath', path));
     }
     for (const path of [`${ledger}.bak`, `${ledger}pending`, join(root, 'x.pending')]) {
-      expect((await readLocalFile(guarded, path, 100)).toString(), path).toBe('data');
+      expect((await readLocalFile(guarded, path, 100, [])).toString(), path).toBe('data');
     }
     // Only a ledger, only a log: each guarded alone.
-    expect(await refusal(readLocalFile(rooted({ logFile: log }), log, 100))).toEqual(OWN('filePath', log));
-    expect(await refusal(readLocalFile(rooted({ secretSinkFile: ledger }), join(root, 'hard-ledger.txt'), 100))).toEqual(OWN('filePath', join(root, 'hard-ledger.txt')));
-    expect((await readLocalFile(rooted({ secretSinkFile: join(root, 'not-yet.jsonl') }), log, 100)).toString()).toBe('data');
+    expect(await refusal(readLocalFile(rooted({ logFile: log }), log, 100, []))).toEqual(OWN('filePath', log));
+    expect(await refusal(readLocalFile(rooted({ secretSinkFile: ledger }), join(root, 'hard-ledger.txt'), 100, []))).toEqual(OWN('filePath', join(root, 'hard-ledger.txt')));
+    expect((await readLocalFile(rooted({ secretSinkFile: join(root, 'not-yet.jsonl') }), log, 100, [])).toString()).toBe('data');
   });
 
-  it('without a root: system trees and hidden segments refused, by name or by target; plain files read', async () => {
-    mkdirSync(join(outside, '.ssh'));
-    writeFileSync(join(outside, '.ssh', 'key'), 'k');
-    writeFileSync(join(outside, '.env'), 'e');
-    symlinkSync(join(outside, '.env'), join(outside, 'env-link'));
-    symlinkSync('/proc/self/status', join(outside, 'status-link'));
-    const tree = 'lies in a system tree (/proc, /sys, /dev)';
-    const hidden = 'is or lies in a hidden file or directory';
-    const cases: Array<[string, string]> = [
-      ['/proc/self/status', tree],
-      ['/sys/kernel/osrelease', tree],
-      ['/dev/null', tree],
-      ['/proc', tree],
-      [join(outside, '.env'), hidden],
-      [join(outside, '.ssh', 'key'), hidden],
-      [join(outside, 'env-link'), hidden],
-      [join(outside, 'status-link'), tree],
+  it('a file holding a configured secret, in any text encoding, is refused without showing it; other files are read', async () => {
+    const secret = 'K005abcdefghijklmnopqrstuvwxyz0/12+';
+    const forms: Array<[string, Buffer]> = [
+      ['plain.json', Buffer.from(`{"env":{"B2_APPLICATION_KEY":"${secret}"}}`)],
+      ['escaped.json', Buffer.from(`{"key":"${secret.replaceAll('/', '\\/')}"}`)],
+      ['url.txt', Buffer.from(`https://x/?k=${encodeURIComponent(secret)}`)],
+      ['utf16le.txt', Buffer.from(`key=${secret}`, 'utf16le')],
+      ['utf16be.txt', Buffer.from(`key=${secret}`, 'utf16le').swap16()],
+      ['key-id.txt', Buffer.from('id 0051234567890abcdef000001')],
     ];
-    for (const [path, reason] of cases) expect(await refusal(readLocalFile(open, path, 100)), path).toEqual(DEFAULT_POLICY('filePath', path, reason));
-    writeFileSync(join(outside, 'plain.txt'), 'fine');
-    writeFileSync(join(outside, 'dots.in.name'), 'fine too');
-    expect((await readLocalFile(open, join(outside, 'plain.txt'), 100)).toString()).toBe('fine');
-    expect((await readLocalFile(open, join(outside, 'dots.in.name'), 100)).toString()).toBe('fine too');
+    for (const [name, bytes] of forms) writeFileSync(join(root, name), bytes);
+    writeFileSync(join(root, 'harmless.txt'), `key=${secret.slice(0, 20)}`);
+    const secrets = [secret, '0051234567890abcdef000001'];
+    for (const [name] of forms) {
+      const outcome = await refusal(readLocalFile(rooted(), name, 1000, secrets));
+      expect(outcome, name).toEqual(SECRET(name));
+      expect(JSON.stringify(outcome)).not.toContain(secret);
+    }
+    expect((await readLocalFile(rooted(), 'harmless.txt', 1000, secrets)).toString()).toBe(`key=${secret.slice(0, 20)}`);
+  });
+
+  it('an MCP client configuration is refused by its name, as given or through a symlink', async () => {
+    mkdirSync(join(root, 'Claude'));
+    writeFileSync(join(root, 'Claude', 'claude_desktop_config.json'), '{"mcpServers":{}}');
+    writeFileSync(join(root, 'MCP.json'), '{}');
+    symlinkSync(join(root, 'Claude', 'claude_desktop_config.json'), join(root, 'notes.txt'));
+    for (const path of ['Claude/claude_desktop_config.json', 'MCP.json', 'notes.txt']) {
+      expect(await refusal(readLocalFile(rooted(), path, 1000, [])), path).toEqual(CLIENT_CONFIG(path));
+    }
   });
 
   it('a root that holds hidden files allows them', async () => {
     writeFileSync(join(root, '.env'), 'chosen');
-    expect((await readLocalFile(rooted(), join(root, '.env'), 100)).toString()).toBe('chosen');
+    expect((await readLocalFile(rooted(), join(root, '.env'), 100, [])).toString()).toBe('chosen');
   });
 });
 
@@ -221,9 +244,33 @@ describe('destinations', () => {
     const ledger = join(root, 'secrets.jsonl');
     expect(await refusal(prepareLocalTarget(rooted({ secretSinkFile: ledger }), ledger))).toEqual(OWN('saveToPath', ledger));
     expect(await refusal(prepareLocalTarget(rooted({ secretSinkFile: ledger }), `${ledger}.x.pending`))).toEqual(OWN('saveToPath', `${ledger}.x.pending`));
-    expect(await refusal(prepareLocalTarget(open, join(outside, '.config', 'x')))).toEqual(DEFAULT_POLICY('saveToPath', join(outside, '.config', 'x'), 'is or lies in a hidden file or directory'));
-    expect(await refusal(prepareLocalTarget(open, '/dev/b2-unit-test'))).toEqual(DEFAULT_POLICY('saveToPath', '/dev/b2-unit-test', 'lies in a system tree (/proc, /sys, /dev)'));
+    expect(await refusal(prepareLocalTarget(rooted(), '/dev/b2-unit-test'))).toEqual(OUTSIDE('saveToPath', '/dev/b2-unit-test'));
     expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('what something loads or runs by itself is refused inside the root, by name, extension or folder, in any case', async () => {
+    const cases: Array<[string, string]> = [
+      ['venv/lib/python3.11/site-packages/zz.pth', 'lies in "site-packages" (Python imports or runs it by itself)'],
+      ['zz.PTH', 'is a file Python imports or runs it by itself'],
+      ['sitecustomize.py', 'is a file Python imports or runs it by itself'],
+      ['.bashrc', 'is a file a shell or desktop session reads it at start-up'],
+      ['Library/LaunchAgents/com.example.plist', 'lies in "launchagents" (the desktop or the service manager starts it)'],
+      ['x.desktop', 'is a file the desktop or the service manager starts it'],
+      ['.ssh/authorized_keys', 'lies in ".ssh" (it grants or configures remote log-in)'],
+      ['node_modules/left-pad/index.js', 'lies in "node_modules" (a package manager, git or an editor loads it and can run commands from it)'],
+      ['repo/.git/hooks/pre-commit', 'lies in ".git" (a package manager, git or an editor loads it and can run commands from it)'],
+      ['Bin/tool', 'lies in "bin" (it lies on a command search path)'],
+    ];
+    for (const [path, reason] of cases) expect(await refusal(prepareLocalTarget(rooted(), path)), path).toEqual(AUTORUN(path, reason));
+    // A missing folder that a symlink swapped in since the check leads into such a place is refused as it is created.
+    mkdirSync(join(root, 'bin'));
+    const target = await prepareLocalTarget(rooted(), join(root, 'a', 'b', 'tool'));
+    symlinkSync(join(root, 'bin'), join(root, 'a'));
+    expect(await refusal(saveStream(Readable.from([Buffer.from('#!/bin/sh')]), target, { idleTimeoutMs: 5_000 }))).toEqual(
+      AUTORUN(join(root, 'a', 'b', 'tool'), 'lies in "bin" (it lies on a command search path)'),
+    );
+    expect(readdirSync(join(root, 'bin'))).toEqual(['b']);
+    expect(readdirSync(join(root, 'bin', 'b'))).toEqual([]);
   });
 });
 
@@ -233,6 +280,9 @@ describe('saves', () => {
     expect(await saveStream(Readable.from([Buffer.from('hello '), Buffer.from('world')]), target, { idleTimeoutMs: 5_000 })).toBe(11);
     expect(readFileSync(join(root, 'a', 'b', 'c.txt'), 'utf8')).toBe('hello world');
     expect(readdirSync(join(root, 'a', 'b'))).toEqual(['c.txt']);
+    // Owner-only, never executable; the folders it made are owner-only too.
+    expect(statSync(join(root, 'a', 'b', 'c.txt')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, 'a')).mode & 0o777).toBe(0o700);
   });
 
   it('a file that appeared since the check is kept, and the save refused', async () => {
@@ -277,9 +327,9 @@ describe('what cannot be opened, and what a failed save may remove', () => {
     await new Promise<void>((resolve) => server.listen(socket, resolve));
     try {
       const before = readdirSync('/proc/self/fd').length;
-      expect(await refusal(readLocalFile(rooted(), socket, 100))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(socket)} cannot be read (ENXIO).`]);
+      expect(await refusal(readLocalFile(rooted(), socket, 100, []))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(socket)} cannot be read (ENXIO).`]);
       writeFileSync(join(root, 'ok.txt'), 'ok');
-      for (let i = 0; i < 3; i++) await readLocalFile(rooted(), join(root, 'ok.txt'), 100);
+      for (let i = 0; i < 3; i++) await readLocalFile(rooted(), join(root, 'ok.txt'), 100, []);
       expect(readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(before);
     } finally {
       await new Promise((resolve) => server.close(resolve));
@@ -333,7 +383,6 @@ describe('what cannot be opened, and what a failed save may remove', () => {
 
   it('the checked place names only what is configured', async () => {
     expect(Object.keys((await prepareLocalTarget(rooted(), join(root, 'x.txt'))).fence)).toEqual(['root']);
-    expect(Object.keys((await prepareLocalTarget(open, join(outside, 'x.txt'))).fence)).toEqual([]);
     const both = await prepareLocalTarget(rooted({ secretSinkFile: join(root, 'l.jsonl'), logFile: join(root, 's.log') }), join(root, 'x.txt'));
     expect(both.fence).toEqual({ root, ledger: join(root, 'l.jsonl'), log: join(root, 's.log') });
   });

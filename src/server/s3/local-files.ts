@@ -1,11 +1,13 @@
 /**
  * Local files for `s3_put_object.filePath` (read) and `s3_get_object.saveToPath` (write).
  *
- * Rules: nothing happens unless local files are allowed (`B2_ALLOW_LOCAL_FILES`). With a root
- * (`B2_FILE_ROOT`) the real path — symlinks resolved — must lie inside the root's real path.
- * Without one, the default policy refuses system trees (`/proc`, `/sys`, `/dev`) and anything
- * hidden (any path segment starting with `.`: `~/.ssh`, `~/.aws`, `.env`, …). The server's own
- * files (the secret ledger and its reservations, the log file) are refused in every case.
+ * Rules: nothing happens unless local files are allowed (`B2_ALLOW_LOCAL_FILES`). Every path's
+ * real path — symlinks resolved — must lie inside the real path of the one file root
+ * (`B2_FILE_ROOT`, by default `~/b2-mcp-files`, created owner-only on first use), which is never
+ * a home directory or a system path. The server's own files (the secret ledger and its
+ * reservations, the log file) are refused in every case. A save never creates what something
+ * loads or runs by itself, and its files are owner-only and not executable; an upload never
+ * carries a configured secret or an MCP client's configuration (`local-file-rules.ts`).
  *
  * Every decision is taken on what was actually opened, never on a path checked beforehand: a
  * read opens first and then checks the descriptor's real path (`/proc/self/fd`) and identity,
@@ -17,14 +19,19 @@
 import { randomBytes } from 'node:crypto';
 import { constants, createWriteStream, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ToolError } from '../tools/definition.js';
+import { autorunReason, DEFAULT_FILE_ROOT, fileRootProblem, holdsSecret, isClientConfigName, isInside } from './local-file-rules.js';
 
 export interface LocalFilePolicy {
   allowLocalFiles: boolean;
-  fileRoot?: string | undefined;
+  /** The one directory local files are read from and saved to (`B2_FILE_ROOT` or the default). */
+  fileRoot: string;
+  /** Create `fileRoot` (owner-only) when it is missing: the default folder is, an operator's root is not. */
+  createFileRoot?: boolean;
   /** The secret ledger: never read or written, nor its `.pending` reservations. */
   secretSinkFile?: string | undefined;
   /** The server's log file: never read or written. */
@@ -33,9 +40,6 @@ export interface LocalFilePolicy {
 
 /** Default of `B2_S3_SAVE_TO_PATH_IDLE_TIMEOUT_MS`: a download that sends nothing this long is abandoned. */
 export const SAVE_IDLE_TIMEOUT_MS = 60_000;
-
-/** Trees refused without `B2_FILE_ROOT`: process memory and environment, kernel state, devices. */
-export const SYSTEM_TREES: readonly string[] = ['/proc', '/sys', '/dev'];
 
 /** Where the kernel shows what an open descriptor refers to (Linux). */
 const DESCRIPTOR_LINKS = '/proc/self/fd';
@@ -48,32 +52,20 @@ function checkAllowed(policy: LocalFilePolicy, argument: string): void {
   }
 }
 
-/** Absolute paths as given; relative ones only against the root. */
-function absolute(policy: LocalFilePolicy, path: string, argument: string): string {
-  if (isAbsolute(path)) return resolve(path);
-  if (policy.fileRoot) return resolve(policy.fileRoot, path);
-  throw new ToolError(400, 'invalid_path', `${argument} must be an absolute path (relative paths are allowed only when B2_FILE_ROOT is set).`);
-}
+/** Absolute paths as given; relative ones against the root. */
+const absolute = (policy: LocalFilePolicy, path: string): string => resolve(policy.fileRoot, path);
 
-async function realRoot(policy: LocalFilePolicy): Promise<string | undefined> {
-  if (!policy.fileRoot) return undefined;
-  try {
-    return await realpath(policy.fileRoot);
-  } catch {
+/** The root's real path, created first when it is the default folder; never a home or system path. */
+async function realRoot(policy: LocalFilePolicy): Promise<string> {
+  if (policy.createFileRoot) await mkdir(policy.fileRoot, { recursive: true, mode: 0o700 }).catch(() => undefined);
+  const real = await realpath(policy.fileRoot).catch(() => {
     throw new ToolError(500, 'invalid_file_root', 'B2_FILE_ROOT does not exist or cannot be read; fix the server configuration.');
+  });
+  const problem = fileRootProblem(real, homedir());
+  if (problem) {
+    throw new ToolError(500, 'invalid_file_root', `B2_FILE_ROOT ${JSON.stringify(real)} ${problem}; local files need a folder of their own (the default is ${DEFAULT_FILE_ROOT}). Fix the server configuration.`);
   }
-}
-
-function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
-}
-
-/** Why the default policy (no `B2_FILE_ROOT`) refuses `path`, if it does. */
-function defaultPolicyRefusal(path: string): string | undefined {
-  if (SYSTEM_TREES.some((tree) => inside(tree, path))) return `lies in a system tree (${SYSTEM_TREES.join(', ')})`;
-  if (path.split(sep).some((segment) => segment.startsWith('.'))) return 'is or lies in a hidden file or directory';
-  return undefined;
+  return real;
 }
 
 /** Real paths of the server's own files (as configured when they do not exist yet). */
@@ -83,16 +75,15 @@ async function serverFiles(policy: LocalFilePolicy): Promise<{ ledger?: string; 
   return { ...(ledger !== undefined && { ledger }), ...(log !== undefined && { log }) };
 }
 
-/** A checked place: the root's real path (when one is set) and the server files to stay away from. */
+/** A checked place: the root's real path and the server files to stay away from. */
 interface Fence {
-  root?: string;
+  root: string;
   ledger?: string;
   log?: string;
 }
 
 async function fenceOf(policy: LocalFilePolicy): Promise<Fence> {
-  const root = await realRoot(policy);
-  return { ...(root !== undefined && { root }), ...(await serverFiles(policy)) };
+  return { root: await realRoot(policy), ...(await serverFiles(policy)) };
 }
 
 function isServerFile(fence: Fence, path: string): boolean {
@@ -101,25 +92,46 @@ function isServerFile(fence: Fence, path: string): boolean {
   return fence.ledger !== undefined && path.startsWith(`${fence.ledger}.`) && path.endsWith('.pending');
 }
 
-/** Refuses `path` as named, before it is looked at: a server file, or what the default policy forbids. */
+/** Refuses `path` as named, before it is looked at, when it is one of the server's own files. */
 function checkNamed(fence: Fence, path: string, shown: string, argument: string): void {
   if (isServerFile(fence, path)) {
     throw refused(`${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`);
   }
-  const reason = fence.root === undefined ? defaultPolicyRefusal(path) : undefined;
-  if (reason) {
+}
+
+/** Refuses the real path `real` (and the `given` absolute path it came from) unless it lies inside the root. */
+function checkPlace(fence: Fence, real: string, given: string, shown: string, argument: string): void {
+  checkNamed(fence, given, shown, argument);
+  checkNamed(fence, real, shown, argument);
+  if (!isInside(fence.root, real)) {
     throw refused(
-      `${argument} ${JSON.stringify(shown)} ${reason}; without B2_FILE_ROOT this server refuses ${SYSTEM_TREES.join(', ')} and hidden files and directories (a segment starting with "."). Set B2_FILE_ROOT to a directory that contains it to allow it. Nothing was read or written.`,
+      `${argument} ${JSON.stringify(shown)} resolves outside this server's file folder ${JSON.stringify(fence.root)} (B2_FILE_ROOT); symlinks count by their target. Use a path inside that folder (a relative path is taken inside it). Nothing was read or written.`,
     );
   }
 }
 
-/** Refuses the real path `real` (and the `given` absolute path it came from) unless the policy allows it. */
-function checkPlace(fence: Fence, real: string, given: string, shown: string, argument: string): void {
-  checkNamed(fence, given, shown, argument);
-  checkNamed(fence, real, shown, argument);
-  if (fence.root !== undefined && !inside(fence.root, real)) {
-    throw refused(`${argument} ${JSON.stringify(shown)} resolves outside the directory this server allows (B2_FILE_ROOT); symlinks count by their target. Nothing was read or written.`);
+/** A destination must also be nothing that something loads or runs by itself. */
+function checkDestination(fence: Fence, real: string, given: string, shown: string): void {
+  checkPlace(fence, real, given, shown, 'saveToPath');
+  const reason = autorunReason(given) ?? autorunReason(real);
+  if (reason) {
+    throw refused(
+      `saveToPath ${JSON.stringify(shown)} ${reason}; this server never saves a file that something loads or runs by itself. Choose another name or folder inside B2_FILE_ROOT. Nothing was downloaded.`,
+    );
+  }
+}
+
+/** An upload never carries an MCP client's configuration (named so as given or by its real path)... */
+function checkNotClientConfig(path: string, shown: string, argument: string): void {
+  if (isClientConfigName(path)) {
+    throw refused(`${argument} ${JSON.stringify(shown)} is an MCP client's configuration file, which holds the keys of the servers it starts; it is never uploaded. Nothing was sent.`);
+  }
+}
+
+/** ...nor a secret this server is configured with (the message never shows it). */
+function checkNoSecret(bytes: Buffer, secrets: readonly string[], shown: string, argument: string): void {
+  if (holdsSecret(bytes, secrets)) {
+    throw refused(`${argument} ${JSON.stringify(shown)} holds this server's B2 key or another secret it is configured with; such a file is never uploaded. Nothing was sent.`);
   }
 }
 
@@ -141,10 +153,13 @@ export async function openedRealPath(handle: FileHandle, path: string, links = D
   return current && sameFile(opened, current) ? real : undefined;
 }
 
-/** Read a local file of at most `maxBytes` for upload. */
-export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBytes: number, argument = 'filePath'): Promise<Buffer> {
+/**
+ * Read a local file of at most `maxBytes` to upload it; refused when it holds one of `secrets`
+ * (the keys this server or the caller uses) or is an MCP client's configuration.
+ */
+export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBytes: number, secrets: readonly string[], argument = 'filePath'): Promise<Buffer> {
   checkAllowed(policy, argument);
-  const given = absolute(policy, path, argument);
+  const given = absolute(policy, path);
   const fence = await fenceOf(policy);
   checkNamed(fence, given, path, argument);
   // A first look keeps devices and FIFOs outside the policy from being opened at all; the
@@ -154,6 +169,8 @@ export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBy
     throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be read (${code(error) ?? 'error'}).`);
   });
   checkPlace(fence, before, given, path, argument);
+  checkNotClientConfig(given, path, argument);
+  checkNotClientConfig(before, path, argument);
   let handle: FileHandle;
   try {
     // Non-blocking, so a FIFO swapped in cannot hang the open.
@@ -167,6 +184,7 @@ export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBy
     const real = await openedRealPath(handle, before);
     if (real === undefined) throw refused(`${argument} ${JSON.stringify(path)} changed while it was being opened. Nothing was read.`);
     checkPlace(fence, real, given, path, argument);
+    checkNotClientConfig(real, path, argument);
     const info = await handle.stat();
     if (!info.isFile()) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} is not a regular file.`);
     await checkNotServerFile(fence, info, path, argument);
@@ -182,7 +200,9 @@ export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBy
       length += bytesRead;
       if (length > maxBytes) throw new ToolError(413, 'file_too_large', `${argument} ${JSON.stringify(path)} is larger than ${maxBytes} bytes.`);
     }
-    return buffer.subarray(0, length);
+    const bytes = buffer.subarray(0, length);
+    checkNoSecret(bytes, secrets, path, argument);
+    return bytes;
   } finally {
     await handle.close();
   }
@@ -218,9 +238,10 @@ function exists(argument: string, path: string): ToolError {
  * Check a destination before anything is downloaded: it must not exist yet (not even as a
  * dangling symlink), and it is placed under the real path of its nearest existing ancestor.
  */
-export async function prepareLocalTarget(policy: LocalFilePolicy, path: string, argument = 'saveToPath'): Promise<LocalTarget> {
+export async function prepareLocalTarget(policy: LocalFilePolicy, path: string): Promise<LocalTarget> {
+  const argument = 'saveToPath';
   checkAllowed(policy, argument);
-  const given = absolute(policy, path, argument);
+  const given = absolute(policy, path);
   const fence = await fenceOf(policy);
   const present = await lstat(given).then(
     () => true,
@@ -236,7 +257,7 @@ export async function prepareLocalTarget(policy: LocalFilePolicy, path: string, 
       const real = await realpath(ancestor);
       if (!(await stat(real)).isDirectory()) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} has a parent that is not a directory.`);
       const target = join(real, ...missing.reverse());
-      checkPlace(fence, target, given, path, argument);
+      checkDestination(fence, target, given, path);
       if (present) throw exists(argument, path);
       return { path: target, given: path, fence };
     } catch (error) {
@@ -264,10 +285,10 @@ async function makeParents(target: LocalTarget): Promise<void> {
     dir = parent;
   }
   for (const path of missing.reverse()) {
-    await mkdir(path).catch((error: unknown) => {
+    await mkdir(path, { mode: 0o700 }).catch((error: unknown) => {
       if (code(error) !== 'EEXIST') throw error;
     });
-    checkPlace(target.fence, await realpath(path), path, target.given, 'saveToPath');
+    checkDestination(target.fence, await realpath(path), path, target.given);
   }
 }
 
@@ -275,7 +296,8 @@ async function makeParents(target: LocalTarget): Promise<void> {
 async function createExclusive(path: string, expectedDir: string, target: LocalTarget): Promise<{ handle: FileHandle; info: Stats }> {
   let handle: FileHandle;
   try {
-    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+    // Owner-only and never executable, whatever the umask allows.
+    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   } catch (error) {
     if (code(error) === 'EEXIST') throw exists('saveToPath', target.given);
     throw error;

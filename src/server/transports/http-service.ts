@@ -129,7 +129,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
 
   // Protocol-only traffic (GET/DELETE without a session, non-JSON bodies, other revisions) is
   // answered by the SDK from a server with no tools: it needs no credential and reaches no backend.
-  const protocolHandler = createMcpHandler(createServerFactory(runtime, { surface: [], prompts: [], capabilities: new Set() }), { onerror });
+  const protocolHandler = createMcpHandler(createServerFactory(runtime, { surface: [], prompts: [], capabilities: new Set(), protectedValues: [] }), { onerror });
   const handlers = new WeakMap<CredentialSession, McpHttpHandler>();
   const handlerFor = (session: CredentialSession): McpHttpHandler => {
     let handler = handlers.get(session);
