@@ -68,6 +68,7 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_OAUTH_JWKS_URI', description: 'The issuer\'s JWKS URL, instead of the one its metadata names.' },
   { name: 'B2_OAUTH_ALLOWED_SUBJECTS', description: 'Comma-separated token subjects (`sub`) allowed to use the server; any other valid token gets `403 access_denied`. Unset: every valid token for the audience. Set it in `server` credential mode, where every caller uses the server\'s own B2 key.' },
   { name: 'B2_OAUTH_ALGORITHMS', description: 'Comma-separated JWS algorithms a token may be signed with (asymmetric only: `none` and `HS*` are never accepted).', defaults: { http: 'RS256' } },
+  { name: 'B2_OAUTH_TOKEN_TYPES', description: 'Comma-separated `typ` header values an access token may carry (case-insensitive, `application/` implied); a token with another `typ` (an ID or logout token) or none is refused.', defaults: { http: 'at+jwt,JWT' } },
   { name: 'B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL', description: 'Accept `http://` issuer, JWKS and public URLs (local testing only: keys fetched without TLS can be forged).', values: ['true', 'false'], defaults: { http: 'false' } },
   { name: 'B2_HTTP_REQUEST_TIMEOUT_MS', description: 'Time allowed to receive a whole HTTP request.', defaults: { http: '30000' } },
   { name: 'B2_HTTP_HEADERS_TIMEOUT_MS', description: 'Time allowed to receive HTTP request headers (capped at the request timeout).', defaults: { http: '10000' } },

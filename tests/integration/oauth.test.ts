@@ -80,6 +80,9 @@ describe.each([
 
   it('accepts a valid token, and its scope narrows the surface: admin 40, write 37, read 20 tools', async () => {
     expect(await toolCount(target, bearer(await token()))).toBe(40);
+    for (const typ of ['JWT', 'jwt', 'application/at+jwt', 'AT+JWT']) {
+      expect(await toolCount(target, bearer(await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ } }))), typ).toBe(40);
+    }
     expect(await toolCount(target, bearer(await token({ scope: 'openid b2:write' })))).toBe(37);
     expect(await toolCount(target, bearer(await token({ scope: 'b2:read' })))).toBe(20);
     expect(await toolCount(target, bearer(await token({ scope: undefined, scp: ['b2:read', 'b2:write'] })))).toBe(37);
@@ -93,7 +96,7 @@ describe.each([
     ]);
   });
 
-  it('refuses wrong audience, wrong issuer, expired, not yet valid, wrong key, alg none, HS256 and a missing subject with 401 invalid_token', async () => {
+  it('refuses wrong audience, wrong issuer, expired, not yet valid, issued in the future, wrong key, alg none, HS256, a missing or non-string subject and a non-access-token typ with 401 invalid_token', async () => {
     const nowSeconds = Math.floor(Date.now() / 1000);
     const foreign = await issuer.foreignKey();
     const cases: Array<[string, string, string]> = [
@@ -102,6 +105,14 @@ describe.each([
       ['expired', await token({ exp: nowSeconds - 3600 }), 'The token has expired.'],
       ['not yet valid', await token({ nbf: nowSeconds + 3600 }), "The token's nbf claim is not accepted."],
       ['no subject', await token({ sub: undefined }), "The token's sub claim is not accepted."],
+      ['subject in a list', await token({ sub: ['user-1'] }), "The token's sub claim is not accepted."],
+      ['subject a number', await token({ sub: 1 }), "The token's sub claim is not accepted."],
+      ['empty subject', await token({ sub: '' }), "The token's sub claim is not accepted."],
+      ['issued ten years ahead', await token({ iat: nowSeconds + 10 * 365 * 86_400 }), "The token's iat claim is not accepted."],
+      ['issued beyond the skew', await token({ iat: nowSeconds + 3600 }), "The token's iat claim is not accepted."],
+      ['a logout token', await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: 'logout+jwt' } }), "The token's typ header is not accepted."],
+      ['an ID token type', await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: 'id_token+jwt' } }), "The token's typ header is not accepted."],
+      ['no typ', await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: undefined } }), "The token's typ header is not accepted."],
       ['wrong key', await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { key: foreign }), 'The token could not be verified.'],
       ['alg none', new UnsecuredJWT({ iss: issuer.issuer, sub: 'user-1', aud: RESOURCE, scope: 'b2:admin', exp: nowSeconds + 600 }).encode(), 'The token could not be verified.'],
       [
@@ -167,6 +178,11 @@ describe('OAuth: who the limits count, and the headers credential mode', () => {
     try {
       expect((await list(handler, bearer(await token()))).status).toBe(200);
       expect((await list(handler, bearer(await token({ sub: 'ops-bot', scope: 'b2:read' })))).status).toBe(200);
+      // A subject that only prints as an allowed one is not a subject at all.
+      for (const sub of [['ops-bot'], ['user-1'], ['ops-bot', 'user-1']]) {
+        const res = await list(handler, bearer(await token({ sub })));
+        expect([res.status, await res.json()], JSON.stringify(sub)).toEqual([401, { error: 'invalid_token', error_description: "The token's sub claim is not accepted." }]);
+      }
       for (const sub of ['user-2', 'USER-1', 'user-1 ']) {
         const res = await list(handler, bearer(await token({ sub })));
         expect([res.status, res.headers.get('www-authenticate'), res.headers.get('retry-after'), await res.json()], sub).toEqual([

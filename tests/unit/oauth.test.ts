@@ -18,7 +18,9 @@ describe('OAuth settings', () => {
       metadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp',
       algorithms: ['RS256'],
       allowInsecureUrls: false,
+      tokenTypes: new Set(['at+jwt', 'jwt']),
     });
+    expect(loadOAuthSettings({ ...base, B2_OAUTH_TOKEN_TYPES: 'application/AT+JWT' })?.tokenTypes).toEqual(new Set(['at+jwt']));
     expect(loadOAuthSettings({ ...base, B2_OAUTH_ALLOWED_SUBJECTS: ' alice , bob' })?.allowedSubjects).toEqual(new Set(['alice', 'bob']));
     expect(loadOAuthSettings({ ...base, B2_OAUTH_AUDIENCE: 'api://b2', B2_OAUTH_JWKS_URI: 'https://issuer.example/keys', B2_OAUTH_ALGORITHMS: 'ES256, RS256' })).toMatchObject({
       audience: 'api://b2',
@@ -38,6 +40,9 @@ describe('OAuth settings', () => {
     [{ ...base, B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'yes' }, /B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL must be one of true, false/],
     [{ B2_OAUTH_ALLOWED_SUBJECTS: 'alice' }, 'B2_OAUTH_ALLOWED_SUBJECTS needs B2_OAUTH_ISSUER.'],
     [{ ...base, B2_OAUTH_ALLOWED_SUBJECTS: 'alice,,bob' }, 'B2_OAUTH_ALLOWED_SUBJECTS must list token subjects separated by commas, none empty (got "alice,,bob").'],
+    [{ B2_OAUTH_TOKEN_TYPES: 'at+jwt' }, 'B2_OAUTH_TOKEN_TYPES needs B2_OAUTH_ISSUER.'],
+    [{ ...base, B2_OAUTH_TOKEN_TYPES: 'at+jwt,' }, 'B2_OAUTH_TOKEN_TYPES must list token types such as at+jwt or JWT, separated by commas, none empty (got "at+jwt,").'],
+    [{ ...base, B2_OAUTH_TOKEN_TYPES: 'at jwt' }, /B2_OAUTH_TOKEN_TYPES must list token types/],
   ])('%o is refused', (env, message) => {
     expect(() => loadOAuthSettings(env)).toThrow(message);
   });
@@ -62,6 +67,7 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
     metadataUrl: 'http://localhost/.well-known/oauth-protected-resource/mcp',
     algorithms: ['RS256'],
     allowInsecureUrls: true,
+    tokenTypes: new Set(['at+jwt', 'jwt']),
     ...extra,
   });
 
@@ -101,6 +107,27 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
     expect(await unreachable.authenticate(`Bearer ${jwt}`)).toEqual({ status: 503, error: 'temporarily_unavailable', description: 'The keys of the authorization server could not be fetched.' });
     const wrongIssuer = createOAuthResourceServer(settingsFor({ issuer: `${issuer.issuer}/other` }));
     expect(await wrongIssuer.authenticate(`Bearer ${jwt}`)).toMatchObject({ status: 503 });
+  });
+
+  it('refuses a token issued in the future beyond the 60 s skew, by the server\'s clock', async () => {
+    const clock = 2_000_000_000_000;
+    const server = createOAuthResourceServer(settingsFor({ jwksUri: issuer.jwksUri }), { now: () => clock });
+    const issuedAt = async (offsetSeconds: number) => {
+      const iat = Math.floor(clock / 1000) + offsetSeconds;
+      return server.authenticate(`Bearer ${await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:read', iat, exp: iat + 600 })}`);
+    };
+    expect(await issuedAt(0)).toMatchObject({ ceiling: 'read-only' });
+    expect(await issuedAt(60)).toMatchObject({ ceiling: 'read-only' });
+    expect(await issuedAt(61)).toMatchObject({ status: 401, error: 'invalid_token', description: "The token's iat claim is not accepted." });
+    expect(await issuedAt(10 * 365 * 86_400)).toMatchObject({ status: 401, description: "The token's iat claim is not accepted." });
+  });
+
+  it('accepts only the configured token types', async () => {
+    const server = createOAuthResourceServer(settingsFor({ jwksUri: issuer.jwksUri, tokenTypes: new Set(['at+jwt']) }));
+    const typed = async (typ: string) => server.authenticate(`Bearer ${await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:read' }, { header: { typ } })}`);
+    expect(await typed('at+jwt')).toMatchObject({ ceiling: 'read-only' });
+    expect(await typed('Application/At+JWT')).toMatchObject({ ceiling: 'read-only' });
+    expect(await typed('JWT')).toMatchObject({ status: 401, description: "The token's typ header is not accepted." });
   });
 
   it('gives the same subject the same key, and another subject or issuer another', async () => {

@@ -31,6 +31,8 @@ export interface OAuthSettings {
   allowInsecureUrls: boolean;
   /** When set, only tokens whose `sub` is listed are accepted (B2_OAUTH_ALLOWED_SUBJECTS). */
   allowedSubjects?: ReadonlySet<string>;
+  /** The `typ` header values a token may carry, normalized (B2_OAUTH_TOKEN_TYPES). */
+  tokenTypes: ReadonlySet<string>;
 }
 
 const JWKS_MAX_AGE_MS = 10 * 60_000;
@@ -54,7 +56,7 @@ function url(name: string, value: string, allowInsecure: boolean): URL {
 /** The OAuth settings, or undefined when `B2_OAUTH_ISSUER` is unset (no token is asked for). */
 export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undefined {
   const issuer = readSetting(env, 'http', 'B2_OAUTH_ISSUER');
-  const dependents = ['B2_OAUTH_AUDIENCE', 'B2_OAUTH_JWKS_URI', 'B2_OAUTH_ALGORITHMS', 'B2_OAUTH_ALLOWED_SUBJECTS'] as const;
+  const dependents = ['B2_OAUTH_AUDIENCE', 'B2_OAUTH_JWKS_URI', 'B2_OAUTH_ALGORITHMS', 'B2_OAUTH_ALLOWED_SUBJECTS', 'B2_OAUTH_TOKEN_TYPES'] as const;
   if (issuer === undefined) {
     const stray = dependents.find((name) => env[name]?.trim());
     if (stray) throw new ConfigError(`${stray} needs B2_OAUTH_ISSUER.`);
@@ -85,7 +87,20 @@ export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undef
     algorithms,
     allowInsecureUrls,
     ...(allowedSubjects && { allowedSubjects }),
+    tokenTypes: tokenTypesOf(readSetting(env, 'http', 'B2_OAUTH_TOKEN_TYPES') as string),
   };
+}
+
+/** A `typ` as RFC 7515 §4.1.9 compares it: case-insensitive, `application/` implied. */
+const normalizedTokenType = (typ: string): string => typ.trim().toLowerCase().replace(/^application\//, '');
+
+/** B2_OAUTH_TOKEN_TYPES: comma-separated media types a token's `typ` header may name. */
+function tokenTypesOf(value: string): ReadonlySet<string> {
+  const types = value.split(',').map(normalizedTokenType);
+  if (types.some((typ) => !/^[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(typ))) {
+    throw new ConfigError(`B2_OAUTH_TOKEN_TYPES must list token types such as at+jwt or JWT, separated by commas, none empty (got "${value}").`);
+  }
+  return new Set(types);
 }
 
 /** B2_OAUTH_ALLOWED_SUBJECTS: comma-separated `sub` values, compared exactly. */
@@ -120,6 +135,18 @@ function scopesOf(payload: Record<string, unknown>): Set<string> {
   const { scope, scp } = payload;
   const listed = typeof scope === 'string' ? scope.split(' ') : Array.isArray(scp) ? scp.filter((s): s is string => typeof s === 'string') : [];
   return new Set(listed);
+}
+
+/**
+ * What jose leaves to the caller: the token type (an ID or logout token is not an access token),
+ * a subject that is a non-empty string (never an array that prints as one), and an issue time
+ * that is not in the future beyond the clock skew.
+ */
+function unacceptedPart(header: { typ?: unknown }, payload: Record<string, unknown>, tokenTypes: ReadonlySet<string>, nowMs: number): string | undefined {
+  if (typeof header.typ !== 'string' || !tokenTypes.has(normalizedTokenType(header.typ))) return 'typ header';
+  if (typeof payload.sub !== 'string' || payload.sub === '') return 'sub claim';
+  if (typeof payload.iat === 'number' && payload.iat > nowMs / 1000 + CLOCK_TOLERANCE_S) return 'iat claim';
+  return undefined;
 }
 
 /** Raised when the issuer's metadata or key set cannot be had: the client is not at fault. */
@@ -233,8 +260,9 @@ export function createOAuthResourceServer(
         return { status: 401, error: authorization ? 'invalid_request' : 'unauthorized', description, wwwAuthenticate: challenge(authorization ? 'invalid_request' : undefined) };
       }
       let payload: Record<string, unknown>;
+      let header: { typ?: unknown };
       try {
-        ({ payload } = await jwtVerify(match[1]!, getKey, {
+        ({ payload, protectedHeader: header } = await jwtVerify(match[1]!, getKey, {
           issuer: settings.issuer,
           audience: settings.audience,
           algorithms: [...settings.algorithms],
@@ -248,6 +276,9 @@ export function createOAuthResourceServer(
         if (error instanceof errors.JWTClaimValidationFailed) return invalid(`The token's ${error.claim} claim is not accepted.`);
         return invalid('The token could not be verified.');
       }
+      const unaccepted = unacceptedPart(header, payload, settings.tokenTypes, now());
+      if (unaccepted) return invalid(`The token's ${unaccepted} is not accepted.`);
+      const subject = payload.sub as string;
       const held = scopesOf(payload);
       const granted = OAUTH_SCOPES.find(({ scope }) => held.has(scope));
       if (!granted) {
@@ -255,10 +286,10 @@ export function createOAuthResourceServer(
         const scopes = OAUTH_SCOPES.map(({ scope }) => scope).join(' ');
         return { status: 403, error: 'insufficient_scope', description, wwwAuthenticate: challenge('insufficient_scope', description, scopes) };
       }
-      if (settings.allowedSubjects && !settings.allowedSubjects.has(String(payload.sub))) {
+      if (settings.allowedSubjects && !settings.allowedSubjects.has(subject)) {
         return { status: 403, error: 'access_denied', description: "The token's subject may not use this server.", wwwAuthenticate: challenge() };
       }
-      const key = createHash('sha256').update(`${settings.issuer}\0${String(payload.sub)}`).digest('hex').slice(0, 32);
+      const key = createHash('sha256').update(`${settings.issuer}\0${subject}`).digest('hex').slice(0, 32);
       return { key, ceiling: granted.profile };
     },
   };
