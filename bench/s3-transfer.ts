@@ -108,7 +108,7 @@ export async function benchS3Transfer(sizeBytes: number = GiB): Promise<S3Transf
         throw new Error('not used');
       },
       s3: async () => s3,
-      protectedValues: [key.applicationKeyId, key.applicationKey],
+      protectedValues: () => [key.applicationKeyId, key.applicationKey],
     };
     const tool = (name: string) => TOOL_CATALOG.find((t) => t.name === name)!;
     // Load the SDK and warm the connection path before measuring.

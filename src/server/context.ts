@@ -25,6 +25,9 @@ export interface ToolContext {
   secrets?: SecretStore;
   /** A non-secret id of the calling credential; idempotency keys are scoped to it. */
   callerId?: string;
-  /** What no local file may carry to B2: the server's and the caller's key ids and keys, and every configured secret. */
-  protectedValues: readonly string[];
+  /**
+   * What no local file may carry to B2: the server's and the caller's key ids and keys, every
+   * configured secret, and the secrets of keys and accounts this server created.
+   */
+  protectedValues(): readonly string[];
 }

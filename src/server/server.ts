@@ -116,7 +116,7 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
     s3: async () => (backends ? backends.s3() : missingCredentials()),
     secrets: runtime.secrets,
     callerId: binding.callerId,
-    protectedValues: binding.protectedValues,
+    protectedValues: () => [...binding.protectedValues, ...(runtime.secrets?.knownSecrets() ?? [])],
   };
   const warnedFallbacks = new Set<string>();
   const encoder: TextEncoder = {

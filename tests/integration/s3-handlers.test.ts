@@ -30,7 +30,7 @@ function contextWith(capabilities: ReadonlySet<string> | null): ToolContext {
     b2: unreachable,
     partner: unreachable,
     s3: async () => unreachable(),
-    protectedValues: [],
+    protectedValues: () => [],
   };
 }
 

@@ -5,7 +5,7 @@
  * - a steered model uploading the client's own configuration, which holds this server's key.
  * Each is refused before any byte moves, with a message that names B2_FILE_ROOT and never the key.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
@@ -119,6 +119,25 @@ describe('filePath never uploads the client configuration that holds this server
     writeFileSync(join(root(), 'report.txt'), 'quarterly numbers');
     const uploaded = await client.callTool('s3_put_object', { bucket: BUCKET, key: 'report.txt', filePath: 'report.txt' });
     expect(uploaded.isError, textOf(uploaded)).toBeFalsy();
+  });
+
+  test('a file holding the secret of a key this server created (kept in its ledger) is refused', async () => {
+    const ledger = join(home, '.b2-mcp', 'secrets.jsonl');
+    const withLedger = await connectToSandbox(sandbox, key, { env: { HOME: home, B2_MCP_PROFILE: 'full', B2_SECRET_SINK: 'file' } });
+    try {
+      const created = await withLedger.callTool('b2_create_key', { keyName: 'reader', capabilities: ['listFiles', 'readFiles'], idempotencyKey: 'reader-1', confirm: true });
+      expect(created.isError, textOf(created)).toBeFalsy();
+      const record = JSON.parse(readFileSync(ledger, 'utf8').trim().split('\n').at(-1)!) as { result: { applicationKey: string } };
+      const secret = record.result.applicationKey;
+      writeFileSync(join(root(), 'reader-key.txt'), `export B2_APPLICATION_KEY=${secret}\n`);
+      const before = await lastRequestSeq(sandbox);
+      const text = await refused('s3_put_object', { bucket: BUCKET, key: 'leak.txt', filePath: 'reader-key.txt' }, withLedger);
+      expect(text).toContain("holds this server's B2 key or another secret");
+      expect(text).not.toContain(secret);
+      expect((await requestsSince(sandbox, before)).filter((r) => r.operation === 'PutObject')).toEqual([]);
+    } finally {
+      await withLedger.close();
+    }
   });
 
   test('over HTTP in headers mode, a file holding the calling credential\'s own key is refused', async () => {

@@ -164,6 +164,20 @@ describe('durable-secret flow, inline mode', () => {
   });
 });
 
+describe('the secrets a store knows (no local file holding one is uploaded)', () => {
+  it('file mode: every secret in the ledger, also one another process wrote; inline mode: the ones it returned', async () => {
+    const { store, ledger } = fileStore();
+    expect(store.knownSecrets()).toEqual([]);
+    await createWithSecret(args(), contextFor(store).context, creation().spec);
+    const other = new FileSecretStore(new FileSecretSink(ledger.path));
+    await createWithSecret(args({ idempotencyKey: 'idem-2' }), contextFor(other).context, creation({ create: async () => ({ applicationKeyId: 'K9', applicationKey: `${CANARY}-2`, keyName: 'x' }) }).spec);
+    expect([...store.knownSecrets()].sort()).toEqual([CANARY, `${CANARY}-2`]);
+    const inline = new InlineSecretStore();
+    await createWithSecret(args(), contextFor(inline).context, creation().spec);
+    expect(inline.knownSecrets()).toEqual([CANARY]);
+  });
+});
+
 describe('opening the sink at start-up', () => {
   const blockedPath = () => {
     const dir = fresh();

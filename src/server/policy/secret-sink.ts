@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { accessSync, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { STRUCTURED_SECRET_KEYS } from './sanitize.js';
 
 /** Why a ledger cannot be used; the message names the rule, never a secret. */
 export class SecretSinkError extends Error {
@@ -42,6 +43,18 @@ export type IdempotencyLookup =
   | { kind: 'conflict' };
 
 const OWNER_ONLY = 0o077;
+
+const SECRET_FIELDS = new Set(STRUCTURED_SECRET_KEYS.map((name) => name.toLowerCase()));
+
+/** The secrets inside a created result: strings under the sanitizer's secret field names, at any depth. */
+export function secretValuesIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (value === null || typeof value !== 'object') return found;
+  for (const [name, field] of Object.entries(value)) {
+    if (typeof field === 'string' && SECRET_FIELDS.has(name.toLowerCase())) found.add(field);
+    else secretValuesIn(field, found);
+  }
+  return found;
+}
 
 function checkOwnerOnly(path: string, what: string, stat: { uid: number; mode: number }): void {
   const uid = process.getuid?.();
@@ -159,6 +172,13 @@ export class FileSecretSink {
     }
     this.index = index;
     return index;
+  }
+
+  /** Every secret the ledger holds. */
+  knownSecrets(): string[] {
+    const found = new Set<string>();
+    for (const record of this.load().values()) secretValuesIn(record.result, found);
+    return [...found];
   }
 
   /** Has this tool already created something for this idempotency key? */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sha256Hex, stable } from '../../contract/normalize.js';
-import type { FileSecretSink, SinkReceipt } from '../policy/secret-sink.js';
+import { secretValuesIn, type FileSecretSink, type SinkReceipt } from '../policy/secret-sink.js';
 import { ToolError, type ToolArgs } from '../tools/definition.js';
 
 export interface IdempotencyIds {
@@ -55,6 +55,8 @@ export interface SecretStore {
    * remembers only `redacted`. Throws `SecretSinkError` when the ledger cannot take it.
    */
   commit(tool: string, ids: IdempotencyIds, raw: unknown, redacted: unknown): Promise<SinkReceipt | undefined>;
+  /** The secrets of what was created (no local file holding one is uploaded). */
+  knownSecrets(): readonly string[];
 }
 
 const conflict = () =>
@@ -85,12 +87,18 @@ export class FileSecretStore implements SecretStore {
   async commit(tool: string, ids: IdempotencyIds, raw: unknown): Promise<SinkReceipt> {
     return this.ledger.append(tool, { key: ids.scopedKey, fingerprint: ids.fingerprint }, raw);
   }
+
+  knownSecrets(): readonly string[] {
+    return this.ledger.knownSecrets();
+  }
 }
 
 export class InlineSecretStore implements SecretStore {
   readonly mode = 'inline';
   private readonly done = new Map<string, { fingerprint: string; redacted: unknown }>();
   private readonly inFlight = new Set<string>();
+  /** The secrets returned once; kept only to refuse uploads of files that carry one. */
+  private readonly returned = new Set<string>();
 
   claim(tool: string, ids: IdempotencyIds): CreationClaim {
     const slot = `${tool}\0${ids.scopedKey}`;
@@ -108,9 +116,14 @@ export class InlineSecretStore implements SecretStore {
     return { release: () => this.inFlight.delete(slot) };
   }
 
-  async commit(tool: string, ids: IdempotencyIds, _raw: unknown, redacted: unknown): Promise<undefined> {
+  async commit(tool: string, ids: IdempotencyIds, raw: unknown, redacted: unknown): Promise<undefined> {
     this.done.set(`${tool}\0${ids.scopedKey}`, { fingerprint: ids.fingerprint, redacted });
+    secretValuesIn(raw, this.returned);
     return undefined;
+  }
+
+  knownSecrets(): readonly string[] {
+    return [...this.returned];
   }
 }
 

@@ -129,7 +129,7 @@ const putObject: ToolHandler = async (args, context) => {
   }>;
   if (a.content !== undefined && a.filePath !== undefined) throw badArguments('Give content or filePath, not both.');
   if (a.content === undefined && a.filePath === undefined) throw badArguments('Give content (base64; "" makes an empty object) or filePath.');
-  const body = a.content !== undefined ? decodeBase64(a.content) : await readLocalFile(context.config, a.filePath!, INLINE_OBJECT_BYTES, context.protectedValues);
+  const body = a.content !== undefined ? decodeBase64(a.content) : await readLocalFile(context.config, a.filePath!, INLINE_OBJECT_BYTES, context.protectedValues());
   if (body.length > INLINE_OBJECT_BYTES) {
     throw new ToolError(
       413,
