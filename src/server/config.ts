@@ -37,6 +37,7 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_MCP_OUTPUT_FORMAT', description: 'Text block of structured results: compact JSON, TOON, or `auto` (per result, whichever is estimated to need fewer tokens; clients must accept both shapes). `structuredContent` is always the canonical JSON.', values: ['json', 'toon', 'auto'], defaults: { stdio: 'json', http: 'json' } },
   { name: 'B2_DESTRUCTIVE_POLICY', description: 'Destructive and protection-weakening calls: ask for confirmation, refuse, or allow.', values: ['confirm', 'block', 'allow'], defaults: { stdio: 'confirm', http: 'block' } },
   { name: 'B2_DESTRUCTIVE_ELICITATION', description: 'Ask the human through MCP form elicitation when the client supports it.', values: ['on', 'off', 'true', 'false', '1', '0'], defaults: { stdio: 'on', http: 'on' } },
+  { name: 'B2_ELICITATION_TIMEOUT_MS', description: 'Longest a 2025-era client may leave a confirmation question unanswered; the call is then refused. The client\'s progress notifications do not extend it (over HTTP the question holds one in-flight slot meanwhile).', defaults: { stdio: '600000', http: '600000' } },
   { name: 'B2_SECRET_SINK', description: 'Where durable secrets (new keys, accounts) go: an owner-only file, inline in the result (explicit opt-in), or nowhere (those tools become unavailable stubs).', values: ['file', 'inline', 'off'], defaults: { stdio: 'file', http: 'off' } },
   { name: 'B2_SECRET_SINK_FILE', description: 'Absolute path of the secret ledger (JSON lines, mode 0600), created on first use.', defaults: { stdio: '~/.b2-mcp/secrets.jsonl' } },
   { name: 'B2_ALLOW_INLINE_SECRETS', description: 'Required opt-in for `B2_SECRET_SINK=inline` over HTTP.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
@@ -55,11 +56,12 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_HTTP_CREDENTIAL_MODE', description: 'Where the HTTP server gets the B2 key: per-request `X-B2-MCP-Key-Id`/`X-B2-MCP-Key` headers, or its own `B2_APPLICATION_KEY_ID`/`B2_APPLICATION_KEY` (credential headers are then rejected).', values: ['headers', 'server'], defaults: { http: 'headers' } },
   { name: 'B2_ALLOWED_HOSTS', description: 'Comma-separated `Host` values accepted over HTTP (an entry without a port matches any port); unset with `B2_ALLOWED_ORIGINS` unset means loopback only.' },
   { name: 'B2_ALLOWED_ORIGINS', description: 'Comma-separated exact `Origin` values accepted over HTTP; unset means the origin must match `B2_ALLOWED_HOSTS` (or be loopback).' },
-  { name: 'B2_TRUST_PROXY_HEADERS', description: 'Take the client address from `X-Forwarded-For` (first hop) or `X-Real-IP` for HTTP rate limits; only behind a trusted proxy.', values: ['true', 'false'], defaults: { http: 'false' } },
+  { name: 'B2_TRUST_PROXY_HEADERS', description: 'Take the client address for HTTP limits from `X-Forwarded-For` (the entry `B2_TRUSTED_PROXY_HOPS` from the end, as appended by your proxies), or `X-Real-IP` when there is none; only behind trusted proxies (docs/deploy.md).', values: ['true', 'false'], defaults: { http: 'false' } },
+  { name: 'B2_TRUSTED_PROXY_HOPS', description: 'With `B2_TRUST_PROXY_HEADERS=true`: how many trusted proxies append to `X-Forwarded-For` before the server (nginx alone: 1; a cloud load balancer in front of nginx: 2). Entries further left were written by the client and never count.', defaults: { http: '1' } },
   { name: 'B2_MCP_RATE_LIMIT_RPS', description: 'HTTP token-bucket refill rate per client address and per credential (requests per second).', defaults: { http: '60' } },
   { name: 'B2_MCP_RATE_LIMIT_BURST', description: 'HTTP token-bucket size per client address and per credential.', defaults: { http: '120' } },
-  { name: 'B2_MAX_SESSIONS', description: 'Most HTTP requests in flight at once, and most open 2025-era (legacy) sessions; more get 503 (to make room, the requesting client\'s own least recently used idle session is closed, or one of a client holding at least two more; never a smaller holder\'s).', defaults: { http: '1000' } },
-  { name: 'B2_MAX_SESSIONS_PER_KEY', description: 'Most HTTP requests in flight per client address or credential, and most open legacy sessions per credential; more get 429 (room is made as for `B2_MAX_SESSIONS`; a client is the credential or address plus its declared `clientInfo.name`, so local clients sharing an address keep their sessions).', defaults: { http: '20' } },
+  { name: 'B2_MAX_SESSIONS', description: 'Most HTTP requests in flight at once (each call of a 2025-03-26 batch counts), and most open 2025-era (legacy) sessions; more get 503 (to make room, the least recently used idle session of the requester\'s client address is closed, or one of an address holding at least two more; never a smaller holder\'s).', defaults: { http: '1000' } },
+  { name: 'B2_MAX_SESSIONS_PER_KEY', description: 'Most HTTP requests in flight per client address and per credential (a request counts against both), and most open legacy sessions per credential (or per address in `server` mode); more get 429, unless the owner\'s own least recently used idle session can be closed. A declared `clientInfo.name` plays no part.', defaults: { http: '20' } },
   { name: 'B2_MCP_REDIS_URL', description: 'Share the HTTP rate limits, in-flight caps and legacy-session ownership with every instance that names the same Redis (`redis://[:password@]host:port[/db]`, `rediss://` for TLS); unset keeps them in this process. See docs/scaling.md.' },
   { name: 'B2_MCP_REDIS_FAILURE', description: 'While Redis cannot be reached: `open` applies this instance\'s own limits (never none), `closed` answers 503; the outage is logged once, when it starts and when it ends.', values: ['open', 'closed'], defaults: { http: 'open' } },
   { name: 'B2_MCP_PUBLIC_URL', description: 'The URL clients reach the HTTP server at (e.g. `https://mcp.example.com`): the OAuth resource is `<url>/mcp`, its metadata `/.well-known/oauth-protected-resource/mcp`. Required with `B2_OAUTH_ISSUER`.' },
@@ -103,6 +105,8 @@ export interface ServerConfig {
   outputFormat: OutputFormat;
   destructivePolicy: DestructivePolicy;
   elicitation: boolean;
+  /** How long a 2025-era client may take to answer a confirmation question. */
+  elicitationTimeoutMs: number;
   secretSink: SecretSinkMode;
   secretSinkFile?: string;
   /** Why the secret tools are stubs although the sink was not switched off (set at start-up). */
@@ -220,6 +224,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
     throw new ConfigError(`B2_MAX_KEY_DURATION_SECONDS must be a positive whole number of seconds (got "${maxKeyDuration}").`);
   }
 
+  const elicitationTimeout = readSetting(env, transport, 'B2_ELICITATION_TIMEOUT_MS') as string;
+  if (!/^[1-9]\d{0,9}$/.test(elicitationTimeout)) {
+    throw new ConfigError(`B2_ELICITATION_TIMEOUT_MS must be a positive whole number of milliseconds (got "${elicitationTimeout}").`);
+  }
+
   const apiUrl = readSetting(env, transport, 'B2_API_URL') as string;
   try {
     const parsed = new URL(apiUrl);
@@ -241,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
     outputFormat: readSetting(env, transport, 'B2_MCP_OUTPUT_FORMAT') as OutputFormat,
     destructivePolicy: readSetting(env, transport, 'B2_DESTRUCTIVE_POLICY') as DestructivePolicy,
     elicitation: isTrue(readSetting(env, transport, 'B2_DESTRUCTIVE_ELICITATION')),
+    elicitationTimeoutMs: Number(elicitationTimeout),
     secretSink,
     secretSinkFile,
     keyPolicy: {

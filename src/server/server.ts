@@ -140,6 +140,8 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
           ...(config.promptsEnabled && { 'prompts/list': { ...APPROVED_CACHE_HINT } }),
         },
         maxToolInputElements: 20_000,
+        // A confirmation question left unanswered ends the call; progress cannot extend it (mcp-route.ts drops the client's).
+        inputRequired: { roundTimeoutMs: config.elicitationTimeoutMs },
       },
     );
 

@@ -259,30 +259,31 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       expect(await taken(other, 'refreshed')).toBe(true);
     });
 
-    it('moves a slot to its credential atomically, refusing a full one and keeping the old key', async () => {
+    it('counts a slot under its credential as well, atomically, refusing a full one and keeping the address counted', async () => {
       const [a, b] = [await open(), await open()];
       const slot = await slotFor(a, 'address-1');
-      expect(await slot.transfer('credential-x')).toBe('ok');
+      expect(await slot.countAlso('credential-x')).toBe('ok');
       expect(await taken(b, 'credential-x')).toBe('key');
-      expect(await taken(b, 'address-1')).toBe(true);
+      expect(await taken(b, 'address-1')).toBe('key');
       const other = await slotFor(b, 'address-2');
-      expect(await other.transfer('credential-x')).toBe('key');
+      expect(await other.countAlso('credential-x')).toBe('key');
       expect(await taken(a, 'address-2')).toBe('key');
       slot.release();
       await released(a, slot);
-      expect(await other.transfer('credential-x')).toBe('ok');
-      expect(await taken(a, 'address-2')).toBe(true);
+      expect(await taken(b, 'address-1')).toBe(true);
+      expect(await other.countAlso('credential-x')).toBe('ok');
       await released(b, other);
       expect(await taken(a, 'credential-x')).toBe(true);
+      expect(await taken(a, 'address-2')).toBe(true);
     });
 
-    it("refuses a transfer to a credential whose bucket is empty, counting the slot under the credential", async () => {
+    it("refuses a credential whose bucket is empty, counting the slot under the credential", async () => {
       const [a, b] = [await open(1), await open(1)];
       const first = await slotFor(a, 'address-3');
-      expect(await first.transfer('credential-y')).toBe('ok');
+      expect(await first.countAlso('credential-y')).toBe('ok');
       await released(a, first);
       const second = await slotFor(b, 'address-4');
-      expect(await second.transfer('credential-y')).toBe('rate');
+      expect(await second.countAlso('credential-y')).toBe('rate');
       expect(await taken(a, 'credential-y')).toBe('key');
       await released(b, second);
       clock.advance(1_000);

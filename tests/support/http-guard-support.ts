@@ -425,6 +425,123 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
       },
     ],
   },
+  {
+    name: 'trusted proxies that append to X-Forwarded-For',
+    env: { B2_MCP_RATE_LIMIT_RPS: '0.1', B2_MCP_RATE_LIMIT_BURST: '2', B2_TRUST_PROXY_HEADERS: 'true' },
+    cases: [
+      {
+        name: 'one proxy (nginx): the last entry is the client, whatever it wrote before it',
+        run: async (target) => {
+          // The client writes a new first entry each time; nginx appends the address it saw.
+          const statuses = [];
+          for (let i = 0; i < 3; i++) statuses.push((await get(target, { 'x-forwarded-for': `10.9.9.${i}, 192.0.2.50` })).status);
+          expect(statuses).toEqual([405, 405, 429]);
+          expect((await get(target, { 'x-forwarded-for': '192.0.2.50, 192.0.2.51' })).status).toBe(405);
+        },
+      },
+    ],
+  },
+  {
+    name: 'two trusted proxies (a cloud load balancer, then nginx)',
+    env: { B2_MCP_RATE_LIMIT_RPS: '0.1', B2_MCP_RATE_LIMIT_BURST: '2', B2_TRUST_PROXY_HEADERS: 'true', B2_TRUSTED_PROXY_HOPS: '2' },
+    cases: [
+      {
+        name: 'the entry two from the end is the client; the load balancer’s own address is not',
+        run: async (target) => {
+          const statuses = [];
+          for (let i = 0; i < 3; i++) statuses.push((await get(target, { 'x-forwarded-for': `10.8.8.${i}, 192.0.2.60, 10.0.0.1` })).status);
+          expect(statuses).toEqual([405, 405, 429]);
+          // Another client through the same load balancer has its own bucket.
+          expect((await get(target, { 'x-forwarded-for': '192.0.2.61, 10.0.0.1' })).status).toBe(405);
+        },
+      },
+    ],
+  },
+  {
+    name: 'deep JSON',
+    env: { B2_DESTRUCTIVE_POLICY: 'confirm' },
+    cases: [
+      {
+        name: 'a body nested past 64 levels is refused 400 (JSON-RPC -32600) before any credential is looked at',
+        run: async (target) => {
+          const depth = (MIB - 2) / 2;
+          const res = await target.send({ headers: JSON_HEADERS, body: '['.repeat(depth) + ']'.repeat(depth) });
+          expect([res.status, res.json()]).toEqual([400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the body nests arrays and objects deeper than 64 levels' } }]);
+          const inString = JSON.stringify(modernMessage('tools/list', { cursor: '['.repeat(1_000) }));
+          expect((await target.send({ headers: JSON_HEADERS, body: inString })).status).toBe(401);
+        },
+      },
+      {
+        name: 'deeply nested client capabilities on a gated call are a 400, not an internal error',
+        run: async (target) => {
+          const nested = (depth: number): unknown => (depth === 0 ? {} : { a: nested(depth - 1) });
+          const call = modernMessage('tools/call', { name: 'b2_delete_bucket', arguments: { bucketId: 'b1' } }) as { params: { _meta: Record<string, unknown> } };
+          call.params._meta['io.modelcontextprotocol/clientCapabilities'] = { elicitation: { form: {}, extra: nested(3_000) } };
+          const res = await target.send({ headers: { ...JSON_HEADERS, ...TENANT }, body: JSON.stringify(call) });
+          expect([res.status, (res.json() as { error: { code: number } }).error.code]).toEqual([400, -32600]);
+          call.params._meta['io.modelcontextprotocol/clientCapabilities'] = { elicitation: { form: {}, extra: nested(40) } };
+          const shallow = await target.send({ headers: { ...JSON_HEADERS, ...TENANT }, body: JSON.stringify(call) });
+          expect([shallow.status, shallow.text]).toEqual([200, expect.stringMatching(/"resultType":"input_required"/)]);
+        },
+      },
+    ],
+  },
+  {
+    name: 'JSON-RPC batches',
+    env: { B2_MAX_SESSIONS_PER_KEY: '2' },
+    cases: [
+      {
+        name: 'each call in a 2025-03-26 batch is admitted as its own call; MCP 2025-06-18 has no batches',
+        run: async (target) => {
+          const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+          const three = await post(target, [call(1), call(2), call(3)], TENANT);
+          expect([three.status, three.json()]).toEqual([429, { error: 'Too many requests in flight for this client' }]);
+          const two = await post(target, [call(1), call(2), { jsonrpc: '2.0', method: 'notifications/initialized' }], TENANT);
+          expect([two.status, two.text]).toEqual([200, expect.stringMatching(/"id":2/)]);
+          const refused = await post(target, [call(1)], { ...TENANT, 'mcp-protocol-version': '2025-06-18' });
+          expect([refused.status, refused.json()]).toEqual([
+            400,
+            { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: MCP 2025-06-18 has no JSON-RPC batches; send one message per request' } },
+          ]);
+        },
+      },
+    ],
+  },
+  {
+    name: 'legacy sessions, server credential mode',
+    env: { B2_HTTP_CREDENTIAL_MODE: 'server', B2_MAX_SESSIONS_PER_KEY: '4' },
+    cases: [
+      {
+        name: 'sessions opened under made-up client names cannot lock another client of the address out',
+        run: async (target) => {
+          const initialize = (name: string) => ({ ...legacyInitialize(), params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } } });
+          for (let i = 0; i < 4; i++) expect((await post(target, initialize(`squatter-${i}`))).status).toBe(200);
+          const desktop = await post(target, initialize('Claude Desktop'));
+          expect([desktop.status, desktop.header('mcp-session-id')]).toEqual([200, expect.any(String)]);
+          expect((await health(target)).activeSessions).toBe(4);
+        },
+      },
+    ],
+  },
+  {
+    name: 'legacy sessions, headers credential mode',
+    env: { B2_MAX_SESSIONS: '8', B2_MAX_SESSIONS_PER_KEY: '4', B2_TRUST_PROXY_HEADERS: 'true' },
+    cases: [
+      {
+        name: 'two keys × four client names from one address cannot lock another tenant out',
+        run: async (target) => {
+          const initialize = (name: string) => ({ ...legacyInitialize(), params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } } });
+          const squatter = { 'x-forwarded-for': '198.51.100.9' };
+          for (const key of [TENANT_A, TENANT_B]) {
+            for (let i = 0; i < 4; i++) expect((await post(target, initialize(`squatter-${i}`), { ...key, ...squatter })).status).toBe(200);
+          }
+          const tenant = await post(target, initialize('Claude Desktop'), { ...TENANT, 'x-forwarded-for': '203.0.113.5' });
+          expect([tenant.status, tenant.header('mcp-session-id')]).toEqual([200, expect.any(String)]);
+          expect((await health(target)).activeSessions).toBe(8);
+        },
+      },
+    ],
+  },
 ];
 
 /** Runs every guard suite against the targets `start` creates (one per suite). */

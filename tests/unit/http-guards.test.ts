@@ -87,16 +87,17 @@ describe('in-flight limiter', () => {
     expect(typeof limiter.acquire('a')).toBe('object');
   });
 
-  it('re-keys a slot from the client address to the credential, refusing a full credential', () => {
+  it('counts a slot under the credential as well, keeping the client address full, refusing a full credential', () => {
     const limiter = new InFlightLimiter(10, 1);
     const first = limiter.acquire('address:1');
     const second = limiter.acquire('address:2');
     if (typeof first === 'string' || typeof second === 'string') throw new Error('expected slots');
-    expect(first.rekey('credential:x')).toBe(true);
-    expect(typeof limiter.acquire('address:1')).toBe('object');
-    expect(second.rekey('credential:x')).toBe(false);
+    expect(first.countAlso('credential:x')).toBe(true);
+    expect(limiter.acquire('address:1')).toBe('key');
+    expect(second.countAlso('credential:x')).toBe(false);
     first.release();
-    expect(second.rekey('credential:x')).toBe(true);
+    expect(second.countAlso('credential:x')).toBe(true);
+    expect(typeof limiter.acquire('address:1')).toBe('object');
     expect(limiter.total).toBe(2);
   });
 });
@@ -156,6 +157,7 @@ describe('HTTP settings', () => {
       allowedHosts: [],
       allowedOrigins: [],
       trustProxyHeaders: false,
+      trustedProxyHops: 1,
       rateLimit: { perSecond: 60, burst: 120 },
       maxInFlight: 1000,
       maxInFlightPerKey: 20,
@@ -186,8 +188,8 @@ describe('legacy sessions', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
     });
-  const openSession = async (sessions: LegacySessions, owner: string, client?: string): Promise<string> => {
-    const lease = sessions.open(owner, factory, client);
+  const openSession = async (sessions: LegacySessions, owner: string, address = `from-${owner}`): Promise<string> => {
+    const lease = sessions.open(owner, address, factory);
     if (typeof lease === 'string') throw new Error(`refused: ${lease}`);
     const response = await lease.fetch(initialize());
     lease.release();
@@ -208,45 +210,43 @@ describe('legacy sessions', () => {
     const second = await openSession(sessions, 'b');
     now = 2;
     // Everyone holds one: a newcomer may not take anybody's.
-    expect(sessions.open('c', factory)).toBe('global');
+    expect(sessions.open('c', 'from-c', factory)).toBe('global');
     expect([alive(sessions, 'a', first), alive(sessions, 'b', second)]).toEqual([true, true]);
     // `b` opening again replaces its own session, not `a`'s older one.
     now = 3;
     const replacement = await openSession(sessions, 'b');
     expect([alive(sessions, 'a', first), alive(sessions, 'b', second), alive(sessions, 'b', replacement)]).toEqual([true, false, true]);
     const busy = sessions.resume('b', replacement) as LegacyLease;
-    expect(sessions.open('b', factory)).toBe('global');
+    expect(sessions.open('b', 'from-b', factory)).toBe('global');
     busy.release();
   });
 
-  it('a legacy initialize carries the declared client name (cut to 256 characters) for session fairness', async () => {
+  it('a legacy route counts the calls a batch makes and leaves out the client’s progress notifications', async () => {
     const headers = () => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
-    const body = (name: unknown) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } } }));
-    expect(await routeMcpRequest('POST', headers(), body('claude-desktop'))).toEqual({ kind: 'legacy', initialize: true, clientName: 'claude-desktop' });
-    expect(((await routeMcpRequest('POST', headers(), body('x'.repeat(300)))) as { clientName: string }).clientName).toHaveLength(256);
-    expect(await routeMcpRequest('POST', headers(), body(42))).toEqual({ kind: 'legacy', initialize: true });
-    const ping = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
-    expect(await routeMcpRequest('POST', { ...headers(), 'mcp-session-id': 's' }, ping)).toEqual({ kind: 'legacy', initialize: false, sessionId: 's' });
+    const encode = (message: unknown) => Buffer.from(JSON.stringify(message));
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'b2_list_buckets', arguments: {} } });
+    const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 0, progress: 1 } };
+    const initialize = encode({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'claude-desktop', version: '1' } } });
+    expect(await routeMcpRequest('POST', headers(), initialize)).toEqual({ kind: 'legacy', initialize: true, calls: 1, body: initialize });
+    const batch = encode([call(1), progress, call(2), { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    const routed = (await routeMcpRequest('POST', { ...headers(), 'mcp-session-id': 's' }, batch)) as { calls: number; body: Buffer };
+    expect([routed.calls, JSON.parse(Buffer.from(routed.body).toString())]).toEqual([2, [call(1), call(2), { jsonrpc: '2.0', method: 'notifications/initialized' }]]);
+    expect(await routeMcpRequest('POST', { ...headers(), 'mcp-session-id': 's' }, encode(progress))).toEqual({ kind: 'legacy', initialize: false, sessionId: 's', calls: 1 });
   });
 
-  it('in server credential mode, one local client opening 20 sessions keeps another local client’s session', async () => {
+  it('when globally full, room is made from the requester’s own address, then the biggest holder’s: never by the names or keys a client declares', async () => {
     let now = 0;
-    const owner = 'address:127.0.0.1';
-    const sessions = new LegacySessions(1000, 20, 60_000, () => now);
-    const theirs = await openSession(sessions, owner, 'claude-desktop');
-    const mine: string[] = [];
-    for (let i = 0; i < 20; i++) {
+    const sessions = new LegacySessions(4, 4, 60_000, () => now);
+    // One address opens four sessions under four made-up credentials.
+    const squatted: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      squatted.push(await openSession(sessions, `credential:made-up-${i}`, 'address:198.51.100.9'));
       now += 1;
-      mine.push(await openSession(sessions, owner, 'busy-client'));
     }
-    expect(alive(sessions, owner, theirs)).toBe(true);
-    expect(sessions.size).toBe(20);
-    // The busy client lost its own oldest session to stay within the address's 20.
-    expect(mine.map((id) => alive(sessions, owner, id))).toEqual([false, ...Array(19).fill(true)]);
-    // A third client takes room from the biggest holder, not from the one holding a single session.
-    now += 1;
-    const third = await openSession(sessions, owner, 'cursor');
-    expect([alive(sessions, owner, theirs), alive(sessions, owner, third), alive(sessions, owner, mine[1]!)]).toEqual([true, true, false]);
+    const theirs = await openSession(sessions, 'credential:tenant', 'address:203.0.113.5');
+    expect(alive(sessions, 'credential:tenant', theirs)).toBe(true);
+    expect(alive(sessions, 'credential:made-up-0', squatted[0]!)).toBe(false);
+    expect(sessions.size).toBe(4);
   });
 
   it('cap sessions per owner, evicting that owner’s own idle session first', async () => {
@@ -257,7 +257,7 @@ describe('legacy sessions', () => {
     expect(sessions.resume('a', mine)).toBe('not_found');
     (sessions.resume('b', theirs) as LegacyLease).release();
     const held = sessions.resume('a', replacement) as LegacyLease;
-    expect(sessions.open('a', factory)).toBe('key');
+    expect(sessions.open('a', 'from-a', factory)).toBe('key');
     held.release();
     expect(sessions.size).toBe(2);
   });

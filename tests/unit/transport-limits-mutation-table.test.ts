@@ -1,7 +1,7 @@
 /**
  * The HTTP limits through their public behaviour: token-bucket refill at the exact millisecond a
  * token is due (and one before), idle eviction only of buckets that are full again, in-flight
- * slots that move between keys and are released once.
+ * slots counted under more than one key and released once.
  */
 import { describe, expect, it } from 'vitest';
 import { InFlightLimiter, type InFlightSlot } from '../../src/server/transports/in-flight.js';
@@ -77,20 +77,20 @@ describe('in-flight slots', () => {
     expect(limiter.total).toBe(2);
   });
 
-  it('re-keying to the key it already holds succeeds even when that key is full', () => {
+  it('counting a slot again under a key it already has succeeds even when that key is full', () => {
     const limiter = new InFlightLimiter(10, 1);
     const held = slot(limiter.acquire('a'));
-    expect(held.rekey('a')).toBe(true);
+    expect(held.countAlso('a')).toBe(true);
     expect(limiter.acquire('a')).toBe('key');
     held.release();
     slot(limiter.acquire('a'));
   });
 
-  it('a released slot re-keys to nothing: it holds no key and counts nowhere', () => {
+  it('a released slot counts nowhere, whatever it is asked to count under', () => {
     const limiter = new InFlightLimiter(10, 1);
     const done = slot(limiter.acquire('a'));
     done.release();
-    expect(done.rekey('b')).toBe(true);
+    expect(done.countAlso('b')).toBe(true);
     expect(limiter.total).toBe(0);
     slot(limiter.acquire('b'));
     slot(limiter.acquire('a'));
@@ -98,17 +98,18 @@ describe('in-flight slots', () => {
     expect(limiter.total).toBe(2);
   });
 
-  it('a slot moved away frees its old key and fills the new one', () => {
+  it('a slot counted under the credential too keeps its address full until it is released, then frees both', () => {
     const limiter = new InFlightLimiter(10, 1);
-    const moving = slot(limiter.acquire('address'));
-    expect(moving.rekey('credential')).toBe(true);
+    const first = slot(limiter.acquire('address'));
+    expect(first.countAlso('credential')).toBe(true);
     expect(limiter.acquire('credential')).toBe('key');
-    const other = slot(limiter.acquire('address'));
-    expect(other.rekey('credential')).toBe(false);
     expect(limiter.acquire('address')).toBe('key');
-    moving.release();
+    const other = slot(limiter.acquire('elsewhere'));
+    expect(other.countAlso('credential')).toBe(false);
+    first.release();
     expect(limiter.total).toBe(1);
-    expect(other.rekey('credential')).toBe(true);
+    expect(other.countAlso('credential')).toBe(true);
     slot(limiter.acquire('address'));
+    expect(limiter.acquire('credential')).toBe('key');
   });
 });

@@ -6,8 +6,9 @@ import { createHostGuard, isLoopbackAddress } from './host-guard.js';
 import { CredentialFailure, credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
 import { MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
 import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
-import type { LimitSlot } from './limit-store.js';
-import { McpNameMismatch, RefusedArgumentKey, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
+import type { InFlightRefusal } from './in-flight.js';
+import type { LimitSlot, RateRefusal } from './limit-store.js';
+import { McpNameMismatch, RefusedArgumentKey, RefusedRequest, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
 import { inProcessState, SharedStateUnavailable, type SharedState } from './shared-state.js';
 import { createOAuthResourceServer, isResourceMetadataPath, type OAuthPrincipal, type OAuthRefusal } from './oauth.js';
 
@@ -48,6 +49,9 @@ export interface HttpService {
   closeSessions(): Promise<void>;
 }
 
+/** JSON-RPC `Invalid Request`. */
+const INVALID_REQUEST = -32600;
+
 /** Response or forwarded request headers by lower-case name. */
 type HeaderMap = Record<string, string>;
 
@@ -60,6 +64,12 @@ function jsonRpcError(status: number, id: JsonRpcId, code: number, message: stri
 }
 
 const retryLater = (status: 429 | 503, error: string): Response => json(status, { error }, { 'retry-after': '1' });
+
+function admissionRefusal(refusal: InFlightRefusal | RateRefusal): Response {
+  if (refusal === 'global') return retryLater(503, 'Server busy: too many requests in flight');
+  if (refusal === 'key') return retryLater(429, 'Too many requests in flight for this client');
+  return retryLater(429, 'Rate limit exceeded');
+}
 
 function oauthRefusal(refusal: OAuthRefusal): Response {
   const headers: HeaderMap = refusal.wwwAuthenticate ? { 'www-authenticate': refusal.wwwAuthenticate } : refusal.status === 503 ? { 'retry-after': '1' } : {};
@@ -78,6 +88,19 @@ const firstValue = (headers: HeaderRecord, name: string): string | undefined => 
   const value = headers[name];
   return (typeof value === 'string' ? value : undefined)?.trim() || undefined;
 };
+
+/**
+ * The client's address from `X-Forwarded-For` behind `hops` trusted proxies that each append the
+ * address they were reached from: the entry `hops` from the end. Entries before it were written by
+ * the client itself, so the first entry is never trusted unless the chain is that short.
+ */
+function forwardedClientAddress(forwardedFor: string, hops: number): string | undefined {
+  const entries = forwardedFor
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  return entries[Math.max(0, entries.length - hops)];
+}
 
 /** Errors that carry an HTTP status and a stable code (B2 credential and upstream failures while resolving a session). */
 function statusError(error: unknown): { status: number; code: string; message: string } | undefined {
@@ -150,8 +173,8 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
 
   const clientAddress = (headers: HeaderRecord, peer: PeerInfo): string => {
     if (settings.trustProxyHeaders) {
-      const forwardedFor = firstValue(headers, 'x-forwarded-for')?.split(',')[0]?.trim();
-      const proxied = forwardedFor || firstValue(headers, 'x-real-ip');
+      const forwardedFor = firstValue(headers, 'x-forwarded-for');
+      const proxied = (forwardedFor && forwardedClientAddress(forwardedFor, settings.trustedProxyHops)) || firstValue(headers, 'x-real-ip');
       if (proxied) return proxied;
     }
     return peer.address ?? 'unknown';
@@ -184,21 +207,21 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
   };
 
   const serveMcp = async (request: Request, peer: PeerInfo, method: string, headerRecord: HeaderRecord): Promise<Response> => {
-    const addressKey = `address:${clientAddress(headerRecord, peer)}`;
-    const slot = await limits.admit(addressKey);
-    if (slot === 'global') return retryLater(503, 'Server busy: too many requests in flight');
-    if (slot === 'key') return retryLater(429, 'Too many requests in flight for this client');
-    if (slot === 'rate') return retryLater(429, 'Rate limit exceeded');
+    const address = clientAddress(headerRecord, peer);
+    const slot = await limits.admit(`address:${address}`);
+    if (typeof slot === 'string') return admissionRefusal(slot);
+    // One slot per call the request makes (a 2025-03-26 batch makes several), each released once.
+    const slots = [slot];
     let lease: LegacyLease | undefined;
     const release = (): void => {
-      slot.release();
+      for (const held of slots) held.release();
       lease?.release();
     };
     request.signal.addEventListener('abort', release, { once: true });
     // The client may have gone while the slot was being taken (an abort event that already fired).
     if (request.signal.aborted) release();
     try {
-      return onBodyDone(await admitted(request, method, headerRecord, addressKey, slot, (opened) => (lease = opened)), release);
+      return onBodyDone(await admitted(request, method, headerRecord, address, slots, (opened) => (lease = opened)), release);
     } catch (error) {
       release();
       throw error;
@@ -209,10 +232,11 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     request: Request,
     method: string,
     headerRecord: HeaderRecord,
-    addressKey: string,
-    slot: LimitSlot,
+    address: string,
+    slots: LimitSlot[],
     holdLease: (lease: LegacyLease) => void,
   ): Promise<Response> => {
+    const addressKey = `address:${address}`;
     let principal: OAuthPrincipal | undefined;
     if (oauth) {
       const verdict = await oauth.authenticate(request.headers.get('authorization'));
@@ -238,8 +262,15 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     } catch (error) {
       // Bad arguments are an ordinary JSON-RPC error (HTTP 200), as the SDK answers them.
       if (error instanceof RefusedArgumentKey) return jsonRpcError(200, error.refusal.id, INVALID_PARAMS, error.refusal.message);
+      if (error instanceof RefusedRequest) return jsonRpcError(400, null, INVALID_REQUEST, error.message);
       if (!(error instanceof McpNameMismatch)) throw error;
       return jsonRpcError(400, error.id, -32020, error.message, { mismatch: { header: error.header, body: error.body } });
+    }
+
+    for (let call = 1; call < (route.kind === 'legacy' ? route.calls : 1); call++) {
+      const more = await limits.admit(addressKey);
+      if (typeof more === 'string') return admissionRefusal(more);
+      slots.push(more);
     }
 
     let session: CredentialSession;
@@ -251,9 +282,11 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       // The B2 credential, else the token's subject, is who the per-caller limits count.
       const callerKey = credentials ? `credential:${shared.credentialKey(credentials)}` : principal && `principal:${principal.key}`;
       if (callerKey) {
-        const transferred = await slot.transfer(callerKey);
-        if (transferred === 'key') return retryLater(429, `Too many requests in flight for this ${credentials ? 'credential' : 'principal'}`);
-        if (transferred === 'rate') return retryLater(429, 'Rate limit exceeded');
+        for (const held of slots) {
+          const counted = await held.countAlso(callerKey);
+          if (counted === 'key') return retryLater(429, `Too many requests in flight for this ${credentials ? 'credential' : 'principal'}`);
+          if (counted === 'rate') return retryLater(429, 'Rate limit exceeded');
+        }
         ownerKey = callerKey;
       }
       // A legacy session belongs to the token's subject and scope too: a narrower token cannot resume a wider session.
@@ -268,6 +301,10 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     }
 
     if (route.kind === 'modern') return forward(request, headers, body, handlerFor(session).fetch);
+    const legacyBody = route.body;
+    // Only the client's progress notifications were sent: nothing is delivered (see mcp-route.ts).
+    const deliver = (fetch: (request: Request) => Promise<Response>): Promise<Response> =>
+      legacyBody === undefined ? Promise.resolve(new Response(null, { status: 202 })) : forward(request, { ...headers, 'content-length': String(legacyBody.byteLength) }, legacyBody, fetch);
     if (route.sessionId !== undefined) {
       const resumed = sessions.resume(ownerKey, route.sessionId);
       if (resumed === 'not_found') {
@@ -277,14 +314,14 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
         return jsonRpcError(404, null, -32001, 'Session not found');
       }
       holdLease(resumed);
-      return forward(request, headers, body, resumed.fetch);
+      return deliver(resumed.fetch);
     }
-    if (!route.initialize) return forward(request, headers, body, handlerFor(session).fetch);
-    const opened = sessions.open(ownerKey, session.factory, route.clientName);
+    if (!route.initialize) return deliver(handlerFor(session).fetch);
+    const opened = sessions.open(ownerKey, address, session.factory);
     if (opened === 'global') return retryLater(503, 'Server busy: too many open sessions');
     if (opened === 'key') return retryLater(429, 'Too many open sessions for this client');
     holdLease(opened);
-    return forward(request, headers, body, opened.fetch);
+    return deliver(opened.fetch);
   };
 
   const route = async (request: Request, peer: PeerInfo, method: string, path: string): Promise<Response> => {

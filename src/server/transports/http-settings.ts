@@ -12,6 +12,8 @@ export interface HttpSettings {
   /** Exact `Origin` values accepted; empty means origins are matched like hosts. */
   allowedOrigins: readonly string[];
   trustProxyHeaders: boolean;
+  /** Trusted proxies that each append to `X-Forwarded-For`: the client's address is this many entries from the end. */
+  trustedProxyHops: number;
   rateLimit: { perSecond: number; burst: number };
   /** In-flight caps (and legacy-session caps): global ⇒ 503, per key ⇒ 429. */
   maxInFlight: number;
@@ -69,6 +71,7 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
     allowedHosts: list(readSetting(env, 'http', 'B2_ALLOWED_HOSTS')).map((host) => host.toLowerCase()),
     allowedOrigins: list(readSetting(env, 'http', 'B2_ALLOWED_ORIGINS')),
     trustProxyHeaders: readSetting(env, 'http', 'B2_TRUST_PROXY_HEADERS') === 'true',
+    trustedProxyHops: positiveNumber('B2_TRUSTED_PROXY_HOPS', readSetting(env, 'http', 'B2_TRUSTED_PROXY_HOPS'), true),
     rateLimit: {
       perSecond: positiveNumber('B2_MCP_RATE_LIMIT_RPS', readSetting(env, 'http', 'B2_MCP_RATE_LIMIT_RPS'), false),
       burst: positiveNumber('B2_MCP_RATE_LIMIT_BURST', readSetting(env, 'http', 'B2_MCP_RATE_LIMIT_BURST'), true),

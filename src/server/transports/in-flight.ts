@@ -1,10 +1,14 @@
-/** Counts requests in flight, globally and per key (client address, then credential). */
+/** Counts requests in flight, globally and per key (the client address, and the caller's credential or principal). */
 
 export type InFlightRefusal = 'global' | 'key';
 
 export interface InFlightSlot {
-  /** Moves this request's per-key count to another key; false (slot unchanged) if that key is full. */
-  rekey(key: string): boolean;
+  /**
+   * Counts this request under another key as well, keeping the keys it is already counted under
+   * (so a caller cannot empty its address's count by naming a credential); false (slot unchanged)
+   * if that key is full.
+   */
+  countAlso(key: string): boolean;
   /** Idempotent. */
   release(): void;
 }
@@ -37,21 +41,20 @@ export class InFlightLimiter {
     if (this.#keyFull(key)) return 'key';
     this.#total += 1;
     this.#add(key, 1);
-    let current: string | undefined = key;
+    let keys: Set<string> | undefined = new Set([key]);
     return {
-      rekey: (next) => {
-        if (current === undefined || next === current) return true;
+      countAlso: (next) => {
+        if (keys === undefined || keys.has(next)) return true;
         if (this.#keyFull(next)) return false;
-        this.#add(current, -1);
         this.#add(next, 1);
-        current = next;
+        keys.add(next);
         return true;
       },
       release: () => {
-        if (current === undefined) return;
-        this.#add(current, -1);
+        if (keys === undefined) return;
+        for (const held of keys) this.#add(held, -1);
         this.#total -= 1;
-        current = undefined;
+        keys = undefined;
       },
     };
   }

@@ -9,17 +9,18 @@ import type { SessionDirectory } from './shared-state.js';
  *
  * Sessions are bounded (globally and per owner: the credential, or the client address when the
  * server uses its own key), and idle sessions are closed by {@link LegacySessions.sweep}. When a
- * bound is reached, eviction stays with the client that holds too much: the requesting client's
- * own least recently used idle session goes first; failing that, one of the client holding the
- * most sessions, and only while it holds at least two more than the requester. A client is the
- * owner plus its declared `clientInfo.name`, so all local clients sharing 127.0.0.1 in server
- * credential mode keep their sessions when one of them opens many.
+ * bound is reached, eviction weighs only what a client cannot choose for itself: at the owner's
+ * bound, the owner's own least recently used idle session goes; at the global bound, one of the
+ * requester's client address, else one of the address holding the most sessions, and only while
+ * it holds at least two more than the requester's. A declared `clientInfo.name` plays no part (a
+ * client could declare a new one per session), and neither does a credential at the global bound
+ * (in `headers` mode a client can make up as many as it likes).
  */
 
 interface Session {
   owner: string;
-  /** Owner plus declared client name: whose sessions eviction weighs against each other. */
-  client: string;
+  /** The client address it was opened from: whose sessions eviction weighs against each other at the global bound. */
+  address: string;
   /** Assigned once `initialize` succeeds. */
   id?: string;
   transport?: WebStandardStreamableHTTPServerTransport;
@@ -64,12 +65,11 @@ export class LegacySessions {
   }
 
   /** Reserves room for a new session, built from `factory` by the lease's first (initialize) request. */
-  open(owner: string, factory: McpServerFactory, clientName = ''): LegacyLease | Exclude<LegacyRefusal, 'not_found'> {
-    const client = `${owner}\0${clientName}`;
-    if (this.#all.size >= this.maxTotal && !this.#evictFor(client, [...this.#all])) return 'global';
+  open(owner: string, address: string, factory: McpServerFactory): LegacyLease | Exclude<LegacyRefusal, 'not_found'> {
+    if (this.#all.size >= this.maxTotal && !this.#evictForAddress(address)) return 'global';
     const owned = [...this.#all].filter((s) => s.owner === owner);
-    if (owned.length >= this.maxPerOwner && !this.#evictFor(client, owned)) return 'key';
-    const session: Session = { owner, client, active: 0, lastUsed: this.now() };
+    if (owned.length >= this.maxPerOwner && !this.#closeOldestIdle(owned)) return 'key';
+    const session: Session = { owner, address, active: 0, lastUsed: this.now() };
     this.#all.add(session);
     const lease = this.#lease(session);
     return {
@@ -118,32 +118,28 @@ export class LegacySessions {
   }
 
   /**
-   * Makes room among `scope` for `client`: closes its own least recently used idle session, or
-   * else one of the biggest holder's while that holds at least two more; false if neither exists.
+   * Makes room for a session from `address`: closes that address's least recently used idle
+   * session, or else one of the biggest holder's while that holds at least two more; false if
+   * neither exists.
    */
-  #evictFor(client: string, scope: readonly Session[]): boolean {
-    const counts = new Map<string, number>();
-    for (const session of scope) counts.set(session.client, (counts.get(session.client) ?? 0) + 1);
-    const mine = counts.get(client) ?? 0;
-    const holders = [...counts].filter(([holder, count]) => holder === client || count >= mine + 2);
-    // Own sessions first, then the biggest holders.
-    holders.sort(([a, countA], [b, countB]) => Number(b === client) - Number(a === client) || countB - countA);
-    for (const [holder] of holders) {
-      const oldest = this.#oldestIdle(scope, holder);
-      if (oldest) {
-        void this.#close(oldest);
-        return true;
-      }
-    }
-    return false;
+  #evictForAddress(address: string): boolean {
+    const byAddress = new Map<string, Session[]>();
+    for (const session of this.#all) byAddress.set(session.address, [...(byAddress.get(session.address) ?? []), session]);
+    const mine = byAddress.get(address)?.length ?? 0;
+    const holders = [...byAddress].filter(([holder, held]) => holder === address || held.length >= mine + 2);
+    // The requester's own address first, then the biggest holders.
+    holders.sort(([a, heldA], [b, heldB]) => Number(b === address) - Number(a === address) || heldB.length - heldA.length);
+    return holders.some(([, held]) => this.#closeOldestIdle(held));
   }
 
-  #oldestIdle(scope: readonly Session[], client: string): Session | undefined {
+  /** Closes the least recently used idle session among `scope`; false if all are busy. */
+  #closeOldestIdle(scope: readonly Session[]): boolean {
     let oldest: Session | undefined;
     for (const session of scope) {
-      if (session.active === 0 && session.client === client && (!oldest || session.lastUsed < oldest.lastUsed)) oldest = session;
+      if (session.active === 0 && (!oldest || session.lastUsed < oldest.lastUsed)) oldest = session;
     }
-    return oldest;
+    if (oldest) void this.#close(oldest);
+    return oldest !== undefined;
   }
 
   #forget(session: Session): void {

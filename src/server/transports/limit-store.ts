@@ -7,11 +7,12 @@ export type RateRefusal = 'rate';
 /** One request's hold on the in-flight caps. */
 export interface LimitSlot {
   /**
-   * Moves the per-key count to another key, then takes a token from that key's bucket:
-   * `key` when that key is full (slot unchanged, no token taken), `rate` when its bucket is
-   * empty (the slot stays moved).
+   * Counts the request under another key too (the caller's credential or principal; the client
+   * address keeps counting it), then takes a token from that key's bucket: `key` when that key
+   * is full (slot unchanged, no token taken), `rate` when its bucket is empty (the slot stays
+   * counted under both).
    */
-  transfer(key: string): Promise<'ok' | 'key' | RateRefusal>;
+  countAlso(key: string): Promise<'ok' | 'key' | RateRefusal>;
   /** Idempotent. */
   release(): void;
 }
@@ -54,8 +55,8 @@ export class MemoryLimitStore implements LimitStore {
       return 'rate';
     }
     return {
-      transfer: async (next) => {
-        if (!slot.rekey(next)) return 'key';
+      countAlso: async (next) => {
+        if (!slot.countAlso(next)) return 'key';
         return this.#buckets.take(next) ? 'ok' : 'rate';
       },
       release: () => slot.release(),

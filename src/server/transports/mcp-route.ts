@@ -9,11 +9,14 @@ export type JsonRpcId = string | number | null;
  * - `protocol`: the SDK answers it (405, 415, parse errors, unsupported revisions) without a credential;
  * - `modern`: a 2026-07-28 envelope, served per request;
  * - `legacy`: 2025-era traffic (an `initialize` opens a session; a session id continues one).
+ *   `calls` counts its requests (a 2025-03-26 batch holds several), each admitted and limited as
+ *   one call; `body` is what to forward, without the client's progress notifications (see
+ *   {@link withoutClientProgress}), and absent when nothing is left to forward.
  */
 export type McpRoute =
   | { kind: 'protocol' }
   | { kind: 'modern'; id: JsonRpcId }
-  | { kind: 'legacy'; initialize: boolean; sessionId?: string; clientName?: string };
+  | { kind: 'legacy'; initialize: boolean; sessionId?: string; calls: number; body?: Uint8Array<ArrayBuffer> };
 
 /** An `Mcp-Name` header that disagrees with the body; answered 400 before any credential is looked at. */
 export class McpNameMismatch extends Error {
@@ -24,6 +27,14 @@ export class McpNameMismatch extends Error {
   ) {
     super(`Bad Request: the Mcp-Name header names "${header}" but the body names "${body}"`);
     this.name = 'McpNameMismatch';
+  }
+}
+
+/** A request the transport refuses before any credential is looked at (400, JSON-RPC `Invalid Request`). */
+export class RefusedRequest extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RefusedRequest';
   }
 }
 
@@ -51,7 +62,32 @@ function decodeHeaderValue(value: string): string {
 
 const encodeHeaderValue = (value: string): string => (HEADER_SAFE.test(value) ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`);
 
+/** Deepest nesting of arrays and objects a request body may have; no MCP message needs more. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether the JSON text `body` nests arrays and objects deeper than `limit`: one pass over the
+ * raw bytes, before anything parses it (a deep body costs the parser, and every walk of the parsed
+ * value after it, far more than its size). Brackets inside strings do not count.
+ */
+export function nestsDeeperThan(body: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i];
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+  return false;
+}
+
 function parseJson(body: Uint8Array): unknown {
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new RefusedRequest(`Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(new TextDecoder().decode(body));
   } catch {
@@ -64,27 +100,42 @@ function jsonRpcId(message: Record<string, unknown>): JsonRpcId {
 }
 
 const isInitialize = (message: unknown): boolean => isPlainObject(message) && message.method === 'initialize';
+const isRequest = (message: unknown): boolean => isPlainObject(message) && typeof message.method === 'string' && message.id !== undefined;
+const isClientProgress = (message: unknown): boolean => isPlainObject(message) && message.method === 'notifications/progress' && message.id === undefined;
 
-/** Longest declared client name kept; it only tells one client's sessions from another's. */
-const MAX_CLIENT_NAME = 256;
+/** The first revision without JSON-RPC batches (2025-03-26 had them). */
+const FIRST_REVISION_WITHOUT_BATCHES = '2025-06-18';
 
-/** The `clientInfo.name` an initialize declares (self-declared: used for fairness, never for access). */
-function declaredClientName(message: unknown): string | undefined {
-  const initialize = (Array.isArray(message) ? message : [message]).find(isInitialize) as Record<string, unknown> | undefined;
-  const params = initialize?.params;
-  const info = isPlainObject(params) ? params.clientInfo : undefined;
-  const name = isPlainObject(info) ? info.name : undefined;
-  return typeof name === 'string' ? name.slice(0, MAX_CLIENT_NAME) : undefined;
+/**
+ * The messages left once the client's progress notifications are taken out. This server asks a
+ * 2025-era client only for confirmations (form elicitation), and a progress notification about one
+ * would only restart its timeout: a client could hold the question, and the call's in-flight slot,
+ * open for ever.
+ */
+function withoutClientProgress(message: unknown): unknown[] {
+  return (Array.isArray(message) ? message : [message]).filter((entry) => !isClientProgress(entry));
+}
+
+function legacyRoute(message: unknown, body: Uint8Array<ArrayBuffer>, revision: string | undefined, sessionId: string | undefined): McpRoute {
+  if (Array.isArray(message) && revision !== undefined && revision >= FIRST_REVISION_WITHOUT_BATCHES) {
+    throw new RefusedRequest(`Invalid Request: MCP ${revision} has no JSON-RPC batches; send one message per request`);
+  }
+  const initialize = Array.isArray(message) ? message.some(isInitialize) : isInitialize(message);
+  const kept = withoutClientProgress(message);
+  const unchanged = kept.length === (Array.isArray(message) ? message.length : 1);
+  const forward = unchanged ? body : kept.length === 0 ? undefined : new TextEncoder().encode(JSON.stringify(Array.isArray(message) ? kept : kept[0]));
+  const calls = Math.max(1, kept.filter(isRequest).length);
+  return { kind: 'legacy', initialize, ...(sessionId && { sessionId }), calls, ...(forward && { body: forward }) };
 }
 
 /**
  * Classifies one request and, for modern envelopes, fills the standard headers a plain JSON-RPC
  * client may have left out (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) into `forwarded`.
- * Throws {@link McpNameMismatch} and {@link RefusedArgumentKey}.
+ * Throws {@link McpNameMismatch}, {@link RefusedArgumentKey} and {@link RefusedRequest}.
  */
-export async function routeMcpRequest(method: string, forwarded: Record<string, string>, body: Uint8Array): Promise<McpRoute> {
+export async function routeMcpRequest(method: string, forwarded: Record<string, string>, body: Uint8Array<ArrayBuffer>): Promise<McpRoute> {
   const sessionId = forwarded['mcp-session-id'];
-  if (method === 'DELETE') return sessionId ? { kind: 'legacy', initialize: false, sessionId } : { kind: 'protocol' };
+  if (method === 'DELETE') return sessionId ? { kind: 'legacy', initialize: false, sessionId, calls: 1, body } : { kind: 'protocol' };
   if (method !== 'POST') return { kind: 'protocol' };
   if (!isJsonContentType(forwarded['content-type'] ?? '')) return { kind: 'protocol' };
   const message = parseJson(body);
@@ -93,11 +144,7 @@ export async function routeMcpRequest(method: string, forwarded: Record<string, 
   if (refusal) throw new RefusedArgumentKey(refusal);
 
   const probe = new Request('http://localhost/mcp', { method: 'POST', headers: forwarded });
-  if (await isLegacyRequest(probe, message)) {
-    const initialize = Array.isArray(message) ? message.some(isInitialize) : isInitialize(message);
-    const clientName = initialize ? declaredClientName(message) : undefined;
-    return { kind: 'legacy', initialize, ...(sessionId && { sessionId }), ...(clientName !== undefined && { clientName }) };
-  }
+  if (await isLegacyRequest(probe, message)) return legacyRoute(message, body, forwarded['mcp-protocol-version']?.trim(), sessionId);
 
   if (!isPlainObject(message) || typeof message.method !== 'string' || !isPlainObject(message.params)) return { kind: 'protocol' };
   const meta = message.params._meta;

@@ -9,7 +9,7 @@ import { SharedStateUnavailable, type RedisFailureMode, type RedisSettings, type
 
 /**
  * Limits and session ownership in Redis, shared by every instance that names the same server.
- * Each decision (admit: a slot and the address's token; transfer: the credential's slot and
+ * Each decision (admit: a slot and the address's token; count also: the credential's slot and
  * token) is one Lua script, so concurrent instances cannot both take the last token or slot.
  * Time is this process's clock passed into the scripts (not Redis `TIME`), so instances
  * must keep their clocks in step (NTP). A slot carries an expiry that its holder keeps pushing
@@ -62,18 +62,17 @@ redis.call('PEXPIRE', KEYS[1], 2 * ttl)
 redis.call('PEXPIRE', KEYS[2], 2 * ttl)
 return 'ok'`;
 
-// KEYS[1] the slot's key set, KEYS[2] the new key's set, KEYS[3] the new key's bucket;
-// ARGV now, slot ttl, max per key, slot id, refill per ms, burst.
-const TRANSFER = `${TAKE_TOKEN}
+// KEYS[1] the new key's set, KEYS[2] its bucket; ARGV now, slot ttl, max per key, slot id, refill per ms, burst.
+// The slot stays counted under the keys it already has (the client address keeps counting it).
+const COUNT_ALSO = `${TAKE_TOKEN}
 local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
-if KEYS[1] ~= KEYS[2] then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 'key' end
-  redis.call('ZREM', KEYS[1], ARGV[4])
-  redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], 2 * ttl)
+if not redis.call('ZSCORE', KEYS[1], ARGV[4]) then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 'key' end
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], 2 * ttl)
 end
-if not take(KEYS[3], now, tonumber(ARGV[5]), tonumber(ARGV[6])) then return 'rate' end
+if not take(KEYS[2], now, tonumber(ARGV[5]), tonumber(ARGV[6])) then return 'rate' end
 return 'ok'`;
 
 // KEYS[1] session; ARGV instance id. Deletes the record only if this instance holds it.
@@ -83,7 +82,7 @@ return 0`;
 
 interface LimitCommands {
   admitSlot(all: string, set: string, bucket: string, now: number, ttlMs: number, maxTotal: number, maxPerKey: number, slot: string, perMs: number, burst: number): Promise<'ok' | InFlightRefusal | RateRefusal>;
-  transferSlot(from: string, to: string, bucket: string, now: number, ttlMs: number, maxPerKey: number, slot: string, perMs: number, burst: number): Promise<'ok' | 'key' | RateRefusal>;
+  countSlotAlso(set: string, bucket: string, now: number, ttlMs: number, maxPerKey: number, slot: string, perMs: number, burst: number): Promise<'ok' | 'key' | RateRefusal>;
   forgetSession(session: string, instance: string): Promise<number>;
 }
 
@@ -149,8 +148,8 @@ export interface RedisStateOptions {
 }
 
 class RedisLimitStore implements LimitStore {
-  /** Slots this instance holds in Redis: slot id → the per-key set it is counted in. */
-  readonly #held = new Map<string, string>();
+  /** Slots this instance holds in Redis: slot id → the per-key sets it is counted in. */
+  readonly #held = new Map<string, string[]>();
   readonly #fallback: MemoryLimitStore;
   readonly #instance = randomUUID();
   #counter = 0;
@@ -201,7 +200,7 @@ class RedisLimitStore implements LimitStore {
       return this.#unreachable(error, () => this.#fallback.admit(key));
     }
     if (verdict !== 'ok') return verdict;
-    this.#held.set(id, set);
+    this.#held.set(id, [set]);
     return this.#slot(id);
   }
 
@@ -209,13 +208,13 @@ class RedisLimitStore implements LimitStore {
     /** A local slot taken for the new key when Redis could not be reached to move this one. */
     let local: LimitSlot | undefined;
     return {
-      transfer: async (next) => {
-        const from = this.#held.get(id);
-        if (from === undefined) return 'ok';
-        const to = inFlightKey(next);
+      countAlso: async (next) => {
+        const sets = this.#held.get(id);
+        if (sets === undefined) return 'ok';
+        const set = inFlightKey(next);
         let verdict: 'ok' | 'key' | RateRefusal;
         try {
-          verdict = this.#succeeded(await this.client.transferSlot(from, to, bucketKey(next), Math.floor(this.now()), this.slotTtlMs, this.limits.maxInFlightPerKey, id, ...this.#refill));
+          verdict = this.#succeeded(await this.client.countSlotAlso(set, bucketKey(next), Math.floor(this.now()), this.slotTtlMs, this.limits.maxInFlightPerKey, id, ...this.#refill));
         } catch (error) {
           const fallback = await this.#unreachable(error, () => this.#fallback.admit(next));
           if (typeof fallback === 'string') return fallback === 'rate' ? 'rate' : 'key';
@@ -224,17 +223,18 @@ class RedisLimitStore implements LimitStore {
           return 'ok';
         }
         if (verdict === 'key') return verdict;
-        if (this.#held.has(id)) this.#held.set(id, to);
-        else this.#forget([to], id);
+        // Released while the script ran: take the new count back too.
+        if (!this.#held.has(id)) this.#forget([set], id);
+        else if (!sets.includes(set)) sets.push(set);
         return verdict;
       },
       release: () => {
         local?.release();
         local = undefined;
-        const set = this.#held.get(id);
-        if (set === undefined) return;
+        const sets = this.#held.get(id);
+        if (sets === undefined) return;
         this.#held.delete(id);
-        this.#forget([IN_FLIGHT_ALL, set], id);
+        this.#forget([IN_FLIGHT_ALL, ...sets], id);
       },
     };
   }
@@ -251,7 +251,10 @@ class RedisLimitStore implements LimitStore {
     if (this.#held.size === 0) return;
     const until = Math.floor(this.now()) + this.slotTtlMs;
     const pipeline = this.client.pipeline();
-    for (const [id, set] of this.#held) pipeline.zadd(IN_FLIGHT_ALL, until, id).zadd(set, until, id).pexpire(set, 2 * this.slotTtlMs);
+    for (const [id, sets] of this.#held) {
+      pipeline.zadd(IN_FLIGHT_ALL, until, id);
+      for (const set of sets) pipeline.zadd(set, until, id).pexpire(set, 2 * this.slotTtlMs);
+    }
     pipeline.pexpire(IN_FLIGHT_ALL, 2 * this.slotTtlMs);
     await this.availability.settle(pipeline.exec());
   }
@@ -311,7 +314,7 @@ export async function connectRedisState(
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   }) as LimitClient;
   client.defineCommand('admitSlot', { numberOfKeys: 3, lua: ADMIT });
-  client.defineCommand('transferSlot', { numberOfKeys: 3, lua: TRANSFER });
+  client.defineCommand('countSlotAlso', { numberOfKeys: 2, lua: COUNT_ALSO });
   client.defineCommand('forgetSession', { numberOfKeys: 1, lua: FORGET_SESSION });
   client.on('error', (error: unknown) => availability.failed(error));
   client.on('ready', () => availability.recovered());
