@@ -46,6 +46,7 @@ export default {
     "src/server/policy/token-estimate.ts",
     "src/server/policy/toon.ts",
     "src/server/s3/local-files.ts",
+    "src/server/s3/local-file-rules.ts",
     "src/server/tools/buckets.ts:57-74",
     "src/server/tools/files.ts:9-15",
     "src/server/tools/webhook-guard.ts",
