@@ -439,6 +439,15 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
           expect((await get(target, { 'x-forwarded-for': '192.0.2.50, 192.0.2.51' })).status).toBe(405);
         },
       },
+      {
+        name: 'an address written with its port (Azure Application Gateway) is one client whatever the port',
+        run: async (target) => {
+          const statuses = [];
+          for (const port of [50001, 50002, 50003]) statuses.push((await get(target, { 'x-forwarded-for': `192.0.2.70:${port}` })).status);
+          for (const port of [443, 444, 445]) statuses.push((await get(target, { 'x-forwarded-for': `[2001:db8::70]:${port}` })).status);
+          expect(statuses).toEqual([405, 405, 429, 405, 405, 429]);
+        },
+      },
     ],
   },
   {

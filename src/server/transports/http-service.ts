@@ -89,17 +89,23 @@ const firstValue = (headers: HeaderRecord, name: string): string | undefined => 
   return (typeof value === 'string' ? value : undefined)?.trim() || undefined;
 };
 
+/** An address as some proxies write it with the client's port (`192.0.2.7:51234`, `[2001:db8::1]:443`): without it. */
+const WITH_PORT = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9A-Fa-f:.]+)\]):\d{1,5}$/;
+
 /**
  * The client's address from `X-Forwarded-For` behind `hops` trusted proxies that each append the
  * address they were reached from: the entry `hops` from the end. Entries before it were written by
- * the client itself, so the first entry is never trusted unless the chain is that short.
+ * the client itself, so the first entry is never trusted unless the chain is that short. A port
+ * is dropped, or every connection would count as another client.
  */
 function forwardedClientAddress(forwardedFor: string, hops: number): string | undefined {
   const entries = forwardedFor
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
-  return entries[Math.max(0, entries.length - hops)];
+  const entry = entries[Math.max(0, entries.length - hops)];
+  const withPort = entry === undefined ? null : WITH_PORT.exec(entry);
+  return withPort ? (withPort[1] ?? withPort[2]) : entry;
 }
 
 /** Errors that carry an HTTP status and a stable code (B2 credential and upstream failures while resolving a session). */
