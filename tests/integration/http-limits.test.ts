@@ -75,6 +75,8 @@ describe('HTTP settings validation', () => {
     ['B2_HTTP_REQUEST_TIMEOUT_MS', '-5', 'B2_HTTP_REQUEST_TIMEOUT_MS must be a positive whole number (got "-5").'],
     ['B2_HTTP_CREDENTIAL_MODE', 'principal', 'B2_HTTP_CREDENTIAL_MODE must be one of headers, server (got "principal").'],
     ['B2_TRUST_PROXY_HEADERS', 'yes', 'B2_TRUST_PROXY_HEADERS must be one of true, false (got "yes").'],
+    ['B2_TRUSTED_PROXY_HOPS', '0', 'B2_TRUSTED_PROXY_HOPS must be a positive whole number (got "0").'],
+    ['B2_ELICITATION_TIMEOUT_MS', '1.5', 'B2_ELICITATION_TIMEOUT_MS must be a positive whole number of milliseconds (got "1.5").'],
     ['B2_OAUTH_AUDIENCE', 'https://mcp.example.com/mcp', 'B2_OAUTH_AUDIENCE needs B2_OAUTH_ISSUER.'],
   ])('%s=%s is a startup error', (name, value, message) => {
     const run = spawnSync(process.execPath, [SERVER_BIN, 'http', '--port', '0'], {
