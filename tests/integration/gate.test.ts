@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ALL_KEY_CAPABILITIES, connectToSandbox, createKey, mutations, startTestSandbox } from '../support/sandbox-harness.js';
 import { connectStdio, serverEnv, type ClientKind, type Connected, type ElicitAnswer } from '../support/server-harness.js';
 import { RawStdioServer } from './fuzz-support.js';
 
@@ -21,6 +25,19 @@ const TRIGGERING: Record<string, Record<string, unknown>> = {
 const SECRET_STUBS = ['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'];
 
 const textOf = (result: Record<string, unknown>): string => ((result.content as Array<{ text: string }>)[0]?.text ?? '');
+
+/** Declines every question the server asks, keeping its text. */
+function recordQuestions(client: Connected): string[] {
+  const messages: string[] = [];
+  (client.raw as { setRequestHandler: (method: string, handler: (request: { params: { message: string } }) => unknown) => void }).setRequestHandler(
+    'elicitation/create',
+    (request) => {
+      messages.push(request.params.message);
+      return { action: 'decline' };
+    },
+  );
+  return messages;
+}
 
 async function withClient<T>(kind: ClientKind, env: Record<string, string>, run: (c: Connected) => Promise<T>, elicit?: ElicitAnswer): Promise<T> {
   const client = await connectStdio(kind, serverEnv({ B2_MCP_PROFILE: 'full', ...env }), elicit);
@@ -113,19 +130,52 @@ describe('confirmation gate', () => {
 
   it('the question a client is shown names the tool and the call\'s targets', async () => {
     const client = await connectStdio('legacy', serverEnv({ B2_MCP_PROFILE: 'full' }), 'decline');
-    const messages: string[] = [];
+    const messages = recordQuestions(client);
     try {
-      (client.raw as { setRequestHandler: (method: string, handler: (request: { params: { message: string } }) => unknown) => void }).setRequestHandler(
-        'elicitation/create',
-        (request) => {
-          messages.push(request.params.message);
-          return { action: 'decline' };
-        },
-      );
       await client.callTool('s3_delete_object', { bucket: 'photos', key: 'cat.jpg', versionId: 'v7' });
       expect(messages).toEqual(['s3_delete_object would delete the object (bucket "photos", key "cat.jpg", versionId "v7"). Approve this call?']);
     } finally {
       await client.close();
+    }
+  });
+
+  it('the question names where data would go and what a new key could do, against the sandbox, and a decline changes nothing', async () => {
+    const sandbox = await startTestSandbox();
+    const ledgerDir = mkdtempSync(join(tmpdir(), 'gate-destinations-'));
+    const key = await createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES });
+    const env = { B2_MCP_PROFILE: 'full', B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: join(ledgerDir, 'secrets.jsonl') };
+    const client = await connectToSandbox(sandbox, key, { env, elicit: 'decline' });
+    const messages = recordQuestions(client);
+    try {
+      const before = (await mutations(sandbox)).length;
+      const hook = (name: string, url: string) => ({ name, eventTypes: ['b2:ObjectCreated:*'], isEnabled: true, targetConfiguration: { targetType: 'webhook', url } });
+      await client.callTool('b2_set_bucket_notification_rules', {
+        bucketId: 'bkt-1',
+        eventNotificationRules: [hook('audit', 'https://audit.example.com/in'), hook('copy', 'https://collector.attacker.example:8443/t/SECRET-PATH?x=1')],
+      });
+      await client.callTool('b2_update_bucket', {
+        bucketId: 'bkt-1',
+        replicationConfiguration: {
+          asReplicationSource: {
+            sourceApplicationKeyId: 'K-source',
+            replicationRules: [{ replicationRuleName: 'all', destinationBucketId: 'bkt-elsewhere', fileNamePrefix: '', includeExistingFiles: true, isEnabled: true, priority: 1 }],
+          },
+        },
+      });
+      await client.callTool('b2_create_key', { keyName: 'wide', capabilities: ['listFiles', 'readFiles', 'shareFiles', 'bypassGovernance'], idempotencyKey: 'k-1' });
+      await client.callTool('b2_create_key', { keyName: 'narrow', capabilities: ['readFiles'], bucketIds: ['bkt-1'], namePrefix: 'logs/', validDurationInSeconds: 3600, idempotencyKey: 'k-2' });
+      expect(messages).toEqual([
+        'b2_set_bucket_notification_rules would replace every event notification rule of the bucket (bucketId "bkt-1", 2 notification rules: "audit", "copy", sending events to webhooks ["https://audit.example.com", "https://collector.attacker.example:8443"]). Approve this call?',
+        'b2_update_bucket would change replication, copying data to another bucket (bucketId "bkt-1", replicating to destination buckets ["bkt-elsewhere"], reading with source key "K-source", copying existing files too). Approve this call?',
+        'b2_create_key would create a durable application key (keyName "wide", capabilities ["listFiles", "readFiles", "shareFiles", "bypassGovernance"], RISKY [shareFiles: can hand out download links to private files; bypassGovernance: can lift governance-mode retention and delete the files it protects], EVERY bucket of the account (unscoped), every file name, never expiring). Approve this call?',
+        'b2_create_key would create a durable application key (keyName "narrow", capabilities ["readFiles"], only buckets ["bkt-1"], only file names starting "logs/", expiring after 3600 seconds). Approve this call?',
+      ]);
+      expect(messages.join('\n')).not.toContain('SECRET-PATH');
+      expect((await mutations(sandbox)).length).toBe(before);
+    } finally {
+      await client.close();
+      await sandbox.close();
+      rmSync(ledgerDir, { recursive: true, force: true });
     }
   });
 });

@@ -113,6 +113,32 @@ describe('the question names the tool and its targets', () => {
     expect(describeTargets({ bucketId: 'B1', eventNotificationRules: [{ name: 'hook' }] }, sanitizer.text)).toBe('bucketId "B1", 1 notification rules: "hook"');
   });
 
+  it('destinations are all named, never summarised: every webhook host, every replication peer, every capability of a new key', () => {
+    const hooks = Array.from({ length: 7 }, (_, i) => ({ name: `h${i}`, targetConfiguration: { url: `https://host${i}.example/path-token-${i}` } }));
+    const webhooks = describeTargets({ bucketId: 'B', eventNotificationRules: [...hooks, { name: 'bad', targetConfiguration: { url: 'not a url' } }] }, sanitizer.text);
+    for (let i = 0; i < 7; i++) expect(webhooks).toContain(`"https://host${i}.example"`);
+    expect(webhooks).toContain('"(not a URL)"');
+    expect(webhooks).not.toContain('path-token');
+    const mapping = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`src-${i}`, `dst-${i}`]));
+    expect(describeTargets({ bucketId: 'B', replicationConfiguration: { asReplicationDestination: { sourceToDestinationKeyMapping: mapping } } }, sanitizer.text)).toBe(
+      'bucketId "B", accepting replicas written by source keys ["src-0", "src-1", "src-2", "src-3", "src-4", "src-5", "src-6"]',
+    );
+    const all = ['writeKeys', 'deleteKeys', 'writeBucketReplications', 'writeBucketNotifications', 'bypassGovernance', 'shareFiles'];
+    const key = describeTargets({ keyName: 'k', capabilities: all }, sanitizer.text);
+    expect(key.match(/RISKY \[(.*)\]/)?.[1]?.split('; ').map((entry) => entry.split(':')[0])).toEqual(all);
+    expect(key).toContain('EVERY bucket of the account (unscoped)');
+    expect(describeTargets({ keyName: 'k', capabilities: ['readFiles'], bucketIds: [], namePrefix: '' }, sanitizer.text)).toContain('EVERY bucket of the account (unscoped), every file name, never expiring');
+  });
+
+  it('destinations are sanitized like every other target', () => {
+    const message = describeTargets(
+      { keyName: 'k', capabilities: ['readFiles'], bucketIds: [CANARY], namePrefix: `x${CANARY}`, replicationConfiguration: { asReplicationSource: { sourceApplicationKeyId: CANARY, replicationRules: [] } } },
+      createSanitizer([CANARY]).text,
+    );
+    expect(message).not.toContain(CANARY);
+    expect(message).toContain('only buckets ["[redacted]"]');
+  });
+
   it('targets are sanitized, whitespace-collapsed and cut to 120 characters before display', () => {
     const message = describeTargets({ bucket: `x ${CANARY}`, key: 'line\nbreak\u001b[31m  end', fileName: 'n'.repeat(500) }, sanitizer.text);
     expect(message).not.toContain(CANARY);

@@ -3,6 +3,7 @@ import { inputRequired, inputResponse, type InputRequiredResult } from '@modelco
 import { compareCodePoints } from '../../contract/normalize.js';
 import type { DestructivePolicy } from '../config.js';
 import { ToolError, type ToolArgs } from '../tools/definition.js';
+import { describeDestinations } from './destinations.js';
 
 /** The key under which the confirmation form travels in `inputRequests` / `inputResponses`. */
 export const CONFIRMATION_INPUT_KEY = 'destructiveConfirmation';
@@ -119,7 +120,10 @@ function shown(value: unknown, display: (text: string) => string): string {
   return JSON.stringify(text.length > MAX_TARGET_CHARS ? `${text.slice(0, MAX_TARGET_CHARS - 3)}...` : text);
 }
 
-/** `bucket "b", key "k"`: what this exact call targets, so two pending approvals differ. */
+/**
+ * `bucket "b", key "k"`: what this exact call targets, so two pending approvals differ, then where
+ * it sends data and what a new key could do.
+ */
 export function describeTargets(args: ToolArgs, display: (text: string) => string): string {
   const parts = TARGET_ARGUMENTS.filter((name) => typeof args[name] === 'string' || typeof args[name] === 'number').map(
     (name) => `${name} ${shown(args[name], display)}`,
@@ -136,6 +140,7 @@ export function describeTargets(args: ToolArgs, display: (text: string) => strin
     parts.push(`${entries.length} ${label}${named.length > 0 ? `: ${named.join(', ')}${more}` : ''}`);
   }
   if (args.bypassGovernance === true) parts.push('bypassing governance retention');
+  parts.push(...describeDestinations(args, (value) => shown(value, display)));
   return parts.join(', ');
 }
 

@@ -5,9 +5,19 @@
  */
 import type { B2CreateKeyRequest } from '../b2/types.js';
 import type { KeyPolicy } from '../config.js';
-import { ToolError } from './definition.js';
+import { ToolError, type B2Capability } from './definition.js';
 
 export const KEY_MANAGEMENT_CAPABILITIES = ['listKeys', 'writeKeys', 'deleteKeys'] as const;
+
+/** What a capability lets the holder of a new key do beyond its own files: spelled out to the human who approves it. */
+export const KEY_CAPABILITY_RISKS = {
+  bypassGovernance: 'can lift governance-mode retention and delete the files it protects',
+  shareFiles: 'can hand out download links to private files',
+  writeKeys: 'can create more keys',
+  deleteKeys: 'can delete keys, locking their users out',
+  writeBucketReplications: 'can copy buckets into another account',
+  writeBucketNotifications: 'can send bucket events to any webhook',
+} as const satisfies Partial<Record<B2Capability, string>>;
 
 const violation = (message: string) => new ToolError(403, 'key_policy_violation', `${message} Ask the server's operator if this key is really needed.`);
 
