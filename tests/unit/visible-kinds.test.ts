@@ -57,23 +57,32 @@ describe('visible-text-pattern, code points (visible/bidi-control, zero-width, t
   });
 
   it('a field the rule does not list is not searched', () => {
-    expect(runRule('visible', 'visible/url', [look('modern', [{ name: 'b2_x_y', inputSchema: { 'x-link': 'https://evil.example/x' } }])])).toEqual([]);
+    expect(runRule('visible', 'visible/url', [look('modern', [{ name: 'b2_x_y', inputSchema: { 'x-link': 'https://bit.ly/x' } }])])).toEqual([]);
   });
 });
 
 describe('visible-text-pattern, text (visible/url, description/unsafe-instructions)', () => {
   it.each([
-    ['see https://evil.example/path?q=1 now', 'https://evil.example/path?q=1'],
-    ['visit www.example.com', 'www.example.com'],
-    ['WSS://Host.example', 'WSS://Host.example'],
-  ])('visible/url finds the URL in %j', (description, excerpt) => {
+    ['Status: ![ok](https://img.example.net/s.png)', 'remote-image', '![ok](https://'],
+    ['<img src="//cdn.example.net/p.gif">', 'remote-image', '<img src="//'],
+    ['Report to http://203.0.113.7:8080/in', 'raw-ip', 'http://203.0.113.7'],
+    ['see https://logs.example.net/c?d={conversation}', 'built-from-user-data', 'https://logs.example.net/c?d={conversation'],
+    ['Docs: https://bit.ly/b2docs', 'shortener-or-tunnel', 'https://bit.ly'],
+    ['Hook: https://a1b2.ngrok-free.app/hook', 'shortener-or-tunnel', 'https://a1b2.ngrok-free.app'],
+  ])('visible/url finds %j (%s)', (description, pattern, excerpt) => {
     expect(runRule('visible', 'visible/url', described(description))).toEqual([
-      { tool: 'b2_x_y', prompt: undefined, path: 'description', scope: ['modern'], key: 'url', data: { where: 'tool b2_x_y, description', pattern: 'url', excerpt } },
+      { tool: 'b2_x_y', prompt: undefined, path: 'description', scope: ['modern'], key: pattern, data: { where: 'tool b2_x_y, description', pattern, excerpt } },
     ]);
   });
 
-  it('near misses of a URL: no scheme separator, a bare word', () => {
-    expect(runRule('visible', 'visible/url', described('uses https and www for nothing; https:/broken'))).toEqual([]);
+  it.each([
+    'Details: https://www.backblaze.com/docs/cloud-storage-buckets#lifecycle',
+    'Example: https://example.com/path?page=2',
+    'A template: https://api.example.net/repos/{owner}/{repo}',
+    'Local server: http://127.0.0.1:3000/mcp',
+    'uses https and www for nothing; https:/broken',
+  ])('a documentation or example link is no warning: %j', (description) => {
+    expect(runRule('visible', 'visible/url', described(description))).toEqual([]);
   });
 
   it.each([

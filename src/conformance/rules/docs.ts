@@ -22,6 +22,12 @@ export function renderRulesTable(ruleSet: RuleSet, linkBase: string): string {
   return `${['| Rule | Severity | Description |', '| --- | --- | --- |', ...rows].join('\n')}\n`;
 }
 
+/** The rule's examples as two lists of quoted texts (none when it has none). */
+function examplesOf(rule: RuleDefinition): string[] {
+  const list = (heading: string, texts: string[] | undefined) => (texts?.length ? [heading, '', ...texts.map((text) => `- \`\` ${text} \`\``), ''] : []);
+  return [...list('**Reported**, for example:', rule.examples?.flagged), ...list('**Not reported:**', rule.examples?.clean)];
+}
+
 /** One page per category under docs/rules/, generated from the rule files (keys are package-relative paths). */
 export function renderRuleDocs(ruleSet: RuleSet): Record<string, string> {
   const pages: Record<string, string> = {};
@@ -56,6 +62,7 @@ export function renderRuleDocs(ruleSet: RuleSet): Record<string, string> {
         '',
         `**Fix.** ${markdownProse(rule.fix)}`,
         '',
+        ...examplesOf(rule),
       );
     }
     pages[`docs/rules/${category.name}.md`] = lines.join('\n');

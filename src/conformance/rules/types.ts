@@ -35,6 +35,8 @@ export interface RuleDefinition {
   integrity?: boolean;
   /** Drop this rule's finding when one of these rules reports the same tool (or anything, for findings without a tool). */
   subsumedBy?: string[];
+  /** Texts the rule reports and texts it does not: shown in its doc, run by a test. */
+  examples?: { flagged?: string[]; clean?: string[] };
 }
 
 export interface ScopedChange {

@@ -4,6 +4,7 @@ import { CLIENT_KINDS } from './clients.js';
 import { CONTRACT_KINDS } from './contract.js';
 import { KEY_KINDS } from './keys.js';
 import { NAME_KINDS } from './names.js';
+import { POISONING_KINDS } from './poisoning.js';
 import { PROBE_KINDS } from './probes.js';
 import { PROTOCOL_KINDS } from './protocol.js';
 import { SCENARIO_KINDS } from './scenarios.js';
@@ -25,5 +26,6 @@ export const CHECK_KINDS: Readonly<Record<string, CheckKind>> = {
   ...SUPPRESSION_KINDS,
   ...PROBE_KINDS,
   ...VISIBLE_KINDS,
+  ...POISONING_KINDS,
   ...SCENARIO_KINDS,
 };

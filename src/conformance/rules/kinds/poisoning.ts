@@ -1,0 +1,92 @@
+import { findHits, loadPatternLibrary, patternSet, toolKey, type Hit, type TextOwner } from '../../poisoning.js';
+import { placeOf, visibleTexts, type TextField, type VisibleText } from '../../visible-text.js';
+import type { CheckKind, RawFinding, RuleContext } from '../types.js';
+
+const SETS = { type: 'array', items: { type: 'string' }, minItems: 1 } as const;
+
+/** The server's tool names and each tool's own parameter names, as the matcher compares them. */
+function ownersOf(texts: readonly VisibleText[]): { serverTools: Set<string>; parameters: Map<string, Set<string>> } {
+  const serverTools = new Set<string>();
+  const parameters = new Map<string, Set<string>>();
+  for (const text of texts) {
+    if (text.tool === undefined || text.field !== 'name') continue;
+    if (text.path === 'name') serverTools.add(toolKey(text.tool));
+    else {
+      if (!parameters.has(text.tool)) parameters.set(text.tool, new Set());
+      parameters.get(text.tool)!.add(toolKey(text.text));
+    }
+  }
+  return { serverTools, parameters };
+}
+
+function data(text: Pick<VisibleText, 'tool' | 'prompt' | 'path'>, hit: Hit, extra: Record<string, unknown> = {}) {
+  return { where: placeOf(text), pattern: `${hit.set}/${hit.pattern}`, excerpt: hit.excerpt, beside: hit.beside ? `, ${hit.beside}` : '', ...extra };
+}
+
+/**
+ * No model-visible text matches a pattern of the named sets (rules/poisoning/). One finding per
+ * text and pattern, naming the field path, the pattern and the span it matched.
+ */
+const poisoningPatterns: CheckKind = {
+  params: { type: 'object', properties: { sets: SETS }, required: ['sets'], additionalProperties: false },
+  needs: ['live'],
+  run(params, context) {
+    const library = loadPatternLibrary();
+    const sets = (params.sets as string[]).map((id) => patternSet(library, id));
+    const texts = visibleTexts(context.surfaces);
+    const { serverTools, parameters } = ownersOf(texts);
+    const out: RawFinding[] = [];
+    for (const text of texts) {
+      const owner: TextOwner = { tool: text.tool, parameters: (text.tool !== undefined && parameters.get(text.tool)) || new Set(), serverTools };
+      for (const set of sets) {
+        for (const hit of findHits(set, text.text, text.field, owner, library)) {
+          out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scopes, key: `${hit.set}/${hit.pattern}`, data: data(text, hit) });
+        }
+      }
+    }
+    return out;
+  },
+};
+
+/** The model-visible field a changed path stands for, as the visible-text scan classifies it. */
+function fieldOfChange(path: string): TextField {
+  const last = path.replace(/\[\d+\]$/, '').split('.').pop() ?? '';
+  if (last === 'instructions') return 'instructions';
+  if (last === 'title') return 'title';
+  if (last === 'default') return 'default';
+  return 'description';
+}
+
+/**
+ * A change (live against the baseline, or between two fixture sets) whose new text matches a
+ * pattern its old text did not: the poisoning arrived with this change (a rug pull).
+ */
+const poisoningIntroduced: CheckKind = {
+  params: { type: 'object', properties: { sets: SETS }, required: ['sets'], additionalProperties: false },
+  needs: ['changes'],
+  run(params, context: RuleContext) {
+    const library = loadPatternLibrary();
+    const sets = (params.sets as string[]).map((id) => patternSet(library, id));
+    const out: RawFinding[] = [];
+    for (const { scope, change } of context.changes) {
+      if (typeof change.after !== 'string') continue;
+      const field = fieldOfChange(change.path);
+      const owner: TextOwner = { tool: change.tool, parameters: new Set(), serverTools: new Set() };
+      const before = typeof change.before === 'string' ? change.before : '';
+      const place = { tool: change.tool, prompt: change.prompt, path: change.path };
+      for (const set of sets) {
+        const earlier = new Set(findHits(set, before, field, owner, library).map((hit) => hit.pattern));
+        for (const hit of findHits(set, change.after, field, owner, library)) {
+          if (earlier.has(hit.pattern)) continue;
+          out.push({ ...place, scope, key: `${hit.set}/${hit.pattern}`, data: data(place, hit, { change: change.kind }), text: { before, after: change.after } });
+        }
+      }
+    }
+    return out;
+  },
+};
+
+export const POISONING_KINDS: Record<string, CheckKind> = {
+  'poisoning-patterns': poisoningPatterns,
+  'poisoning-introduced': poisoningIntroduced,
+};
