@@ -21,6 +21,7 @@ describe('OAuth settings', () => {
       tokenTypes: new Set(['at+jwt', 'jwt']),
     });
     expect(loadOAuthSettings({ ...base, B2_OAUTH_TOKEN_TYPES: 'application/AT+JWT' })?.tokenTypes).toEqual(new Set(['at+jwt']));
+    expect(loadOAuthSettings({ ...base, B2_OAUTH_TOKEN_TYPES: 'at+jwt,None' })?.tokenTypes).toEqual(new Set(['at+jwt', 'none']));
     expect(loadOAuthSettings({ ...base, B2_OAUTH_ALLOWED_SUBJECTS: ' alice , bob' })?.allowedSubjects).toEqual(new Set(['alice', 'bob']));
     expect(loadOAuthSettings({ ...base, B2_OAUTH_AUDIENCE: 'api://b2', B2_OAUTH_JWKS_URI: 'https://issuer.example/keys', B2_OAUTH_ALGORITHMS: 'ES256, RS256' })).toMatchObject({
       audience: 'api://b2',
@@ -128,6 +129,15 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
     expect(await typed('at+jwt')).toMatchObject({ ceiling: 'read-only' });
     expect(await typed('Application/At+JWT')).toMatchObject({ ceiling: 'read-only' });
     expect(await typed('JWT')).toMatchObject({ status: 401, description: "The token's typ header is not accepted." });
+  });
+
+  it('accepts a token without typ only when B2_OAUTH_TOKEN_TYPES lists none', async () => {
+    const untyped = async (tokenTypes: string[]) =>
+      createOAuthResourceServer(settingsFor({ jwksUri: issuer.jwksUri, tokenTypes: new Set(tokenTypes) })).authenticate(
+        `Bearer ${await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:read' }, { header: { typ: undefined } })}`,
+      );
+    expect(await untyped(['at+jwt', 'jwt'])).toMatchObject({ status: 401, description: "The token's typ header is not accepted." });
+    expect(await untyped(['at+jwt', 'none'])).toMatchObject({ ceiling: 'read-only' });
   });
 
   it('gives the same subject the same key, and another subject or issuer another', async () => {

@@ -94,7 +94,14 @@ export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undef
 /** A `typ` as RFC 7515 §4.1.9 compares it: case-insensitive, `application/` implied. */
 const normalizedTokenType = (typ: string): string => typ.trim().toLowerCase().replace(/^application\//, '');
 
-/** B2_OAUTH_TOKEN_TYPES: comma-separated media types a token's `typ` header may name. */
+/** The header's `typ`, normalized; `none` stands for a header without one (issuers that type no token). */
+function tokenTypeOf(header: { typ?: unknown }): string {
+  if (header.typ === undefined) return NO_TOKEN_TYPE;
+  return typeof header.typ === 'string' ? normalizedTokenType(header.typ) : '';
+}
+const NO_TOKEN_TYPE = 'none';
+
+/** B2_OAUTH_TOKEN_TYPES: comma-separated media types a token's `typ` header may name, or `none` for no `typ`. */
 function tokenTypesOf(value: string): ReadonlySet<string> {
   const types = value.split(',').map(normalizedTokenType);
   if (types.some((typ) => !/^[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(typ))) {
@@ -143,7 +150,7 @@ function scopesOf(payload: Record<string, unknown>): Set<string> {
  * that is not in the future beyond the clock skew.
  */
 function unacceptedPart(header: { typ?: unknown }, payload: Record<string, unknown>, tokenTypes: ReadonlySet<string>, nowMs: number): string | undefined {
-  if (typeof header.typ !== 'string' || !tokenTypes.has(normalizedTokenType(header.typ))) return 'typ header';
+  if (!tokenTypes.has(tokenTypeOf(header))) return 'typ header';
   if (typeof payload.sub !== 'string' || payload.sub === '') return 'sub claim';
   if (typeof payload.iat === 'number' && payload.iat > nowMs / 1000 + CLOCK_TOLERANCE_S) return 'iat claim';
   return undefined;
