@@ -1,6 +1,7 @@
 import type { ModernBlock } from '../contract/fixture.js';
 import type { ToolRename } from '../contract/artifact.js';
 import { compareCodePoints, stable, type NormalizedTool } from '../contract/normalize.js';
+import { declaredDialect } from './schema-dialects.js';
 
 /**
  * Every change the differ can name. Direction matters: for an input schema, anything that
@@ -30,6 +31,7 @@ export const TOOL_CHANGE_KINDS = [
   'output-schema-changed',
   'meta-changed',
   'schema-changed',
+  'schema-dialect-changed',
   'modern-block-changed',
   'instructions-changed',
 ] as const;
@@ -412,6 +414,7 @@ function diffSubschemas(a: Schema, b: Schema, path: string, emit: SchemaEmit): v
 }
 
 const HANDLED = new Set([
+  '$schema',
   'type',
   'enum',
   'const',
@@ -428,6 +431,23 @@ const HANDLED = new Set([
   'default',
 ]);
 
+/** The dialect a schema declares: `key` tells dialects apart, `label` is what a reader sees. */
+function dialectOf(schema: Schema): { key: string; label: string } {
+  const declared = declaredDialect(schema);
+  if (!declared.known) {
+    const text = JSON.stringify(declared.declared);
+    return { key: text, label: `unknown ${text}` };
+  }
+  return { key: declared.name, label: Object.hasOwn(schema, '$schema') ? declared.name : `${declared.name} (no $schema)` };
+}
+
+/** A change of the declared JSON Schema dialect; spellings of one dialect (http/https, `#`, none for 2020-12) are equal. */
+function diffDialect(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
+  const before = dialectOf(a);
+  const after = dialectOf(b);
+  if (before.key !== after.key) emit('schema-dialect-changed', joinPath(path, '$schema'), before.label, after.label);
+}
+
 /** Direction-aware comparison of two input schemas (`a` = before, `b` = after); equivalent spellings are equal. */
 export function diffSchema(before: unknown, after: unknown, path: string, emit: SchemaEmit): void {
   if (deepEqual(before, after)) return;
@@ -438,6 +458,7 @@ export function diffSchema(before: unknown, after: unknown, path: string, emit: 
   const a = canonicalSchema(before);
   const b = canonicalSchema(after);
   if (deepEqual(a, b)) return;
+  diffDialect(a, b, path, emit);
   diffType(a, b, path, emit);
   diffEnum(a, b, path, emit);
   diffBounds(a, b, path, emit);

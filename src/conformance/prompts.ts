@@ -110,6 +110,7 @@ const PROMPT_KIND_OF: Record<SchemaChangeKind, PromptChangeKind> = {
   'additional-properties-opened': 'prompt-argument-widened',
   'default-changed': 'prompt-argument-meta-changed',
   'meta-changed': 'prompt-argument-meta-changed',
+  'schema-dialect-changed': 'prompt-argument-meta-changed',
 };
 
 function diffRequirements(prompt: string, path: 'requiredTools' | 'requiredCapabilities', before: readonly string[] | undefined, after: readonly string[] | undefined): Change[] {

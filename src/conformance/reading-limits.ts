@@ -60,7 +60,16 @@ export function parseByteSize(text: string): number | undefined {
 
 /** Depth of a JSON value (a scalar is 0, `{}` is 1), measured without recursion. */
 export function nestingDepth(value: unknown): number {
+  return jsonExtent(value).depth;
+}
+
+/**
+ * Depth and member count (object keys and array items, at every level) of a JSON value, in one
+ * pass without recursion.
+ */
+export function jsonExtent(value: unknown): { depth: number; members: number } {
   let deepest = 0;
+  let members = 0;
   const nodes: object[] = [];
   const depths: number[] = [];
   if (value !== null && typeof value === 'object') {
@@ -71,14 +80,24 @@ export function nestingDepth(value: unknown): number {
     const node = nodes.pop()!;
     const depth = depths.pop()!;
     if (depth > deepest) deepest = depth;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+    // for…in over a parsed JSON object: own keys only, and no array of its values to allocate.
+    for (const key in node) {
+      members++;
+      const child = (node as Record<string, unknown>)[key];
       if (child === null || typeof child !== 'object') continue;
       nodes.push(child);
       depths.push(depth + 1);
     }
   }
-  return deepest;
+  return { depth: deepest, members };
 }
+
+/**
+ * Most members (object keys and array items, all levels together) one tool part may hold to be
+ * judged: far beyond any real schema (tens of thousands of tokens for one tool), and few enough
+ * that every rule, the diff and the report stay linear and fast on it.
+ */
+export const MAX_PART_MEMBERS = 20_000;
 
 /** Levels above a tool part in a `tools/list` answer: message, result, tools, tool. */
 const PART_DEPTH_IN_MESSAGE = 4;
@@ -86,21 +105,35 @@ const PART_DEPTH_IN_MESSAGE = 4;
 /** The parts of a listed tool that hold nested JSON; the whole tool is bounded part by part. */
 const TOOL_PARTS = ['inputSchema', 'outputSchema', 'annotations', '_meta'] as const;
 
-/** A tool part deeper than MAX_NESTING, replaced before the SDK client saw it. */
+/** A tool part deeper than MAX_NESTING or larger than MAX_PART_MEMBERS, replaced before the SDK client saw it. */
 export interface BoundedPart {
   tool: string;
   part: (typeof TOOL_PARTS)[number];
   depth: number;
+  members: number;
 }
 
+/** Whether a tool part this deep is replaced on arrival (its message would nest too deep). */
+export function partTooDeep(depth: number): boolean {
+  return depth > MAX_NESTING - PART_DEPTH_IN_MESSAGE;
+}
+
+/** Whether a tool part with this many members is replaced on arrival. */
+export function partTooLarge(members: number): boolean {
+  return members > MAX_PART_MEMBERS;
+}
+
+/** Top-level entries a stand-in keeps: a part may be too large at its very top. */
+const STAND_IN_KEYS = 64;
+
 /**
- * What stands in for a part too deep to pass on: its top level, with every object or array in it
- * emptied (the root keywords stay visible to the rules; the SDK's tool shape still holds).
+ * What stands in for a part too deep or too large to pass on: its top level, with every object or array in it
+ * emptied and at most STAND_IN_KEYS entries kept (the root keywords stay visible to the rules; the SDK's tool shape still holds).
  */
 function standIn(part: BoundedPart['part'], value: unknown): unknown {
   const top: Record<string, unknown> = {};
   if (isRecord(value)) {
-    for (const [key, child] of Object.entries(value)) {
+    for (const [key, child] of Object.entries(value).slice(0, STAND_IN_KEYS)) {
       const emptied = child === null || typeof child !== 'object' ? child : Array.isArray(child) ? [] : {};
       Object.defineProperty(top, key, { value: emptied, enumerable: true, writable: true, configurable: true });
     }
@@ -115,20 +148,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Bound one incoming JSON-RPC message. Tools of a `tools/list` result whose parts nest too deep
- * get a stand-in part (recorded in `bounded`, so schema/limits reports them); any other message
- * that nests too deep is refused.
+ * or hold too many members get a stand-in part (recorded in `bounded`, so schema/limits reports
+ * them); any other message that nests too deep is refused.
  */
 export function boundMessage(message: unknown, where: string, bounded: BoundedPart[]): void {
-  if (nestingDepth(message) <= MAX_NESTING) return;
   const result = isRecord(message) ? message.result : undefined;
   const tools = isRecord(result) && Array.isArray(result.tools) ? result.tools : [];
   for (const tool of tools) {
     if (!isRecord(tool)) continue;
     for (const part of TOOL_PARTS) {
       if (!Object.hasOwn(tool, part)) continue;
-      const depth = nestingDepth(tool[part]);
-      if (depth <= MAX_NESTING - PART_DEPTH_IN_MESSAGE) continue;
-      bounded.push({ tool: typeof tool.name === 'string' ? tool.name : String(tool.name), part, depth });
+      const { depth, members } = jsonExtent(tool[part]);
+      if (!partTooDeep(depth) && !partTooLarge(members)) continue;
+      bounded.push({ tool: typeof tool.name === 'string' ? tool.name : String(tool.name), part, depth, members });
       tool[part] = standIn(part, tool[part]);
     }
   }

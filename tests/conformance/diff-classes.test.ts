@@ -50,6 +50,12 @@ const CHANGES: Change[] = [
   { kind: 'meta-changed', surface: (s) => void (toolOf(s, 'b2_list_buckets')._meta = { 'example.com/tier': 'gold' }), at: { tool: 'b2_list_buckets', path: '_meta' } },
   { kind: 'schema-changed', surface: (s) => void (toolOf(s, 's3_put_object').inputSchema!.dependentRequired = { body: ['key'] }), at: { tool: 's3_put_object', path: 'inputSchema.dependentRequired' } },
   {
+    // At the root the contract's own rule (schema/json-schema-2020) would fire too: a subschema declaring another dialect is the diff alone.
+    kind: 'schema-dialect-changed',
+    surface: (s) => void (propsOf(s, 's3_put_object').key!.$schema = 'http://json-schema.org/draft-07/schema#'),
+    at: { tool: 's3_put_object', path: 'inputSchema.properties.key.$schema' },
+  },
+  {
     kind: 'modern-block-changed',
     surface: (s) => void (s.cacheHints = { 'tools/list': { ttlMs: 30_000, cacheScope: 'public' }, 'server/discover': { ttlMs: 30_000, cacheScope: 'public' } }),
     at: { path: 'modern.toolsListCacheHint' },

@@ -82,10 +82,17 @@ describe.concurrent('hostile schemas are findings in a complete report (exit 1)'
     expect(findingsOf(outcome.report, 'schema/input-root')).toEqual([]);
   });
 
-  test('20,000 properties in one object', async () => {
-    const outcome = await checkStdio(['wide', '20000'], '--era', 'modern');
+  test('5,000 properties in one object: within what is judged whole, the property count is named', async () => {
+    const outcome = await checkStdio(['wide', '5000'], '--era', 'modern');
     expect(outcome.code, outcome.stderr).toBe(1);
-    expect(findingsOf(outcome.report, 'schema/limits').map((finding) => finding.message)).toEqual(['Tool b2_list_wide: inputSchema.properties breaks the property count limit (20000, allowed 256)']);
+    expect(findingsOf(outcome.report, 'schema/limits').map((finding) => finding.message)).toEqual(['Tool b2_list_wide: inputSchema.properties breaks the property count limit (5000, allowed 256)']);
+  });
+
+  test('200,000 properties, each with a backtracking pattern: cut on arrival, one size finding and nothing else about it', async () => {
+    const outcome = await checkStdio(['wide', '200000', "'^(a+)+$'"], '--era', 'modern');
+    expect(outcome.code, outcome.stderr).toBe(1);
+    expect(findingsOf(outcome.report, 'schema/limits').map((finding) => finding.message)).toEqual(['Tool b2_list_wide: inputSchema breaks the size (keys and array items) limit (600003, allowed 20000)']);
+    expect((outcome.report?.findings ?? []).filter((finding) => finding.tool === 'b2_list_wide').map((finding) => finding.ruleId)).toEqual(['diff/tool-added', 'schema/limits']);
   });
 
   test('$ref cycles', async () => {
@@ -247,9 +254,24 @@ describe('reading limits', () => {
     const message = { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'b2_deep', inputSchema: { $schema: 'x', ...(deep as object) } }, { name: 'b2_flat', inputSchema: { type: 'object' } }] } };
     const bounded: BoundedPart[] = [];
     boundMessage(message, 'a stdout line', bounded);
-    expect(bounded).toEqual([{ tool: 'b2_deep', part: 'inputSchema', depth: 601 }]);
+    expect(bounded).toEqual([{ tool: 'b2_deep', part: 'inputSchema', depth: 601, members: 902 }]);
     expect(message.result.tools[0]!.inputSchema).toEqual({ $schema: 'x', type: 'object', properties: {} });
     expect(() => boundMessage({ jsonrpc: '2.0', id: 2, result: { other: deep } }, 'an SSE event', [])).toThrow(new ReadLimitError('nesting', 256, 'an SSE event'));
+  });
+
+  test('a tool part with more than 20,000 keys and array items is replaced and recorded, however shallow', () => {
+    const wide = (count: number) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: count }, (_, index) => [`p${index}`, { type: 'string' }])) });
+    // type, properties, and two members per property: 2 + 2 × 9,999 = 20,000, the most kept.
+    const message = { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'kept', inputSchema: wide(9_999) }, { name: 'cut', inputSchema: wide(10_000), _meta: { list: Array.from({ length: 20_001 }, () => 0) } }] } };
+    const bounded: BoundedPart[] = [];
+    boundMessage(message, 'a stdout line', bounded);
+    expect(bounded).toEqual([
+      { tool: 'cut', part: 'inputSchema', depth: 3, members: 20_002 },
+      { tool: 'cut', part: '_meta', depth: 2, members: 20_002 },
+    ]);
+    expect(Object.keys(message.result.tools[0]!.inputSchema.properties)).toHaveLength(9_999);
+    expect(message.result.tools[1]!.inputSchema).toEqual({ type: 'object', properties: {} });
+    expect(message.result.tools[1]!._meta).toEqual({ list: [] });
   });
 
   test('the tools/list answer is bounded across its pages', () => {

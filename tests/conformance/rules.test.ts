@@ -63,7 +63,8 @@ const VARIANTS: Variant[] = [
       items.webhookToken = { type: 'string' };
     },
   },
-  { rule: 'schema/json-schema-2020', rewrites: [{ resultKey: 'tools', path: 'tools.2.inputSchema.properties.bucketName.type', set: 'strin' }] },
+  { rule: 'schema/json-schema-2020', rewrites: [{ resultKey: 'tools', path: 'tools.2.inputSchema.$schema', set: 'http://json-schema.org/draft-07/schema#' }] },
+  { rule: 'schema/valid-in-dialect', rewrites: [{ resultKey: 'tools', path: 'tools.2.inputSchema.properties.bucketName.type', set: 'strin' }] },
   { rule: 'schema/input-root', surface: (s) => void delete toolOf(s, 'b2_list_buckets').inputSchema!.$schema },
   { rule: 'schema/limits', surface: (s) => void (propsOf(s, 's3_put_object').deep = nested(17)) },
   { rule: 'schema/pattern-backtracking', surface: (s) => void (propsOf(s, 's3_put_object').key!.pattern = '^([a-z0-9]+)*$') },

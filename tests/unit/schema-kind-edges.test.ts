@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
-import { metaSchemaErrors } from '../../src/conformance/rules/kinds/schema.js';
+import { metaSchemaErrors } from '../../src/conformance/schema-dialects.js';
 import { contextOf, surface } from '../support/rule-context.js';
 
 /** The schema kinds' edges: reference resolution, meta-schema paths, which keys are judged at all. */
@@ -23,13 +23,13 @@ describe('schema-compiles: where a meta-schema error is', () => {
     expect(paths(schema)).toEqual([path]);
   });
 
-  it('the dialect decides the validator: 2020-12 (with or without #), none, or another one', () => {
-    expect(metaSchemaErrors({ type: 'string' })).toBeUndefined();
+  it('2020-12 (with or without #) and no $schema are judged by the precompiled 2020-12 validator', () => {
+    expect(metaSchemaErrors({ type: 'string' }, '2020-12')).toBeUndefined();
     for (const declared of [{ $schema: 'https://json-schema.org/draft/2020-12/schema' }, { $schema: 'https://json-schema.org/draft/2020-12/schema#' }, {}]) {
-      expect(metaSchemaErrors({ ...declared, type: 5 })?.[0]).toMatchObject({ instancePath: '/type' });
-      expect(metaSchemaErrors({ ...declared, type: 'string' })).toBeUndefined();
+      expect(metaSchemaErrors({ ...declared, type: 5 }, '2020-12')?.[0]).toMatchObject({ instancePath: '/type' });
+      expect(metaSchemaErrors({ ...declared, type: 'string' }, '2020-12')).toBeUndefined();
     }
-    expect(metaSchemaErrors(true)).toBeUndefined();
+    expect(metaSchemaErrors(true, '2020-12')).toBeUndefined();
   });
 });
 

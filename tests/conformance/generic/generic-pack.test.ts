@@ -111,3 +111,47 @@ describe.each(Object.entries(SERVERS))('--pack generic on a server (%s)', (label
     expect(report!.findings.filter((finding) => finding.severity === 'error').map((finding) => finding.ruleId)).toContain(ruleId);
   }, 30_000);
 });
+
+/**
+ * What published servers send: every schema declares draft-07, and a destructive tool asks for a
+ * required confirm string. Neither is wrong for a server that is not B2.
+ */
+describe('--pack generic on a server whose schemas declare draft-07 (raw JSON-RPC)', () => {
+  const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+  const published = variant((s) => {
+    for (const each of s.tools) (each.inputSchema as Record<string, unknown>).$schema = DRAFT_07;
+    const deleting = tool(s, 'delete_note').inputSchema;
+    deleting.properties.confirm = { type: 'string', enum: ['Y', 'y', 'Yes', 'yes'], description: 'Type Y to delete the note.' };
+    deleting.required = [...(deleting.required ?? []), 'confirm'];
+  });
+  const command = SERVERS['raw JSON-RPC, 2025 era only'];
+  let fixtures: string;
+  beforeAll(async () => {
+    fixtures = tempDir();
+    const outcome = await runCli(['snapshot', '--pack', 'generic', '--server', command(writeJson(tempDir(), 'surface.json', published)), '--out', fixtures]);
+    expect(outcome.code, outcome.stderr).toBe(0);
+  }, 30_000);
+  const checkAgainst = async (surface: Surface) => {
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', command(writeJson(tempDir(), 'surface.json', surface)), '--fixtures', fixtures, '--format', 'json']);
+    return { ...outcome, report: outcome.stdout ? (JSON.parse(outcome.stdout) as JsonReport) : undefined };
+  };
+
+  test('the unchanged server passes with zero findings (no crash on draft-07, no B2 confirm rule)', async () => {
+    const { code, report, stderr } = await checkAgainst(published);
+    expect(code, stderr).toBe(0);
+    expect(report!.findings).toEqual([]);
+  }, 30_000);
+
+  test('a schema invalid in draft-07, and a change of dialect, are findings in a complete report', async () => {
+    const changed = variant((s) => {
+      for (const each of s.tools) (each.inputSchema as Record<string, unknown>).$schema = DRAFT_07;
+      (tool(s, 'list_notes').inputSchema.properties.limit as Record<string, unknown>).exclusiveMinimum = true;
+      (tool(s, 'create_note').inputSchema as Record<string, unknown>).$schema = 'https://json-schema.org/draft/2020-12/schema';
+    });
+    const { code, report, stderr } = await checkAgainst(changed);
+    expect(code, stderr).toBe(1);
+    const fired = report!.findings.map((finding) => finding.ruleId);
+    expect(fired).toContain('schema/valid-in-dialect');
+    expect(fired).toContain('diff/schema-dialect-changed');
+  }, 30_000);
+});

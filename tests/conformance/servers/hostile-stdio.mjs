@@ -5,7 +5,8 @@
 //   node hostile-stdio.mjs endless             a tools/list frame that never ends (no newline)
 //   node hostile-stdio.mjs many <tools>        that many tiny tools in one tools/list answer
 //   node hostile-stdio.mjs deep <levels>       an input schema nested that many levels
-//   node hostile-stdio.mjs wide <properties>   an input schema with that many properties
+//   node hostile-stdio.mjs wide <properties> [pattern]
+//                                              an input schema with that many properties (strings with that pattern)
 //   node hostile-stdio.mjs loop                $ref cycles (through $defs, and to the root)
 //   node hostile-stdio.mjs redos               catastrophic-backtracking patterns
 //   node hostile-stdio.mjs proto               properties named after Object.prototype members
@@ -14,7 +15,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
-const [mode, size] = process.argv.slice(2);
+const [mode, size, pattern] = process.argv.slice(2);
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
@@ -78,7 +79,7 @@ function toolsFor(mode) {
       return [tool('b2_list_deep', { properties: { root: nested(Number(size)) } })];
     case 'wide': {
       const properties = {};
-      for (let index = 0; index < Number(size); index++) properties[`p${index}`] = { type: 'string' };
+      for (let index = 0; index < Number(size); index++) properties[`p${index}`] = pattern === undefined ? { type: 'string' } : { type: 'string', pattern };
       return [tool('b2_list_wide', { properties })];
     }
     case 'loop':

@@ -1,10 +1,8 @@
-import type { ErrorObject } from 'ajv/dist/2020.js';
 import { deepEqual, joinPath } from '../../diff.js';
-import { jsonSchemaValidator } from '../../json-schema.js';
-import { validate as validateMetaSchema } from '../../json-schema-meta.generated.js';
+import { DIALECT_NAMES, anchorKeyword, declaredDialect, metaSchemaErrors, type DialectName } from '../../schema-dialects.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import safeRegex from 'safe-regex2';
-import { MAX_NESTING, nestingDepth } from '../../reading-limits.js';
+import { MAX_NESTING, MAX_PART_MEMBERS, nestingDepth, partTooDeep, partTooLarge } from '../../reading-limits.js';
 import { PART_SCHEMA, isObject, judgedSurfaces, listedTools, walkKeys, type ToolPart } from './traverse.js';
 
 /** `/properties/a` → `properties.a` */
@@ -20,7 +18,11 @@ function pointerToPath(base: string, pointer: string): string {
 class LocalRefs {
   private anchors?: Map<string, unknown>;
 
-  constructor(private readonly root: unknown) {}
+  /** `anchor` is the keyword that names a `#name` fragment in the schema's dialect. */
+  constructor(
+    private readonly root: unknown,
+    private readonly anchor: ReturnType<typeof anchorKeyword> = '$anchor',
+  ) {}
 
   /** The target of a local reference, or undefined when it dangles. */
   resolve(ref: string): unknown {
@@ -64,7 +66,10 @@ class LocalRefs {
     while (stack.length > 0) {
       const node = stack.pop();
       if (node === null || typeof node !== 'object') continue;
-      if (isObject(node) && Object.hasOwn(node, '$anchor') && typeof node.$anchor === 'string' && !anchors.has(node.$anchor)) anchors.set(node.$anchor, node);
+      const name = isObject(node) && Object.hasOwn(node, this.anchor) ? node[this.anchor] : undefined;
+      // Before 2019-09 a plain-name fragment is an id of the form `#name`.
+      const fragment = typeof name === 'string' ? (this.anchor === '$anchor' ? name : name.startsWith('#') ? name.slice(1) : undefined) : undefined;
+      if (fragment !== undefined && !anchors.has(fragment)) anchors.set(fragment, node);
       for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push(child);
     }
     this.anchors = anchors;
@@ -81,56 +86,55 @@ function invalidRegex(pattern: string): string | undefined {
   }
 }
 
-const META_SCHEMA_ID = 'https://json-schema.org/draft/2020-12/schema';
+/** Why a schema is not valid, and the dialect it was judged in (`unknown` when none could be). */
+interface SchemaProblem {
+  path: string;
+  message: string;
+  dialect: string;
+}
 
-/**
- * What `Ajv.validateSchema` finds wrong with a schema (undefined when nothing). A schema object on
- * the 2020-12 meta-schema (no `$schema`, or that one) goes through the precompiled validator,
- * which saves compiling the meta-schema in every run; anything else through Ajv itself.
- */
-export function metaSchemaErrors(schema: unknown): ErrorObject[] | undefined {
-  const declared = isObject(schema) ? schema.$schema : null;
-  if (declared === undefined || declared === META_SCHEMA_ID || declared === `${META_SCHEMA_ID}#`) {
-    return validateMetaSchema(schema) ? undefined : ((validateMetaSchema.errors ?? []) as ErrorObject[]);
-  }
-  const ajv = jsonSchemaValidator();
-  return ajv.validateSchema(schema as object) ? undefined : ((ajv.errors ?? []) as ErrorObject[]);
+function unknownDialect(declared: unknown, part: string): SchemaProblem {
+  return { path: joinPath(part, '$schema'), dialect: 'unknown', message: `$schema ${JSON.stringify(declared)} names no JSON Schema dialect a client knows (${DIALECT_NAMES.join(', ')})` };
 }
 
 /**
- * Why a schema is not valid JSON Schema 2020-12, or undefined when it is: it must match the
- * 2020-12 meta-schema, every `pattern` (and `patternProperties` key) must be a valid Unicode
+ * Why a schema is not valid in the JSON Schema dialect it declares (2020-12 when none), or
+ * undefined when it is: the dialect must be one the checker knows, the schema must match that
+ * dialect's meta-schema, every `pattern` (and `patternProperties` key) must be a valid Unicode
  * regex, and every local `$ref` must resolve. That is what compiling it with Ajv rejects, at a
  * fraction of the cost of generating a validator per tool.
  */
-function schemaProblem(schema: unknown, part: string): { path: string; message: string } | undefined {
-  const errors = metaSchemaErrors(schema);
+function schemaProblem(schema: unknown, part: string): SchemaProblem | undefined {
+  const declared = declaredDialect(schema);
+  if (!declared.known) return unknownDialect(declared.declared, part);
+  const dialect = declared.name;
+  const errors = metaSchemaErrors(schema, dialect);
   if (errors) {
     const error = errors[0];
-    return { path: pointerToPath(part, error?.instancePath ?? ''), message: error?.message ?? 'does not match the 2020-12 meta-schema' };
+    return { path: pointerToPath(part, error?.instancePath ?? ''), dialect, message: error?.message ?? `does not match the ${dialect} meta-schema` };
   }
-  let problem: { path: string; message: string } | undefined;
-  const refs = new LocalRefs(schema);
+  let problem: SchemaProblem | undefined;
+  const refs = new LocalRefs(schema, anchorKeyword(dialect));
   walkKeys(schema, part, (key, child, path) => {
     if (problem) return;
     if (key === '$ref' && typeof child === 'string' && child.startsWith('#') && refs.resolve(child) === undefined) {
-      problem = { path, message: `$ref "${child}" does not resolve inside the schema` };
+      problem = { path, dialect, message: `$ref "${child}" does not resolve inside the schema` };
     } else if (key === 'pattern' && typeof child === 'string' && invalidRegex(child)) {
-      problem = { path, message: `pattern is not a valid Unicode regular expression: ${invalidRegex(child)}` };
+      problem = { path, dialect, message: `pattern is not a valid Unicode regular expression: ${invalidRegex(child)}` };
     } else if (key === 'patternProperties' && isObject(child)) {
       const bad = Object.keys(child).find((candidate) => invalidRegex(candidate));
-      if (bad !== undefined) problem = { path: joinPath(path, bad), message: `patternProperties key is not a valid Unicode regular expression: ${invalidRegex(bad)}` };
+      if (bad !== undefined) problem = { path: joinPath(path, bad), dialect, message: `patternProperties key is not a valid Unicode regular expression: ${invalidRegex(bad)}` };
     }
   });
   return problem;
 }
 
-/** Every present schema part must validate against the 2020-12 meta-schema and be self-consistent. */
+/** Every present schema part must be valid in the dialect it declares, and self-consistent. */
 const schemaCompiles: CheckKind = {
   params: { type: 'object', properties: { parts: PART_SCHEMA }, required: ['parts'] },
   needs: ['live'],
   run(params, context) {
-    const verdicts = new Map<string, ReturnType<typeof schemaProblem>>();
+    const verdicts = new Map<string, SchemaProblem | undefined>();
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       for (const part of params.parts as ToolPart[]) {
@@ -139,7 +143,35 @@ const schemaCompiles: CheckKind = {
         const key = `${part}:${JSON.stringify(schema)}`;
         if (!verdicts.has(key)) verdicts.set(key, schemaProblem(schema, part));
         const problem = verdicts.get(key);
-        if (problem) out.push({ tool: tool.name, path: problem.path, scope, data: { problem: problem.message } });
+        if (problem) out.push({ tool: tool.name, path: problem.path, scope, data: { problem: problem.message, dialect: problem.dialect } });
+      }
+    }
+    return out;
+  },
+};
+
+/** Every present schema part must be in one of `dialects` (a schema without `$schema` is in the default one). */
+const schemaDialect: CheckKind = {
+  params: {
+    type: 'object',
+    properties: { parts: PART_SCHEMA, dialects: { type: 'array', items: { enum: [...DIALECT_NAMES] }, minItems: 1 } },
+    required: ['parts', 'dialects'],
+  },
+  needs: ['live'],
+  run(params, context) {
+    const allowed = params.dialects as DialectName[];
+    const out: RawFinding[] = [];
+    for (const { tool, scope } of listedTools(context)) {
+      for (const part of params.parts as ToolPart[]) {
+        const schema = tool[part];
+        if (schema === undefined) continue;
+        const declared = declaredDialect(schema);
+        const problem = !declared.known
+          ? unknownDialect(declared.declared, part)
+          : allowed.includes(declared.name)
+            ? undefined
+            : { path: joinPath(part, '$schema'), dialect: declared.name, message: `it declares ${declared.name}` };
+        if (problem) out.push({ tool: tool.name, path: problem.path, scope, data: { problem: problem.message, dialect: problem.dialect, allowed: allowed.join(', ') } });
       }
     }
     return out;
@@ -205,7 +237,8 @@ const schemaLimits: CheckKind = {
     for (const { surface, scope } of judgedSurfaces(context)) {
       for (const cut of surface.observation.bounded) {
         if (!(parts as string[]).includes(cut.part)) continue;
-        out.push({ tool: cut.tool, path: cut.part, scope, key: 'depth', data: { limit: 'nesting depth', actual: cut.depth, max: maxDepth ?? MAX_NESTING } });
+        if (partTooDeep(cut.depth)) out.push({ tool: cut.tool, path: cut.part, scope, key: 'depth', data: { limit: 'nesting depth', actual: cut.depth, max: maxDepth ?? MAX_NESTING } });
+        if (partTooLarge(cut.members)) out.push({ tool: cut.tool, path: cut.part, scope, key: 'size', data: { limit: 'size (keys and array items)', actual: cut.members, max: MAX_PART_MEMBERS } });
       }
     }
     for (const { tool, scope } of listedTools(context)) {
@@ -282,6 +315,7 @@ const schemaPatterns: CheckKind = {
 
 export const SCHEMA_KINDS: Record<string, CheckKind> = {
   'schema-compiles': schemaCompiles,
+  'schema-dialect': schemaDialect,
   'schema-root': schemaRoot,
   'schema-limits': schemaLimits,
   'schema-patterns': schemaPatterns,
