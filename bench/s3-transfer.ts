@@ -16,6 +16,7 @@ import { startSandbox } from '../src/sandbox/index.js';
 import { loadConfig } from '../src/server/config.js';
 import type { ToolContext } from '../src/server/context.js';
 import { createLogger } from '../src/server/logger.js';
+import { createSanitizer } from '../src/server/policy/sanitize.js';
 import { createS3Adapter } from '../src/server/s3/adapter.js';
 import { TOOL_CATALOG } from '../src/server/tools/catalog.js';
 
@@ -109,6 +110,7 @@ export async function benchS3Transfer(sizeBytes: number = GiB): Promise<S3Transf
       },
       s3: async () => s3,
       protectedValues: () => [key.applicationKeyId, key.applicationKey],
+      redaction: createSanitizer([]),
     };
     const tool = (name: string) => TOOL_CATALOG.find((t) => t.name === name)!;
     // Load the SDK and warm the connection path before measuring.

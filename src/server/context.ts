@@ -1,6 +1,7 @@
 import type { B2NativeApi } from './b2/native-client.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './logger.js';
+import type { Sanitizer } from './policy/sanitize.js';
 import type { S3Adapter } from './s3/adapter.js';
 import type { SecretStore } from './secrets/store.js';
 
@@ -30,4 +31,9 @@ export interface ToolContext {
    * configured secret, and the secrets of keys and accounts this server created.
    */
   protectedValues(): readonly string[];
+  /**
+   * The request's sanitizer, for the one read that must look past what it returns (a ranged
+   * read); everything else is sanitized by the registry, never by handlers.
+   */
+  redaction: Pick<Sanitizer, 'window' | 'scanMargin'>;
 }

@@ -117,6 +117,7 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
     secrets: runtime.secrets,
     callerId: binding.callerId,
     protectedValues: () => [...binding.protectedValues, ...(runtime.secrets?.knownSecrets() ?? [])],
+    redaction: sanitizer,
   };
   const warnedFallbacks = new Set<string>();
   const encoder: TextEncoder = {

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { createBackends, type Backends } from './backends.js';
 import { b2UserAgent } from './b2/native-client.js';
 import { B2Error } from './b2/errors.js';
 import type { ProfileName } from '../contract/constants.js';
 import { ConfigError, loadConfig, readSetting, redisUrlPasswords, type Credentials, type ServerConfig, type Transport } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, withRedaction, type Logger } from './logger.js';
 import { packageVersion } from './package-info.js';
 import { ConfirmationStates } from './policy/gate.js';
 import { collectSecretValues, createSanitizer } from './policy/sanitize.js';
@@ -68,20 +68,44 @@ export function narrowToProfile(input: SurfaceInput, ceiling: ProfileName | unde
 
 /** Capabilities of a key can change; a session is rebuilt (re-reading them) after this long. */
 const SESSION_TTL_MS = 5 * 60 * 1000;
-const MAX_SESSIONS = 10_000;
 
 /** A credential's ids and secrets: no local file holding one is uploaded. */
 const credentialValues = (credentials: Credentials | undefined): string[] =>
   credentials ? [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId, credentials.masterKey].filter((value) => value !== undefined) : [];
 
-/** A cache key for a credential that reveals nothing about it. */
-function credentialFingerprint(credentials: Credentials | undefined): string {
-  if (!credentials) return 'none';
-  const material = [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId ?? '', credentials.masterKey ?? ''];
-  return createHash('sha256').update(material.join('\0')).digest('hex');
+/**
+ * The session cache is bounded by memory: each entry is charged the resident memory one cached
+ * credential was measured to keep (its B2 clients, server factory, sanitizers and HTTP handler,
+ * the tool surface being shared: about 36 KiB), so made-up credentials under a pinned profile
+ * cannot grow the process past the budget (64 MiB, about 1,600 credentials).
+ */
+export const SESSION_CACHE_BYTES = 64 * 1024 * 1024;
+export const CACHED_SESSION_BYTES = 40 * 1024;
+
+export interface RuntimeOptions {
+  /** The session cache's memory budget (tests shrink it). */
+  sessionCacheBytes?: number;
 }
 
-export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport): Promise<ServerRuntime> {
+/** Distinct capability sets are few; more than this many and the least used is resolved again when needed. */
+const SHARED_SURFACES = 64;
+
+/** One resolved surface per distinct input: credentials with the same capabilities share it instead of each holding a copy. */
+function sharedSurfaces(config: ServerConfig): (input: SurfaceInput) => Pick<CredentialSession, 'surface' | 'prompts'> {
+  const surfaces = new LRUCache<string, Pick<CredentialSession, 'surface' | 'prompts'>>({ max: SHARED_SURFACES });
+  return (input) => {
+    const key = JSON.stringify([input.capabilities && [...input.capabilities].sort(), input.partner, input.secretSink]);
+    let resolved = surfaces.get(key);
+    if (!resolved) {
+      const surface = resolveSurface(input);
+      resolved = { surface, prompts: config.promptsEnabled ? availablePrompts(surface, input.capabilities) : [] };
+      surfaces.set(key, resolved);
+    }
+    return resolved;
+  };
+}
+
+export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport, options: RuntimeOptions = {}): Promise<ServerRuntime> {
   // The secret sink is opened (and its ledger preflighted) once per process.
   const { config, store: secretStore } = openSecretStore(loadConfig(env, transport), env);
   if (config.outputFormat !== 'json' && encodeToon({ ok: true }) !== 'ok: true') {
@@ -96,30 +120,46 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
   if (config.secretSinkUnavailable) logger.warn('secret_sink.unavailable', { reason: config.secretSinkUnavailable });
   if (config.secretSink === 'inline') logger.warn('secret_sink.inline', { note: 'new keys and accounts are returned in tool results; rotate them after use' });
   const shared = { config, version, logger, sanitizer, states: new ConfirmationStates(), secrets: secretStore };
+  const resolved = sharedSurfaces(config);
 
-  // Most recently used last; HTTP headers mode sees arbitrary credentials, so the cache is bounded.
-  const sessions = new Map<string, { session: Promise<CredentialSession>; createdAt: number }>();
+  /** What one credential's session is built with: its own secrets join the redaction of its results and logs. */
+  const sessionRuntime = (credentials: Credentials | undefined) => {
+    const own = [credentials?.applicationKey, credentials?.masterKey];
+    const sessionLogSanitizer = logSanitizer.withSecrets(own);
+    return {
+      ...shared,
+      sanitizer: sanitizer.withSecrets(own),
+      logger: sessionLogSanitizer === logSanitizer ? logger : withRedaction(logger, (fields) => sessionLogSanitizer.value(fields)),
+    };
+  };
+
+  // HTTP headers mode sees arbitrary credentials, so the cache is bounded (least recently used goes first).
+  const sessions = new LRUCache<string, Promise<CredentialSession>>({
+    maxSize: options.sessionCacheBytes ?? SESSION_CACHE_BYTES,
+    sizeCalculation: () => CACHED_SESSION_BYTES,
+    ttl: SESSION_TTL_MS,
+    perf: { now: () => Date.now() },
+  });
   const sessionFor = (credentials: Credentials | undefined = config.credentials, ceiling?: ProfileName): Promise<CredentialSession> => {
-    const key = `${credentialFingerprint(credentials)}:${ceiling ?? ''}`;
-    const cached = sessions.get(key);
-    sessions.delete(key);
-    let session = cached && Date.now() - cached.createdAt < SESSION_TTL_MS ? cached.session : undefined;
+    const callerId = callerIdOf(credentials);
+    const key = `${callerId}:${ceiling ?? ''}`;
+    let session = sessions.get(key);
     if (!session) {
       const backends = credentials && createBackends(config, credentials, userAgent, logger);
       session = surfaceInput(config, credentials, backends, logger).then((discovered) => {
         const input = narrowToProfile(discovered, ceiling);
-        const surface = resolveSurface(input);
-        const prompts = config.promptsEnabled ? availablePrompts(surface, input.capabilities) : [];
-        const callerId = callerIdOf(credentials?.applicationKeyId, credentials?.masterKeyId);
+        const { surface, prompts } = resolved(input);
         const protectedValues = [...new Set([...secrets, ...credentialValues(config.credentials), ...credentialValues(credentials)])];
         const binding = { surface, prompts, capabilities: input.capabilities, backends, callerId, protectedValues };
-        return { surface, prompts, factory: createServerFactory(shared, binding) };
+        return { surface, prompts, factory: createServerFactory(sessionRuntime(credentials), binding) };
       });
       // A failed discovery must not poison the cache: the next request tries again.
-      session.catch(() => sessions.delete(key));
+      const created = session;
+      created.catch(() => {
+        if (sessions.peek(key) === created) sessions.delete(key);
+      });
+      sessions.set(key, session);
     }
-    sessions.set(key, { session, createdAt: cached?.session === session ? cached.createdAt : Date.now() });
-    if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
     return session;
   };
   return { ...shared, sessionFor };

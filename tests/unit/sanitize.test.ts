@@ -256,6 +256,78 @@ describe('S5: secrets inside encoded runs', () => {
   });
 });
 
+describe('S5 in every text layout, fragments, windows and per-request secrets', () => {
+  const note = `the key used was ${CONFIGURED} until rotated`;
+  const utf16le = Buffer.from(note, 'utf16le');
+  const layouts: Record<string, Buffer> = {
+    'UTF-16LE': utf16le,
+    'UTF-16BE': Buffer.from(utf16le).swap16(),
+    'UTF-16LE from an odd byte': Buffer.concat([Buffer.from([0x7f]), utf16le]),
+    'UTF-16BE with a byte-order mark': Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(utf16le).swap16()]),
+    'base64 text inside base64': Buffer.from(`blob ${Buffer.from(note).toString('base64')} end`),
+    'hex of UTF-16LE': Buffer.from(utf16le.toString('hex')),
+  };
+  /** Any 6 characters of the secret, in any layout the test knows. */
+  const leaks = (bytes: Buffer): boolean => {
+    const pieces = Array.from({ length: CONFIGURED.length - 5 }, (_, i) => CONFIGURED.slice(i, i + 6));
+    const views = [bytes.toString('latin1'), bytes.toString('utf16le'), bytes.subarray(1).toString('utf16le'), Buffer.from(bytes.subarray(0, bytes.length & ~1)).swap16().toString('utf16le'), Buffer.from(bytes.subarray(1, 1 + ((bytes.length - 1) & ~1))).swap16().toString('utf16le')];
+    const decoded = views.flatMap((view) => [...view.matchAll(/[A-Za-z0-9+/]{16,}={0,2}|[0-9a-f]{16,}/g)].flatMap((run) => [Buffer.from(run[0], 'base64'), Buffer.from(run[0], 'hex')].flatMap((b) => [b.toString('latin1'), b.toString('utf16le')])));
+    return [...views, ...decoded].some((text) => pieces.some((piece) => text.includes(piece)));
+  };
+
+  it.each(Object.keys(layouts))('finds the secret in %s carried as base64 and redacts it in that layout', (name) => {
+    const bytes = layouts[name]!;
+    expect(leaks(bytes)).toBe(true);
+    const out = Buffer.from(results.text(bytes.toString('base64')), 'base64');
+    expect(leaks(out)).toBe(false);
+    // Only the secret went: the rest reads as before in the same layout.
+    if (name === 'UTF-16LE') expect(out.toString('utf16le')).toBe(`the key used was ${REDACTED} until rotated`);
+    if (name === 'UTF-16BE') expect(Buffer.from(out).swap16().toString('utf16le')).toBe(`the key used was ${REDACTED} until rotated`);
+  });
+
+  it('finds UTF-16 that decoded as UTF-8 text (NUL characters in a string)', () => {
+    const out = results.text(utf16le.toString('utf8'));
+    expect(leaks(Buffer.from(out, 'utf8'))).toBe(false);
+    expect(Buffer.from(out, 'utf8').toString('utf16le')).toBe(`the key used was ${REDACTED} until rotated`);
+  });
+
+  it('redacts a secret cut in two, each piece in its own value', () => {
+    const half = Math.floor(CONFIGURED.length / 2);
+    expect(results.value({ a: `x ${CONFIGURED.slice(0, half)}`, b: `${CONFIGURED.slice(half)} y` })).toEqual({ a: `x ${REDACTED}`, b: `${REDACTED} y` });
+  });
+
+  it('leaves a piece shorter than the fragment length alone (12 characters: ordinary text stays readable)', () => {
+    expect(results.text(`${CONFIGURED.slice(0, 11)} end`)).toBe(`${CONFIGURED.slice(0, 11)} end`);
+  });
+
+  it('window: any window that overlaps the secret gives none of it, in every layout; windows beside it are exact', () => {
+    for (const [name, bytes] of Object.entries(layouts)) {
+      for (let size = 1; size <= 12; size += 5) {
+        const windows: Buffer[] = [];
+        for (let start = 0; start < bytes.length; start += size) windows.push(results.window(bytes, start, Math.min(start + size, bytes.length)));
+        expect(windows.some(leaks) || leaks(Buffer.concat(windows)), `${name}, windows of ${size}`).toBe(false);
+      }
+    }
+    const plain = Buffer.from(note);
+    expect(results.window(plain, 4, 7).toString()).toBe('key');
+    expect(results.window(plain, 20, 24).toString()).toBe(REDACTED);
+  });
+
+  it('scanMargin reaches past the longest secret in its widest layout', () => {
+    expect(results.scanMargin).toBeGreaterThanOrEqual(8 * CONFIGURED.length);
+    expect(createSanitizer(['x'.repeat(1000)]).scanMargin).toBeGreaterThanOrEqual(8000);
+  });
+
+  it('withSecrets adds one request\'s own secrets and keeps the configured ones', () => {
+    const own = 'K005therequestsownkey0123';
+    const request = results.withSecrets([own, undefined]);
+    expect(request.text(`a ${own} b ${CONFIGURED}`)).toBe(`a ${REDACTED} b ${REDACTED}`);
+    expect(results.text(`a ${own}`)).toBe(`a ${own}`);
+    expect(results.withSecrets([CONFIGURED, 'short'])).toBe(results);
+    expect(logs.withSecrets([own]).mode).toBe('log');
+  });
+});
+
 describe('structure handling', () => {
   it('never invokes accessors: they become [accessor] (or [redacted] under a secret key)', () => {
     let calls = 0;

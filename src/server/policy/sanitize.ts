@@ -6,9 +6,13 @@
  * Two layers:
  * - key-based (K1–K6): a property whose normalized key names a secret has its
  *   value replaced wholesale by `[redacted]`, whatever its type;
- * - string-based (S1–S5): every string is scrubbed of configured secret values,
- *   canaries, HTTP auth credentials and `label: value` secrets, in that order, and then
- *   of the same found inside base64 or hex runs (S5), which are re-encoded redacted.
+ * - string-based (S1–S5): every string is scrubbed of configured secret values (and of any
+ *   12 characters of one), canaries, HTTP auth credentials and `label: value` secrets, in that
+ *   order, and then of the same found inside base64 or hex runs (S5), whose bytes are read as
+ *   one-byte text and as UTF-16 and re-encoded redacted.
+ *
+ * `window` serves ranged reads: it redacts every secret that overlaps a slice of bytes, however
+ * little of it the slice holds. `withSecrets` adds one request's own credentials.
  *
  * Both modes render Dates as ISO strings and binary data as `{type, byteLength}`
  * (bytes cannot be scanned for secrets); log mode adds K6, `[function]` and
@@ -134,21 +138,100 @@ const LABELLED_SECRET = new RegExp(
 const MIN_REDACTABLE_LENGTH = 8;
 
 // S5: secrets inside base64 (either alphabet) or hex runs, such as an object's base64 content.
-// A run is decoded from its first character, bytes read as Latin-1 so ASCII secrets match byte
-// for byte; 11 characters (unpadded) encode 8 bytes, the shortest thing S1–S4 can change.
+// A run's decoded bytes are read as text in each layout a secret can have (see BYTE_VIEWS), and a
+// run found inside them is decoded once more; 11 characters (unpadded) encode 8 bytes, the
+// shortest thing S1–S4 can change.
 const MIN_ENCODED_RUN = 11;
 const ENCODED_RUN = /[A-Za-z0-9+/_-]{11,}={0,2}/g;
 const HEX_RUN = /^[0-9A-Fa-f]+$/;
 const URL_SAFE_BASE64 = /[-_]/;
 
-/** Whatever S1–S4 can change holds 8 printable ASCII bytes (or whitespace) in a row; random bytes rarely do. */
-function hasPrintableRun(bytes: Buffer): boolean {
+/**
+ * S1: a configured secret is also found by any run of this many of its characters, so a value
+ * cut into halves (two ranged reads, two fields) is redacted too. Shorter secrets match whole.
+ */
+const SECRET_FRAGMENT_LENGTH = 12;
+
+/** How text can sit in bytes: a byte a character (ASCII, UTF-8, Latin-1), or UTF-16 of either order from an even or odd byte. */
+interface ByteView {
+  encoding: 'latin1' | 'utf16le' | 'utf16be';
+  offset: 0 | 1;
+}
+const BYTE_VIEWS: readonly ByteView[] = [
+  { encoding: 'latin1', offset: 0 },
+  { encoding: 'utf16le', offset: 0 },
+  { encoding: 'utf16le', offset: 1 },
+  { encoding: 'utf16be', offset: 0 },
+  { encoding: 'utf16be', offset: 1 },
+];
+
+/** Bytes [start, end) hold (part of) a secret, read in `view`. */
+interface ByteSpan {
+  start: number;
+  end: number;
+  view: ByteView;
+}
+
+function decodeView(bytes: Buffer, view: ByteView): string {
+  if (view.encoding === 'latin1') return bytes.toString('latin1');
+  const units = bytes.subarray(view.offset, view.offset + ((bytes.length - view.offset) & ~1));
+  return (view.encoding === 'utf16le' ? units : Buffer.from(units).swap16()).toString('utf16le');
+}
+
+function encodeView(text: string, view: ByteView): Buffer {
+  if (view.encoding === 'latin1') return Buffer.from(text, 'latin1');
+  const units = Buffer.from(text, 'utf16le');
+  return view.encoding === 'utf16le' ? units : units.swap16();
+}
+
+/** Whatever S1–S4 can change holds 8 printable ASCII characters (or whitespace) in a row; random bytes rarely do. */
+function hasPrintableRun(text: string): boolean {
   let run = 0;
-  for (const byte of bytes) {
-    run = (byte >= 0x20 && byte < 0x7f) || (byte >= 0x09 && byte <= 0x0d) ? run + 1 : 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    run = (code >= 0x20 && code < 0x7f) || (code >= 0x09 && code <= 0x0d) ? run + 1 : 0;
     if (run >= MIN_REDACTABLE_LENGTH) return true;
   }
   return false;
+}
+
+/** ASCII text in UTF-16 has a zero byte in every pair: without 8 such pairs in a row, only the one-byte view can hold a secret. */
+function hasUtf16AsciiRun(bytes: Buffer): boolean {
+  for (let zero = bytes.indexOf(0); zero !== -1; zero = bytes.indexOf(0, zero + 1)) {
+    let pairs = 1;
+    while (pairs < MIN_REDACTABLE_LENGTH && bytes[zero + 2 * pairs] === 0) pairs++;
+    if (pairs === MIN_REDACTABLE_LENGTH) return true;
+  }
+  return false;
+}
+
+/** Spans that touch or overlap become one, so each secret is redacted once. */
+function mergeSpans(spans: ByteSpan[]): ByteSpan[] {
+  const merged: ByteSpan[] = [];
+  for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+    const last = merged[merged.length - 1];
+    if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
+    else merged.push({ ...span });
+  }
+  return merged;
+}
+
+/** Bytes [start, end) of `bytes`, each span's part in them replaced by the marker in the span's own encoding. */
+function redactSpans(bytes: Buffer, spans: readonly ByteSpan[], start: number, end: number): Buffer {
+  const parts: Buffer[] = [];
+  let copied = start;
+  for (const span of spans) {
+    if (span.end <= copied || span.start >= end) continue;
+    parts.push(bytes.subarray(copied, Math.max(copied, span.start)), encodeView(REDACTED, span.view));
+    copied = Math.min(span.end, end);
+  }
+  parts.push(bytes.subarray(copied, end));
+  return Buffer.concat(parts);
+}
+
+/** A base64 run's characters that carry decoded bytes [start, end), the run decoded from its character `skip`. */
+function base64Chars(skip: number, start: number, end: number): [number, number] {
+  return [skip + Math.floor((start * 4) / 3), skip + Math.ceil((end * 4) / 3)];
 }
 
 export type SanitizerMode = 'result' | 'log';
@@ -164,6 +247,16 @@ export interface Sanitizer {
   value<T>(v: T): unknown;
   /** S1–S5 applied to one string. */
   text(s: string): string;
+  /**
+   * Bytes [start, end) of `bytes` as the model may see them: every secret that overlaps them is
+   * redacted in the encoding it was found in, even when only part of it falls inside. `bytes`
+   * must reach `scanMargin` bytes past both ends, where the source has them (a ranged read).
+   */
+  window(bytes: Buffer, start: number, end: number): Buffer;
+  /** How far past a window `window` must see to find whole any secret overlapping it. */
+  readonly scanMargin: number;
+  /** The same sanitizer, also redacting `extra` values (one request's own credentials). */
+  withSecrets(extra: ReadonlyArray<string | undefined>): Sanitizer;
 }
 
 // Key classes, cached per sanitizer (results repeat the same few keys thousands of times).
@@ -221,17 +314,52 @@ function assign(target: Record<string, unknown>, key: string, value: unknown): v
   }
 }
 
+/** Key classes depend on the mode only, so sanitizers of one mode share a cache. */
+const KEY_CACHES: Record<SanitizerMode, Map<string, KeyClass>> = { result: new Map(), log: new Map() };
+
+/** What S1 looks for: each secret whole if short, else every run of SECRET_FRAGMENT_LENGTH of its characters. */
+function secretPieces(secrets: readonly string[]): string[] {
+  const pieces = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length <= SECRET_FRAGMENT_LENGTH) pieces.add(secret);
+    else for (let i = 0; i + SECRET_FRAGMENT_LENGTH <= secret.length; i++) pieces.add(secret.slice(i, i + SECRET_FRAGMENT_LENGTH));
+  }
+  return [...pieces];
+}
+
+/** Redactions are replaced by the marker; spans are found by masking them character for character. */
+type Mark = (length: number) => string;
+const REDACT: Mark = () => REDACTED;
+const MASK_CHAR = '\uE000';
+const MASK: Mark = (length) => MASK_CHAR.repeat(length);
+
+/** The [start, end) character ranges that `masked` (same length as `original`) masked. */
+function maskedRanges(original: string, masked: string): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  let from = masked.indexOf(MASK_CHAR);
+  while (from !== -1) {
+    let to = from;
+    while (to < masked.length && masked[to] === MASK_CHAR) to++;
+    if (original.slice(from, to) !== masked.slice(from, to)) ranges.push([from, to]);
+    from = masked.indexOf(MASK_CHAR, to);
+  }
+  return ranges;
+}
+
 export function createSanitizer(secretValues: readonly string[], options: SanitizerOptions = {}): Sanitizer {
   const mode: SanitizerMode = options.mode ?? 'result';
   const logMode = mode === 'log';
   const secretKeys = logMode ? LOG_SECRET_KEYS : RESULT_SECRET_KEYS;
 
-  // S1: one alternation, longest first, so a secret containing another is redacted whole.
-  const secrets = [...new Set(secretValues.filter(isUsableSecret))].sort((a, b) => b.length - a.length);
-  const configuredSecret = secrets.length > 0 ? new RegExp(secrets.map(escapeRegExp).join('|'), 'g') : undefined;
-  const minSecretLength = secrets.length > 0 ? secrets[secrets.length - 1]!.length : Infinity;
+  // S1: one alternation; overlapping matches are merged, so a whole secret is redacted as one.
+  const secrets = [...new Set(secretValues.filter(isUsableSecret))];
+  const pieces = secretPieces(secrets);
+  const configuredSecret = pieces.length > 0 ? new RegExp(pieces.map(escapeRegExp).join('|'), 'g') : undefined;
+  const minSecretLength = pieces.length > 0 ? Math.min(...pieces.map((piece) => piece.length)) : Infinity;
+  // A secret overlapping a window lies within this many bytes of it in any encoding S5 reads (hex of UTF-16 is 4x).
+  const scanMargin = Math.max(4096, 8 * Math.max(0, ...secrets.map((secret) => secret.length)));
 
-  const keyCache = new Map<string, KeyClass>();
+  const keyCache = KEY_CACHES[mode];
   function keyClass(key: string): KeyClass {
     let cls = keyCache.get(key);
     if (cls === undefined) {
@@ -242,7 +370,7 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
   }
 
   /** S1 with overlapping occurrences merged, so no fragment of a secret survives. */
-  function redactConfigured(s: string, pattern: RegExp): string {
+  function redactConfigured(s: string, pattern: RegExp, mark: Mark): string {
     pattern.lastIndex = 0;
     let match = pattern.exec(s);
     if (match === null) return s;
@@ -256,36 +384,73 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
       if (match.index <= spanEnd) {
         if (end > spanEnd) spanEnd = end;
       } else {
-        out += s.slice(copied, spanStart) + REDACTED;
+        out += s.slice(copied, spanStart) + mark(spanEnd - spanStart);
         copied = spanEnd;
         spanStart = match.index;
         spanEnd = end;
       }
       pattern.lastIndex = match.index + 1;
     }
-    return out + s.slice(copied, spanStart) + REDACTED + s.slice(spanEnd);
+    return out + s.slice(copied, spanStart) + mark(spanEnd - spanStart) + s.slice(spanEnd);
   }
 
   /** S1–S4. */
-  function plainText(s: string): string {
+  function plainText(s: string, mark: Mark = REDACT): string {
     if (s.length < MIN_REDACTABLE_LENGTH) return s;
     let out = s;
-    if (configuredSecret !== undefined && out.length >= minSecretLength) out = redactConfigured(out, configuredSecret);
-    if (out.includes(CANARY_MARKER)) out = out.replace(CANARY, REDACTED);
-    if (out.includes('Bearer') || out.includes('Basic')) out = out.replace(AUTH_SCHEME, `$1$2${REDACTED}`);
-    if (out.includes(':') || out.includes('=')) out = out.replace(LABELLED_SECRET, `$1${REDACTED}`);
+    if (configuredSecret !== undefined && out.length >= minSecretLength) out = redactConfigured(out, configuredSecret, mark);
+    if (out.includes(CANARY_MARKER)) out = out.replace(CANARY, (found) => mark(found.length));
+    if (out.includes('Bearer') || out.includes('Basic')) {
+      out = out.replace(AUTH_SCHEME, (found, scheme: string, space: string) => scheme + space + mark(found.length - scheme.length - space.length));
+    }
+    if (out.includes(':') || out.includes('=')) out = out.replace(LABELLED_SECRET, (found, label: string) => label + mark(found.length - label.length));
     return out;
   }
 
-  /** S1–S4 on decoded bytes, or undefined when they change nothing. */
-  function redactedBytes(bytes: Buffer): Buffer | undefined {
-    if (!hasPrintableRun(bytes)) return undefined;
-    const decoded = bytes.toString('latin1');
-    const redacted = plainText(decoded);
-    return redacted === decoded ? undefined : Buffer.from(redacted, 'latin1');
+  /** Character ranges of `s` S1–S4 would redact, and, with `nested`, encoded runs in it whose decoded bytes hold a secret. */
+  function textRanges(s: string, nested: boolean): Array<[number, number]> {
+    const ranges = maskedRanges(s, plainText(s, MASK));
+    if (nested && s.length >= MIN_ENCODED_RUN) {
+      for (const run of s.matchAll(ENCODED_RUN)) ranges.push(...runRanges(run[0], run.index));
+    }
+    return ranges;
   }
 
-  /** S5: a base64 or hex run whose decoded bytes S1–S4 would change, re-encoded from the redacted bytes. */
+  /** Characters of an encoded run (at `at` in its text) that carry a secret; a run cut off at a window's edge is tried at each alignment. */
+  function runRanges(run: string, at: number): Array<[number, number]> {
+    if (run.length % 2 === 0 && HEX_RUN.test(run)) {
+      const spans = byteSpans(Buffer.from(run, 'hex'), false);
+      if (spans.length > 0) return spans.map((span) => [at + 2 * span.start, at + 2 * span.end]);
+    }
+    for (let skip = 0; skip < 4; skip++) {
+      const spans = byteSpans(Buffer.from(run.slice(skip), 'base64'), false);
+      if (spans.length > 0) return spans.map((span) => base64Chars(at + skip, span.start, span.end));
+    }
+    return [];
+  }
+
+  /** Byte spans of `bytes` holding a secret, in every view; with `nested`, also inside encoded runs they hold. */
+  function byteSpans(bytes: Buffer, nested: boolean): ByteSpan[] {
+    const spans: ByteSpan[] = [];
+    const views = hasUtf16AsciiRun(bytes) ? BYTE_VIEWS : BYTE_VIEWS.slice(0, 1);
+    for (const view of views) {
+      const decoded = decodeView(bytes, view);
+      if (!hasPrintableRun(decoded)) continue;
+      const width = view.encoding === 'latin1' ? 1 : 2;
+      const found = textRanges(decoded, nested).map(([start, end]) => ({ start: view.offset + start * width, end: view.offset + end * width, view }));
+      // UTF-16 read from the other byte in the other order sees the same text a byte off: keep the first view's span.
+      spans.push(...found.filter((span) => !spans.some((seen) => seen.start < span.end && span.start < seen.end)));
+    }
+    return mergeSpans(spans);
+  }
+
+  /** The bytes with every secret redacted in its own encoding, or undefined when there is none. */
+  function redactedBytes(bytes: Buffer): Buffer | undefined {
+    const spans = byteSpans(bytes, true);
+    return spans.length === 0 ? undefined : redactSpans(bytes, spans, 0, bytes.length);
+  }
+
+  /** S5: a base64 or hex run whose decoded bytes hold a secret, re-encoded from the redacted bytes. */
   function encodedRun(run: string): string {
     if (run.length % 2 === 0 && HEX_RUN.test(run)) {
       const redacted = redactedBytes(Buffer.from(run, 'hex'));
@@ -297,8 +462,14 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
   }
 
   function text(s: string): string {
-    const out = plainText(s);
+    let out = plainText(s);
+    // NUL characters mean UTF-16 that happened to decode as UTF-8: read its bytes in every view.
+    if (out.includes('\u0000')) out = redactedBytes(Buffer.from(out, 'utf8'))?.toString('utf8') ?? out;
     return out.length < MIN_ENCODED_RUN ? out : out.replace(ENCODED_RUN, encodedRun);
+  }
+
+  function window(bytes: Buffer, start: number, end: number): Buffer {
+    return redactSpans(bytes, byteSpans(bytes, true), start, end);
   }
 
   function copyProperties(
@@ -385,6 +556,12 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
     mode,
     text,
     value: <T>(v: T): unknown => walk(v, false, new Set()),
+    window,
+    scanMargin,
+    withSecrets(extra) {
+      const added = extra.filter((value): value is string => isUsableSecret(value) && !secrets.includes(value));
+      return added.length === 0 ? this : createSanitizer([...secrets, ...added], options);
+    },
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sha256Hex, stable } from '../../contract/normalize.js';
+import type { Credentials } from '../config.js';
 import { secretValuesIn, type FileSecretSink, type SinkReceipt } from '../policy/secret-sink.js';
 import { ToolError, type ToolArgs } from '../tools/definition.js';
 
@@ -27,10 +28,15 @@ export function idempotencyIds(tool: string, callerId: string, args: ToolArgs): 
   };
 }
 
-/** A non-secret id for a credential: idempotency keys are scoped to it. */
-export function callerIdOf(applicationKeyId: string | undefined, masterKeyId?: string): string {
-  if (!applicationKeyId) return 'anonymous';
-  return createHash('sha256').update(['b2-mcp-caller', applicationKeyId, masterKeyId ?? ''].join('\0')).digest('hex').slice(0, 16);
+/**
+ * A non-secret id for a credential, which idempotency keys are scoped to. It covers the secrets,
+ * not only the key ids: ids are not secret, and a server that does not check keys with B2 (a
+ * pinned profile) must not let whoever knows another tenant's key id replay or probe its records.
+ */
+export function callerIdOf(credentials: Credentials | undefined): string {
+  if (!credentials) return 'anonymous';
+  const material = ['b2-mcp-caller', credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId ?? '', credentials.masterKey ?? ''];
+  return createHash('sha256').update(material.join('\0')).digest('hex');
 }
 
 /** An earlier creation under the same key and input. */

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { ObjectRef } from '../s3/adapter.js';
 import { s3ErrorFrom } from '../s3/errors.js';
 import { prepareLocalTarget, readLocalFile, saveStream, SAVE_IDLE_TIMEOUT_MS } from '../s3/local-files.js';
+import { parseByteRange, requestedWindow, widenRange } from '../s3/ranged-read.js';
 import { badArguments, INLINE_OBJECT_BYTES, requireCapability } from '../s3/rules.js';
 import { ToolError, type ToolArgs, type ToolDefinition, type ToolHandler } from './definition.js';
 import { array, boolean, integer, object, oneOf, string, stringMap } from './schema.js';
@@ -90,22 +91,30 @@ const getObject: ToolHandler = async (args, context) => {
   // Refuse a bad destination before anything is downloaded.
   const target = a.saveToPath !== undefined ? await prepareLocalTarget(context.config, a.saveToPath) : undefined;
   const s3 = await context.s3();
-  const object = await s3.getObject({ ...ref, range: a.range }, { signal: context.signal });
+  // An inline ranged read fetches past its window, so a secret it cuts is still seen whole.
+  const range = a.range !== undefined && !target ? parseByteRange(a.range) : undefined;
+  const margin = context.redaction.scanMargin;
+  const object = await s3.getObject({ ...ref, range: range ? widenRange(range, margin) : a.range }, { signal: context.signal });
   if (target) {
     const bytes = await saveStream(object.body, target, { idleTimeoutMs: SAVE_IDLE_TIMEOUT_MS, signal: context.signal });
     const slice = a.range ? ` (${object.contentRange ?? a.range})` : '';
     return { text: `Saved ${bytes} bytes of ${s3Uri({ ...ref, versionId: object.versionId ?? ref.versionId })}${slice} to ${target.path}.` };
   }
-  if (object.contentLength !== undefined && object.contentLength > INLINE_OBJECT_BYTES) {
+  const limit = range ? INLINE_OBJECT_BYTES + 2 * margin : INLINE_OBJECT_BYTES;
+  if (object.contentLength !== undefined && object.contentLength > limit) {
     object.body.destroy();
-    throw tooLargeInline(ref, object.contentLength);
+    throw tooLargeInline(ref, range ? undefined : object.contentLength);
   }
-  const bytes = await readWithin(object.body, INLINE_OBJECT_BYTES).catch((error: unknown) => {
+  const bytes = await readWithin(object.body, limit).catch((error: unknown) => {
     throw s3ErrorFrom(error);
   });
   if (!bytes) throw tooLargeInline(ref, undefined);
   const { body: _stream, ...info } = object;
-  return { structured: { ...info, ...encodeContent(bytes, object.contentType) } };
+  if (!range) return { structured: { ...info, ...encodeContent(bytes, object.contentType) } };
+  const window = requestedWindow(range, bytes.length, object.contentRange);
+  if (window.end - window.start > INLINE_OBJECT_BYTES) throw tooLargeInline(ref, undefined);
+  const content = encodeContent(context.redaction.window(bytes, window.start, window.end), object.contentType);
+  return { structured: { ...info, contentLength: window.end - window.start, contentRange: window.contentRange, ...content } };
 };
 
 /** Strict base64 (standard or URL-safe alphabet, padding optional); Buffer.from would skip junk silently. */
