@@ -8,6 +8,8 @@ export interface Collected {
   tools: ListedTool[];
   /** The server instructions: from `initialize` (legacy) or `server/discover` (modern). */
   instructions: string | null;
+  /** The capabilities the server declared. */
+  serverCapabilities: Record<string, unknown> | null;
   modern?: ModernBlock;
 }
 
@@ -21,13 +23,15 @@ export async function collectTools(url: URL, era: Era): Promise<Collected> {
   try {
     const listed = await client.listTools(undefined, { cacheMode: 'refresh' });
     const instructions = client.getInstructions() ?? null;
-    if (era === 'legacy') return { protocolVersion: client.getNegotiatedProtocolVersion?.() ?? '', tools: listed.tools as ListedTool[], instructions };
+    const serverCapabilities = (client.getServerCapabilities() as Record<string, unknown> | undefined) ?? null;
+    if (era === 'legacy') return { protocolVersion: client.getNegotiatedProtocolVersion?.() ?? '', tools: listed.tools as ListedTool[], instructions, serverCapabilities };
     const discover = client.getDiscoverResult();
     const hint = listed as { ttlMs?: number; cacheScope?: string };
     return {
       protocolVersion: MODERN_PROTOCOL_VERSION,
       tools: listed.tools as ListedTool[],
       instructions,
+      serverCapabilities,
       modern: {
         toolsListCacheHint: hint.ttlMs === undefined ? null : { ttlMs: hint.ttlMs, cacheScope: hint.cacheScope ?? '' },
         discover: discover

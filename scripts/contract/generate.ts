@@ -71,6 +71,7 @@ async function fixturesFor(profile: ProfileName, sdk: Record<string, string>): P
           capabilities: PROFILES[profile].capabilities ? [...PROFILES[profile].capabilities!] : null,
           tools: collected.tools,
           instructions: collected.instructions,
+          serverCapabilities: collected.serverCapabilities,
           modern: collected.modern,
         }),
       );

@@ -31,6 +31,8 @@ export interface Observation {
   serverInfo: { name: string; version: string } | null;
   /** The server's `instructions` (from `server/discover` in the modern era, from `initialize` in the 2025 era); null when none. */
   instructions: string | null;
+  /** The capabilities the server declared (`initialize`, or `server/discover` in the modern era); null when none. */
+  serverCapabilities: Record<string, unknown> | null;
   /** Modern only: the `server/discover` summary, shaped like a fixture's modern block. */
   discover: ModernBlock['discover'];
   /** Modern only: the cache hint on the `tools/list` result. */
@@ -78,7 +80,7 @@ interface Session {
   listTools(): Promise<{ tools: ListedTool[]; wireTools: ListedTool[]; cacheHint: CacheHint | null }>;
   /** Null without the prompts capability: prompts are opt-in, and a server without them is not asked. */
   listPrompts(): Promise<ListedPrompt[] | null>;
-  describe(): Pick<Observation, 'protocolVersion' | 'serverInfo' | 'instructions' | 'discover'>;
+  describe(): Pick<Observation, 'protocolVersion' | 'serverInfo' | 'instructions' | 'serverCapabilities' | 'discover'>;
   close(): Promise<void>;
   /** Rejects when the server side breaks (exit, stdout garbage, a reading bound); never resolves. */
   broken: Promise<never>;
@@ -254,6 +256,7 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
         protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
         serverInfo: info ? { name: info.name, version: info.version } : null,
         instructions: instructionsOf(client.getInstructions()),
+        serverCapabilities: capabilitiesOf(client.getServerCapabilities()),
         discover: discover
           ? {
               supportedVersions: [...discover.supportedVersions],
@@ -331,7 +334,7 @@ function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: num
     },
     describe() {
       const info = client.getServerVersion();
-      return { protocolVersion: tap.protocolVersion, serverInfo: info ? { name: info.name, version: info.version } : null, instructions: instructionsOf(client.getInstructions()), discover: null };
+      return { protocolVersion: tap.protocolVersion, serverInfo: info ? { name: info.name, version: info.version } : null, instructions: instructionsOf(client.getInstructions()), serverCapabilities: capabilitiesOf(client.getServerCapabilities()), discover: null };
     },
     close: () => client.close().catch(() => {}),
     ...brokenOf(stdio, budget, http),
@@ -340,6 +343,10 @@ function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: num
 
 function instructionsOf(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
+}
+
+function capabilitiesOf(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (stable(value) as Record<string, unknown>) : null;
 }
 
 /**

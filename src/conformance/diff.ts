@@ -4,6 +4,21 @@ import { compareCodePoints, stable, type NormalizedTool } from '../contract/norm
 import { declaredDialect } from './schema-dialects.js';
 
 /**
+ * MCP tool annotation hints: the value a client assumes when a hint is absent, and the change kind
+ * of each move. A move to the value that lets a client relax (skip a confirmation, retry freely,
+ * assume a closed world) is the one to review.
+ */
+const HINTS = {
+  readOnlyHint: { absent: false, toTrue: 'annotation-read-only-claimed', toFalse: 'annotation-read-only-withdrawn' },
+  destructiveHint: { absent: true, toTrue: 'annotation-destructive-claimed', toFalse: 'annotation-non-destructive-claimed' },
+  idempotentHint: { absent: false, toTrue: 'annotation-idempotent-claimed', toFalse: 'annotation-idempotent-withdrawn' },
+  openWorldHint: { absent: true, toTrue: 'annotation-open-world-claimed', toFalse: 'annotation-closed-world-claimed' },
+} as const;
+
+const ANNOTATION_CHANGE_KINDS = Object.values(HINTS).flatMap((hint) => [hint.toTrue, hint.toFalse]);
+
+
+/**
  * Every change the differ can name. Direction matters: for an input schema, anything that
  * rejects a call that used to be accepted is a tightening (breaking for clients), the reverse a
  * loosening. Each kind maps to exactly one rule in rules/diff.json (a test holds that).
@@ -26,15 +41,28 @@ export const TOOL_CHANGE_KINDS = [
   'additional-properties-opened',
   'description-changed',
   'default-changed',
-  'annotation-toward-danger',
-  'annotation-toward-caution',
-  'output-schema-changed',
+  ...ANNOTATION_CHANGE_KINDS,
+  'output-schema-added',
+  'output-schema-removed',
+  'output-field-removed',
+  'output-field-added',
+  'output-widened',
+  'output-narrowed',
+  'output-changed',
+  'task-support-narrowed',
+  'task-support-widened',
   'meta-changed',
   'schema-changed',
   'schema-dialect-changed',
   'modern-block-changed',
   'instructions-changed',
+  'server-capability-added',
+  'server-capability-removed',
+  'server-capability-changed',
 ] as const;
+
+/** A profile whose fixtures (or contract entry) only one side has. */
+export const PROFILE_CHANGE_KINDS = ['profile-added', 'profile-removed'] as const;
 
 /**
  * Changes of a prompt. What `prompts/list` shows (names, title, description, argument names,
@@ -56,13 +84,55 @@ export const PROMPT_CHANGE_KINDS = [
   'prompt-requirement-removed',
 ] as const;
 
-export const CHANGE_KINDS = [...TOOL_CHANGE_KINDS, ...PROMPT_CHANGE_KINDS] as const;
+/**
+ * Changes of the contract artifact itself, which no fixture holds: what each profile is for, the
+ * key capabilities it is derived from, the tools it gates, the backing of each tool, the published
+ * counts, the naming policy, the approved cache hint and the SDKs it was generated with. Each maps
+ * to one `contract/<kind without its prefix>` rule.
+ */
+export const CONTRACT_CHANGE_KINDS = [
+  'contract-description-changed',
+  'contract-key-capabilities-changed',
+  'contract-confirm-tool-added',
+  'contract-confirm-tool-removed',
+  'contract-backing-changed',
+  'contract-counts-changed',
+  'contract-naming-changed',
+  'contract-cache-hint-changed',
+  'contract-sdk-changed',
+] as const;
+export type ContractChangeKind = (typeof CONTRACT_CHANGE_KINDS)[number];
+
+export const CHANGE_KINDS = [...TOOL_CHANGE_KINDS, ...PROMPT_CHANGE_KINDS, ...PROFILE_CHANGE_KINDS] as const;
 export type ToolChangeKind = (typeof TOOL_CHANGE_KINDS)[number];
 export type PromptChangeKind = (typeof PROMPT_CHANGE_KINDS)[number];
-export type ChangeKind = ToolChangeKind | PromptChangeKind;
+export type ChangeKind = ToolChangeKind | PromptChangeKind | (typeof PROFILE_CHANGE_KINDS)[number] | ContractChangeKind;
 
 /** The kinds the direction-aware schema comparison (`diffSchema`) names. */
-export type SchemaChangeKind = Exclude<ToolChangeKind, 'tool-removed' | 'tool-renamed' | 'tool-added' | 'annotation-toward-danger' | 'annotation-toward-caution' | 'output-schema-changed' | 'modern-block-changed' | 'instructions-changed'>;
+export type SchemaChangeKind =
+  | 'required-added'
+  | 'required-removed'
+  | 'property-removed'
+  | 'property-added'
+  | 'type-narrowed'
+  | 'type-widened'
+  | 'enum-narrowed'
+  | 'enum-widened'
+  | 'bounds-tightened'
+  | 'bounds-loosened'
+  | 'additional-properties-closed'
+  | 'additional-properties-opened'
+  | 'description-changed'
+  | 'default-changed'
+  | 'meta-changed'
+  | 'schema-changed'
+  | 'schema-dialect-changed';
+
+/** Prose a model reads, as far as each side is known: a side that is absent was not there (added or removed text) or was not recorded (only its hash). */
+export interface ChangedText {
+  before?: string;
+  after?: string;
+}
 
 export interface Change {
   kind: ChangeKind;
@@ -70,12 +140,16 @@ export interface Change {
   tool?: string;
   /** The prompt the change belongs to (prompt changes only). */
   prompt?: string;
+  /** The profile the change belongs to (profile and contract changes only). */
+  profile?: string;
   /** Where inside the tool, prompt or fixture, e.g. `inputSchema.properties.bucketId.type`; '' for the whole item. */
   path: string;
   before?: unknown;
   after?: unknown;
   /** `tool-renamed` only: how the rename was recognised. */
   rename?: RenameBasis;
+  /** The model-visible text of a change of prose, or of an added or removed tool, when known. */
+  text?: ChangedText;
   /** The tool's input schema on both sides; on the first change inside a tool's definition only, so reports hold each schema once. */
   schemas?: { before: unknown; after: unknown };
 }
@@ -95,17 +169,6 @@ const ALTERNATIVES = ['anyOf', 'oneOf'];
 /** Model-visible prose. */
 const PROSE = ['description', 'title', 'examples', '$comment'];
 
-/**
- * MCP tool annotation hints, their protocol defaults, and the value that lets a client relax
- * (skip a confirmation, retry freely, assume a closed world). Moving to that value is toward danger.
- */
-const HINTS: Record<string, { absent: boolean; relaxing: boolean }> = {
-  readOnlyHint: { absent: false, relaxing: true },
-  destructiveHint: { absent: true, relaxing: false },
-  idempotentHint: { absent: false, relaxing: true },
-  openWorldHint: { absent: true, relaxing: false },
-};
-
 export function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(stable(a)) === JSON.stringify(stable(b));
 }
@@ -121,7 +184,7 @@ export function joinPath(base: string, key: string | number): string {
   return `${base}[${JSON.stringify(key)}]`;
 }
 
-type Emit = (kind: ChangeKind, path: string, before?: unknown, after?: unknown) => void;
+export type Emit = (kind: ChangeKind, path: string, before?: unknown, after?: unknown) => void;
 export type SchemaEmit = (kind: SchemaChangeKind, path: string, before?: unknown, after?: unknown) => void;
 
 function typesOf(schema: Schema): Set<string> | null {
@@ -356,8 +419,9 @@ function diffProperties(a: Schema, b: Schema, path: string, emit: SchemaEmit): v
       emit('property-removed', where, before[name], undefined);
       continue;
     }
-    if (!requiredBefore.has(name) && requiredAfter.has(name)) emit('required-added', where);
-    else if (requiredBefore.has(name) && !requiredAfter.has(name) && inAfter) emit('required-removed', where);
+    // A property new and required at once is one change, carrying its schema.
+    if (!requiredBefore.has(name) && requiredAfter.has(name)) emit('required-added', where, inBefore ? 'optional' : undefined, inBefore ? 'required' : after[name]);
+    else if (requiredBefore.has(name) && !requiredAfter.has(name) && inAfter) emit('required-removed', where, 'required', 'optional');
     if (!inBefore && inAfter) {
       if (!requiredAfter.has(name)) emit('property-added', where, undefined, after[name]);
       continue;
@@ -476,24 +540,101 @@ export function diffSchema(before: unknown, after: unknown, path: string, emit: 
   }
 }
 
+/** A hint's value as a client reads it: a boolean as given, anything else (absent included) its protocol default. */
+function hintValue(annotations: Schema, key: keyof typeof HINTS): boolean {
+  const value = annotations[key];
+  return typeof value === 'boolean' ? value : HINTS[key].absent;
+}
+
+/**
+ * Annotation changes as the MCP spec reads the hints: an absent hint is its default, so spelling
+ * the default out is no change; `destructiveHint` and `idempotentHint` mean something only for a
+ * tool that is not read-only, so they are not compared while the tool is read-only afterwards
+ * (a tool newly claimed read-only is that claim's finding).
+ */
 function diffAnnotations(a: unknown, b: unknown, emit: Emit): void {
   const before = isObject(a) ? a : {};
   const after = isObject(b) ? b : {};
-  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const readOnlyAfter = hintValue(after, 'readOnlyHint');
+  const keys = new Set([...Object.keys(before), ...Object.keys(after), ...Object.keys(HINTS)]);
   for (const key of [...keys].sort()) {
-    if (deepEqual(before[key], after[key])) continue;
     const where = joinPath('annotations', key);
-    const hint = Object.hasOwn(HINTS, key) ? HINTS[key] : undefined;
-    if (hint) {
-      const was = typeof before[key] === 'boolean' ? before[key] : hint.absent;
-      const now = typeof after[key] === 'boolean' ? after[key] : hint.absent;
-      if (was === now) emit('meta-changed', where, before[key], after[key]);
-      else emit(now === hint.relaxing ? 'annotation-toward-danger' : 'annotation-toward-caution', where, before[key], after[key]);
+    if (Object.hasOwn(HINTS, key)) {
+      const hint = key as keyof typeof HINTS;
+      if (readOnlyAfter && (hint === 'destructiveHint' || hint === 'idempotentHint')) continue;
+      const now = hintValue(after, hint);
+      if (hintValue(before, hint) !== now) emit(now ? HINTS[hint].toTrue : HINTS[hint].toFalse, where, before[key], after[key]);
+    } else if (deepEqual(before[key], after[key])) {
+      continue;
     } else if (key === 'title') {
       emit('description-changed', where, before[key], after[key]);
     } else {
       emit('meta-changed', where, before[key], after[key]);
     }
+  }
+}
+
+/** What an output schema's change means for a client that reads the result: more possible values break it, fewer do not. */
+const OUTPUT_KINDS: Partial<Record<SchemaChangeKind, ToolChangeKind>> = {
+  'property-removed': 'output-field-removed',
+  'property-added': 'output-field-added',
+  'required-removed': 'output-widened',
+  'type-widened': 'output-widened',
+  'enum-widened': 'output-widened',
+  'bounds-loosened': 'output-widened',
+  'additional-properties-opened': 'output-widened',
+  'type-narrowed': 'output-narrowed',
+  'enum-narrowed': 'output-narrowed',
+  'bounds-tightened': 'output-narrowed',
+  'additional-properties-closed': 'output-narrowed',
+};
+
+/**
+ * Whether a change the input comparison calls narrowed (or tightened) only takes values away: a
+ * type or enum that is a subset, a bound or restriction added, or a numeric bound moved in. A
+ * type, an enum value or a pattern swapped for another also adds values a client never saw.
+ */
+function onlyTakesAway(kind: SchemaChangeKind, was: unknown, now: unknown): boolean {
+  const list = (value: unknown) => (Array.isArray(value) ? value : [value]);
+  if (was === undefined) return true;
+  if (kind === 'type-narrowed') return list(now).every((type) => list(was).includes(type) || (type === 'integer' && list(was).includes('number')));
+  if (kind === 'enum-narrowed') return list(now).every((value) => list(was).some((old) => deepEqual(old, value)));
+  if (kind === 'bounds-tightened') return typeof was === 'number' && typeof now === 'number';
+  return kind === 'additional-properties-closed';
+}
+
+/** The output schema compared like the input schema, with the direction reversed: the server writes, the client reads. */
+function diffOutputSchema(before: unknown, after: unknown, emit: Emit): void {
+  if (deepEqual(before, after)) return;
+  if (before === undefined) return emit('output-schema-added', 'outputSchema', before, after);
+  if (after === undefined) return emit('output-schema-removed', 'outputSchema', before, after);
+  diffSchema(before, after, 'outputSchema', (kind, path, was, now) => {
+    // A field new and required at once is a field added; an existing one made required is a narrowing.
+    if (kind === 'required-added') return emit(was === undefined ? 'output-field-added' : 'output-narrowed', path, was, now);
+    const mapped = OUTPUT_KINDS[kind];
+    if (mapped === 'output-narrowed' && !onlyTakesAway(kind, was, now)) return emit('output-changed', path, was, now);
+    emit(mapped ?? kind, path, was, now);
+  });
+}
+
+/** How a client may call a tool under `execution.taskSupport` (absent: `forbidden`, plain calls only). */
+const TASK_SUPPORT: Record<string, readonly string[]> = { forbidden: ['plain'], optional: ['plain', 'task'], required: ['task'] };
+
+/** A tool's `execution`: a change of taskSupport that takes a way of calling away breaks its callers. */
+export function diffExecution(a: unknown, b: unknown, emit: Emit): void {
+  const before = isObject(a) ? a : {};
+  const after = isObject(b) ? b : {};
+  for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+    if (deepEqual(before[key], after[key])) continue;
+    const where = joinPath('execution', key);
+    const ways = (value: unknown) => TASK_SUPPORT[typeof value === 'string' ? value : 'forbidden'];
+    if (key !== 'taskSupport' || !ways(before[key]) || !ways(after[key])) {
+      emit('meta-changed', where, before[key], after[key]);
+      continue;
+    }
+    const kept = ways(before[key])!.every((way) => ways(after[key])!.includes(way));
+    if (!kept) emit('task-support-narrowed', where, before[key], after[key]);
+    else if (!deepEqual(ways(before[key]), ways(after[key]))) emit('task-support-widened', where, before[key], after[key]);
   }
 }
 
@@ -507,29 +648,43 @@ export type RenameBasis =
   /** The contract records the pair; `reverted` when the after side uses the former name. */
   | { by: 'contract'; reverted: boolean }
   | { by: 'definition' }
+  /** The same words in another naming style (`getTinyImage`, `get_tiny_image`, `get-tiny-image`). */
+  | { by: 'spelling' }
   /** Same required inputs and most input names; `shared` of `total` input names in common. */
   | { by: 'similarity'; confidence: number; shared: number; total: number };
+
+/** Each tool's description text by name, for a side that records it (fixtures hold only its hash otherwise). */
+export type DescriptionTexts = Readonly<Record<string, string>>;
 
 export interface DiffOptions {
   /** Renames the contract records (former → current); recognised in either direction. */
   renames?: readonly ToolRename[];
+  /** The description texts of each side, where known: a changed, added or removed description then shows its text. */
+  descriptions?: { before?: DescriptionTexts; after?: DescriptionTexts };
 }
 
 /** Below this, a removed and an added tool are two changes, not a rename. */
 const RENAME_CONFIDENCE = 0.6;
 
+function textOf(texts: DescriptionTexts | undefined, name: string): string | undefined {
+  return texts && Object.hasOwn(texts, name) ? texts[name] : undefined;
+}
+
 /** Every classified difference between two definitions of one tool, reported under `tool`. */
-function definitionChanges(expected: NormalizedTool, actual: NormalizedTool, tool: string): Change[] {
+function definitionChanges(expected: NormalizedTool, actual: NormalizedTool, tool: string, texts: ChangedText = {}): Change[] {
   const found: Change[] = [];
   const emit: Emit = (kind, path, was, now) => found.push({ kind, tool, path, before: was, after: now });
-  if (expected.descriptionSha256 !== actual.descriptionSha256) emit('description-changed', 'description');
+  if (expected.descriptionSha256 !== actual.descriptionSha256) {
+    const text = { ...(texts.before !== undefined ? { before: texts.before } : {}), ...(texts.after !== undefined ? { after: texts.after } : {}) };
+    found.push({ kind: 'description-changed', tool, path: 'description', before: texts.before, after: texts.after, ...(Object.keys(text).length ? { text } : {}) });
+  }
   diffSchema(expected.inputSchema, actual.inputSchema, 'inputSchema', emit);
-  if (!deepEqual(expected.outputSchema, actual.outputSchema)) emit('output-schema-changed', 'outputSchema', expected.outputSchema, actual.outputSchema);
+  diffOutputSchema(expected.outputSchema, actual.outputSchema, emit);
   diffAnnotations(expected.annotations, actual.annotations, emit);
   if (!deepEqual(expected._meta, actual._meta)) emit('meta-changed', '_meta', expected._meta, actual._meta);
-  // A part of the definition the classifier does not know is still a change; equivalent input schemas are not.
-  const rest = (definition: NormalizedTool) => ({ ...definition, name: '', inputSchema: null });
-  if (found.length === 0 && !deepEqual(rest(expected), rest(actual))) emit('schema-changed', '');
+  // A part of the definition the classifier does not know is still a change; equivalent schemas and annotations are not.
+  const rest = (definition: NormalizedTool) => ({ ...definition, name: '', inputSchema: null, outputSchema: null, annotations: null });
+  if (found.length === 0 && !deepEqual(rest(expected), rest(actual))) emit('schema-changed', '', rest(expected), rest(actual));
   if (found[0]) found[0].schemas = { before: expected.inputSchema, after: actual.inputSchema };
   return found;
 }
@@ -539,9 +694,19 @@ function inputNames(tool: NormalizedTool): { properties: Set<string>; required: 
   return { properties: new Set(isObject(schema.properties) ? Object.keys(schema.properties) : []), required: requiredOf(schema) };
 }
 
+/** The words of a name in any naming style: `getTinyImage`, `get_tiny_image` and `get-tiny-image` are get, tiny, image. */
+export function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase());
+}
+
 /** Words of a name after its prefix: `b2_list_largest_files` → list, largest, files. */
 function nameWords(name: string): Set<string> {
-  return new Set(name.split('_').slice(1));
+  return new Set(name.includes('_') ? wordsOf(name).slice(1) : wordsOf(name));
 }
 
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): { shared: number; total: number } {
@@ -579,7 +744,8 @@ export function renameSimilarity(removed: NormalizedTool, added: NormalizedTool)
 const SIMILARITY_PAIR_BUDGET = 10_000;
 
 /**
- * Pair removed with added tools: renames the contract records, then identical definitions, then
+ * Pair removed with added tools: renames the contract records, then the same name in another
+ * naming style, then identical definitions, then
  * equivalent ones, then the most similar. The first two are lookups; the pairwise steps run only
  * while the pairs fit SIMILARITY_PAIR_BUDGET, so a huge hostile list stays linear.
  */
@@ -597,6 +763,13 @@ function matchRenames(removed: readonly NormalizedTool[], added: readonly Normal
     const reverted = forward ? undefined : renames.find((rename) => rename.to === from.name && addedByName.has(rename.from) && !used.has(addedByName.get(rename.from)!));
     const to = forward ? addedByName.get(forward.to) : reverted ? addedByName.get(reverted.from) : undefined;
     if (to) take(from, to, { by: 'contract', reverted: !forward });
+  }
+  // The same words in another naming style: one lookup per removed tool.
+  const addedBySpelling = new Map<string, NormalizedTool[]>();
+  for (const tool of free(added)) addedBySpelling.set(wordsOf(tool.name).join(' '), [...(addedBySpelling.get(wordsOf(tool.name).join(' ')) ?? []), tool]);
+  for (const from of free(removed)) {
+    const to = addedBySpelling.get(wordsOf(from.name).join(' '))?.find((candidate) => !used.has(candidate));
+    if (to) take(from, to, { by: 'spelling' });
   }
   // Added tools by definition, each list in listing order: one pass, however many tools were added.
   const addedByDefinition = new Map<string, NormalizedTool[]>();
@@ -639,19 +812,26 @@ export function diffTools(before: readonly NormalizedTool[], after: readonly Nor
   const renamedFrom = new Map(renamed.map((pair) => [pair.from.name, pair]));
   const renamedTo = new Set(renamed.map((pair) => pair.to.name));
 
+  const texts = options.descriptions ?? {};
+  const described = (side: DescriptionTexts | undefined, name: string, key: 'before' | 'after') => {
+    const text = textOf(side, name);
+    return text === undefined ? {} : { text: { [key]: text } };
+  };
+
   for (const old of removed) {
     const pair = renamedFrom.get(old.name);
     if (pair) changes.push({ kind: 'tool-renamed', tool: pair.to.name, path: '', before: old.name, after: pair.to.name, rename: pair.basis });
-    else changes.push({ kind: 'tool-removed', tool: old.name, path: '' });
+    else changes.push({ kind: 'tool-removed', tool: old.name, path: '', ...described(texts.before, old.name, 'before') });
   }
   for (const tool of added) {
-    if (!renamedTo.has(tool.name)) changes.push({ kind: 'tool-added', tool: tool.name, path: '' });
+    if (!renamedTo.has(tool.name)) changes.push({ kind: 'tool-added', tool: tool.name, path: '', ...described(texts.after, tool.name, 'after') });
   }
   for (const expected of before) {
     const pair = renamedFrom.get(expected.name);
     const actual = pair ? pair.to : afterByName.get(expected.name);
     if (!actual || definitionKey(expected) === definitionKey(actual)) continue;
-    for (const change of definitionChanges(expected, actual, actual.name)) changes.push(change);
+    const text = { before: textOf(texts.before, expected.name), after: textOf(texts.after, actual.name) };
+    for (const change of definitionChanges(expected, actual, actual.name, text)) changes.push(change);
   }
   return changes;
 }
@@ -666,8 +846,11 @@ function withoutPrompts(capabilities: unknown): unknown {
   return rest;
 }
 
-/** Differences in the modern era's cache hints and `server/discover` summary. */
-export function diffModernBlock(before: ModernBlock | undefined, after: ModernBlock | undefined): Change[] {
+/**
+ * Differences in the modern era's cache hints and `server/discover` summary. The capabilities
+ * are left out when the fixtures record them on their own (`serverCapabilities`), so a change is named once.
+ */
+export function diffModernBlock(before: ModernBlock | undefined, after: ModernBlock | undefined, options: { capabilities?: boolean } = {}): Change[] {
   if (before === undefined || after === undefined || deepEqual(before, after)) return [];
   const changes: Change[] = [];
   const compare = (path: string, was: unknown, now: unknown) => {
@@ -676,18 +859,19 @@ export function diffModernBlock(before: ModernBlock | undefined, after: ModernBl
   compare('modern.toolsListCacheHint', before.toolsListCacheHint, after.toolsListCacheHint);
   const discoverBefore: Record<string, unknown> = before.discover ?? {};
   const discoverAfter: Record<string, unknown> = after.discover ?? {};
-  for (const key of ['supportedVersions', 'capabilities', 'ttlMs', 'cacheScope'] as const) {
+  const keys = options.capabilities === false ? (['supportedVersions', 'ttlMs', 'cacheScope'] as const) : (['supportedVersions', 'capabilities', 'ttlMs', 'cacheScope'] as const);
+  for (const key of keys) {
     const read = (discover: Record<string, unknown>) => (key === 'capabilities' ? withoutPrompts(discover[key]) : discover[key]);
     compare(`modern.discover.${key}`, read(discoverBefore), read(discoverAfter));
   }
   return changes;
 }
 
-/** How a live profile hash relates to the expected one, in words a reviewer can act on. */
+/** How a live profile hash relates to the expected one, in words a reviewer can act on (the findings' words: a rename is a rename). */
 export type Drift =
   | { status: 'match' }
   | { status: 'definitions-differ'; tools: { tool: string; paths: string[] }[] }
-  | { status: 'tool-set-differs'; added: string[]; removed: string[] };
+  | { status: 'tool-set-differs'; added: string[]; removed: string[]; renamed?: { from: string; to: string }[] };
 
 /** The parts of a drift explanation: names only one side has, and the changed paths of each named item ('' = the whole item). */
 export function driftParts(expected: readonly string[], live: readonly string[], changes: readonly Change[], subjectOf: (change: Change) => string | undefined) {
@@ -707,6 +891,11 @@ export function driftParts(expected: readonly string[], live: readonly string[],
 export function explainDrift(expected: { names: readonly string[]; hash: string }, live: { names: readonly string[]; hash: string }, changes: readonly Change[]): Drift {
   if (expected.hash === live.hash) return { status: 'match' };
   const { added, removed, paths } = driftParts(expected.names, live.names, changes, (change) => change.tool);
-  if (added.length > 0 || removed.length > 0) return { status: 'tool-set-differs', added, removed };
+  const renamed = changes.filter((change) => change.kind === 'tool-renamed').map((change) => ({ from: String(change.before), to: String(change.after) }));
+  if (added.length > 0 || removed.length > 0) {
+    const from = new Set(renamed.map((pair) => pair.from));
+    const to = new Set(renamed.map((pair) => pair.to));
+    return { status: 'tool-set-differs', added: added.filter((name) => !to.has(name)), removed: removed.filter((name) => !from.has(name)), ...(renamed.length ? { renamed } : {}) };
+  }
   return { status: 'definitions-differ', tools: paths.map(([tool, where]) => ({ tool, paths: where.map((path) => path || '(whole tool)') })) };
 }

@@ -33,8 +33,12 @@ export interface Finding {
   /** Stable across runs and independent of message wording: sha256 of rule, profile, tool, path, key (and prompt). */
   fingerprint: string;
   suppressed?: { reason: string; expires?: string };
-  /** Prose that changed (a description, a prompt text), when both sides are known. */
-  text?: { before: string; after: string };
+  /**
+   * Prose a model reads that changed, was added or was removed (a description, a title, a prompt
+   * text), as far as each side is known: a missing side is text that was not there, or (for a
+   * change of a description whose earlier text the fixture does not record) not known.
+   */
+  text?: { before?: string; after?: string };
   /** The tool's input schema, expected and live, on the first change finding of a changed tool. */
   schemas?: { before: unknown; after: unknown };
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { PROMPT_FIXTURES_DIR, TOOL_FIXTURES_DIR, type ContractArtifact } from '../contract/artifact.js';
+import { PROMPT_FIXTURES_DIR, TOOL_FIXTURES_DIR, type LoadedContract } from '../contract/artifact.js';
 import { ERAS, type Era } from '../contract/constants.js';
 import { toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
 import { profileHash } from '../contract/normalize.js';
@@ -139,21 +139,41 @@ export function listFixtureFiles(dir: string): Map<string, ToolFixture> {
   return out;
 }
 
-export function loadContract(file: string): ContractArtifact {
-  const value = readJson(file, 'contract artifact') as Partial<ContractArtifact>;
-  const ok =
-    value &&
-    typeof value === 'object' &&
-    value.profiles &&
-    typeof value.profiles === 'object' &&
-    value.toolBacking &&
-    typeof value.toolBacking === 'object' &&
-    value.approvedCacheHint &&
-    typeof value.approvedCacheHint === 'object';
-  if (!ok) throw new ConformError('usage', `not a contract artifact (needs profiles, toolBacking, approvedCacheHint): ${file}`);
-  const problem = value.naming === undefined ? null : namingPolicyProblem(value.naming);
-  if (problem) throw new ConformError('usage', `contract artifact ${file}: ${problem}`);
-  return value as ContractArtifact;
+/** Why a contract artifact cannot be used, or null: only its profiles are required, each with its names and hash. */
+function contractProblem(value: unknown): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
+  const profiles = (value as { profiles?: unknown }).profiles;
+  if (profiles === null || typeof profiles !== 'object' || Array.isArray(profiles)) return 'needs a "profiles" object';
+  for (const [name, profile] of Object.entries(profiles)) {
+    const ok = profile !== null && typeof profile === 'object' && isStringArray((profile as { names?: unknown }).names) && typeof (profile as { hash?: unknown }).hash === 'string';
+    if (!ok) return `profile "${name}" needs "names" and "hash"`;
+  }
+  const naming = (value as { naming?: unknown }).naming;
+  return naming === undefined ? null : namingPolicyProblem(naming);
+}
+
+/**
+ * Read a contract artifact of any generation: what a run needs from it is read when present (see
+ * contractGaps). An unusable file is a usage error that says how to name another.
+ */
+export function loadContract(file: string): LoadedContract {
+  let value: unknown;
+  try {
+    value = readJson(file, 'contract artifact');
+  } catch (error) {
+    throw new ConformError('usage', `${(error as Error).message}; name the contract to use with --contract FILE`);
+  }
+  const problem = contractProblem(value);
+  if (problem) throw new ConformError('usage', `contract artifact ${file} cannot be used: ${problem}; name the contract to use with --contract FILE`);
+  return value as LoadedContract;
+}
+
+/** The parts of a contract a run would use and this one lacks, as notes for the evidence. */
+export function contractGaps(contract: LoadedContract, file: string): string[] {
+  const gaps: string[] = [];
+  if (!contract.toolBacking) gaps.push(`the contract ${file} has no toolBacking (it predates backing categories): tool backing and counts per backing category are not judged`);
+  if (!contract.approvedCacheHint) gaps.push(`the contract ${file} has no approvedCacheHint: cache hints are not judged against it`);
+  return gaps;
 }
 
 /** Where a repository keeps its contract artifact, relative to its root: ours, then upstream's layout. */

@@ -1,4 +1,4 @@
-import type { ContractArtifact, NamingPolicy, ToolRename } from '../contract/artifact.js';
+import type { LoadedContract, NamingPolicy, ToolRename } from '../contract/artifact.js';
 import { ConformError } from './errors.js';
 
 /** The naming policy a run applies, and where it came from. */
@@ -48,7 +48,7 @@ export function namingPolicyProblem(value: unknown): string | null {
 }
 
 /** Every tool name the contract lists in any profile. */
-function listedNames(contract: ContractArtifact): Set<string> {
+function listedNames(contract: LoadedContract): Set<string> {
   return new Set([...Object.keys(contract.toolBacking ?? {}), ...Object.values(contract.profiles).flatMap((profile) => profile.names ?? [])]);
 }
 
@@ -56,7 +56,7 @@ function listedNames(contract: ContractArtifact): Set<string> {
  * The policy of the contract in use; a contract without one gets the bundled contract's, minus
  * the former names it still lists (those it keeps as grandfathered).
  */
-export function namingPolicyFor(contract: ContractArtifact, bundled: ContractArtifact): PolicyInUse {
+export function namingPolicyFor(contract: LoadedContract, bundled: LoadedContract): PolicyInUse {
   if (contract.naming) {
     const { naming } = contract;
     return { policy: naming, source: 'contract', removed: removedNames(naming.renames, new Set()), grandfathered: new Set(naming.grandfathered), adopted: [] };

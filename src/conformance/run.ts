@@ -1,14 +1,16 @@
 import { join } from 'node:path';
 import type { ProfileName } from '../contract/constants.js';
 import type { ToolFixture } from '../contract/fixture.js';
+import type { ToolRename } from '../contract/artifact.js';
 import { applySuppressions, loadConfig, severityResolver, type ConformConfig } from './config.js';
 import { observe, type ConnectOptions } from './connect.js';
 import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
-import { diffModernBlock, diffTools, explainDrift, type Change } from './diff.js';
+import { diffModernBlock, diffTools, explainDrift, type Change, type DiffOptions } from './diff.js';
+import { diffContracts, keyCapabilitiesChange } from './contract-diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
 import { readSnapshotManifest, writeSnapshotManifest } from './snapshot-manifest.js';
-import { contractBeside, findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
+import { contractBeside, contractGaps, findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
 import { namingPolicyFor, type PolicyInUse } from './naming-policy.js';
 import { sortFindings, type Finding } from './findings.js';
 import { BUNDLED, toolVersions } from './package-root.js';
@@ -17,7 +19,7 @@ import type { ProbeOutcome, ProgressListener } from './probes/types.js';
 import { evaluate, judgesProbes, loadRules, selectPack, type PackDefinition, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
-import { diffVisibleFields } from './visible-fields.js';
+import { bothRecord, diffVisibleFields, unrecordedFields } from './visible-fields.js';
 import { loadScenarios, runScenarios, type ScenarioFile, type ScenarioOutcome, type ToolCall } from './scenarios.js';
 import { snapshotAll, snapshotObservation, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
@@ -115,20 +117,27 @@ function descriptionsOf(listed: LiveSurface['listed']): Record<string, string> {
   return Object.fromEntries(listed.map((tool) => [tool.name, typeof tool.description === 'string' ? tool.description : '']));
 }
 
-/** A description change carries both texts when the expected side recorded its text (reports then show a word diff). */
-function withDescriptionText(changes: Change[], before: Record<string, string> | undefined, after: Record<string, string>): Change[] {
-  if (!before) return changes;
-  return changes.map((change) =>
-    change.kind === 'description-changed' && change.path === 'description' && change.tool !== undefined && Object.hasOwn(before, change.tool) && Object.hasOwn(after, change.tool)
-      ? { ...change, before: before[change.tool], after: after[change.tool] }
-      : change,
-  );
+/**
+ * Every change between two fixtures of one era: the tools (with their description texts where a
+ * side knows them), what is recorded beside the hash, and the modern block.
+ */
+function fixtureChanges(expected: ToolFixture, found: ToolFixture, renames: readonly ToolRename[], descriptions: DiffOptions['descriptions']): Change[] {
+  const changes = [...diffTools(expected.tools, found.tools, { renames, descriptions }), ...diffVisibleFields(expected, found)];
+  for (const change of diffModernBlock(expected.modern, found.modern, { capabilities: !bothRecord(expected, found, 'serverCapabilities') })) changes.push(change);
+  return changes;
 }
 
 function eraChanges(surface: LiveSurface, fixture: ToolFixture, naming: PolicyInUse | undefined): ScopedChange[] {
-  const changes = [...withDescriptionText(diffTools(fixture.tools, surface.tools, { renames: naming?.policy.renames ?? [] }), fixture.descriptions, descriptionsOf(surface.listed)), ...diffVisibleFields(fixture, surface.fixture)];
-  if (fixture.era === 'modern') for (const change of diffModernBlock(fixture.modern, surface.fixture.modern)) changes.push(change);
+  const changes = fixtureChanges(fixture, surface.fixture, naming?.policy.renames ?? [], { ...(fixture.descriptions ? { before: fixture.descriptions } : {}), after: descriptionsOf(surface.listed) });
   return changes.map((change) => ({ scope: surface.connection, change }));
+}
+
+/** The fields an expected fixture does not record, so a check does not compare them (a note each). */
+function unrecordedNotes(fixtures: FixtureSet): string[] {
+  return Object.entries(fixtures.files).flatMap(([era, file]) => {
+    const missing = unrecordedFields(fixtures.byEra[era as keyof typeof fixtures.byEra]!);
+    return missing.length ? [`${missing.join(', ')}: not recorded in the fixture ${file}, not compared`] : [];
+  });
 }
 
 /**
@@ -288,13 +297,13 @@ function loadInputs(request: CheckRequest) {
     if (!request.fixturesDir) throw new ConformError('usage', `--pack ${pack.name} holds a server to its own snapshot: take one with snapshot --pack ${pack.name} --out DIR, then pass --fixtures DIR`);
     const fixtures = loadFixtureSet(request.fixturesDir, request.profile, eras);
     const contractProfile = contract.profiles[resolveContractProfile('default', Object.keys(contract.profiles), contractFile) as ProfileName];
-    return { ruleSet, pack, config, contract: undefined, contractFile, contractProfile, naming: undefined, profile: request.profile, fixtures, notes: eraNotes(request, eras) };
+    return { ruleSet, pack, config, contract: undefined, contractFile, contractProfile, naming: undefined, profile: request.profile, fixtures, notes: [...eraNotes(request, eras), ...unrecordedNotes(fixtures)] };
   }
   const profile = resolveContractProfile(request.profile, Object.keys(contract.profiles), contractFile);
   const contractProfile = contract.profiles[profile as ProfileName];
   const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras, contractProfile.fixtures ?? {});
   checkProbeTools(request, profile, fixtures);
-  return { ruleSet, pack, config, contract, contractFile, contractProfile, naming, profile, fixtures, notes: [] as string[] };
+  return { ruleSet, pack, config, contract, contractFile, contractProfile, naming, profile, fixtures, notes: [...contractGaps(contract, contractFile), ...unrecordedNotes(fixtures)] };
 }
 
 /** A server checked in fewer eras than asked, because its snapshot recorded only those: a note, not a failure. */
@@ -359,7 +368,7 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
         ...finding,
         message: mask(finding.message),
         fix: mask(finding.fix),
-        ...(finding.text ? { text: { before: mask(finding.text.before), after: mask(finding.text.after) } } : {}),
+        ...(finding.text ? { text: Object.fromEntries(Object.entries(finding.text).map(([side, text]) => [side, mask(text)])) } : {}),
         ...(finding.schemas ? { schemas: JSON.parse(mask(JSON.stringify(finding.schemas))) as Finding['schemas'] } : {}),
       }));
       evidence = JSON.parse(mask(JSON.stringify(evidenceOf(judged)))) as Evidence;
@@ -461,7 +470,7 @@ async function checkLaunched(request: CheckRequest, inputs: ReturnType<typeof lo
     ...(inputs.notes.length ? { notes: inputs.notes } : {}),
     hashes,
     ...(Object.keys(prompts.hashes).length ? { promptHashes: prompts.hashes } : {}),
-    cacheHints: contract ? { approved: contract.approvedCacheHint, modern: modern?.fixture.modern ?? null } : null,
+    cacheHints: contract?.approvedCacheHint ? { approved: contract.approvedCacheHint, modern: modern?.fixture.modern ?? null } : null,
     config: configEvidence(inputs.config, findings, outcome),
     rulesEvaluated: evaluated.length,
     ...(probes ? { probes: probes.evidence } : {}),
@@ -510,7 +519,7 @@ export interface DiffRequest {
   pack?: string;
 }
 
-/** Compare two fixture directories offline, file by file, with the same change classes as `check`. */
+/** Compare two fixture directories offline, file by file, with the same change classes as `check`, and the contracts beside them. */
 export function runDiff(request: DiffRequest): RunResult {
   const started = performance.now();
   const ruleSet = loadRules(request.rulesDir);
@@ -523,20 +532,33 @@ export function runDiff(request: DiffRequest): RunResult {
 
   const changes: ScopedChange[] = [];
   const hashes: Record<string, HashComparison> = {};
+  const unrecorded = new Map<string, string[]>();
+  const noteUnrecorded = (fields: readonly string[], side: string, file: string) => {
+    for (const field of fields) unrecorded.set(`${field}: not recorded in the ${side}`, [...(unrecorded.get(`${field}: not recorded in the ${side}`) ?? []), file]);
+  };
   for (const { before: beforeName, after: afterName, scope } of pairs) {
     const a = before.get(beforeName)!;
     const b = after.get(afterName)!;
-    const found = [...(b.descriptions ? withDescriptionText(diffTools(a.tools, b.tools, { renames: naming.policy.renames }), a.descriptions, b.descriptions) : diffTools(a.tools, b.tools, { renames: naming.policy.renames })), ...diffVisibleFields(a, b), ...diffModernBlock(a.modern, b.modern)];
+    const found = fixtureChanges(a, b, naming.policy.renames, { ...(a.descriptions ? { before: a.descriptions } : {}), ...(b.descriptions ? { after: b.descriptions } : {}) });
+    const capabilities = keyCapabilitiesChange(b.profile, a.capabilities ?? null, b.capabilities ?? null);
+    if (capabilities) found.push(capabilities);
     for (const change of found) changes.push({ scope, change });
     hashes[scope] = { expected: { source: join(request.before, beforeName), hash: a.hash }, found: { source: join(request.after, afterName), hash: b.hash }, drift: explainDrift(a, b, found) };
+    const [onlyA, onlyB] = [unrecordedFields(a), unrecordedFields(b)];
+    noteUnrecorded(onlyA.filter((field) => !onlyB.includes(field)), 'older fixtures', beforeName);
+    noteUnrecorded(onlyB.filter((field) => !onlyA.includes(field)), 'newer fixtures', afterName);
   }
-  const common = pairs.map(({ scope }) => `${scope}.json`);
   const paired = new Set(pairs.flatMap((pair) => [`before/${pair.before}`, `after/${pair.after}`]));
-  const onlyOneSide = [...[...before.keys()].filter((name) => !paired.has(`before/${name}`)), ...[...after.keys()].filter((name) => !paired.has(`after/${name}`))];
+  const onlyBefore = [...before.keys()].filter((name) => !paired.has(`before/${name}`));
+  const onlyAfter = [...after.keys()].filter((name) => !paired.has(`after/${name}`));
+  for (const change of profileSetChanges(before, after, onlyBefore, onlyAfter)) changes.push(change);
+  const contracts = contractComparison(request.before, request.after);
+  for (const change of contracts.changes) changes.push({ scope: 'contract', change });
   const prompts = diffPromptFixtures(request.before, request.after, [...before.keys(), ...after.keys()]);
   for (const change of prompts.changes) changes.push(change);
   const context: RuleContext = { mode: 'diff', profile: '*', surfaces: [], changes };
   const { findings, outcome, evaluated } = judge(ruleSet, context, config, request.today ?? today(), selectPack(ruleSet, request.pack));
+  const notes = [...[...unrecorded].map(([what, files]) => `${what} (${files.join(', ')}), not compared`), ...contracts.notes];
   const evidence: Evidence = {
     command: 'diff',
     versions: toolVersions(),
@@ -544,13 +566,14 @@ export function runDiff(request: DiffRequest): RunResult {
     target: {
       before: request.before,
       after: request.after,
-      compared: common,
-      unmatched: [...new Set(onlyOneSide)],
+      compared: pairs.map(({ scope }) => `${scope}.json`),
+      unmatched: [...onlyBefore.map((name) => `${name} (before only)`), ...onlyAfter.map((name) => `${name} (after only)`)],
       ...(prompts.compared.length || prompts.unmatched.length ? { promptsCompared: prompts.compared, promptsUnmatched: prompts.unmatched } : {}),
     },
     connections: {},
     contract: { file: contractFile, profile: null, namingPolicy: naming.source },
     contractHash: null,
+    ...(notes.length ? { notes } : {}),
     hashes,
     ...(prompts.compared.length ? { promptHashes: prompts.hashes } : {}),
     cacheHints: null,
@@ -559,6 +582,54 @@ export function runDiff(request: DiffRequest): RunResult {
     durationMs: Math.round(performance.now() - started),
   };
   return { findings, evidence, rules: ruleSet, evaluated };
+}
+
+/**
+ * Fixture files of a profile the other side has no file of at all, as that profile added or
+ * removed: one change per file, keyed by the profile, so its eras make one finding with each
+ * file in its scopes. (An era missing from a profile both sides have is listed as unmatched only.)
+ */
+function profileSetChanges(before: Map<string, ToolFixture>, after: Map<string, ToolFixture>, onlyBefore: readonly string[], onlyAfter: readonly string[]): ScopedChange[] {
+  const lacks = (side: Map<string, ToolFixture>, profile: string) => ![...side.values()].some((fixture) => profileSpellings(fixture.profile).includes(profile));
+  const change = (fixture: ToolFixture, kind: 'profile-added' | 'profile-removed'): ScopedChange => {
+    const tools = `${fixture.names.length} tools`;
+    return { scope: `${fixture.profile}.${fixture.era}`, change: { kind, profile: fixture.profile, path: '', before: kind === 'profile-removed' ? tools : undefined, after: kind === 'profile-added' ? tools : undefined } };
+  };
+  return [
+    ...onlyBefore.map((name) => before.get(name)!).filter((fixture) => lacks(after, fixture.profile)).map((fixture) => change(fixture, 'profile-removed')),
+    ...onlyAfter.map((name) => after.get(name)!).filter((fixture) => lacks(before, fixture.profile)).map((fixture) => change(fixture, 'profile-added')),
+  ];
+}
+
+/**
+ * The contract artifacts of the repositories the two directories belong to, compared: each profile
+ * one lists and the other does not, then what both list (see diffContracts). A side without a
+ * usable contract, or a part one contract lacks, is a note.
+ */
+function contractComparison(beforeDir: string, afterDir: string): { changes: Change[]; notes: string[] } {
+  const read = (dir: string) => {
+    const file = contractBeside(dir);
+    if (file === undefined) return { problem: `no contract artifact beside ${dir}` };
+    try {
+      return { side: { file, contract: loadContract(file) } };
+    } catch (error) {
+      return { problem: (error as Error).message };
+    }
+  };
+  const a = read(beforeDir);
+  const b = read(afterDir);
+  if (!a.side || !b.side) {
+    const problems = [a.problem, b.problem].filter((problem) => problem !== undefined);
+    // Neither side has one: a plain fixtures diff, nothing to say.
+    return { changes: [], notes: a.side || b.side ? [`the contract artifacts were not compared: ${problems.join('; ')}`] : [] };
+  }
+  if (a.side.file === b.side.file) return { changes: [], notes: [] };
+  const { changes, unrecorded } = diffContracts(a.side, b.side);
+  const namesOf = (side: typeof a.side) => Object.keys(side!.contract.profiles);
+  for (const name of namesOf(a.side).filter((name) => !namesOf(b.side).includes(name))) changes.push({ kind: 'profile-removed', profile: name, path: '', before: `${a.side.contract.profiles[name as ProfileName].names.length} tools`, after: undefined });
+  for (const name of namesOf(b.side).filter((name) => !namesOf(a.side).includes(name))) changes.push({ kind: 'profile-added', profile: name, path: '', before: undefined, after: `${b.side.contract.profiles[name as ProfileName].names.length} tools` });
+  const notes = unrecorded.map(({ part, missingIn }) => `${part}: not recorded in the ${missingIn === 'before' ? 'older' : 'newer'} contract (${missingIn === 'before' ? a.side!.file : b.side!.file}), not compared`);
+  return { changes, notes };
 }
 
 /**

@@ -32,7 +32,9 @@ export function snapshotObservation(observation: Observation, profile: string, t
     sdk: { [observation.client.package]: observation.client.version },
     capabilities: null,
     tools: observation.tools,
+    wireTools: observation.wireTools,
     instructions: observation.instructions,
+    serverCapabilities: observation.serverCapabilities,
     ...(observation.era === 'modern' ? { modern: { toolsListCacheHint: observation.toolsListCacheHint, discover: observation.discover } } : {}),
   });
   // The fixture holds the normalized snapshot already (names, tools, hash): no second pass.

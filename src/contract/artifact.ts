@@ -65,3 +65,14 @@ export const CONTRACT_ARTIFACT_PATH = 'docs/generated/tool-profile-contract.json
 export const PROFILES_DOC_PATH = 'docs/generated/tool-profiles.md';
 export const TOOL_FIXTURES_DIR = 'fixtures/tool-contract';
 export const PROMPT_FIXTURES_DIR = 'fixtures/prompt-contract';
+
+/** A profile as the checker reads it from a contract of any generation. */
+export type LoadedContractProfile = Omit<ContractProfile, 'backingCounts'> & Partial<Pick<ContractProfile, 'backingCounts'>>;
+
+/**
+ * A contract artifact as the checker reads it, of any generation: the parts older contracts lack
+ * (backing categories, the approved cache hint, the naming policy) are optional, and what needs
+ * them is not judged (the run's evidence says so).
+ */
+export type LoadedContract = Omit<ContractArtifact, 'toolBacking' | 'approvedCacheHint' | 'backingCategories' | 'profiles'> &
+  Partial<Pick<ContractArtifact, 'toolBacking' | 'approvedCacheHint' | 'backingCategories'>> & { profiles: Record<ProfileName, LoadedContractProfile> };

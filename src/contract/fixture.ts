@@ -6,7 +6,7 @@ import {
   MCP_REVISION,
   type Era,
 } from './constants.js';
-import { compareCodePoints, snapshotTools, type ListedTool, type NormalizedTool } from './normalize.js';
+import { compareCodePoints, snapshotTools, stable, type ListedTool, type NormalizedTool } from './normalize.js';
 
 export interface CacheHint {
   ttlMs: number;
@@ -55,6 +55,14 @@ export interface ToolFixture {
   /** Each tool's description text beside its hash (snapshots that are their own baseline), so a change shows as a word diff. */
   descriptions?: Record<string, string>;
   instructions?: string | null;
+  /**
+   * What else a client sees, recorded beside the hash (older fixtures lack them): the capabilities
+   * the server declared (`initialize`, or `server/discover` in the modern era; null when it
+   * declared none), and each tool's `execution` and `icons` (tools without one are absent).
+   */
+  serverCapabilities?: Record<string, unknown> | null;
+  execution?: Record<string, unknown>;
+  icons?: Record<string, unknown>;
   modern?: ModernBlock;
   legacy?: { toolsListCacheHint: null; discover: null };
   hash: string;
@@ -71,6 +79,10 @@ export interface FixtureInput {
   tools: readonly ListedTool[];
   /** The server instructions (modern: from `server/discover`; legacy: from `initialize`). */
   instructions: string | null;
+  /** The capabilities the server declared; null when it declared none. */
+  serverCapabilities: Record<string, unknown> | null;
+  /** The tools as sent over the wire, when an SDK client may have dropped keys (`execution`, `icons`); default `tools`. */
+  wireTools?: readonly ListedTool[];
   modern?: ModernBlock;
 }
 
@@ -109,7 +121,14 @@ export function titlesOf(tools: readonly ListedTool[]): Record<string, string> {
   return Object.fromEntries(titled.map((tool) => [tool.name, tool.title as string]).sort(([a], [b]) => compareCodePoints(a!, b!)));
 }
 
+/** One key of every listed tool that has it, by name in code-point order, normalized. */
+export function toolKeyOf(tools: readonly ListedTool[], key: string): Record<string, unknown> {
+  const having = tools.filter((tool) => typeof tool.name === 'string' && tool[key] !== undefined);
+  return Object.fromEntries(having.map((tool) => [tool.name, stable(tool[key])] as const).sort(([a], [b]) => compareCodePoints(a, b)));
+}
+
 export function buildToolFixture(input: FixtureInput): ToolFixture {
+  const wire = input.wireTools ?? input.tools;
   const { names, tools, hash } = snapshotTools(input.tools);
   const base = {
     contractVersion: CONTRACT_VERSION,
@@ -128,6 +147,9 @@ export function buildToolFixture(input: FixtureInput): ToolFixture {
     tools,
     titles: titlesOf(input.tools),
     instructions: input.instructions,
+    serverCapabilities: input.serverCapabilities === null ? null : (stable(input.serverCapabilities) as Record<string, unknown>),
+    execution: toolKeyOf(wire, 'execution'),
+    icons: toolKeyOf(wire, 'icons'),
   };
   // Key order is part of the file format: the era block comes last, just before the hash.
   return input.era === 'modern'

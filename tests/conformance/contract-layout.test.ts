@@ -84,7 +84,7 @@ describe('the naming policy of a contract', () => {
     [{ ...bundled.naming, presign: { when: 'presign' } }, 'naming.presign needs when and pattern'],
   ])('a malformed naming block is refused: %#', (naming, problem) => {
     const file = writeJson(tempDir(), 'contract.json', { ...bundled, naming });
-    expect(() => loadContract(file)).toThrow(`contract artifact ${file}: ${problem}`);
+    expect(() => loadContract(file)).toThrow(`contract artifact ${file} cannot be used: ${problem}; name the contract to use with --contract FILE`);
   });
 
   test('without one, the bundled policy applies; former names the contract lists are its own, the rest stay retired', () => {

@@ -11,10 +11,22 @@ import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, s
  */
 interface Change {
   kind: ToolChangeKind;
+  /** The server the fixtures are taken from, when not the baseline: a change toward the baseline. */
+  before?: (surface: Surface) => void;
   surface: (surface: Surface) => void;
   /** Where the finding points (tool, path). */
   at: { tool?: string; path?: string };
 }
+
+/** An output schema for b2_list_buckets, and its properties. */
+const BUCKETS_OUTPUT = { type: 'object', properties: { buckets: { type: 'array' }, count: { type: 'integer' } }, required: ['buckets'] };
+const withOutput = (surface: Surface) => void (toolOf(surface, 'b2_list_buckets').outputSchema = structuredClone(BUCKETS_OUTPUT));
+const outputOf = (surface: Surface) => toolOf(surface, 'b2_list_buckets').outputSchema!.properties as Record<string, Record<string, unknown>>;
+/** `execution.taskSupport` on b2_list_buckets (third in the listing), which the SDK servers do not let a test tool declare. */
+const taskSupport = (value: string) => ({ resultKey: 'tools', path: 'tools.2.execution', set: { taskSupport: value } });
+/** The logging capability, declared in `initialize` and `server/discover` alike. */
+const LOGGING = { resultKey: 'capabilities', path: 'capabilities.logging', set: {} };
+const experimental = (value: Record<string, unknown>) => ({ resultKey: 'capabilities', path: 'capabilities.experimental', set: value });
 
 const itemsOf = (surface: Surface) => (propsOf(surface, 'b2_update_bucket').lifecycleRules!.items as Record<string, unknown>);
 
@@ -40,13 +52,27 @@ const CHANGES: Change[] = [
   { kind: 'additional-properties-opened', surface: (s) => void delete itemsOf(s).additionalProperties, at: { tool: 'b2_update_bucket', path: 'inputSchema.properties.lifecycleRules.items.additionalProperties' } },
   { kind: 'description-changed', surface: (s) => void (toolOf(s, 'b2_list_buckets').description = 'List every bucket of the account, with its type and settings.'), at: { tool: 'b2_list_buckets', path: 'description' } },
   { kind: 'default-changed', surface: (s) => void (propsOf(s, 's3_get_presigned_url').expiresIn!.default = 900), at: { tool: 's3_get_presigned_url', path: 'inputSchema.properties.expiresIn.default' } },
-  { kind: 'annotation-toward-danger', surface: (s) => void (toolOf(s, 's3_put_object').annotations!.readOnlyHint = true), at: { tool: 's3_put_object', path: 'annotations.readOnlyHint' } },
-  { kind: 'annotation-toward-caution', surface: (s) => void (toolOf(s, 'b2_list_buckets').annotations!.idempotentHint = false), at: { tool: 'b2_list_buckets', path: 'annotations.idempotentHint' } },
-  {
-    kind: 'output-schema-changed',
-    surface: (s) => void (toolOf(s, 'b2_list_buckets').outputSchema = { type: 'object', properties: { buckets: { type: 'array' } } }),
-    at: { tool: 'b2_list_buckets', path: 'outputSchema' },
-  },
+  { kind: 'annotation-read-only-claimed', surface: (s) => void (toolOf(s, 's3_put_object').annotations!.readOnlyHint = true), at: { tool: 's3_put_object', path: 'annotations.readOnlyHint' } },
+  { kind: 'annotation-read-only-withdrawn', surface: (s) => void (toolOf(s, 'b2_list_buckets').annotations!.readOnlyHint = false), at: { tool: 'b2_list_buckets', path: 'annotations.readOnlyHint' } },
+  // The confirm gate follows destructiveHint (gating/confirm-iff-destructive), so the hint moves toward the baseline.
+  { kind: 'annotation-non-destructive-claimed', before: (s) => void (toolOf(s, 's3_put_object').annotations!.destructiveHint = true), surface: () => {}, at: { tool: 's3_put_object', path: 'annotations.destructiveHint' } },
+  { kind: 'annotation-destructive-claimed', before: (s) => void (toolOf(s, 'b2_delete_bucket').annotations!.destructiveHint = false), surface: () => {}, at: { tool: 'b2_delete_bucket', path: 'annotations.destructiveHint' } },
+  { kind: 'annotation-idempotent-claimed', before: (s) => void (toolOf(s, 's3_put_object').annotations!.idempotentHint = false), surface: () => {}, at: { tool: 's3_put_object', path: 'annotations.idempotentHint' } },
+  { kind: 'annotation-idempotent-withdrawn', surface: (s) => void (toolOf(s, 's3_put_object').annotations!.idempotentHint = false), at: { tool: 's3_put_object', path: 'annotations.idempotentHint' } },
+  { kind: 'annotation-closed-world-claimed', surface: (s) => void (toolOf(s, 'b2_list_buckets').annotations!.openWorldHint = false), at: { tool: 'b2_list_buckets', path: 'annotations.openWorldHint' } },
+  { kind: 'annotation-open-world-claimed', before: (s) => void (toolOf(s, 'b2_list_buckets').annotations!.openWorldHint = false), surface: () => {}, at: { tool: 'b2_list_buckets', path: 'annotations.openWorldHint' } },
+  { kind: 'output-schema-added', surface: (s) => void (toolOf(s, 'b2_list_buckets').outputSchema = BUCKETS_OUTPUT), at: { tool: 'b2_list_buckets', path: 'outputSchema' } },
+  { kind: 'output-schema-removed', before: withOutput, surface: () => {}, at: { tool: 'b2_list_buckets', path: 'outputSchema' } },
+  { kind: 'output-field-removed', before: withOutput, surface: (s) => void (withOutput(s), delete outputOf(s).count), at: { tool: 'b2_list_buckets', path: 'outputSchema.properties.count' } },
+  { kind: 'output-field-added', before: withOutput, surface: (s) => void (withOutput(s), (outputOf(s).next = { type: 'string' })), at: { tool: 'b2_list_buckets', path: 'outputSchema.properties.next' } },
+  { kind: 'output-widened', before: withOutput, surface: (s) => void (withOutput(s), (toolOf(s, 'b2_list_buckets').outputSchema!.required = [])), at: { tool: 'b2_list_buckets', path: 'outputSchema.properties.buckets' } },
+  { kind: 'output-narrowed', before: withOutput, surface: (s) => void (withOutput(s), (outputOf(s).count!.minimum = 0)), at: { tool: 'b2_list_buckets', path: 'outputSchema.properties.count.minimum' } },
+  { kind: 'output-changed', before: withOutput, surface: (s) => void (withOutput(s), (outputOf(s).count!.type = 'string')), at: { tool: 'b2_list_buckets', path: 'outputSchema.properties.count.type' } },
+  { kind: 'task-support-narrowed', surface: (s) => void (s.rewrites = [taskSupport('required')]), at: { tool: 'b2_list_buckets', path: 'execution.taskSupport' } },
+  { kind: 'task-support-widened', surface: (s) => void (s.rewrites = [taskSupport('optional')]), at: { tool: 'b2_list_buckets', path: 'execution.taskSupport' } },
+  { kind: 'server-capability-added', surface: (s) => void (s.rewrites = [LOGGING]), at: { path: 'serverCapabilities.logging' } },
+  { kind: 'server-capability-removed', before: (s) => void (s.rewrites = [LOGGING]), surface: () => {}, at: { path: 'serverCapabilities.logging' } },
+  { kind: 'server-capability-changed', before: (s) => void (s.rewrites = [experimental({ 'example.com/a': {} })]), surface: (s) => void (s.rewrites = [experimental({ 'example.com/a': {}, 'example.com/b': {} })]), at: { path: 'serverCapabilities.experimental' } },
   { kind: 'meta-changed', surface: (s) => void (toolOf(s, 'b2_list_buckets')._meta = { 'example.com/tier': 'gold' }), at: { tool: 'b2_list_buckets', path: '_meta' } },
   { kind: 'schema-changed', surface: (s) => void (toolOf(s, 's3_put_object').inputSchema!.dependentRequired = { body: ['key'] }), at: { tool: 's3_put_object', path: 'inputSchema.dependentRequired' } },
   {
@@ -66,13 +92,22 @@ const CHANGES: Change[] = [
 let server: SurfaceHttpServer;
 let baselineFixtures: string;
 let baselineContract: string;
+/** Fixtures and contract of each change's own `before` server. */
+const beforeOf = new Map<ToolChangeKind, { fixtures: string; contract: string }>();
 
 beforeAll(async () => {
   const surfaces: Record<string, Surface> = { baseline: baselineSurface() };
-  for (const change of CHANGES) surfaces[change.kind] = mutate(baselineSurface(), change.surface);
+  for (const change of CHANGES) {
+    surfaces[change.kind] = mutate(baselineSurface(), change.surface);
+    if (change.before) surfaces[`${change.kind}:before`] = mutate(baselineSurface(), change.before);
+  }
   server = await startSurfaceHttp(surfaces);
   baselineFixtures = await snapshotFixtures(server.target('baseline'));
   baselineContract = writeContract(baselineFixtures);
+  for (const change of CHANGES.filter((candidate) => candidate.before)) {
+    const fixtures = await snapshotFixtures(server.target(`${change.kind}:before`));
+    beforeOf.set(change.kind, { fixtures, contract: writeContract(fixtures) });
+  }
 });
 
 afterAll(() => {
@@ -89,9 +124,10 @@ describe.concurrent('live: each changed server is caught by exactly its diff rul
     test(change.kind, async () => {
       // The approved cache hint is contract data: for the modern-block case it follows the server,
       // so only the drift from the fixture remains.
+      const own = beforeOf.get(change.kind);
       const contractFile =
-        change.kind === 'modern-block-changed' ? writeContract(baselineFixtures, (contract) => void (contract.approvedCacheHint = { ttlMs: 30_000, cacheScope: 'public' })) : baselineContract;
-      const result = await check(server.target(change.kind), { fixturesDir: baselineFixtures, contractFile });
+        change.kind === 'modern-block-changed' ? writeContract(baselineFixtures, (contract) => void (contract.approvedCacheHint = { ttlMs: 30_000, cacheScope: 'public' })) : (own?.contract ?? baselineContract);
+      const result = await check(server.target(change.kind), { fixturesDir: own?.fixtures ?? baselineFixtures, contractFile });
       expect(firedRules(result)).toEqual([`diff/${change.kind}`]);
       expect(result.findings.map((finding) => ({ tool: finding.tool, path: finding.path }))).toContainEqual({ tool: change.at.tool, path: change.at.path });
       for (const finding of result.findings) {
@@ -106,11 +142,12 @@ describe.concurrent('offline: diff <baseline> <changed> reports the same rule at
   for (const change of CHANGES) {
     test(change.kind, async () => {
       const changedFixtures = await snapshotFixtures(server.target(change.kind));
-      const result = runDiff({ before: baselineFixtures, after: changedFixtures, cwd: tempDir() });
+      const result = runDiff({ before: beforeOf.get(change.kind)?.fixtures ?? baselineFixtures, after: changedFixtures, cwd: tempDir() });
       expect(firedRules(result)).toEqual([`diff/${change.kind}`]);
       const finding = result.findings[0]!;
-      const expected = { breaking: 'error', 'non-breaking': change.kind === 'annotation-toward-caution' ? 'info' : 'warning', info: 'info' }[finding.class!];
-      expect(finding.severity, `${change.kind} is ${finding.class}`).toBe(change.kind === 'modern-block-changed' ? 'warning' : expected);
+      // Under diff a rule's own severity applies; a breaking change is always an error.
+      expect(finding.severity, `${change.kind} is ${finding.class}`).toBe(result.rules.byId.get(`diff/${change.kind}`)!.severity);
+      if (finding.class === 'breaking') expect(finding.severity).toBe('error');
       const scopes = change.kind === 'modern-block-changed' ? ['default.modern'] : ['default.legacy', 'default.modern'];
       expect([...finding.scopes].sort()).toEqual(scopes);
     });

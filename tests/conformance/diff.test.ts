@@ -75,21 +75,21 @@ describe('tool-level diff', () => {
   });
 
   test.each([
-    ['destructiveHint true → false', { destructiveHint: false }, 'annotation-toward-danger'],
-    ['readOnlyHint false → true', { readOnlyHint: true, destructiveHint: false }, 'annotation-toward-danger'],
-    ['idempotentHint false → true', { idempotentHint: true }, 'annotation-toward-danger'],
-    ['openWorldHint true → false', { openWorldHint: false }, 'annotation-toward-danger'],
-  ])('%s moves toward danger', (_name, hints, kind) => {
+    ['destructiveHint true → false', { destructiveHint: false }, 'annotation-non-destructive-claimed'],
+    ['readOnlyHint false → true', { readOnlyHint: true, destructiveHint: false }, 'annotation-read-only-claimed'],
+    ['idempotentHint false → true', { idempotentHint: true }, 'annotation-idempotent-claimed'],
+    ['openWorldHint true → false', { openWorldHint: false }, 'annotation-closed-world-claimed'],
+  ])('%s is its own change kind', (_name, hints, kind) => {
     const changes = diffTools(snapshotTools([tool('t')]).tools, snapshotTools([tool('t', 'd', hints)]).tools);
-    expect(changes.map((c) => c.kind)).toContain(kind);
+    expect(changes.map((c) => c.kind)).toEqual([kind]);
   });
 
-  test('destructiveHint false → true is toward caution; an absent hint means its protocol default', () => {
+  test('destructiveHint false → true asks for more caution; spelling out a default is no change', () => {
     const safe = snapshotTools([tool('t', 'd', { destructiveHint: false })]).tools;
-    expect(diffTools(safe, snapshotTools([tool('t')]).tools).map((c) => c.kind)).toEqual(['annotation-toward-caution']);
+    expect(diffTools(safe, snapshotTools([tool('t')]).tools).map((c) => c.kind)).toEqual(['annotation-destructive-claimed']);
     const explicitDefault = snapshotTools([{ ...tool('t'), annotations: { destructiveHint: true } }]).tools;
     const absent = snapshotTools([{ ...tool('t'), annotations: {} }]).tools;
-    expect(diffTools(explicitDefault, absent).map((c) => c.kind)).toEqual(['meta-changed']);
+    expect(diffTools(explicitDefault, absent)).toEqual([]);
   });
 
   test('drift explanation names the tools and paths, or the tool set difference', () => {

@@ -25,12 +25,12 @@ beforeAll(async () => {
       propsOf(s, 's3_list_objects_v2').maxKeys!.maximum = 500; // breaking diff
       toolOf(s, 'b2_list_buckets').description = 'List buckets.'; // description drift + length warning
       propsOf(s, 's3_put_object').apiKey = { type: 'string' }; // prohibited field
-      toolOf(s, 'b2_list_buckets').annotations!.idempotentHint = false; // toward caution
+      toolOf(s, 'b2_list_buckets').annotations!.readOnlyHint = false; // toward caution
     }),
   });
   const fixturesDir = await snapshotFixtures(server.target('baseline'));
   const configFile = writeJson(tempDir(), 'config.json', {
-    rules: { 'diff/annotation-toward-caution': 'info', 'description/length': 'warning' },
+    rules: { 'diff/annotation-read-only-withdrawn': 'info', 'description/length': 'warning' },
     suppressions: [{ rule: 'diff/description-changed', tool: 'b2_list_buckets', reason: 'copy edit reviewed in the PR', expires: '2099-12-31' }],
   });
   const base = server.target('broken') as { url: URL };

@@ -167,7 +167,7 @@ test('the correct baseline passes every rule with no finding at all', async () =
   expect(result.evaluated.length).toBeGreaterThan(40);
 });
 
-test('every rule in rules/ has a broken variant below (rules on changes: diff tests and tests/unit/poisoning.test.ts; probe rules: probes.test.ts; scenario rules: generic/scenarios.test.ts)', async () => {
+test('every rule in rules/ has a broken variant below (rules on changes: diff tests, diff-offline.test.ts and tests/unit/poisoning.test.ts; probe rules: probes.test.ts; scenario rules: generic/scenarios.test.ts)', async () => {
   const { judgesProbes, loadRules } = await import('../../src/conformance/rules/engine.js');
   const { CHECK_KINDS } = await import('../../src/conformance/rules/kinds/index.js');
   const judgesChanges = (rule: { check: { kind: string } }) => CHECK_KINDS[rule.check.kind]!.needs.includes('changes');

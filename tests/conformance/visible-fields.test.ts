@@ -42,7 +42,7 @@ test('fixtures record tool titles and the server instructions beside the hash, w
   expect(fixture.instructions).toBe('Deletions need the user\'s explicit approval.');
   const untitled = JSON.parse(readFileSync(join(await snapshotFixtures(server.target('title-changed')), `${PROFILE}.modern.json`), 'utf8'));
   expect(untitled.hash).toBe(fixture.hash);
-  expect(Object.keys(fixture).slice(-4)).toEqual(['titles', 'instructions', 'modern', 'hash']);
+  expect(Object.keys(fixture).slice(-7)).toEqual(['titles', 'instructions', 'serverCapabilities', 'execution', 'icons', 'modern', 'hash']);
 });
 
 describe.concurrent('check compares them with the fixtures', () => {

@@ -213,8 +213,8 @@ describe('properties and required', () => {
   it.each([
     [object({ a: { type: 'string' } }), object({}), [['property-removed', 'in.properties.a', { type: 'string' }, undefined]]],
     [object({}), object({ a: { type: 'string' } }), [['property-added', 'in.properties.a', undefined, { type: 'string' }]]],
-    [object({ a: {} }), object({ a: {} }, ['a']), [['required-added', 'in.properties.a', undefined, undefined]]],
-    [object({ a: {} }, ['a']), object({ a: {} }), [['required-removed', 'in.properties.a', undefined, undefined]]],
+    [object({ a: {} }), object({ a: {} }, ['a']), [['required-added', 'in.properties.a', 'optional', 'required']]],
+    [object({ a: {} }, ['a']), object({ a: {} }), [['required-removed', 'in.properties.a', 'required', 'optional']]],
     [object({}, ['ghost']), object({}), []],
     [object({}), object({}, ['ghost']), [['required-added', 'in.properties.ghost', undefined, undefined]]],
     [object({ b: { type: 'string' }, a: { type: 'string' } }), object({ a: { type: 'integer' }, b: { type: 'integer' } }), [['type-narrowed', 'in.properties.a.type', 'string', 'integer'], ['type-narrowed', 'in.properties.b.type', 'string', 'integer']]],
@@ -294,19 +294,17 @@ describe('tool annotations', () => {
   const one = (before: Record<string, unknown>, after: Record<string, unknown>) => diffTools([tool('t', { annotations: before })], [tool('t', { annotations: after })]).map(({ kind, path, before: was, after: now }) => [kind, path, was, now]);
 
   it.each([
-    [{ readOnlyHint: false }, { readOnlyHint: true }, 'annotation-toward-danger'],
-    [{}, { readOnlyHint: true }, 'annotation-toward-danger'],
-    [{ readOnlyHint: true }, {}, 'annotation-toward-caution'],
-    [{ destructiveHint: true }, { destructiveHint: false }, 'annotation-toward-danger'],
-    [{}, { destructiveHint: false }, 'annotation-toward-danger'],
-    [{ destructiveHint: false }, { destructiveHint: true }, 'annotation-toward-caution'],
-    [{ idempotentHint: false }, { idempotentHint: true }, 'annotation-toward-danger'],
-    [{ openWorldHint: true }, { openWorldHint: false }, 'annotation-toward-danger'],
-    [{ openWorldHint: false }, {}, 'annotation-toward-caution'],
-    [{}, { readOnlyHint: false }, 'meta-changed'],
-    [{ destructiveHint: true }, {}, 'meta-changed'],
-    [{ readOnlyHint: 'yes' }, { readOnlyHint: false }, 'meta-changed'],
-    [{ readOnlyHint: 'yes' }, { readOnlyHint: true }, 'annotation-toward-danger'],
+    [{ readOnlyHint: false }, { readOnlyHint: true }, 'annotation-read-only-claimed'],
+    [{}, { readOnlyHint: true }, 'annotation-read-only-claimed'],
+    [{ readOnlyHint: true }, {}, 'annotation-read-only-withdrawn'],
+    [{ destructiveHint: true }, { destructiveHint: false }, 'annotation-non-destructive-claimed'],
+    [{}, { destructiveHint: false }, 'annotation-non-destructive-claimed'],
+    [{ destructiveHint: false }, { destructiveHint: true }, 'annotation-destructive-claimed'],
+    [{ idempotentHint: false }, { idempotentHint: true }, 'annotation-idempotent-claimed'],
+    [{ idempotentHint: true }, {}, 'annotation-idempotent-withdrawn'],
+    [{ openWorldHint: true }, { openWorldHint: false }, 'annotation-closed-world-claimed'],
+    [{ openWorldHint: false }, {}, 'annotation-open-world-claimed'],
+    [{ readOnlyHint: 'yes' }, { readOnlyHint: true }, 'annotation-read-only-claimed'],
     [{ title: 'A' }, { title: 'B' }, 'description-changed'],
     [{ custom: 1 }, { custom: 2 }, 'meta-changed'],
   ])('%j → %j is %s', (before, after, kind) => {
@@ -314,12 +312,27 @@ describe('tool annotations', () => {
     expect(one(before, after)).toEqual([[kind, `annotations.${key}`, (before as Record<string, unknown>)[key], (after as Record<string, unknown>)[key]]]);
   });
 
-  it('several annotations change in key order; non-object annotations count as none', () => {
-    expect(one({ readOnlyHint: true, destructiveHint: false }, { readOnlyHint: false, destructiveHint: true }).map(([kind, path]) => `${kind} ${path}`)).toEqual([
-      'annotation-toward-caution annotations.destructiveHint',
-      'annotation-toward-caution annotations.readOnlyHint',
+  it.each([
+    [{}, { readOnlyHint: false }],
+    [{ destructiveHint: true }, {}],
+    [{}, { openWorldHint: true, idempotentHint: false }],
+    [{ readOnlyHint: 'yes' }, { readOnlyHint: false }],
+  ])('an absent hint is its protocol default: %j → %j is no change', (before, after) => {
+    expect(one(before, after)).toEqual([]);
+  });
+
+  it('destructiveHint and idempotentHint carry no meaning on a read-only tool, and a tool newly claimed read-only is that one claim', () => {
+    expect(one({ readOnlyHint: true, destructiveHint: true }, { readOnlyHint: true, destructiveHint: false, idempotentHint: true })).toEqual([]);
+    expect(one({ destructiveHint: true }, { readOnlyHint: true, destructiveHint: false }).map(([kind]) => kind)).toEqual(['annotation-read-only-claimed']);
+    // Once the tool is no longer read-only, its hints are compared again.
+    expect(one({ readOnlyHint: true, destructiveHint: false }, { destructiveHint: true }).map(([kind, path]) => `${kind} ${path}`)).toEqual([
+      'annotation-destructive-claimed annotations.destructiveHint',
+      'annotation-read-only-withdrawn annotations.readOnlyHint',
     ]);
-    expect(diffTools([tool('t', { annotations: 'x' as never })], [tool('t', { annotations: { readOnlyHint: true } })]).map(({ kind }) => kind)).toEqual(['annotation-toward-danger']);
+  });
+
+  it('non-object annotations count as none', () => {
+    expect(diffTools([tool('t', { annotations: 'x' as never })], [tool('t', { annotations: { readOnlyHint: true } })]).map(({ kind }) => kind)).toEqual(['annotation-read-only-claimed']);
   });
 });
 
@@ -330,14 +343,17 @@ describe('tool definitions', () => {
     expect(diffTools([before], [after])).toEqual([
       { kind: 'description-changed', tool: 't', path: 'description', before: undefined, after: undefined, schemas: { before: before.inputSchema, after: after.inputSchema } },
       { kind: 'type-narrowed', tool: 't', path: 'inputSchema.properties.x.type', before: 'string', after: 'integer' },
-      { kind: 'output-schema-changed', tool: 't', path: 'outputSchema', before: { type: 'object' }, after: { type: 'array' } },
+      { kind: 'output-changed', tool: 't', path: 'outputSchema.type', before: 'object', after: 'array' },
       { kind: 'meta-changed', tool: 't', path: '_meta', before: { a: 1 }, after: { a: 2 } },
     ]);
   });
 
   it('an equivalent input schema is no change; a part the classifier does not know is a whole-tool change', () => {
     expect(diffTools([tool('t', { inputSchema: { type: 'object', properties: {}, additionalProperties: true } })], [tool('t')])).toEqual([]);
-    expect(diffTools([tool('t')], [tool('t', { execution: { taskSupport: 'optional' } } as never)])).toEqual([{ kind: 'schema-changed', tool: 't', path: '', before: undefined, after: undefined, schemas: { before: tool('t').inputSchema, after: tool('t').inputSchema } }]);
+    const rest = { name: '', descriptionSha256: 'd', inputSchema: null, outputSchema: null, annotations: null };
+    expect(diffTools([tool('t')], [tool('t', { unknownPart: { a: 1 } } as never)])).toEqual([
+      { kind: 'schema-changed', tool: 't', path: '', before: rest, after: { ...rest, unknownPart: { a: 1 } }, schemas: { before: tool('t').inputSchema, after: tool('t').inputSchema } },
+    ]);
   });
 
   it('tools removed and added, in list order', () => {

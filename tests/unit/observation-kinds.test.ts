@@ -30,7 +30,7 @@ describe('diff-change', () => {
   it('a change of the whole item has no path; absent and non-string values are shown, without a text diff', () => {
     const long = { words: 'x'.repeat(200) };
     const [found] = runKind('diff-change', { change: 'schema-changed' }, { changes: changes({ kind: 'schema-changed', tool: 'b2_x_y', path: '', before: undefined, after: long, schemas: { before: 1, after: 2 } }) });
-    expect(found).toEqual({ tool: 'b2_x_y', prompt: undefined, path: undefined, scope: 'modern', key: undefined, data: { before: 'absent', after: JSON.stringify(long).slice(0, 120), where: '' }, schemas: { before: 1, after: 2 } });
+    expect(found).toEqual({ tool: 'b2_x_y', prompt: undefined, path: undefined, scope: 'modern', key: undefined, data: { before: 'absent', after: `${JSON.stringify(long).slice(0, 120)}…`, where: '' }, schemas: { before: 1, after: 2 } });
     expect(JSON.stringify(long).length).toBeGreaterThan(120);
   });
 
@@ -43,6 +43,7 @@ describe('diff-change', () => {
     [{ by: 'contract', reverted: false }, 'a rename the contract records', undefined],
     [{ by: 'contract', reverted: true }, 'back to its former name, which the contract retired', undefined],
     [{ by: 'definition' }, 'same definition', undefined],
+    [{ by: 'spelling' }, 'the same words in another naming style', undefined],
     [undefined, 'same definition', undefined],
     [{ by: 'similarity', confidence: 0.8, shared: 4, total: 5 }, 'recognised by similarity, confidence 0.8: same required inputs, 4 of 5 input names in common', 0.8],
   ] as const)('a rename recognised by %j says "%s", is keyed by the former name and carries no text diff', (rename, basis, confidence) => {

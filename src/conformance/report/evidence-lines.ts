@@ -66,7 +66,11 @@ function describe(target: Record<string, unknown>): string {
 export function driftText(drift: Evidence['hashes'][string]['drift']): string {
   if (drift.status === 'match') return 'match';
   if (drift.status === 'tool-set-differs') {
-    const parts = [drift.added.length ? `added ${drift.added.join(', ')}` : '', drift.removed.length ? `removed ${drift.removed.join(', ')}` : ''];
+    const parts = [
+      drift.renamed?.length ? `renamed ${drift.renamed.map(({ from, to }) => `${from} → ${to}`).join(', ')}` : '',
+      drift.added.length ? `added ${drift.added.join(', ')}` : '',
+      drift.removed.length ? `removed ${drift.removed.join(', ')}` : '',
+    ];
     return `the tool set differs (${parts.filter(Boolean).join('; ')})`;
   }
   return `same names, definitions differ: ${drift.tools.map(({ tool, paths }) => `${tool} (${paths.join(', ')})`).join('; ')}`;

@@ -52,7 +52,7 @@ function statusOf(findings: readonly Finding[]): string {
 
 function diffHtml(finding: Finding): string {
   if (!finding.text) return '';
-  const parts = wordDiff(finding.text.before, finding.text.after);
+  const parts = wordDiff(finding.text.before ?? '', finding.text.after ?? '');
   if (!parts) return '';
   return `<div class="muted">${parts.map((part) => (part.kind === 'same' ? h(part.text) : part.kind === 'removed' ? `<del>${h(part.text)}</del>` : `<ins>${h(part.text)}</ins>`)).join('')}</div>`;
 }

@@ -102,7 +102,7 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
 function findingRow(finding: Finding, verbose: boolean): string {
   let text = markdownText(clip(finding.message, verbose));
   if (finding.text) {
-    const parts = wordDiff(finding.text.before, finding.text.after);
+    const parts = wordDiff(finding.text.before ?? '', finding.text.after ?? '');
     if (parts) {
       const diff = (verbose ? parts : compactDiff(parts))
         .map((part) => (part.kind === 'same' ? markdownText(clip(part.text, verbose)) : `<${part.kind === 'removed' ? 'del' : 'ins'}>${markdownText(clip(part.text, verbose))}</${part.kind === 'removed' ? 'del' : 'ins'}>`))

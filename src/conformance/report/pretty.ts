@@ -102,7 +102,7 @@ function findingLines(finding: Finding, c: Paint, paint: Record<Severity, (text:
   // Compact: one line per finding; verbose: the message on its own line, then fix and doc.
   const lines = verbose ? [`    ${head}`, `      ${t(finding.message)}`] : [`    ${head} ${c.dim('—')} ${t(clip(finding.message, false))}`];
   if (finding.text) {
-    const parts = wordDiff(finding.text.before, finding.text.after);
+    const parts = wordDiff(finding.text.before ?? '', finding.text.after ?? '');
     if (parts) {
       const shown = verbose ? parts : clipParts(compactDiff(parts), CLIP * 2);
       lines.push(`      ${c.dim('diff:')} ${shown.map((part) => (part.kind === 'same' ? t(part.text) : part.kind === 'removed' ? c.red(`[-${t(part.text)}-]`) : c.green(`{+${t(part.text)}+}`))).join('')}`);

@@ -1,4 +1,4 @@
-import type { ContractArtifact } from '../../contract/artifact.js';
+import type { LoadedContract } from '../../contract/artifact.js';
 import type { Refusal } from '../connect.js';
 import type { Change } from '../diff.js';
 import type { PolicyInUse } from '../naming-policy.js';
@@ -62,7 +62,7 @@ export interface RuleContext {
   looks?: LiveSurface[];
   /** Check mode: compared-only looks the server did not accept. */
   refused?: Refusal[];
-  contract?: ContractArtifact;
+  contract?: LoadedContract;
   /** Check mode: the naming policy of the contract in use. */
   naming?: PolicyInUse;
   changes: ScopedChange[];
@@ -86,7 +86,7 @@ export interface RawFinding {
   confidence?: number;
   data?: Record<string, unknown>;
   /** Prose that changed, when both sides are known: reports show a word diff. */
-  text?: { before: string; after: string };
+  text?: { before?: string; after?: string };
   /** The tool's input schema, expected and live: the review page shows them side by side. */
   schemas?: { before: unknown; after: unknown };
 }

@@ -38,7 +38,7 @@ const BROKEN: [string, (surface: Surface) => void, string][] = [
     },
     'diff/property-removed',
   ],
-  ['a flipped destructive hint', (s) => void (tool(s, 'delete_note').annotations.destructiveHint = false), 'diff/annotation-toward-danger'],
+  ['a flipped destructive hint', (s) => void (tool(s, 'delete_note').annotations.destructiveHint = false), 'diff/annotation-non-destructive-claimed'],
   [
     'a credential field deep in a schema',
     (s) => {

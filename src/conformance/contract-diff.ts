@@ -1,0 +1,95 @@
+import type { LoadedContract, LoadedContractProfile } from '../contract/artifact.js';
+import { compareCodePoints } from '../contract/normalize.js';
+import { deepEqual, joinPath, type Change } from './diff.js';
+
+
+/** One side of a contract comparison: the artifact and where it came from. */
+export interface ContractSide {
+  file: string;
+  contract: LoadedContract;
+}
+
+/** The parts of a contract compared when both sides have them, as the evidence names them. */
+const PARTS = { toolBacking: 'toolBacking', naming: 'naming policy', approvedCacheHint: 'approvedCacheHint' } as const;
+
+/** A changed list, element by element: what is new and what is gone. */
+function listDelta(before: readonly string[], after: readonly string[]): { added: string[]; removed: string[] } {
+  return { added: after.filter((item) => !before.includes(item)), removed: before.filter((item) => !after.includes(item)) };
+}
+
+/**
+ * The key capabilities a profile is derived from, as the fixtures or the contract record them
+ * (null: the full surface, no key read). Compared where both sides record the profile.
+ */
+export function keyCapabilitiesChange(profile: string, before: readonly string[] | null, after: readonly string[] | null): Change | undefined {
+  if (deepEqual(before, after)) return undefined;
+  return { kind: 'contract-key-capabilities-changed', profile, path: 'capabilities', before, after };
+}
+
+/** What a list gained and lost, for a message: `writeKeys, deleteBuckets` or `none`. */
+export function listDeltaText(before: unknown, after: unknown): { gained: string; lost: string } | undefined {
+  const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : null);
+  const was = list(before);
+  const now = list(after);
+  if (!was && !now) return undefined;
+  const { added, removed } = listDelta(was ?? [], now ?? []);
+  const show = (items: string[], whole: string[] | null) => (whole === null ? 'no list (the full surface)' : items.join(', ') || 'none');
+  return { gained: show(added, now), lost: show(removed, was) };
+}
+
+function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContractProfile): Change[] {
+  const changes: Change[] = [];
+  const at = (key: string) => joinPath(joinPath('profiles', name), key);
+  if (a.description !== b.description) changes.push({ kind: 'contract-description-changed', profile: name, path: at('description'), before: a.description, after: b.description });
+  const capabilities = keyCapabilitiesChange(name, a.capabilities ?? null, b.capabilities ?? null);
+  if (capabilities) changes.push(capabilities);
+  const gated = listDelta(a.confirmTools ?? [], b.confirmTools ?? []);
+  for (const tool of gated.added) changes.push({ kind: 'contract-confirm-tool-added', profile: name, tool, path: at('confirmTools'), before: undefined, after: tool });
+  for (const tool of gated.removed) changes.push({ kind: 'contract-confirm-tool-removed', profile: name, tool, path: at('confirmTools'), before: tool, after: undefined });
+  for (const key of ['counts', 'backingCounts'] as const) {
+    if (a[key] === undefined || b[key] === undefined || deepEqual(a[key], b[key])) continue;
+    changes.push({ kind: 'contract-counts-changed', profile: name, path: at(key), before: a[key], after: b[key] });
+  }
+  return changes;
+}
+
+/**
+ * Every difference between two contract artifacts, for the profiles both list (a profile on one
+ * side only is a profile change of its own), and the parts one side lacks (not compared).
+ */
+export function diffContracts(before: ContractSide, after: ContractSide): { changes: Change[]; unrecorded: { part: string; missingIn: 'before' | 'after' }[] } {
+  const a = before.contract;
+  const b = after.contract;
+  const changes: Change[] = [];
+  const shared = Object.keys(a.profiles)
+    .filter((name) => Object.hasOwn(b.profiles, name))
+    .sort(compareCodePoints);
+  for (const name of shared) changes.push(...profileChanges(name, a.profiles[name as keyof typeof a.profiles], b.profiles[name as keyof typeof b.profiles]));
+  const unrecorded: { part: string; missingIn: 'before' | 'after' }[] = [];
+  for (const [key, part] of Object.entries(PARTS) as [keyof typeof PARTS, string][]) {
+    if ((a[key] === undefined) !== (b[key] === undefined)) unrecorded.push({ part, missingIn: a[key] === undefined ? 'before' : 'after' });
+  }
+  if (a.toolBacking && b.toolBacking) {
+    const backingA: Record<string, string> = a.toolBacking;
+    const backingB: Record<string, string> = b.toolBacking;
+    for (const tool of [...new Set([...Object.keys(backingA), ...Object.keys(backingB)])].sort(compareCodePoints)) {
+      const was = Object.hasOwn(backingA, tool) ? backingA[tool] : undefined;
+      const now = Object.hasOwn(backingB, tool) ? backingB[tool] : undefined;
+      if (was !== now) changes.push({ kind: 'contract-backing-changed', tool, path: joinPath('toolBacking', tool), before: was, after: now });
+    }
+  }
+  if (a.naming && b.naming) {
+    for (const key of Object.keys({ ...a.naming, ...b.naming }).sort(compareCodePoints) as (keyof typeof a.naming)[]) {
+      if (!deepEqual(a.naming[key], b.naming[key])) changes.push({ kind: 'contract-naming-changed', path: joinPath('naming', key), before: a.naming[key], after: b.naming[key] });
+    }
+  }
+  if (a.approvedCacheHint && b.approvedCacheHint && !deepEqual(a.approvedCacheHint, b.approvedCacheHint)) {
+    changes.push({ kind: 'contract-cache-hint-changed', path: 'approvedCacheHint', before: a.approvedCacheHint, after: b.approvedCacheHint });
+  }
+  for (const name of [...new Set([...Object.keys(a.sdk ?? {}), ...Object.keys(b.sdk ?? {})])].sort(compareCodePoints)) {
+    const was = a.sdk && Object.hasOwn(a.sdk, name) ? a.sdk[name] : undefined;
+    const now = b.sdk && Object.hasOwn(b.sdk, name) ? b.sdk[name] : undefined;
+    if (was !== now) changes.push({ kind: 'contract-sdk-changed', path: joinPath('sdk', name), before: was, after: now });
+  }
+  return { changes, unrecorded };
+}
