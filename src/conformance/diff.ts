@@ -675,8 +675,10 @@ function definitionChanges(expected: NormalizedTool, actual: NormalizedTool, too
   const found: Change[] = [];
   const emit: Emit = (kind, path, was, now) => found.push({ kind, tool, path, before: was, after: now });
   if (expected.descriptionSha256 !== actual.descriptionSha256) {
+    // The values only when both texts are known: a rule comparing old and new text must not take an unrecorded one for none.
+    const both = texts.before !== undefined && texts.after !== undefined;
     const text = { ...(texts.before !== undefined ? { before: texts.before } : {}), ...(texts.after !== undefined ? { after: texts.after } : {}) };
-    found.push({ kind: 'description-changed', tool, path: 'description', before: texts.before, after: texts.after, ...(Object.keys(text).length ? { text } : {}) });
+    found.push({ kind: 'description-changed', tool, path: 'description', before: both ? texts.before : undefined, after: both ? texts.after : undefined, ...(Object.keys(text).length ? { text } : {}) });
   }
   diffSchema(expected.inputSchema, actual.inputSchema, 'inputSchema', emit);
   diffOutputSchema(expected.outputSchema, actual.outputSchema, emit);
