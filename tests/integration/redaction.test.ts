@@ -130,3 +130,30 @@ describe.each(Object.keys(MODES))('%s', (mode) => {
     expect(result.structuredContent).toMatchObject({ contentLength: 4, contentRange: expect.stringMatching(/^bytes 6-9\/\d+$/) });
   });
 });
+
+describe('a ranged copy (s3_upload_part_copy) that would cut the key', () => {
+  let client: Connected;
+  beforeAll(async () => {
+    client = await connectToSandbox(sandbox, key);
+  });
+  afterAll(() => client?.close());
+
+  it('is refused, while ranges that hold all of it or none of it are copied', async () => {
+    const source = layouts(key.applicationKey)['ascii.txt']!.bytes;
+    const at = source.indexOf(key.applicationKey);
+    const upload = await client.callTool('s3_create_multipart_upload', { bucket: BUCKET, key: 'redaction/copy-target.txt' });
+    const { uploadId } = upload.structuredContent as { uploadId: string };
+    const copy = (partNumber: number, range: string) =>
+      client.callTool('s3_upload_part_copy', { bucket: BUCKET, key: 'redaction/copy-target.txt', uploadId, partNumber, copySource: `${BUCKET}/redaction/ascii.txt`, copySourceRange: range });
+
+    for (const range of [`bytes=0-${at + 5}`, `bytes=${at + 5}-${source.length - 1}`, `bytes=${at + 3}-${at + 9}`]) {
+      const refused = await copy(1, range);
+      expect(refused.isError, range).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('range_cuts_secret');
+    }
+    for (const [partNumber, range] of [[1, 'bytes=0-9'], [2, `bytes=0-${source.length - 1}`], [3, `bytes=${at + key.applicationKey.length}-${source.length - 1}`]] as const) {
+      const copied = await copy(partNumber, range);
+      expect(copied.isError, `${range}: ${JSON.stringify(copied.content)}`).not.toBe(true);
+    }
+  });
+});

@@ -1,4 +1,6 @@
 import type { CompletedPart } from '../s3/adapter.js';
+import { s3ErrorFrom } from '../s3/errors.js';
+import { refuseCutSecrets, type ReadAround } from '../s3/ranged-read.js';
 import { badArguments, MIN_PART_BYTES, splitCopySource } from '../s3/rules.js';
 import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
 import { array, integer, object, oneOf, string, stringMap } from './schema.js';
@@ -28,11 +30,26 @@ const createMultipartUpload: ToolHandler = async (args, context) => {
 const uploadPartCopy: ToolHandler = async (args, context) => {
   const a = args as Args<UploadRef & { partNumber: number; copySource: string; copySourceVersionId?: string; copySourceRange?: string }>;
   const source = splitCopySource(a.copySource);
-  if (a.copySourceRange) {
-    const [first, last] = a.copySourceRange.slice('bytes='.length).split('-').map(Number) as [number, number];
-    if (first > last) throw badArguments(`copySourceRange ${a.copySourceRange} ends before it starts.`);
-  }
+  const range = a.copySourceRange && (a.copySourceRange.slice('bytes='.length).split('-').map(Number) as [number, number]);
+  if (range && range[0] > range[1]) throw badArguments(`copySourceRange ${a.copySourceRange} ends before it starts.`);
   const s3 = await context.s3();
+  if (range) {
+    const readAround: ReadAround = async (first, length) => {
+      const ref = { bucket: source.bucket, key: source.key, versionId: a.copySourceVersionId, range: `bytes=${first}-${first + length - 1}` };
+      try {
+        const object = await s3.getObject(ref, { signal: context.signal });
+        const chunks: Buffer[] = [];
+        for await (const chunk of object.body) chunks.push(chunk as Buffer);
+        return { bytes: Buffer.concat(chunks), contentRange: object.contentRange };
+      } catch (error) {
+        const failure = s3ErrorFrom(error);
+        // Nothing there to cut: the copy itself answers for a range past the end.
+        if (failure.status === 416) return { bytes: Buffer.alloc(0) };
+        throw failure;
+      }
+    };
+    await refuseCutSecrets(readAround, range[0], range[1], context.redaction);
+  }
   const part = await s3.uploadPartCopy(
     {
       bucket: a.bucket,
