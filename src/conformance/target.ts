@@ -36,7 +36,7 @@ export function resolveContractProfile(input: string, available: readonly string
   const found = profileSpellings(input).find((name) => available.includes(name));
   if (found !== undefined) return found;
   const aliases = Object.entries(PROFILE_ALIASES).map(([alias, name]) => `${alias} = ${name}`);
-  throw new ConformError('usage', `unknown profile "${input}": the contract ${contractFile} has ${[...available].sort().join(', ')} (alias ${aliases.join(', ')})`);
+  throw new ConformError('usage', `unknown profile "${input}": the contract ${contractFile} has ${[...available].sort().join(', ')} (alias ${aliases.join(', ')}); name another contract with --contract FILE`);
 }
 
 export function resolveProfile(input: string): ProfileName {

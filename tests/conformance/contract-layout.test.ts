@@ -55,6 +55,7 @@ describe('profile names follow the contract', () => {
 
   test('an unknown profile lists what the contract has', () => {
     expect(() => resolveContractProfile('phase2', ['read-only', 'full'], 'c.json')).toThrow('unknown profile "phase2": the contract c.json has full, read-only');
+    expect(() => resolveContractProfile('phase2', ['read-only', 'full'], 'c.json')).toThrow(/; name another contract with --contract FILE$/);
   });
 
   test('diff pairs the same file, else the same era under the other spelling', () => {

@@ -77,8 +77,26 @@ test('a fixture written before titles and instructions were recorded is not comp
     delete fixture.instructions;
     writeFileSync(join(old, `${PROFILE}.${era}.json`), JSON.stringify(fixture));
   }
-  expect((await check(server.target('title-changed'), { fixturesDir: old, contractFile })).findings).toEqual([]);
+  const result = await check(server.target('title-changed'), { fixturesDir: old, contractFile });
+  expect(result.findings).toEqual([]);
+  // Not compared is said, not silent.
+  expect(result.evidence.notes).toEqual([`titles, instructions: not recorded in the fixture ${join(old, `${PROFILE}.modern.json`)}, not compared`, `titles, instructions: not recorded in the fixture ${join(old, `${PROFILE}.legacy.json`)}, not compared`]);
   expect(diffVisibleFields({ names: ['a'], titles: { a: 'A' }, instructions: null }, { names: ['a'], titles: { a: 'A' }, instructions: 'x' })).toEqual([
     { kind: 'instructions-changed', path: 'instructions', before: null, after: 'x' },
   ]);
+});
+
+test('a contract that predates backing categories and the approved cache hint is checked on the rest, with a note for each part', async () => {
+  const older = writeContract(fixturesDir, (contract) => {
+    const parts = contract as unknown as Record<string, unknown>;
+    for (const part of ['toolBacking', 'backingCategories', 'approvedCacheHint', 'naming']) delete parts[part];
+    delete (contract.profiles[PROFILE as keyof typeof contract.profiles] as unknown as Record<string, unknown>).backingCounts;
+  });
+  const result = await check(server.target('baseline'), { fixturesDir, contractFile: older });
+  expect(firedRules(result)).toEqual(['naming/policy-fallback']);
+  expect(result.evidence.notes).toEqual([
+    `the contract ${older} has no toolBacking (it predates backing categories): tool backing and counts per backing category are not judged`,
+    `the contract ${older} has no approvedCacheHint: cache hints are not judged against it`,
+  ]);
+  expect(result.evidence.cacheHints).toBeNull();
 });

@@ -156,7 +156,7 @@ describe('a fork in upstream layout, against its own fixtures and contract', () 
   test('an unknown profile is a usage error that lists the contract\'s profiles', async () => {
     const outcome = await runCli(['check', '--server', forkCommand, '--fixtures', layout.fixturesDir, '--profile', 'phase2', '--no-probes']);
     expect(outcome.code).toBe(2);
-    expect(outcome.stderr).toBe(`b2-mcp-conform: error: unknown profile "phase2": the contract ${join(layout.root, 'docs', 'tool-profile-contract.json')} has full, live-b2-contract, phase1-default (alias phase1-default = default)\n`);
+    expect(outcome.stderr).toBe(`b2-mcp-conform: error: unknown profile "phase2": the contract ${join(layout.root, 'docs', 'tool-profile-contract.json')} has full, live-b2-contract, phase1-default (alias phase1-default = default); name another contract with --contract FILE\n`);
   });
 
   test('diff pairs phase1-default with default, and the renames the contract records are one change each', () => {
