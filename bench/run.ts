@@ -8,6 +8,7 @@ import { benchLargestFiles } from './analytics.js';
 import { benchHttpScale } from './http-scale.js';
 import { benchHttpToolsList } from './http-throughput.js';
 import { benchLargeLists } from './large-lists.js';
+import { benchManyTools } from './many-tools.js';
 import { renderBenchmarksDoc } from './report.js';
 import { benchResultText } from './result-text.js';
 import { benchS3Transfer } from './s3-transfer.js';
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   conform: async () => benchConformCheck(),
   probes: async () => benchProbes(),
   largeLists: async () => benchLargeLists(),
+  manyTools: async () => benchManyTools(),
   faults: () => benchFaultSoak(),
   resultText: () => benchResultText(),
   analytics: () => benchLargestFiles(),

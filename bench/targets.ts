@@ -164,6 +164,13 @@ export const TARGETS: readonly Target[] = [
     bound: { op: '<=', limit: 6.5, text: '≤ ×6.5' },
   },
   {
+    figure: 'Static check `--pack generic --era modern --no-probes` of a stdio server with 1,000 described tools: checker CPU time with the tool-poisoning rules on ÷ off, interleaved (medians)',
+    section: 'manyTools',
+    shown: (s) => (s.withPoisoning ? `+${fmt(s.cpuGrowthPercent)}% CPU (${fmt(s.withPoisoning.cpuMs, ' ms')} with the ${fmt(s.poisoningRules)} \`poisoning/\` rules, ${fmt(s.withoutPoisoning.cpuMs, ' ms')} without); wall +${fmt(s.wallGrowthPercent)}% (${fmt(s.withPoisoning.wallMs, ' ms')}, ${fmt(s.withoutPoisoning.wallMs, ' ms')})` : 'not measured'),
+    value: (s) => s.cpuGrowthPercent,
+    bound: { op: '<=', limit: 20, text: '≤ +20%' },
+  },
+  {
     figure: 'Fault soak, 20% injected faults: unclear answers + crashes + duplicate mutations',
     section: 'faults',
     shown: (s) => `${fmt(s.calls)} calls: ${fmt(s.unclear)} unclear, ${fmt(s.crashes)} crashes, ${fmt(s.duplicateMutations)} duplicate mutations; RSS growth ${fmt(s.rssGrowthMb, ' MB')}`,

@@ -1,22 +1,51 @@
-import { findHits, loadPatternLibrary, patternSet, toolKey, type Hit, type TextOwner } from '../../poisoning.js';
+import { findHits, loadPatternLibrary, mayHit, patternSet, toolKey, type Hit, type PatternLibrary, type TextOwner } from '../../poisoning.js';
 import { placeOf, visibleTexts, type TextField, type VisibleText } from '../../visible-text.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 
 const SETS = { type: 'array', items: { type: 'string' }, minItems: 1 } as const;
 
-/** The server's tool names and each tool's own parameter names, as the matcher compares them. */
-function ownersOf(texts: readonly VisibleText[]): { serverTools: Set<string>; parameters: Map<string, Set<string>> } {
+interface Analysis {
+  /** Keys (toolKey) of every tool the surfaces list. */
+  serverTools: Set<string>;
+  /** Keys of each tool's own parameter names, by tool. */
+  parameters: Map<string, Set<string>>;
+  /** The texts some set may hit, with those sets' ids; a text no set may hit is absent. */
+  candidates: Map<VisibleText, string[]>;
+}
+
+const analyses = new WeakMap<readonly VisibleText[], Analysis>();
+
+/**
+ * What every poisoning rule needs from the texts, worked out once for all of them: the server's
+ * tool names, each tool's parameters, and which sets could match each text at all (a text the
+ * server repeats, such as a parameter described alike in every tool, is searched once).
+ */
+function analyse(texts: readonly VisibleText[], library: PatternLibrary): Analysis {
+  const known = analyses.get(texts);
+  if (known) return known;
   const serverTools = new Set<string>();
   const parameters = new Map<string, Set<string>>();
+  const candidates = new Map<VisibleText, string[]>();
+  const byText = new Map<string, string[]>();
   for (const text of texts) {
-    if (text.tool === undefined || text.field !== 'name') continue;
-    if (text.path === 'name') serverTools.add(toolKey(text.tool));
-    else {
-      if (!parameters.has(text.tool)) parameters.set(text.tool, new Set());
-      parameters.get(text.tool)!.add(toolKey(text.text));
+    if (text.tool !== undefined && text.field === 'name') {
+      if (text.path === 'name') serverTools.add(toolKey(text.tool));
+      else {
+        if (!parameters.has(text.tool)) parameters.set(text.tool, new Set());
+        parameters.get(text.tool)!.add(toolKey(text.text));
+      }
     }
+    const key = `${text.field}\u0000${text.text}`;
+    let sets = byText.get(key);
+    if (!sets) {
+      sets = [...library.sets.values()].filter((set) => mayHit(set, text.text, text.field)).map((set) => set.id);
+      byText.set(key, sets);
+    }
+    if (sets.length > 0) candidates.set(text, sets);
   }
-  return { serverTools, parameters };
+  const analysis = { serverTools, parameters, candidates };
+  analyses.set(texts, analysis);
+  return analysis;
 }
 
 function data(text: Pick<VisibleText, 'tool' | 'prompt' | 'path'>, hit: Hit, extra: Record<string, unknown> = {}) {
@@ -33,12 +62,12 @@ const poisoningPatterns: CheckKind = {
   run(params, context) {
     const library = loadPatternLibrary();
     const sets = (params.sets as string[]).map((id) => patternSet(library, id));
-    const texts = visibleTexts(context.surfaces);
-    const { serverTools, parameters } = ownersOf(texts);
+    const { serverTools, parameters, candidates } = analyse(visibleTexts(context.surfaces), library);
     const out: RawFinding[] = [];
-    for (const text of texts) {
+    for (const [text, setIds] of candidates) {
       const owner: TextOwner = { tool: text.tool, parameters: (text.tool !== undefined && parameters.get(text.tool)) || new Set(), serverTools };
       for (const set of sets) {
+        if (!setIds.includes(set.id)) continue;
         for (const hit of findHits(set, text.text, text.field, owner, library)) {
           out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scopes, key: `${hit.set}/${hit.pattern}`, data: data(text, hit) });
         }
