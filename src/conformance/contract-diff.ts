@@ -12,6 +12,19 @@ export interface ContractSide {
 /** The parts of a contract compared when both sides have them, as the evidence names them. */
 const PARTS = { toolBacking: 'toolBacking', naming: 'naming policy', approvedCacheHint: 'approvedCacheHint' } as const;
 
+/** The SDK versions a contract or a fixture was generated with, package by package. */
+export function sdkChanges(before: Record<string, string> | undefined, after: Record<string, string> | undefined): Change[] {
+  const a = before ?? {};
+  const b = after ?? {};
+  const changes: Change[] = [];
+  for (const name of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(compareCodePoints)) {
+    const was = Object.hasOwn(a, name) ? a[name] : undefined;
+    const now = Object.hasOwn(b, name) ? b[name] : undefined;
+    if (was !== now) changes.push({ kind: 'contract-sdk-changed', path: joinPath('sdk', name), before: was, after: now });
+  }
+  return changes;
+}
+
 /** A changed list, element by element: what is new and what is gone. */
 function listDelta(before: readonly string[], after: readonly string[]): { added: string[]; removed: string[] } {
   return { added: after.filter((item) => !before.includes(item)), removed: before.filter((item) => !after.includes(item)) };
@@ -86,10 +99,6 @@ export function diffContracts(before: ContractSide, after: ContractSide): { chan
   if (a.approvedCacheHint && b.approvedCacheHint && !deepEqual(a.approvedCacheHint, b.approvedCacheHint)) {
     changes.push({ kind: 'contract-cache-hint-changed', path: 'approvedCacheHint', before: a.approvedCacheHint, after: b.approvedCacheHint });
   }
-  for (const name of [...new Set([...Object.keys(a.sdk ?? {}), ...Object.keys(b.sdk ?? {})])].sort(compareCodePoints)) {
-    const was = a.sdk && Object.hasOwn(a.sdk, name) ? a.sdk[name] : undefined;
-    const now = b.sdk && Object.hasOwn(b.sdk, name) ? b.sdk[name] : undefined;
-    if (was !== now) changes.push({ kind: 'contract-sdk-changed', path: joinPath('sdk', name), before: was, after: now });
-  }
+  changes.push(...sdkChanges(a.sdk, b.sdk));
   return { changes, unrecorded };
 }

@@ -6,7 +6,7 @@ import { applySuppressions, loadConfig, severityResolver, type ConformConfig } f
 import { observe, type ConnectOptions } from './connect.js';
 import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
 import { diffModernBlock, diffTools, explainDrift, type Change, type DiffOptions } from './diff.js';
-import { diffContracts, keyCapabilitiesChange } from './contract-diff.js';
+import { diffContracts, keyCapabilitiesChange, sdkChanges } from './contract-diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
 import { readSnapshotManifest, writeSnapshotManifest } from './snapshot-manifest.js';
@@ -542,6 +542,7 @@ export function runDiff(request: DiffRequest): RunResult {
     const found = fixtureChanges(a, b, naming.policy.renames, { ...(a.descriptions ? { before: a.descriptions } : {}), ...(b.descriptions ? { after: b.descriptions } : {}) });
     const capabilities = keyCapabilitiesChange(b.profile, a.capabilities ?? null, b.capabilities ?? null);
     if (capabilities) found.push(capabilities);
+    found.push(...sdkChanges(a.sdk, b.sdk));
     for (const change of found) changes.push({ scope, change });
     hashes[scope] = { expected: { source: join(request.before, beforeName), hash: a.hash }, found: { source: join(request.after, afterName), hash: b.hash }, drift: explainDrift(a, b, found) };
     const [onlyA, onlyB] = [unrecordedFields(a), unrecordedFields(b)];

@@ -41,6 +41,7 @@ interface Side {
   /** The contract artifact written beside the fixtures, at docs/tool-profile-contract.json (the older layout). */
   contract?: unknown;
   capabilities?: string[] | null;
+  sdk?: Record<string, string>;
   serverCapabilities?: Record<string, unknown> | null;
   /** Record each tool's description text (as a snapshot that is its own baseline does). */
   texts?: boolean;
@@ -59,7 +60,7 @@ function repository(side: Side): string {
         era,
         protocolVersion: '2026-07-28',
         transport: 'stdio',
-        sdk: { '@modelcontextprotocol/server': '2.0.0' },
+        sdk: side.sdk ?? { '@modelcontextprotocol/server': '2.0.0' },
         capabilities: side.capabilities ?? null,
         tools,
         instructions: null,
@@ -157,6 +158,15 @@ describe('the contract artifact itself and the key capabilities are compared', (
     );
     expect(rulesOf(result)).toEqual(['contract/key-capabilities-changed']);
     expect(result.findings[0]).toMatchObject({ severity: 'warning', message: 'Profile everyday: key capabilities gained deleteAlbums; lost none' });
+    expect([...result.findings[0]!.scopes].sort()).toEqual(['contract', 'everyday.legacy', 'everyday.modern']);
+  });
+
+  test('the SDK versions the fixtures were generated with are compared, one finding over the files and the contract', () => {
+    const older = { '@modelcontextprotocol/server': '2.0.0', 'photo-sdk': '0.3.0' };
+    const newer = { '@modelcontextprotocol/server': '2.0.0', 'photo-sdk': '0.4.0' };
+    const result = diff({ profiles, sdk: older, contract: { ...olderContract(profiles), sdk: older } }, { profiles, sdk: newer, contract: { ...olderContract(profiles), sdk: newer } });
+    expect(rulesOf(result)).toEqual(['contract/sdk-changed']);
+    expect(result.findings[0]).toMatchObject({ severity: 'info', message: 'sdk["photo-sdk"] changed from 0.3.0 to 0.4.0' });
     expect([...result.findings[0]!.scopes].sort()).toEqual(['contract', 'everyday.legacy', 'everyday.modern']);
   });
 
