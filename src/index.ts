@@ -10,6 +10,7 @@ export type { CheckOptions, ConformanceReport, DiffOptions, JudgeOptions, Snapsh
 export { ConformError, EXIT, type FailureCode } from './conformance/errors.js';
 export { SEVERITIES, type ChangeClass, type Finding, type Severity } from './conformance/findings.js';
 export type { Evidence } from './conformance/evidence.js';
+export type { ReportFinding } from './conformance/report/json.js';
 export type { RuleDefinition } from './conformance/rules/types.js';
 export type { RuleSet };
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './server/fetch-handler.js';

@@ -9,7 +9,7 @@ import type { EraChoice } from './connections.js';
 import { ConformError } from './errors.js';
 import { SEVERITIES, type Severity } from './findings.js';
 import type { Evidence } from './evidence.js';
-import type { Finding } from './findings.js';
+import type { ReportFinding } from './report/json.js';
 import type { ProgressListener } from './probes/types.js';
 import type { Prepared, RunResult } from './run.js';
 import type { WrittenFixture } from './snapshot.js';
@@ -103,7 +103,9 @@ export interface ConformanceReport {
   verdict: 'pass' | 'fail';
   failOn: Severity;
   summary: Record<Severity, number> & { suppressed: number };
-  findings: Finding[];
+  findings: ReportFinding[];
+  /** Each changed tool's input schemas (fixture and live) once; a finding names its pair in `schemasRef`. */
+  schemas: Record<string, { before: unknown; after: unknown }>;
   evidence: Evidence;
 }
 

@@ -5,12 +5,15 @@ import { PNG } from 'pngjs';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bundledEnvironment } from '../../src/conformance/bundled.js';
+import { sortFindings, type Finding } from '../../src/conformance/findings.js';
+import { loadRules } from '../../src/conformance/rules/engine.js';
 import { groupBySubject } from '../../src/conformance/report/summary.js';
 import { render } from '../../src/conformance/report/index.js';
 import { runCheck, type RunResult } from '../../src/conformance/run.js';
 import { stdioTarget } from '../../src/conformance/target.js';
 import { ALL, HOSTILE } from '../conformance/servers/hostile-output-strings.mjs';
 import { baselineSurface } from '../conformance/helpers/baseline.js';
+import { emptyEvidence, findingOf } from '../conformance/helpers/report-input.js';
 import { check, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from '../conformance/helpers/harness.js';
 import { chromiumPath, launch, watchedPage } from './chromium.js';
 
@@ -217,6 +220,101 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       writeFileSync(join(SCREENSHOT_DIR, name), png);
     }
+    await page.close();
+  });
+});
+
+/**
+ * A changed tool with long schemas: property names, a pattern and a description with no space to
+ * break at, a deep path, and texts that span several lines.
+ */
+function longSchemaResult(): RunResult {
+  const rules = loadRules();
+  const longName = `bucket_lifecycle_rule_for_objects_under_the_prefix_${'segment_'.repeat(8)}end`;
+  const pattern = `^(${'[A-Za-z0-9._-]{1,63}\\/'.repeat(20)})$`;
+  const property = (extra: Record<string, unknown>) => ({ type: 'string', description: `${'unbroken-description-word-'.repeat(20)}end`, ...extra });
+  const before = { type: 'object', properties: { [longName]: property({ maxLength: 100 }), corsRules: { type: 'array', items: { type: 'object', properties: { corsRuleName: property({}) } } } } };
+  const after = { type: 'object', properties: { [longName]: property({ maxLength: 50, pattern }), corsRules: { type: 'array', items: { type: 'object', properties: { corsRuleName: property({ minLength: 6 }) } } } } };
+  const tool = 'b2_update_bucket_lifecycle_rules';
+  const deep = `inputSchema.properties.corsRules.items.properties.corsRuleName.minLength`;
+  const finding = (ruleId: string, path: string, extra: Partial<Finding> = {}) => findingOf(rules, ruleId, tool, { message: `Tool ${tool}: ${path} changed`, path, scopes: ['before'], profile: '*', ...extra });
+  const findings = sortFindings([
+    finding('diff/bounds-tightened', `inputSchema.properties.${longName}.maxLength`, { schemas: { before, after } }),
+    finding('diff/bounds-tightened', `inputSchema.properties.${longName}.pattern`),
+    finding('diff/bounds-tightened', deep),
+    finding('diff/description-changed', 'description', { text: { before: 'Updates the lifecycle rules.\nOld second line.', after: 'Updates the lifecycle rules.\nNew second line.\nA third line.' } }),
+  ]);
+  return { findings, evidence: emptyEvidence({ command: 'diff', versions: { 'b2-mcp-conform': '0.0.0' }, profile: null, rulesEvaluated: 4, durationMs: 10 }), rules, evaluated: [] };
+}
+
+describe.skipIf(!executable)('the review page of a tool with long schemas, at common window widths', () => {
+  let file: string;
+  let wide: Browser;
+  beforeAll(async () => {
+    wide = await launch(executable!);
+    file = join(tempDir(), 'long.html');
+    writeFileSync(file, render('html', longSchemaResult(), { failOn: 'error', color: false }));
+  });
+
+  afterAll(async () => {
+    await wide?.close();
+    removeTempDirs();
+  });
+
+  for (const width of [1024, 1400]) {
+    test(`${width} px: the page never scrolls sideways, both schema panes sit inside the window, and long values wrap inside their pane`, async () => {
+      const { page } = await watchedPage(wide);
+      await page.setViewport({ width, height: 900 });
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      const layout = await page.evaluate(() => {
+        const panes = [...document.querySelectorAll('pre[data-schema]')].map((pane) => {
+          const box = pane.getBoundingClientRect();
+          return { left: box.left, right: box.right, scrollWidth: pane.scrollWidth, clientWidth: pane.clientWidth };
+        });
+        return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, panes };
+      });
+      expect(layout.scrollWidth, 'page scroll width').toBeLessThanOrEqual(layout.innerWidth);
+      expect(layout.panes).toHaveLength(2);
+      const [fixture, live] = layout.panes;
+      expect(live!.left, 'the live pane starts right of the fixture pane').toBeGreaterThan(fixture!.left);
+      for (const pane of layout.panes) {
+        expect(pane.right).toBeLessThanOrEqual(layout.innerWidth);
+        expect(pane.scrollWidth, 'no scrolling inside a pane either').toBeLessThanOrEqual(pane.clientWidth);
+      }
+      await page.close();
+    });
+
+    test(`${width} px: rule ids and paths wrap at their separators, not letter by letter`, async () => {
+      const { page } = await watchedPage(wide);
+      await page.setViewport({ width, height: 900 });
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      const cells = await page.$$eval('section[data-tool] tbody tr', (rows) =>
+        rows.map((row) => {
+          const lines = (cell: Element) => {
+            const code = cell.querySelector('code');
+            // One rect per piece of a line box: the lines are the distinct tops.
+            return code ? { text: code.textContent!, lines: new Set([...code.getClientRects()].map((rect) => Math.round(rect.top))).size } : null;
+          };
+          return { rule: lines(row.children[1]!)!, path: lines(row.children[2]!) };
+        }),
+      );
+      expect(cells).toHaveLength(4);
+      for (const { rule, path } of cells) {
+        expect(rule.lines, rule.text).toBeLessThanOrEqual(2);
+        // Whole segments per line: at least a dozen characters on each line of a long path.
+        if (path) expect(path.lines, path.text).toBeLessThanOrEqual(Math.ceil(path.text.length / 12));
+      }
+      await page.close();
+    });
+  }
+
+  test('line breaks of a text are kept, never shown as \\n', async () => {
+    const { page } = await watchedPage(wide);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    const shown = await page.$eval('section[data-tool] .text', (element) => (element as HTMLElement).innerText);
+    expect(shown).toContain('Updates the lifecycle rules.\n');
+    expect(shown).toMatch(/\nA third line\.$/);
+    expect(shown).not.toContain('\\n');
     await page.close();
   });
 });

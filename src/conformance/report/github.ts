@@ -3,6 +3,7 @@ import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { githubData as escapeData, githubProperty as escapeProperty, withoutCommands } from './escape/github.js';
 import { locate } from './locations.js';
+import { plainTextLine } from './shown-text.js';
 import { verdictLine, type Verdict } from './verdict.js';
 
 const COMMAND: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
@@ -17,7 +18,8 @@ export function renderGithub(result: RunResult, verdict: Verdict): string {
       ...(location && !location.uri.startsWith('file:') ? [`file=${escapeProperty(location.uri)}`, `line=${location.line}`] : []),
       `title=${escapeProperty(`${finding.ruleId}${subjectOf(finding) ? ` ${subjectOf(finding)}` : ''}`)}`,
     ];
-    out.push(`::${COMMAND[finding.severity]} ${properties.join(',')}::${escapeData(`${finding.message}${finding.path ? ` (at ${finding.path})` : ''}. Fix: ${finding.fix}`)}`);
+    const text = plainTextLine(finding, (value) => value);
+    out.push(`::${COMMAND[finding.severity]} ${properties.join(',')}::${escapeData(`${finding.message}${finding.path ? ` (at ${finding.path})` : ''}.${text ? ` ${text}.` : ''} Fix: ${finding.fix}`)}`);
   }
   out.push('::group::b2-mcp-conform evidence');
   out.push(...withoutCommands(evidenceLines(result.evidence).map(([label, value]) => `${escapeData(label)}: ${escapeData(value)}`)));

@@ -3,26 +3,29 @@ import { joinPath } from '../diff.js';
 import { subjectOf, type Finding } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
-import { htmlText as h } from './escape/html.js';
+import { htmlBreakable, htmlLines, htmlText as h } from './escape/html.js';
+import { GLYPH, markOf } from './marks.js';
+import { bareStyle, shownText, styledText, textLabel } from './shown-text.js';
 import { classLine, groupBySubject, summarize } from './summary.js';
 import { verdictLine, type Verdict } from './verdict.js';
-import { wordDiff } from './word-diff.js';
 
 const STYLE = `
 :root { color-scheme: light dark; --bg: #fff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --error: #cf222e; --warning: #9a6700; --info: #0969da; --del: #ffebe9; --ins: #dafbe1; --mark: #fff8c5; }
 @media (prefers-color-scheme: dark) { :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --error: #ff7b72; --warning: #d29922; --info: #58a6ff; --del: #5d1a1d; --ins: #1a4d2a; --mark: #4d3800; } }
-body { background: var(--bg); color: var(--fg); font: 14px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }
+body { background: var(--bg); color: var(--fg); font: 14px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; overflow-wrap: anywhere; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; } h3 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
 .verdict { font-weight: 600; padding: .5rem .75rem; border: 1px solid var(--line); border-radius: 6px; }
 .fail { color: var(--error); } .pass { color: #1a7f37; }
-table { border-collapse: collapse; width: 100%; } th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
-code { font: 12px ui-monospace, monospace; word-break: break-all; }
+table { border-collapse: collapse; width: 100%; table-layout: fixed; } th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
+col.mark { width: 6rem; } col.rule { width: 14rem; } col.path { width: 15rem; } col.status { width: 7rem; } col.count { width: 6rem; } #evidence th { width: 11rem; }
+code { font: 12px ui-monospace, monospace; }
+.message, .text { white-space: pre-wrap; }
 .error { color: var(--error); } .warning { color: var(--warning); } .info { color: var(--info); }
 del { background: var(--del); } ins { background: var(--ins); text-decoration: none; }
 .muted { color: var(--muted); } fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 1rem 0; } label { margin-right: 1rem; }
 [hidden] { display: none !important; }
-.sides { display: grid; grid-template-columns: 1fr 1fr; gap: .5rem; margin-bottom: .5rem; }
-.sides pre { font: 12px/1.4 ui-monospace, monospace; border: 1px solid var(--line); border-radius: 6px; padding: .5rem; margin: 0; overflow: auto; max-height: 32rem; }
+.sides { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: .5rem; margin-bottom: .5rem; }
+.sides pre { font: 12px/1.4 ui-monospace, monospace; border: 1px solid var(--line); border-radius: 6px; padding: .5rem; margin: 0; overflow-y: auto; max-height: 32rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 .sides .changed { background: var(--mark); display: inline-block; min-width: 100%; }
 `;
 
@@ -50,11 +53,16 @@ function statusOf(findings: readonly Finding[]): string {
   return 'changed';
 }
 
-function diffHtml(finding: Finding): string {
-  if (!finding.text) return '';
-  const parts = wordDiff(finding.text.before ?? '', finding.text.after ?? '');
-  if (!parts) return '';
-  return `<div class="muted">${parts.map((part) => (part.kind === 'same' ? h(part.text) : part.kind === 'removed' ? `<del>${h(part.text)}</del>` : `<ins>${h(part.text)}</ins>`)).join('')}</div>`;
+/** Characters of text one finding shows (a hostile server cannot make the page huge). */
+const TEXT_LIMIT = 4000;
+
+const MARKED = { same: htmlLines, removed: (text: string) => `<del>${htmlLines(text)}</del>`, added: (text: string) => `<ins>${htmlLines(text)}</ins>` };
+
+/** The text a model reads: the whole text when only one side has it, else a word diff; line breaks kept. */
+function textHtml(finding: Finding): string {
+  const shown = shownText(finding, TEXT_LIMIT);
+  if (!shown) return '';
+  return `<div class="text muted">${shown.kind === 'diff' ? styledText(shown, MARKED) : `${textLabel(shown)}: ${styledText(shown, bareStyle(htmlLines))}`}</div>`;
 }
 
 /** Lines one side of the side-by-side view shows at most; a hostile schema cannot make the page huge. */
@@ -136,8 +144,8 @@ export function renderHtml(result: RunResult, verdict: Verdict): string {
   if (summary.byRule.length) out.push(`<p><strong>By rule:</strong> ${summary.byRule.map(([rule, count]) => `<code>${h(rule)}</code> ${count}`).join(' · ')}</p>`);
   const groups = groupBySubject(active);
   if (groups.length) {
-    out.push('<table id="tools"><thead><tr><th>Tool</th><th>Status</th><th>Findings</th></tr></thead><tbody>');
-    for (const group of groups) out.push(`<tr><td><code>${h(group.subject ?? 'the server as a whole')}</code></td><td>${group.subject === null ? '' : statusOf(group.findings)}</td><td>${group.findings.length}</td></tr>`);
+    out.push('<table id="tools"><colgroup><col><col class="status"><col class="count"></colgroup><thead><tr><th>Tool</th><th>Status</th><th>Findings</th></tr></thead><tbody>');
+    for (const group of groups) out.push(`<tr><td><code>${htmlBreakable(group.subject ?? 'the server as a whole')}</code></td><td>${group.subject === null ? '' : statusOf(group.findings)}</td><td>${group.findings.length}</td></tr>`);
     out.push('</tbody></table>');
     out.push(
       '<fieldset><legend>Show</legend>',
@@ -154,10 +162,11 @@ export function renderHtml(result: RunResult, verdict: Verdict): string {
   if (active.length === 0) out.push('<p>No findings.</p>');
   for (const group of groups) {
     out.push(`<section data-tool="${h(group.subject ?? '')}"><h3><code>${h(group.subject ?? 'the server as a whole')}</code> <span class="muted">(${group.findings.length})</span></h3>`, schemasHtml(group.findings));
-    out.push('<table><thead><tr><th></th><th>Rule</th><th>Path</th><th>Finding</th></tr></thead><tbody>');
+    out.push('<table><colgroup><col class="mark"><col class="rule"><col class="path"><col></colgroup><thead><tr><th></th><th>Rule</th><th>Path</th><th>Finding</th></tr></thead><tbody>');
     for (const finding of group.findings) {
+      const mark = markOf(finding);
       out.push(
-        `<tr data-severity="${finding.severity}" data-class="${h(finding.class ?? 'other')}" data-category="${h(finding.category)}"><td class="${finding.severity}">${finding.severity}</td><td><code>${h(finding.ruleId)}</code>${finding.class ? ` <span class="muted">${finding.class}</span>` : ''}</td><td>${finding.path ? `<code>${h(finding.path)}</code>` : ''}</td><td>${h(finding.message)}${diffHtml(finding)}<div class="muted">Fix: ${h(finding.fix)} (<code>${h(finding.doc)}</code>)</div></td></tr>`,
+        `<tr data-severity="${finding.severity}" data-class="${h(finding.class ?? 'other')}" data-category="${h(finding.category)}"><td class="${mark}">${GLYPH[mark]} ${finding.severity}</td><td><code>${htmlBreakable(finding.ruleId)}</code>${finding.class ? ` <span class="muted">${finding.class}</span>` : ''}</td><td>${finding.path ? `<code>${htmlBreakable(finding.path)}</code>` : ''}</td><td><div class="message">${htmlLines(finding.message)}</div>${textHtml(finding)}<div class="muted">Fix: ${h(finding.fix)} (<code>${htmlBreakable(finding.doc)}</code>)</div></td></tr>`,
       );
     }
     out.push('</tbody></table></section>');

@@ -2,6 +2,7 @@ import { atOrAbove } from '../findings.js';
 import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { xmlText as xml } from './escape/xml.js';
+import { plainTextLine } from './shown-text.js';
 import { verdictLine, type Verdict } from './verdict.js';
 
 
@@ -26,7 +27,11 @@ export function renderJunit(result: RunResult, verdict: Verdict): string {
       const findings = result.findings.filter((finding) => finding.ruleId === rule.id);
       const failing = findings.filter((finding) => !finding.suppressed && atOrAbove(finding.severity, verdict.failOn));
       const text = findings
-        .map((finding) => xml(`${finding.severity}${finding.suppressed ? ' (suppressed)' : ''}: ${finding.message}${finding.path ? ` at ${finding.path}` : ''} [${finding.fingerprint}]`))
+        .map((finding) => {
+          const line = xml(`${finding.severity}${finding.suppressed ? ' (suppressed)' : ''}: ${finding.message}${finding.path ? ` at ${finding.path}` : ''} [${finding.fingerprint}]`);
+          const shown = plainTextLine(finding, (value) => value);
+          return shown ? `${line}\n  ${xml(shown)}` : line;
+        })
         .join('\n');
       let body = '';
       if (!evaluated.has(rule.id)) {

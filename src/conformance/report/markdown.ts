@@ -3,8 +3,9 @@ import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { markdownCode, markdownText } from './escape/markdown.js';
 import { classLine, groupBySubject, summarize } from './summary.js';
+import { markOf, severityNote } from './marks.js';
+import { bareStyle, shownText, styledText, textLabel } from './shown-text.js';
 import { configLine, countsLine, type Verdict } from './verdict.js';
-import { compactDiff, wordDiff } from './word-diff.js';
 
 const ICON: Record<Severity, string> = { error: '🔴', warning: '🟡', info: '🔵' };
 
@@ -99,16 +100,13 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
   return [...head, ...body, ...tail].join('\n');
 }
 
+/** Text inserted or deleted, as GitHub shows it (the text itself escaped). */
+const MARKED = { same: markdownText, removed: (text: string) => `<del>${markdownText(text)}</del>`, added: (text: string) => `<ins>${markdownText(text)}</ins>` };
+
 function findingRow(finding: Finding, verbose: boolean): string {
   let text = markdownText(clip(finding.message, verbose));
-  if (finding.text) {
-    const parts = wordDiff(finding.text.before ?? '', finding.text.after ?? '');
-    if (parts) {
-      const diff = (verbose ? parts : compactDiff(parts))
-        .map((part) => (part.kind === 'same' ? markdownText(clip(part.text, verbose)) : `<${part.kind === 'removed' ? 'del' : 'ins'}>${markdownText(clip(part.text, verbose))}</${part.kind === 'removed' ? 'del' : 'ins'}>`))
-        .join('');
-      text += `<br>${diff}`;
-    }
-  }
-  return `| ${ICON[finding.severity]} | ${code(finding.ruleId)}${finding.class ? ` (${finding.class})` : ''} | ${finding.path ? code(clip(finding.path, verbose)) : ''} | ${text} |`;
+  const shown = shownText(finding, verbose ? undefined : CLIP * 2);
+  if (shown) text += `<br>${shown.kind === 'diff' ? styledText(shown, MARKED) : `${textLabel(shown)}: ${styledText(shown, bareStyle(markdownText))}`}`;
+  const tag = [finding.class, severityNote(finding)].filter(Boolean).join(', ');
+  return `| ${ICON[markOf(finding)]} | ${code(finding.ruleId)}${tag ? ` (${tag})` : ''} | ${finding.path ? code(clip(finding.path, verbose)) : ''} | ${text} |`;
 }

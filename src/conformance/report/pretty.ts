@@ -4,10 +4,9 @@ import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { terminalSafe as t } from './escape/terminal.js';
 import { classLine, groupBySubject, summarize } from './summary.js';
+import { GLYPH as MARK, markOf, severityNote, worstMark } from './marks.js';
+import { plainStyle, shownText, styledText, textLabel } from './shown-text.js';
 import { configLine, countsLine, type Verdict } from './verdict.js';
-import { compactDiff, wordDiff, type DiffPart } from './word-diff.js';
-
-const MARK: Record<Severity, string> = { error: '✖', warning: '⚠', info: 'ℹ' };
 
 /** Without --verbose: at most about this many finding lines in all, shared by the tools. */
 const FINDING_LINES = 240;
@@ -46,7 +45,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   const share = Math.max(MIN_PER_TOOL, Math.floor(FINDING_LINES / Math.max(1, groups.length)));
   let hidden = 0;
   for (const group of groups) {
-    const worst = group.findings[0]!.severity;
+    const worst = worstMark(group.findings);
     out.push(paint[worst](c.bold(`${MARK[worst]} ${group.subject === null ? 'the server as a whole' : t(clip(group.subject, verbose))}`)) + c.dim(` (${group.findings.length})`));
     let used = 0;
     let shown = 0;
@@ -96,35 +95,21 @@ function summaryLines(active: readonly Finding[], c: Paint, verbose: boolean): s
 }
 
 function findingLines(finding: Finding, c: Paint, paint: Record<Severity, (text: string) => string>, verbose: boolean): string[] {
-  const head = [paint[finding.severity](MARK[finding.severity]), c.bold(t(finding.ruleId)), finding.class ? c.dim(`[${finding.class}]`) : '', finding.path ? t(clip(finding.path, verbose)) : '', verbose && finding.scopes.length ? c.dim(`(${t(finding.scopes.join(', '))})`) : '']
+  const mark = markOf(finding);
+  const tag = [finding.class, severityNote(finding)].filter(Boolean).join(', ');
+  const head = [paint[mark](MARK[mark]), c.bold(t(finding.ruleId)), tag ? c.dim(`[${tag}]`) : '', finding.path ? t(clip(finding.path, verbose)) : '', verbose && finding.scopes.length ? c.dim(`(${t(finding.scopes.join(', '))})`) : '']
     .filter(Boolean)
     .join(' ');
   // Compact: one line per finding; verbose: the message on its own line, then fix and doc.
   const lines = verbose ? [`    ${head}`, `      ${t(finding.message)}`] : [`    ${head} ${c.dim('—')} ${t(clip(finding.message, false))}`];
-  if (finding.text) {
-    const parts = wordDiff(finding.text.before ?? '', finding.text.after ?? '');
-    if (parts) {
-      const shown = verbose ? parts : clipParts(compactDiff(parts), CLIP * 2);
-      lines.push(`      ${c.dim('diff:')} ${shown.map((part) => (part.kind === 'same' ? t(part.text) : part.kind === 'removed' ? c.red(`[-${t(part.text)}-]`) : c.green(`{+${t(part.text)}+}`))).join('')}`);
-    }
+  const shown = shownText(finding, verbose ? undefined : CLIP * 2);
+  if (shown) {
+    const marks = plainStyle(t);
+    const style = shown.kind === 'diff' ? { same: t, removed: (text: string) => c.red(marks.removed(text)), added: (text: string) => c.green(marks.added(text)) } : { same: t, removed: (text: string) => c.red(t(text)), added: (text: string) => c.green(t(text)) };
+    lines.push(`      ${c.dim(`${textLabel(shown)}:`)} ${styledText(shown, style)}`);
   }
   if (verbose) lines.push(`      ${c.dim('fix:')} ${t(finding.fix)}`, `      ${c.dim(t(finding.doc))}`);
   return lines;
-}
-
-/** Clip the parts of a diff to a visible length. */
-function clipParts(parts: readonly DiffPart[], limit: number): DiffPart[] {
-  const out: DiffPart[] = [];
-  let left = limit;
-  for (const part of parts) {
-    if (part.text.length > left) {
-      out.push({ ...part, text: `${part.text.slice(0, left)}…` });
-      break;
-    }
-    out.push(part);
-    left -= part.text.length;
-  }
-  return out;
 }
 
 /** Each rule seen, once: its fix and documentation. */

@@ -1,4 +1,4 @@
-import type { Severity } from '../findings.js';
+import type { Finding, Severity } from '../findings.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -6,6 +6,7 @@ import { CHECKER_NAME, CHECKER_VERSION, PACKAGE_ROOT } from '../package-root.js'
 import type { RunResult } from '../run.js';
 import { jsonSafe } from './escape/json.js';
 import { locate } from './locations.js';
+import { plainTextLine } from './shown-text.js';
 import { verdictLine, type Verdict } from './verdict.js';
 
 const LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
@@ -59,7 +60,7 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
             ruleId: finding.ruleId,
             ruleIndex: index.get(finding.ruleId),
             level: LEVEL[finding.severity],
-            message: { text: `${finding.message}. Fix: ${finding.fix}` },
+            message: { text: messageText(finding) },
             locations: [
               {
                 ...(location ? { physicalLocation: { artifactLocation: { uri: location.uri }, region: { startLine: location.line } } } : {}),
@@ -68,7 +69,7 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
             ],
             partialFingerprints: { [FINGERPRINT_KEY]: finding.fingerprint },
             ...(finding.suppressed ? { suppressions: [{ kind: 'external', justification: finding.suppressed.reason }] } : {}),
-            properties: { scopes: finding.scopes, ...(finding.class ? { class: finding.class } : {}), ...(finding.path ? { path: finding.path } : {}) },
+            properties: { scopes: finding.scopes, ...(finding.class ? { class: finding.class } : {}), ...(finding.path ? { path: finding.path } : {}), ...(finding.text ? { text: finding.text } : {}) },
           };
         }),
         invocations: [{ executionSuccessful: true, exitCode: verdict.failed ? 1 : 0 }],
@@ -76,6 +77,12 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
       },
     ],
   };
+}
+
+/** The message, the text a model reads (bounded; the whole text is in the result's properties), then the fix. */
+function messageText(finding: Finding): string {
+  const text = plainTextLine(finding, (value) => value);
+  return `${finding.message}.${text ? `\n${text}` : ''}\nFix: ${finding.fix}`;
 }
 
 export function renderSarif(result: RunResult, verdict: Verdict): string {

@@ -11,3 +11,16 @@ const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;',
 export function htmlText(text: string): string {
   return terminalSafe(text).replace(/[&<>"'`]/g, (char) => ENTITY[char]!);
 }
+
+/** Like htmlText, but line breaks stay line breaks (for an element styled `white-space: pre-wrap`). */
+export function htmlLines(text: string): string {
+  return text.split(/\r\n|\r|\n/).map(htmlText).join('\n');
+}
+
+/**
+ * A name or JSON path that may wrap after its separators (`.`, `/`, `_`, `[`) rather than at any
+ * letter, so a narrow column shows whole segments.
+ */
+export function htmlBreakable(text: string): string {
+  return htmlText(text).replace(/([./_[])/g, '$1<wbr>');
+}
