@@ -36,8 +36,8 @@ function change(mode: Mode, ruleId: string, tool: string, extra: Partial<Finding
 
 function textRun(mode: Mode): RunResult {
   const findings = [
-    change(mode, 'diff/tool-added', 'b2_copy_cors_rules', { text: { after: NEW_TOOL_TEXT } as Finding['text'] }),
-    change(mode, 'diff/tool-removed', 'b2_list_retention', { text: { before: GONE_TOOL_TEXT } as Finding['text'] }),
+    change(mode, 'diff/tool-added', 'b2_copy_cors_rules', { text: { after: NEW_TOOL_TEXT } }),
+    change(mode, 'diff/tool-removed', 'b2_list_retention', { text: { before: GONE_TOOL_TEXT } }),
     change(mode, 'diff/description-changed', 'b2_create_bucket', {
       path: 'inputSchema.properties.corsRuleName.description',
       text: { before: 'Name of the rule.', after: 'Name of the rule: 6 to 63 letters, digits or hyphens.' },
@@ -104,7 +104,7 @@ describe.each(['check', 'diff'] as const)('%s: added, removed and rewritten text
 
 describe('bounds', () => {
   const huge = `${'a long sentence of the new text, '.repeat(2000)}the end.`;
-  const result: RunResult = { findings: [change('diff', 'diff/tool-added', 'b2_verbose', { text: { after: huge } as Finding['text'] })], evidence: evidenceOf('diff'), rules, evaluated: ['diff/tool-added'] };
+  const result: RunResult = { findings: [change('diff', 'diff/tool-added', 'b2_verbose', { text: { after: huge } })], evidence: evidenceOf('diff'), rules, evaluated: ['diff/tool-added'] };
 
   test.each(['pretty', 'markdown', 'sarif', 'junit', 'github', 'html'] as const)('%s shows a long text cut with an ellipsis, not in full', (format) => {
     const shown = readable(format, renderAs(format, result));
@@ -122,7 +122,7 @@ describe('bounds', () => {
 
 test('an empty text is shown as "" in every format that shows text, never as nothing', () => {
   const result: RunResult = {
-    findings: [change('diff', 'diff/tool-added', 'b2_blank', { text: { after: '' } as Finding['text'] }), change('diff', 'diff/tool-removed', 'b2_gone_blank', { text: { before: '' } as Finding['text'] })],
+    findings: [change('diff', 'diff/tool-added', 'b2_blank', { text: { after: '' } }), change('diff', 'diff/tool-removed', 'b2_gone_blank', { text: { before: '' } })],
     evidence: evidenceOf('diff'),
     rules,
     evaluated: [],

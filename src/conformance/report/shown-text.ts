@@ -14,15 +14,12 @@ export type TextStyle = Record<DiffPart['kind'], (text: string) => string>;
 /** Characters of text one finding shows in the formats that have no --verbose (SARIF, JUnit, GitHub). */
 export const TEXT_LIMIT = 1000;
 
-/** Sides written as optional: a finding may know only one of them. */
-type Sides = { before?: string; after?: string };
-
 /**
  * What a finding's text shows, bounded to `limit` characters with an ellipsis (none: in full); a
  * diff is first cut to a few words of context around each change.
  */
 export function shownText(finding: Pick<Finding, 'text'>, limit?: number): ShownText | undefined {
-  const { before, after } = (finding.text ?? {}) as Sides;
+  const { before, after } = finding.text ?? {};
   if (before === undefined && after === undefined) return undefined;
   if (before === undefined) return { kind: 'added', text: clipText(after!, limit) };
   if (after === undefined) return { kind: 'removed', text: clipText(before, limit) };
