@@ -673,7 +673,7 @@ function diffPromptFixtures(beforeDir: string, afterDir: string, toolFixtureName
     const a = findPromptFixture(beforeDir, profile);
     const b = findPromptFixture(afterDir, profile);
     if (!a.fixture || !b.fixture) {
-      if (a.fixture || b.fixture) unmatched.push(profile);
+      if (a.fixture || b.fixture) unmatched.push(`${profile} (${a.fixture ? 'before' : 'after'} only)`);
       continue;
     }
     compared.push(profile);

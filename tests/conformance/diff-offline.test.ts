@@ -246,6 +246,7 @@ describe('renames and texts', () => {
     expect(only(result, 'diff/description-changed')[0]!.text).toEqual({ before: camel.description, after: kebab.description });
     // The evidence speaks of the rename too, not of one tool added and another removed.
     expect(result.evidence.hashes['everyday.modern']!.drift).toEqual({ status: 'tool-set-differs', added: [], removed: [], renamed: [{ from: 'getAlbumCover', to: 'get-album-cover' }] });
+    expect(render('pretty', result, { failOn: 'error', color: false, verbose: true })).toContain('the tool set differs (renamed getAlbumCover → get-album-cover)');
   });
 
   test('text added where there was none is carried whole; an added tool carries its description', () => {

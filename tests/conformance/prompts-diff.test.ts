@@ -224,7 +224,7 @@ describe('offline only: what prompts/list does not show', () => {
     for (const era of ['modern', 'legacy']) cpSync(join(baselineFixtures, `${PROFILE}.${era}.json`), join(toolsOnly, `${PROFILE}.${era}.json`));
     const oneSided = runDiff({ before: baselineFixtures, after: toolsOnly, cwd: tempDir() });
     expect(oneSided.findings).toEqual([]);
-    expect(oneSided.evidence.target).toMatchObject({ promptsCompared: [], promptsUnmatched: [PROFILE] });
+    expect(oneSided.evidence.target).toMatchObject({ promptsCompared: [], promptsUnmatched: [`${PROFILE} (before only)`] });
     expect(oneSided.evidence.promptHashes).toBeUndefined();
   });
 
