@@ -169,7 +169,7 @@ export function patternSet(library: PatternLibrary, id: string): CompiledSet {
 }
 
 const CLAUSE_START = /[.!?;:\n]\s*(?=[^.!?;:\n]*$)/;
-const NEGATION_REACH = 48;
+const NEGATION_REACH = 60;
 
 /** The clause just before `index` says the verb that follows is not to be done. */
 function negatedBefore(text: string, index: number, negation: RegExp): boolean {
