@@ -20,6 +20,7 @@ describe('where the file root may be', () => {
     ['/home/bob', 'is a home directory'],
     ['/Users/carol', 'is a home directory'],
     ['/root', 'is a home directory'],
+    ['/var/root', 'is a home directory'],
     ['/tmp', 'is a shared top-level directory'],
     ['/etc', 'is a system path'],
     ['/usr/local/share/files', 'is a system path'],

@@ -3,12 +3,10 @@
  * what a save may never create inside it, and what an upload may never carry to B2.
  * Names are compared without case: macOS and Windows file systems ignore it.
  */
-import { basename, dirname, extname, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, relative, sep } from 'node:path';
 
 /** The folder local files live in when `B2_FILE_ROOT` is not set: `<home>/b2-mcp-files`. */
 export const DEFAULT_FILE_ROOT = '~/b2-mcp-files';
-
-export const defaultFileRoot = (home: string): string => join(home, DEFAULT_FILE_ROOT.slice(2));
 
 /** `path` is `root` or lies under it, compared by path segments. */
 export function isInside(root: string, path: string): boolean {
@@ -16,7 +14,7 @@ export function isInside(root: string, path: string): boolean {
   return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
 }
 
-const segmentsOf = (path: string): string[] => path.split(sep).filter(Boolean).map((segment) => segment.toLowerCase());
+const segmentsOf = (path: string): string[] => path.split(sep).map((segment) => segment.toLowerCase());
 
 /** Trees of the operating system and installed software: never a file root, nor inside one. */
 const SYSTEM_TREES: readonly string[] = [
@@ -53,7 +51,7 @@ export function fileRootProblem(root: string, home: string): string | undefined 
  */
 interface AutorunRule {
   why: string;
-  segments?: readonly string[];
+  segments: readonly string[];
   names?: readonly string[];
   extensions?: readonly string[];
 }
@@ -95,9 +93,9 @@ export function autorunReason(path: string): string | undefined {
   const name = basename(path).toLowerCase();
   const extension = extname(name);
   for (const rule of AUTORUN_RULES) {
-    const segment = segments.find((part) => rule.segments?.includes(part));
+    const segment = segments.find((part) => rule.segments.includes(part));
     if (segment !== undefined) return `lies in "${segment}" (${rule.why})`;
-    if (rule.names?.includes(name) || (extension !== '' && rule.extensions?.includes(extension))) return `is a file ${rule.why}`;
+    if (rule.names?.includes(name) || rule.extensions?.includes(extension)) return `is a file ${rule.why}`;
   }
   return undefined;
 }
@@ -114,7 +112,7 @@ function secretForms(secret: string): Buffer[] {
   const texts = [...new Set([secret, secret.replaceAll('/', '\\/'), encodeURIComponent(secret)])];
   return texts.flatMap((text) => {
     const utf16le = Buffer.from(text, 'utf16le');
-    return [Buffer.from(text, 'utf8'), utf16le, Buffer.from(utf16le).swap16()];
+    return [Buffer.from(text), utf16le, Buffer.from(utf16le).swap16()];
   });
 }
 
