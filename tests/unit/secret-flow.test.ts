@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { B2ApiError, B2TransportError } from '../../src/server/b2/errors.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import type { ToolContext } from '../../src/server/context.js';
-import { FileSecretSink } from '../../src/server/policy/secret-sink.js';
+import { FileSecretSink, secretValuesIn } from '../../src/server/policy/secret-sink.js';
 import { createWithSecret, type SecretCreation } from '../../src/server/secrets/create-secret.js';
 import { openSecretStore } from '../../src/server/secrets/open.js';
 import { FileSecretStore, InlineSecretStore, idempotencyIds, type SecretStore } from '../../src/server/secrets/store.js';
@@ -175,6 +175,11 @@ describe('the secrets a store knows (no local file holding one is uploaded)', ()
     const inline = new InlineSecretStore();
     await createWithSecret(args(), contextFor(inline).context, creation().spec);
     expect(inline.knownSecrets()).toEqual([CANARY]);
+  });
+
+  it('a result\'s secrets are the strings under secret field names, at any depth and in any case', () => {
+    const result = { keyName: 'deploy', note: null, applicationKey: 'k1-secret-value', members: [{ SECRET: 's2-secret-value' }], password: { hint: 'not a secret name' }, secretAccessKey: 12 };
+    expect([...secretValuesIn(result)].sort()).toEqual(['k1-secret-value', 's2-secret-value']);
   });
 });
 
