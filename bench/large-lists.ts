@@ -17,15 +17,25 @@ process.exit(0);
 
 export const LIST_SIZES_MIB = [1, 10, 40] as const;
 
-function measure(mebibytes: number): { wallMs: number; peakRssMb: number } {
-  const argv = ['check', '--server', `"${process.execPath}" "${SERVER}" big ${mebibytes}`, '--era', 'modern', '--no-probes', '--format', 'json', '--timeout', '300000', '--max-message-bytes', '64MiB'];
+/**
+ * One `check` of the hostile test server started with `serverArgs`, run by the checker's CLI in a
+ * fresh process: its exit code, wall time and peak RSS. `argv` adds the check's own options.
+ */
+export function measuredCheck(serverArgs: string, argv: string[]): { code: number; wallMs: number; peakRssMb: number; stderr: string } {
+  const args = ['check', '--server', `"${process.execPath}" "${SERVER}" ${serverArgs}`, ...argv];
   const started = performance.now();
-  const result = spawnSync(process.execPath, ['--input-type=module', '-', JSON.stringify(argv)], { cwd: PACKAGE_ROOT, input: MEASURED_CHECK, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-', JSON.stringify(args)], { cwd: PACKAGE_ROOT, input: MEASURED_CHECK, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
   const wallMs = Math.round(performance.now() - started);
   const outcome = result.status === 0 ? (JSON.parse(result.stdout) as { code: number; maxRssKb: number }) : undefined;
+  if (!outcome) throw new Error(`check of hostile-stdio.mjs ${serverArgs} did not run (exit ${result.status}): ${String(result.stderr).split('\n')[0]}`);
+  return { code: outcome.code, wallMs, peakRssMb: Math.round(outcome.maxRssKb / 1024), stderr: String(result.stderr) };
+}
+
+function measure(mebibytes: number): { wallMs: number; peakRssMb: number } {
+  const run = measuredCheck(`big ${mebibytes}`, ['--era', 'modern', '--no-probes', '--format', 'json', '--timeout', '300000', '--max-message-bytes', '64MiB']);
   // Exit 1 is the expected outcome: the padded tools are all findings against the bundled contract.
-  if (!outcome || outcome.code !== 1) throw new Error(`large-list run of ${mebibytes} MiB failed (exit ${outcome?.code ?? result.status}): ${String(result.stderr).split('\n')[0]}`);
-  return { wallMs, peakRssMb: Math.round(outcome.maxRssKb / 1024) };
+  if (run.code !== 1) throw new Error(`large-list run of ${mebibytes} MiB failed (exit ${run.code}): ${run.stderr.split('\n')[0]}`);
+  return { wallMs: run.wallMs, peakRssMb: run.peakRssMb };
 }
 
 /** (largest − smallest) ÷ (middle − smallest): about ×4.3 when growth is linear in the size, ×16 when quadratic. */

@@ -5,6 +5,7 @@ import { packageRoot } from '../src/server/package-info.js';
 import { benchConformCheck, benchProbes } from './conform.js';
 import { benchFaultSoak } from './faults.js';
 import { benchLargestFiles } from './analytics.js';
+import { benchHostileSchemas } from './hostile-schemas.js';
 import { benchHttpScale } from './http-scale.js';
 import { benchHttpToolsList } from './http-throughput.js';
 import { benchLargeLists } from './large-lists.js';
@@ -26,6 +27,7 @@ const SECTIONS: Record<string, () => Promise<unknown>> = {
   probes: async () => benchProbes(),
   largeLists: async () => benchLargeLists(),
   manyTools: async () => benchManyTools(),
+  hostileSchemas: async () => benchHostileSchemas(),
   faults: () => benchFaultSoak(),
   resultText: () => benchResultText(),
   analytics: () => benchLargestFiles(),

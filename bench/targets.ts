@@ -171,6 +171,32 @@ export const TARGETS: readonly Target[] = [
     bound: { op: '<=', limit: 20, text: '≤ +20%' },
   },
   {
+    figure: 'Static check `check --no-probes` of a stdio server with one tool of 200,000 properties, each with the pattern `^(a+)+$`: wall time (median, fresh process)',
+    section: 'hostileSchemas',
+    shown: (s) => fmt(s.wide200k?.wallMs, ' ms'),
+    value: (s) => s.wide200k?.wallMs,
+    bound: { op: '<=', limit: 30_000, text: '≤ 30,000 ms' },
+  },
+  {
+    figure: 'The same check: checker peak RSS (median)',
+    section: 'hostileSchemas',
+    shown: (s) => fmt(s.wide200k?.peakRssMb, ' MB'),
+    value: (s) => s.wide200k?.peakRssMb,
+    bound: { op: '<=', limit: 512, text: '≤ 512 MB' },
+  },
+  {
+    figure: 'Static check `check --no-probes` of a stdio server with one tool of 6,600 such properties (19,803 keys and items, just under the 20,000 judged whole): wall time, checker peak RSS (medians)',
+    section: 'hostileSchemas',
+    shown: (s) => (s.wideJudged ? `${fmt(s.wideJudged.wallMs, ' ms')}, ${fmt(s.wideJudged.peakRssMb, ' MB')}` : 'not measured'),
+    value: (s) => s.wideJudged?.wallMs,
+  },
+  {
+    figure: 'Static check `check --no-probes` of a stdio server with one input schema 1,500 objects deep: wall time, checker peak RSS (medians)',
+    section: 'hostileSchemas',
+    shown: (s) => (s.deep ? `${fmt(s.deep.wallMs, ' ms')}, ${fmt(s.deep.peakRssMb, ' MB')}` : 'not measured'),
+    value: (s) => s.deep?.wallMs,
+  },
+  {
     figure: 'Fault soak, 20% injected faults: unclear answers + crashes + duplicate mutations',
     section: 'faults',
     shown: (s) => `${fmt(s.calls)} calls: ${fmt(s.unclear)} unclear, ${fmt(s.crashes)} crashes, ${fmt(s.duplicateMutations)} duplicate mutations; RSS growth ${fmt(s.rssGrowthMb, ' MB')}`,

@@ -2,8 +2,6 @@ import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcon
 import { Client as WitnessClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport as WitnessTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { AjvJsonSchemaValidator as WitnessOutputValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { jsonSchemaValidator as WitnessValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Era } from '../contract/constants.js';
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
 import { stable, type ListedTool } from '../contract/normalize.js';
@@ -14,6 +12,7 @@ import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientIn
 import { CONNECTIONS, CONNECTION_SPECS, ERA_OF, type ConnectionId } from './connections.js';
 import type { ListedPrompt } from './prompts.js';
 import { ReadBudget, type BoundedPart } from './reading-limits.js';
+import { dialectOutputValidator } from './schema-dialects.js';
 import { launchServers, type ChildDiagnostics, type ChildStdioTransport, type LaunchedServers } from './stdio-transport.js';
 import { redact, secretValuesOf, type Target } from './target.js';
 
@@ -281,21 +280,13 @@ async function witnessHttpTransport(target: Extract<Target, { kind: 'http' }>, i
 const WITNESS_REQUEST_SCHEMAS = { 'roots/list': ListRootsRequestSchema, 'elicitation/create': ElicitRequestSchema, 'sampling/createMessage': CreateMessageRequestSchema } as const;
 
 /**
- * The 1.x client's own output-schema validator, built on its first use: the 1.x client builds
- * an Ajv instance in its constructor otherwise, and a listing never validates a tool's output.
- */
-function lazyWitnessValidator(): WitnessValidator {
-  let validator: WitnessOutputValidator | undefined;
-  return { getValidator: (schema) => (validator ??= new WitnessOutputValidator()).getValidator(schema) };
-}
-
-/**
  * The 1.x SDK client: an independent second reading of the 2025 era. Over HTTP it uses the 1.x
  * transport; over stdio it gets a pre-launched child (newline-delimited JSON framing is the same).
  */
 function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined, budget: ReadBudget): Session {
   const http: HttpTrace = { odd: [] };
-  const client = new WitnessClient({ ...identity.clientInfo }, { capabilities: structuredClone(identity.capabilities), jsonSchemaValidator: lazyWitnessValidator() });
+  // The 1.x client compiles every output schema as it lists tools: each in its own dialect, and one it cannot compile fails nothing (the schema rules report it).
+  const client = new WitnessClient({ ...identity.clientInfo }, { capabilities: structuredClone(identity.capabilities), jsonSchemaValidator: dialectOutputValidator() });
   answerServerRequests(identity, (method, answer) => client.setRequestHandler(WITNESS_REQUEST_SCHEMAS[method], async () => answer() as never));
   const tap = new WireTap();
   return {

@@ -1,12 +1,16 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
 import AjvDraft04Module from 'ajv-draft-04';
+import addFormatsModule from 'ajv-formats';
+import type { jsonSchemaValidator as SdkSchemaValidator } from '@modelcontextprotocol/client';
 import { JSON_SCHEMA_OPTIONS } from './json-schema.js';
 import { validate as validate202012 } from './json-schema-meta.generated.js';
 
-// ajv-draft-04 is CommonJS: under NodeNext its default import is the module object's default.
+// ajv-draft-04 and ajv-formats are CommonJS: under NodeNext its default import is the module object's default.
 const AjvDraft04 = AjvDraft04Module as unknown as typeof AjvDraft04Module.default;
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /** The JSON Schema dialects a server's schema may declare with `$schema`, oldest first. */
 export const DIALECT_NAMES = ['draft-04', 'draft-06', 'draft-07', '2019-09', '2020-12'] as const;
@@ -21,56 +25,53 @@ interface DialectSpec {
   uri: string;
   /** The keyword that gives a subschema a plain-name fragment (`#name`) in this dialect. */
   anchorKeyword: '$anchor' | '$id' | 'id';
-  /** The meta-schema validator, made (and its meta-schema compiled) on first use. */
-  metaValidator: () => (schema: unknown) => ErrorObject[] | undefined;
+  /** A fresh Ajv instance of the dialect's class, holding its meta-schema. */
+  ajv: (options: Options) => Ajv;
 }
 
 /** The same options as the checker's own validator: first error only, no code optimisation. */
 const options = (): Options => ({ ...JSON_SCHEMA_OPTIONS, code: { ...JSON_SCHEMA_OPTIONS.code } });
 
-/** A validator for one meta-schema, held by a fresh Ajv instance of the dialect's class. */
-function ajvMetaValidator(ajv: Ajv, uri: string): (schema: unknown) => ErrorObject[] | undefined {
-  const validate = ajv.getSchema(uri) as ValidateFunction;
-  return (schema) => (validate(schema) ? undefined : (validate.errors ?? []));
-}
-
-function once<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
-}
-
 const SPECS: Record<DialectName, DialectSpec> = {
-  'draft-04': {
-    uri: 'http://json-schema.org/draft-04/schema#',
-    anchorKeyword: 'id',
-    metaValidator: once(() => ajvMetaValidator(new AjvDraft04(options()) as unknown as Ajv, 'http://json-schema.org/draft-04/schema')),
-  },
+  'draft-04': { uri: 'http://json-schema.org/draft-04/schema#', anchorKeyword: 'id', ajv: (given) => new AjvDraft04(given) as unknown as Ajv },
   'draft-06': {
     uri: 'http://json-schema.org/draft-06/schema#',
     anchorKeyword: '$id',
-    metaValidator: once(() => {
-      const ajv = new Ajv(options());
+    ajv: (given) => {
+      const ajv = new Ajv(given);
       ajv.addMetaSchema(draft06MetaSchema);
-      return ajvMetaValidator(ajv, 'http://json-schema.org/draft-06/schema');
-    }),
+      return ajv;
+    },
   },
-  'draft-07': {
-    uri: 'http://json-schema.org/draft-07/schema#',
-    anchorKeyword: '$id',
-    metaValidator: once(() => ajvMetaValidator(new Ajv(options()), 'http://json-schema.org/draft-07/schema')),
-  },
-  '2019-09': {
-    uri: 'https://json-schema.org/draft/2019-09/schema',
-    anchorKeyword: '$anchor',
-    metaValidator: once(() => ajvMetaValidator(new Ajv2019(options()), 'https://json-schema.org/draft/2019-09/schema')),
-  },
-  // Precompiled (scripts/contract/meta-schema.ts): the common case compiles no meta-schema at all.
-  '2020-12': {
-    uri: 'https://json-schema.org/draft/2020-12/schema',
-    anchorKeyword: '$anchor',
-    metaValidator: () => (schema) => (validate202012(schema) ? undefined : ((validate202012.errors ?? []) as ErrorObject[])),
-  },
+  'draft-07': { uri: 'http://json-schema.org/draft-07/schema#', anchorKeyword: '$id', ajv: (given) => new Ajv(given) },
+  '2019-09': { uri: 'https://json-schema.org/draft/2019-09/schema', anchorKeyword: '$anchor', ajv: (given) => new Ajv2019(given) as unknown as Ajv },
+  '2020-12': { uri: 'https://json-schema.org/draft/2020-12/schema', anchorKeyword: '$anchor', ajv: (given) => new Ajv2020(given) as unknown as Ajv },
 };
+
+function perDialect<T>(make: (name: DialectName) => T): (name: DialectName) => T {
+  const made = new Map<DialectName, T>();
+  return (name) => {
+    if (!made.has(name)) made.set(name, make(name));
+    return made.get(name)!;
+  };
+}
+
+/**
+ * The meta-schema validator of each dialect, made on first use. 2020-12's is precompiled
+ * (scripts/contract/meta-schema.ts): the common case compiles no meta-schema at all.
+ */
+const metaValidator = perDialect((name): ((schema: unknown) => ErrorObject[] | undefined) => {
+  if (name === '2020-12') return (schema) => (validate202012(schema) ? undefined : ((validate202012.errors ?? []) as ErrorObject[]));
+  const validate = SPECS[name].ajv(options()).getSchema(SPECS[name].uri.replace(/#$/, '')) as ValidateFunction;
+  return (schema) => (validate(schema) ? undefined : (validate.errors ?? []));
+});
+
+/** The Ajv instance that compiles servers' schemas of each dialect, with ajv-formats as clients have it. */
+const compiler = perDialect((name) => {
+  const ajv = SPECS[name].ajv(options());
+  addFormats(ajv);
+  return ajv;
+});
 
 /** `http://json-schema.org/draft-07/schema#` and its spellings → `json-schema.org/draft-07/schema`. */
 function uriKey(uri: string): string {
@@ -90,11 +91,6 @@ export function declaredDialect(schema: unknown): DeclaredDialect {
   return name ? { known: true, name } : { known: false, declared };
 }
 
-/** The published meta-schema URI of a dialect. */
-export function dialectUri(name: DialectName): string {
-  return SPECS[name].uri;
-}
-
 /** The keyword that names a plain-name fragment (`#name`) in a dialect. */
 export function anchorKeyword(name: DialectName): DialectSpec['anchorKeyword'] {
   return SPECS[name].anchorKeyword;
@@ -102,5 +98,34 @@ export function anchorKeyword(name: DialectName): DialectSpec['anchorKeyword'] {
 
 /** What the dialect's own meta-schema finds wrong with a schema (undefined when nothing). */
 export function metaSchemaErrors(schema: unknown, name: DialectName): ErrorObject[] | undefined {
-  return SPECS[name].metaValidator()(schema);
+  return metaValidator(name)(schema);
+}
+
+/** A server's schema compiled in the dialect it declares; undefined when it cannot be (the schema rules say why). */
+export function compileInDialect(schema: unknown): ValidateFunction | undefined {
+  const declared = declaredDialect(schema);
+  if (!declared.known) return undefined;
+  try {
+    return compiler(declared.name).compile(schema as object);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The output-schema validator for the SDK client that calls tools: each schema is compiled in its
+ * own dialect. One that cannot be compiled checks nothing, instead of failing the call before it
+ * is made: schema/valid-in-dialect reports it, and the call is still made and judged.
+ */
+export function dialectOutputValidator(): SdkSchemaValidator {
+  return {
+    getValidator<T>(schema: unknown) {
+      const validate = compileInDialect(schema);
+      return (input: unknown) => {
+        if (!validate || validate(input)) return { valid: true, data: input as T, errorMessage: undefined };
+        const error = validate.errors?.[0];
+        return { valid: false, data: undefined, errorMessage: `${error?.instancePath || '(root)'} ${error?.message ?? 'does not match the output schema'}` };
+      };
+    },
+  };
 }

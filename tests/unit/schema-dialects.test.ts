@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffSchema, type SchemaChangeKind } from '../../src/conformance/diff.js';
 import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
-import { DEFAULT_DIALECT, declaredDialect, metaSchemaErrors } from '../../src/conformance/schema-dialects.js';
+import { DEFAULT_DIALECT, declaredDialect, dialectOutputValidator, metaSchemaErrors } from '../../src/conformance/schema-dialects.js';
 import { contextOf, ruleCheck, surface } from '../support/rule-context.js';
 
 /**
@@ -123,5 +123,28 @@ describe('a change of dialect is its own diff class', () => {
   it('another spelling of the same dialect is no change', () => {
     expect(changes({ $schema: DRAFT_07, type: 'object' }, { $schema: 'https://json-schema.org/draft-07/schema', type: 'object' })).toEqual([]);
     expect(changes({ $schema: DRAFT_2020, type: 'object' }, { type: 'object' })).toEqual([]);
+  });
+});
+
+describe('the output-schema validator the SDK clients are given', () => {
+  const check = (schema: unknown, input: unknown) => dialectOutputValidator().getValidator(schema as never)(input);
+
+  it('validates in the dialect the schema declares', () => {
+    const flag = { type: 'object', properties: { n: { type: 'number', maximum: 5, exclusiveMaximum: true } } };
+    expect(check({ $schema: DRAFT_04, ...flag }, { n: 5 })).toMatchObject({ valid: false, errorMessage: '/n must be < 5' });
+    expect(check({ $schema: DRAFT_04, ...flag }, { n: 4 })).toEqual({ valid: true, data: { n: 4 }, errorMessage: undefined });
+    const listItems = { type: 'array', items: [{ type: 'string' }] };
+    expect(check({ $schema: DRAFT_07, ...listItems }, [1])).toMatchObject({ valid: false });
+    expect(check({ $schema: DRAFT_07, ...listItems }, ['a', 1])).toMatchObject({ valid: true });
+  });
+
+  it('checks formats, as the clients do', () => {
+    expect(check({ $schema: DRAFT_2019, type: 'string', format: 'email' }, 'nobody')).toMatchObject({ valid: false });
+  });
+
+  it('a schema it cannot compile checks nothing instead of throwing: the schema rules report it', () => {
+    expect(check({ $schema: 'https://example.com/my-dialect', type: 'object' }, 5)).toMatchObject({ valid: true });
+    expect(check({ $schema: DRAFT_07, type: 'object', properties: { a: { pattern: '(' } } }, { a: 'x' })).toMatchObject({ valid: true });
+    expect(check({ $schema: DRAFT_07, exclusiveMinimum: true }, 1)).toMatchObject({ valid: true });
   });
 });

@@ -43,6 +43,25 @@ describe('check --scenarios', () => {
     expect(outcome.code, outcome.stderr).toBe(0);
   }, 30_000);
 
+  test('a tool whose output schema is valid only in draft-04 is listed by every client and called, not refused', async () => {
+    const notes = JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as { tools: { name: string; outputSchema?: unknown }[] };
+    // exclusiveMaximum as a flag: draft-04 only (a draft-07 validator refuses to compile it).
+    notes.tools.find((tool) => tool.name === 'list_notes')!.outputSchema = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'object',
+      properties: { tool: { type: 'string' }, arguments: { type: 'object', properties: { limit: { type: 'integer', maximum: 5, exclusiveMaximum: true } } } },
+      required: ['tool'],
+    };
+    const draft04 = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${writeJson(tempDir(), 'surface.json', notes)}"`;
+    const own = tempDir();
+    const snapshot = await runCli(['snapshot', '--pack', 'generic', '--server', draft04, '--out', own]);
+    expect(snapshot.code, snapshot.stderr).toBe(0);
+    const file = writeJson(tempDir(), 'limit.json', { scenarios: [{ name: 'limit 4', tool: 'list_notes', arguments: { limit: 4 }, expect: { structuredContent: [{ pointer: '/arguments/limit', equals: 4 }] } }] });
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', draft04, '--fixtures', own, '--scenarios', file, '--format', 'json']);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect((JSON.parse(outcome.stdout) as JsonReport).findings).toEqual([]);
+  }, 30_000);
+
   test('--call-tool: a read-only tool whose text block equals structuredContent passes, one whose text differs fails', async () => {
     const args = writeJson(tempDir(), 'args.json', { limit: 2 });
     const same = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--call-tool', `list_notes=${args}`, '--format', 'json']);
