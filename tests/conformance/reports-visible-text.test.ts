@@ -222,3 +222,18 @@ describe('JSON: each tool\'s two schemas once, referenced by its findings', () =
     expect(parsed.findings.map((finding) => finding.schemasRef)).toEqual(['b2_update_bucket', 'b2_update_bucket#2', 'b2_update_bucket#2']);
   });
 });
+
+test('a change on a deep path keeps both its values in pretty and Markdown, not cut before the new one', () => {
+  const path = `inputSchema.properties.${'nested.properties.'.repeat(5)}retentionPeriod.pattern`;
+  const before = `^(${'[0-9]{1,4}d|'.repeat(8)})$`;
+  const after = `^(${'[0-9]{1,3}h|'.repeat(8)}never)$`;
+  const result: RunResult = {
+    findings: [change('diff', 'diff/bounds-tightened', 'b2_set_retention', { path, message: `Tool b2_set_retention: ${path} tightened from ${before} to ${after}` })],
+    evidence: evidenceOf('diff'),
+    rules,
+    evaluated: [],
+  };
+  expect(result.findings[0]!.message.length).toBeGreaterThan(300);
+  expect(renderAs('pretty', result)).toContain(`to ${after}\n`);
+  expect(readable('markdown', renderAs('markdown', result))).toContain(`to ${after} |`);
+});

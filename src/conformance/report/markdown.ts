@@ -19,7 +19,9 @@ const CLIP = 300;
 const LIST = 50;
 
 const code = (text: string) => markdownCode(text, { table: true });
-const clip = (text: string, verbose: boolean) => (verbose || text.length <= CLIP ? text : `${text.slice(0, CLIP)}…`);
+const clip = (text: string, verbose: boolean, limit = CLIP) => (verbose || text.length <= limit ? text : `${text.slice(0, limit)}…`);
+/** Longest message without --verbose: room for a long path and both values of a change. */
+const MESSAGE_CLIP = CLIP * 2;
 
 export interface MarkdownOptions {
   verbose?: boolean;
@@ -104,7 +106,7 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
 const MARKED = { same: markdownText, removed: (text: string) => `<del>${markdownText(text)}</del>`, added: (text: string) => `<ins>${markdownText(text)}</ins>` };
 
 function findingRow(finding: Finding, verbose: boolean): string {
-  let text = markdownText(clip(finding.message, verbose));
+  let text = markdownText(clip(finding.message, verbose, MESSAGE_CLIP));
   const shown = shownText(finding, verbose ? undefined : CLIP * 2);
   if (shown) text += `<br>${shown.kind === 'diff' ? styledText(shown, MARKED) : `${textLabel(shown)}: ${styledText(shown, bareStyle(markdownText))}`}`;
   const tag = [finding.class, severityNote(finding)].filter(Boolean).join(', ');

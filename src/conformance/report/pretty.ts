@@ -16,11 +16,13 @@ const MIN_PER_TOOL = 3;
 const TOP = 8;
 /** Longest server-derived text on one line without --verbose. */
 const CLIP = 200;
+/** Longest message without --verbose: room for a long path and both values of a change. */
+const MESSAGE_CLIP = CLIP * 2;
 
 type Paint = InstanceType<typeof Chalk>;
 
-function clip(text: string, verbose: boolean): string {
-  return verbose || text.length <= CLIP ? text : `${text.slice(0, CLIP)}…`;
+function clip(text: string, verbose: boolean, limit = CLIP): string {
+  return verbose || text.length <= limit ? text : `${text.slice(0, limit)}…`;
 }
 
 /**
@@ -101,7 +103,7 @@ function findingLines(finding: Finding, c: Paint, paint: Record<Severity, (text:
     .filter(Boolean)
     .join(' ');
   // Compact: one line per finding; verbose: the message on its own line, then fix and doc.
-  const lines = verbose ? [`    ${head}`, `      ${t(finding.message)}`] : [`    ${head} ${c.dim('—')} ${t(clip(finding.message, false))}`];
+  const lines = verbose ? [`    ${head}`, `      ${t(finding.message)}`] : [`    ${head} ${c.dim('—')} ${t(clip(finding.message, false, MESSAGE_CLIP))}`];
   const shown = shownText(finding, verbose ? undefined : CLIP * 2);
   if (shown) {
     const marks = plainStyle(t);
