@@ -154,9 +154,9 @@ describe('the same change has the same mark in check and in diff', () => {
   });
 
   test('check says the frozen contract made a non-breaking change an error; diff needs not', () => {
-    expect(renderAs('pretty', textRun('check'))).toContain('⚠ diff/tool-added [non-breaking, error]');
+    expect(renderAs('pretty', textRun('check'))).toContain('⚠ diff/tool-added [non-breaking, counted as error]');
     expect(renderAs('pretty', textRun('diff'))).toContain('⚠ diff/tool-added [non-breaking]');
-    expect(renderAs('markdown', textRun('check'))).toContain('| 🟡 | `diff/tool-added` (non-breaking, error) |');
+    expect(renderAs('markdown', textRun('check'))).toContain('| 🟡 | `diff/tool-added` (non-breaking, counted as error) |');
     // The verdict still follows the severity.
     expect(renderAs('pretty', textRun('check')).trimEnd().split('\n').at(-1)).toMatch(/^FAIL 5 errors/);
   });

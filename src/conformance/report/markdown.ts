@@ -3,7 +3,7 @@ import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { markdownCode, markdownText } from './escape/markdown.js';
 import { classLine, groupBySubject, summarize } from './summary.js';
-import { markOf, severityNote } from './marks.js';
+import { classTag, markOf } from './marks.js';
 import { bareStyle, shownText, styledText, textLabel } from './shown-text.js';
 import { configLine, countsLine, type Verdict } from './verdict.js';
 
@@ -109,6 +109,6 @@ function findingRow(finding: Finding, verbose: boolean): string {
   let text = markdownText(clip(finding.message, verbose, MESSAGE_CLIP));
   const shown = shownText(finding, verbose ? undefined : CLIP * 2);
   if (shown) text += `<br>${shown.kind === 'diff' ? styledText(shown, MARKED) : `${textLabel(shown)}: ${styledText(shown, bareStyle(markdownText))}`}`;
-  const tag = [finding.class, severityNote(finding)].filter(Boolean).join(', ');
+  const tag = classTag(finding);
   return `| ${ICON[markOf(finding)]} | ${code(finding.ruleId)}${tag ? ` (${tag})` : ''} | ${finding.path ? code(clip(finding.path, verbose)) : ''} | ${text} |`;
 }

@@ -15,9 +15,13 @@ export function markOf(finding: Pick<Finding, 'class' | 'severity'>): Severity {
   return finding.class ? SEVERITY_OF_CLASS[finding.class] : finding.severity;
 }
 
-/** The severity, when the mark does not already say it (a change the frozen contract or the config raised or lowered). */
-export function severityNote(finding: Pick<Finding, 'class' | 'severity'>): Severity | undefined {
-  return markOf(finding) === finding.severity ? undefined : finding.severity;
+/**
+ * A change's class, and its severity when the mark does not say it (a change the frozen contract
+ * or the config raised or lowered): `non-breaking, counted as error`. Empty for a finding that is no change.
+ */
+export function classTag(finding: Pick<Finding, 'class' | 'severity'>): string {
+  if (!finding.class) return '';
+  return markOf(finding) === finding.severity ? finding.class : `${finding.class}, counted as ${finding.severity}`;
 }
 
 /** The most severe mark of a group of findings. */

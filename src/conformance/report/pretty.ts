@@ -4,7 +4,7 @@ import type { RunResult } from '../run.js';
 import { evidenceLines } from './evidence-lines.js';
 import { terminalSafe as t } from './escape/terminal.js';
 import { classLine, groupBySubject, summarize } from './summary.js';
-import { GLYPH as MARK, markOf, severityNote, worstMark } from './marks.js';
+import { classTag, GLYPH as MARK, markOf, worstMark } from './marks.js';
 import { plainStyle, shownText, styledText, textLabel } from './shown-text.js';
 import { configLine, countsLine, type Verdict } from './verdict.js';
 
@@ -98,7 +98,7 @@ function summaryLines(active: readonly Finding[], c: Paint, verbose: boolean): s
 
 function findingLines(finding: Finding, c: Paint, paint: Record<Severity, (text: string) => string>, verbose: boolean): string[] {
   const mark = markOf(finding);
-  const tag = [finding.class, severityNote(finding)].filter(Boolean).join(', ');
+  const tag = classTag(finding);
   const head = [paint[mark](MARK[mark]), c.bold(t(finding.ruleId)), tag ? c.dim(`[${tag}]`) : '', finding.path ? t(clip(finding.path, verbose)) : '', verbose && finding.scopes.length ? c.dim(`(${t(finding.scopes.join(', '))})`) : '']
     .filter(Boolean)
     .join(' ');
