@@ -1,4 +1,5 @@
 import { findHits, loadPatternLibrary, mayHit, patternSet, toolKey, type Hit, type PatternLibrary, type TextOwner } from '../../poisoning.js';
+import type { Change } from '../../diff.js';
 import { placeOf, visibleTexts, type TextField, type VisibleText } from '../../visible-text.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 
@@ -87,6 +88,16 @@ function fieldOfChange(path: string): TextField {
 }
 
 /**
+ * The old and new text of a change: a text that changed with both sides known (an unrecorded old
+ * text is not taken for none), or the description of an added tool, all of it new.
+ */
+function textsOf(change: Change): { before: string; after: string; path: string } | undefined {
+  if (change.kind === 'tool-added') return change.text?.after === undefined ? undefined : { before: '', after: change.text.after, path: 'description' };
+  if (typeof change.after !== 'string') return undefined;
+  return { before: typeof change.before === 'string' ? change.before : '', after: change.after, path: change.path };
+}
+
+/**
  * A change (live against the baseline, or between two fixture sets) whose new text matches a
  * pattern its old text did not: the poisoning arrived with this change (a rug pull).
  */
@@ -98,16 +109,17 @@ const poisoningIntroduced: CheckKind = {
     const sets = (params.sets as string[]).map((id) => patternSet(library, id));
     const out: RawFinding[] = [];
     for (const { scope, change } of context.changes) {
-      if (typeof change.after !== 'string') continue;
-      const field = fieldOfChange(change.path);
+      const texts = textsOf(change);
+      if (!texts) continue;
+      const { before, after, path } = texts;
+      const field = fieldOfChange(path);
       const owner: TextOwner = { tool: change.tool, parameters: new Set(), serverTools: new Set() };
-      const before = typeof change.before === 'string' ? change.before : '';
-      const place = { tool: change.tool, prompt: change.prompt, path: change.path };
+      const place = { tool: change.tool, prompt: change.prompt, path };
       for (const set of sets) {
         const earlier = new Set(findHits(set, before, field, owner, library).map((hit) => hit.pattern));
-        for (const hit of findHits(set, change.after, field, owner, library)) {
+        for (const hit of findHits(set, after, field, owner, library)) {
           if (earlier.has(hit.pattern)) continue;
-          out.push({ ...place, scope, key: `${hit.set}/${hit.pattern}`, data: data(place, hit, { change: change.kind }), text: { before, after: change.after } });
+          out.push({ ...place, scope, key: `${hit.set}/${hit.pattern}`, data: data(place, hit, { change: change.kind }), text: { before, after } });
         }
       }
     }
