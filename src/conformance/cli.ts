@@ -293,7 +293,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .argument('<before>', 'fixtures directory with the expected (old) fixtures')
     .argument('<after>', 'fixtures directory with the new fixtures');
   addReportOptions(diff)
-    .option('--contract <file>', 'contract whose recorded renames apply (default: the one of the repository <after> or <before> belongs to, else the bundled one)')
+    .option('--contract <file>', 'contract whose recorded renames apply (default: the one of the repository <after> or <before> belongs to, else the bundled one); the contracts beside <before> and <after> are compared with each other either way')
     .option('--debug', 'show stack traces for errors')
     .action(async (before: string, after: string, options) => {
       reportPlan(options.format, options.output, io.cwd);

@@ -1,7 +1,13 @@
 import type { LoadedContract, LoadedContractProfile } from '../contract/artifact.js';
 import { compareCodePoints } from '../contract/normalize.js';
 import { deepEqual, joinPath, type Change } from './diff.js';
+import { profileSpellings } from './target.js';
 
+
+/** The name a profile has in another contract, under any spelling of it (`phase1-default` is `default`). */
+export function counterpartOf(name: string, other: LoadedContract): string | undefined {
+  return profileSpellings(name).find((spelling) => Object.hasOwn(other.profiles, spelling));
+}
 
 /** One side of a contract comparison: the artifact and where it came from. */
 export interface ContractSide {
@@ -50,13 +56,16 @@ export function listDeltaText(before: unknown, after: unknown): { gained: string
   return { gained: show(added, now), lost: show(removed, was) };
 }
 
-function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContractProfile): Change[] {
+/** A tool's name on the after side: renamed tools are compared under their new name, as the tool diff reports them. */
+type Renamed = (name: string) => string;
+
+function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContractProfile, renamed: Renamed): Change[] {
   const changes: Change[] = [];
   const at = (key: string) => joinPath(joinPath('profiles', name), key);
   if (a.description !== b.description) changes.push({ kind: 'contract-description-changed', profile: name, path: at('description'), before: a.description, after: b.description });
   const capabilities = keyCapabilitiesChange(name, a.capabilities ?? null, b.capabilities ?? null);
   if (capabilities) changes.push(capabilities);
-  const gated = listDelta(a.confirmTools ?? [], b.confirmTools ?? []);
+  const gated = listDelta((a.confirmTools ?? []).map(renamed), b.confirmTools ?? []);
   for (const tool of gated.added) changes.push({ kind: 'contract-confirm-tool-added', profile: name, tool, path: at('confirmTools'), before: undefined, after: tool });
   for (const tool of gated.removed) changes.push({ kind: 'contract-confirm-tool-removed', profile: name, tool, path: at('confirmTools'), before: tool, after: undefined });
   for (const key of ['counts', 'backingCounts'] as const) {
@@ -67,23 +76,29 @@ function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContrac
 }
 
 /**
- * Every difference between two contract artifacts, for the profiles both list (a profile on one
- * side only is a profile change of its own), and the parts one side lacks (not compared).
+ * Every difference between two contract artifacts, for the profiles both list under any spelling
+ * (reported under the newer name; a profile on one side only is a profile change of its own), and
+ * the parts one side lacks (not compared).
  */
-export function diffContracts(before: ContractSide, after: ContractSide): { changes: Change[]; unrecorded: { part: string; missingIn: 'before' | 'after' }[] } {
+export function diffContracts(
+  before: ContractSide,
+  after: ContractSide,
+  renames: ReadonlyMap<string, string> = new Map(),
+): { changes: Change[]; unrecorded: { part: string; missingIn: 'before' | 'after' }[] } {
   const a = before.contract;
   const b = after.contract;
+  const renamed: Renamed = (name) => renames.get(name) ?? name;
   const changes: Change[] = [];
-  const shared = Object.keys(a.profiles)
-    .filter((name) => Object.hasOwn(b.profiles, name))
-    .sort(compareCodePoints);
-  for (const name of shared) changes.push(...profileChanges(name, a.profiles[name as keyof typeof a.profiles], b.profiles[name as keyof typeof b.profiles]));
+  for (const name of Object.keys(a.profiles).sort(compareCodePoints)) {
+    const counterpart = counterpartOf(name, b);
+    if (counterpart !== undefined) changes.push(...profileChanges(counterpart, a.profiles[name as keyof typeof a.profiles], b.profiles[counterpart as keyof typeof b.profiles], renamed));
+  }
   const unrecorded: { part: string; missingIn: 'before' | 'after' }[] = [];
   for (const [key, part] of Object.entries(PARTS) as [keyof typeof PARTS, string][]) {
     if ((a[key] === undefined) !== (b[key] === undefined)) unrecorded.push({ part, missingIn: a[key] === undefined ? 'before' : 'after' });
   }
   if (a.toolBacking && b.toolBacking) {
-    const backingA: Record<string, string> = a.toolBacking;
+    const backingA: Record<string, string> = Object.fromEntries(Object.entries(a.toolBacking).map(([tool, category]) => [renamed(tool), category]));
     const backingB: Record<string, string> = b.toolBacking;
     for (const tool of [...new Set([...Object.keys(backingA), ...Object.keys(backingB)])].sort(compareCodePoints)) {
       const was = Object.hasOwn(backingA, tool) ? backingA[tool] : undefined;

@@ -6,7 +6,7 @@ import { applySuppressions, loadConfig, severityResolver, type ConformConfig } f
 import { observe, type ConnectOptions } from './connect.js';
 import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
 import { diffModernBlock, diffTools, explainDrift, type Change, type DiffOptions } from './diff.js';
-import { diffContracts, keyCapabilitiesChange, sdkChanges } from './contract-diff.js';
+import { counterpartOf, diffContracts, keyCapabilitiesChange, sdkChanges, type ContractSide } from './contract-diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
 import { readSnapshotManifest, writeSnapshotManifest } from './snapshot-manifest.js';
@@ -532,9 +532,12 @@ export function runDiff(request: DiffRequest): RunResult {
 
   const changes: ScopedChange[] = [];
   const hashes: Record<string, HashComparison> = {};
+  // The fields one side lacks, grouped: `titles, instructions: not recorded in the older fixtures (a.json, b.json)`.
   const unrecorded = new Map<string, string[]>();
   const noteUnrecorded = (fields: readonly string[], side: string, file: string) => {
-    for (const field of fields) unrecorded.set(`${field}: not recorded in the ${side}`, [...(unrecorded.get(`${field}: not recorded in the ${side}`) ?? []), file]);
+    if (fields.length === 0) return;
+    const what = `${fields.join(', ')}: not recorded in the ${side}`;
+    unrecorded.set(what, [...(unrecorded.get(what) ?? []), file]);
   };
   for (const { before: beforeName, after: afterName, scope } of pairs) {
     const a = before.get(beforeName)!;
@@ -553,7 +556,8 @@ export function runDiff(request: DiffRequest): RunResult {
   const onlyBefore = [...before.keys()].filter((name) => !paired.has(`before/${name}`));
   const onlyAfter = [...after.keys()].filter((name) => !paired.has(`after/${name}`));
   for (const change of profileSetChanges(before, after, onlyBefore, onlyAfter)) changes.push(change);
-  const contracts = contractComparison(request.before, request.after);
+  const renames = new Map(changes.filter(({ change }) => change.kind === 'tool-renamed').map(({ change }) => [String(change.before), String(change.after)]));
+  const contracts = contractComparison(request.before, request.after, renames);
   for (const change of contracts.changes) changes.push({ scope: 'contract', change });
   const prompts = diffPromptFixtures(request.before, request.after, [...before.keys(), ...after.keys()]);
   for (const change of prompts.changes) changes.push(change);
@@ -604,10 +608,10 @@ function profileSetChanges(before: Map<string, ToolFixture>, after: Map<string, 
 
 /**
  * The contract artifacts of the repositories the two directories belong to, compared: each profile
- * one lists and the other does not, then what both list (see diffContracts). A side without a
- * usable contract, or a part one contract lacks, is a note.
+ * one lists and the other does not, then what both list (see diffContracts), each renamed tool
+ * under its new name. A side without a usable contract, or a part one contract lacks, is a note.
  */
-function contractComparison(beforeDir: string, afterDir: string): { changes: Change[]; notes: string[] } {
+function contractComparison(beforeDir: string, afterDir: string, renames: ReadonlyMap<string, string>): { changes: Change[]; notes: string[] } {
   const read = (dir: string) => {
     const file = contractBeside(dir);
     if (file === undefined) return { problem: `no contract artifact beside ${dir}` };
@@ -625,10 +629,10 @@ function contractComparison(beforeDir: string, afterDir: string): { changes: Cha
     return { changes: [], notes: a.side || b.side ? [`the contract artifacts were not compared: ${problems.join('; ')}`] : [] };
   }
   if (a.side.file === b.side.file) return { changes: [], notes: [] };
-  const { changes, unrecorded } = diffContracts(a.side, b.side);
-  const namesOf = (side: typeof a.side) => Object.keys(side!.contract.profiles);
-  for (const name of namesOf(a.side).filter((name) => !namesOf(b.side).includes(name))) changes.push({ kind: 'profile-removed', profile: name, path: '', before: `${a.side.contract.profiles[name as ProfileName].names.length} tools`, after: undefined });
-  for (const name of namesOf(b.side).filter((name) => !namesOf(a.side).includes(name))) changes.push({ kind: 'profile-added', profile: name, path: '', before: undefined, after: `${b.side.contract.profiles[name as ProfileName].names.length} tools` });
+  const { changes, unrecorded } = diffContracts(a.side, b.side, renames);
+  const tools = (side: ContractSide, name: string) => `${side.contract.profiles[name as ProfileName].names.length} tools`;
+  for (const name of Object.keys(a.side.contract.profiles).filter((name) => counterpartOf(name, b.side!.contract) === undefined)) changes.push({ kind: 'profile-removed', profile: name, path: '', before: tools(a.side, name), after: undefined });
+  for (const name of Object.keys(b.side.contract.profiles).filter((name) => counterpartOf(name, a.side!.contract) === undefined)) changes.push({ kind: 'profile-added', profile: name, path: '', before: undefined, after: tools(b.side, name) });
   const notes = unrecorded.map(({ part, missingIn }) => `${part}: not recorded in the ${missingIn === 'before' ? 'older' : 'newer'} contract (${missingIn === 'before' ? a.side!.file : b.side!.file}), not compared`);
   return { changes, notes };
 }

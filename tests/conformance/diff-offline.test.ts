@@ -142,6 +142,12 @@ describe('profiles on one side only', () => {
     expect(render(format, result, { failOn: 'error', color: false })).toContain('Profile archivist is new');
   });
 
+  test('a profile renamed to another spelling of itself (phase1-default, default) is the same profile', () => {
+    const result = diff({ profiles: { 'phase1-default': everyday }, contract: olderContract({ 'phase1-default': everyday }) }, { profiles: { default: everyday }, contract: olderContract({ default: everyday }) });
+    expect(result.findings.map((finding) => [finding.ruleId, finding.message])).toEqual([['contract/description-changed', 'Profile default: its description changed']]);
+    expect(result.evidence.target).toMatchObject({ unmatched: [] });
+  });
+
   test('a profile the contract adds without fixtures is the same finding, seen in the contract', () => {
     const result = diff({ profiles: { everyday }, contract: olderContract({ everyday }) }, { profiles: { everyday }, contract: olderContract({ everyday, archivist }) });
     expect(only(result, 'diff/profile-added').map((finding) => finding.scopes)).toEqual([['contract']]);
@@ -168,6 +174,16 @@ describe('the contract artifact itself and the key capabilities are compared', (
     expect(rulesOf(result)).toEqual(['contract/sdk-changed']);
     expect(result.findings[0]).toMatchObject({ severity: 'info', message: 'sdk["photo-sdk"] changed from 0.3.0 to 0.4.0' });
     expect([...result.findings[0]!.scopes].sort()).toEqual(['contract', 'everyday.legacy', 'everyday.modern']);
+  });
+
+  test('a renamed tool keeps its confirm gate and backing under its new name: the rename is the one finding', () => {
+    const renamed = albumTools().map((tool) => (tool.name === 'pa_delete_album' ? { ...tool, name: 'pa_remove_album' } : tool));
+    const contractOf = (tools: ListedTool[], gated: string) => ({
+      ...olderContract({ everyday: tools }, () => ({ confirmTools: [gated] })),
+      toolBacking: Object.fromEntries(tools.map((tool) => [tool.name, 'native'])),
+    });
+    const result = diff({ profiles, contract: contractOf(albumTools(), 'pa_delete_album') }, { profiles: { everyday: renamed }, contract: contractOf(renamed, 'pa_remove_album') });
+    expect(rulesOf(result)).toEqual(['diff/tool-renamed']);
   });
 
   test('description, confirm gates, counts, backing, naming, cache hint and SDKs of the contract are contract/* findings with before and after', () => {
