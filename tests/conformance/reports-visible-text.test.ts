@@ -237,3 +237,17 @@ test('a change on a deep path keeps both its values in pretty and Markdown, not 
   expect(renderAs('pretty', result)).toContain(`to ${after}\n`);
   expect(readable('markdown', renderAs('markdown', result))).toContain(`to ${after} |`);
 });
+
+test('what a diff left unpaired is a line of its own, each file with its side, never cut off behind long paths', () => {
+  const folder = (side: string) => `/home/reviewer/checkouts/${'a-rather-deep-folder/'.repeat(6)}${side}/tests/fixtures/tool-contract`;
+  const evidence: Evidence = {
+    ...evidenceOf('diff'),
+    target: { before: folder('before'), after: folder('after'), compared: ['full.modern.json', 'read-only.modern.json'], unmatched: ['archivist.modern.json (after only)', 'legacy-admin.modern.json (before only)'] },
+  };
+  const result: RunResult = { findings: [], evidence, rules, evaluated: [] };
+  const pretty = renderAs('pretty', result);
+  expect(pretty).toContain('\n  Unmatched: archivist.modern.json (after only), legacy-admin.modern.json (before only)\n');
+  expect(pretty).toContain('\n  Compared: full.modern.json, read-only.modern.json\n');
+  expect(pretty).not.toMatch(/Target: .*(compared|unmatched)/);
+  expect(renderAs('markdown', result)).toContain('| Unmatched | archivist.modern.json (after only), legacy-admin.modern.json (before only) |');
+});

@@ -8,7 +8,10 @@ export function evidenceLines(evidence: Evidence): [string, string][] {
   const lines: [string, string][] = [];
   lines.push(['Versions', Object.entries(evidence.versions).map(([name, version]) => `${name} ${version}`).join(' · ')]);
   if (evidence.profile) lines.push(['Profile', evidence.profile]);
-  if (evidence.target) lines.push(['Target', describe(evidence.target)]);
+  if (evidence.target) {
+    lines.push(['Target', describe(evidence.target)]);
+    lines.push(...pairingLines(evidence.target));
+  }
   for (const [connection, seen] of Object.entries(evidence.connections)) {
     if (!seen) continue;
     const server = seen.serverInfo ? `${seen.serverInfo.name} ${seen.serverInfo.version}` : 'unnamed server';
@@ -56,9 +59,18 @@ function probeLines(probes: NonNullable<Evidence['probes']>): [string, string][]
   return lines;
 }
 
+/** What a diff paired and left unpaired (each file with its side), each on a line of its own so a bounded report never cuts it off. */
+const PAIRING: Record<string, string> = { compared: 'Compared', unmatched: 'Unmatched', promptsCompared: 'Prompts compared', promptsUnmatched: 'Prompts unmatched' };
+
+function pairingLines(target: Record<string, unknown>): [string, string][] {
+  return Object.entries(PAIRING)
+    .filter(([key]) => Array.isArray(target[key]) && (target[key] as unknown[]).length > 0)
+    .map(([key, label]) => [label, (target[key] as unknown[]).map(String).join(', ')]);
+}
+
 function describe(target: Record<string, unknown>): string {
   return Object.entries(target)
-    .filter(([, value]) => !(Array.isArray(value) && value.length === 0))
+    .filter(([key, value]) => !(key in PAIRING) && !(Array.isArray(value) && value.length === 0))
     .map(([key, value]) => `${key} ${Array.isArray(value) ? value.join(' ') : String(value)}`)
     .join('; ');
 }
