@@ -74,13 +74,13 @@ const credentialValues = (credentials: Credentials | undefined): string[] =>
   credentials ? [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId, credentials.masterKey].filter((value) => value !== undefined) : [];
 
 /**
- * The session cache is bounded by memory: each entry is charged the resident memory one cached
- * credential was measured to keep (its B2 clients, server factory, sanitizers and HTTP handler,
- * the tool surface being shared: about 36 KiB), so made-up credentials under a pinned profile
- * cannot grow the process past the budget (64 MiB, about 1,600 credentials).
+ * The session cache is bounded by memory: each entry is charged more than the resident memory one
+ * cached credential was measured to keep (its B2 clients, server factory, sanitizers and HTTP
+ * handler, the tool surface being shared: 17–25 KiB, 10 KiB of it heap), so made-up credentials
+ * under a pinned profile cannot grow the process past the budget (64 MiB, about 1,360 credentials).
  */
 export const SESSION_CACHE_BYTES = 64 * 1024 * 1024;
-export const CACHED_SESSION_BYTES = 40 * 1024;
+export const CACHED_SESSION_BYTES = 48 * 1024;
 
 export interface RuntimeOptions {
   /** The session cache's memory budget (tests shrink it). */

@@ -88,7 +88,7 @@ describe('the credential session cache is bounded by memory', () => {
     expect(await runtime.sessionFor(madeUp(0))).not.toBe(first[0]);
   });
 
-  it('the default budget, about 64 MiB at the measured cost, lets go of made-up credentials long before 10,000', async () => {
+  it('the default budget, 64 MiB at the measured cost, lets go of made-up credentials long before 10,000', async () => {
     const runtime = await createRuntime(env, 'http');
     const room = Math.floor(SESSION_CACHE_BYTES / CACHED_SESSION_BYTES);
     expect(room).toBeLessThan(2_000);
