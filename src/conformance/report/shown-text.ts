@@ -23,11 +23,19 @@ export function shownText(finding: Pick<Finding, 'text'>, limit?: number): Shown
   if (before === undefined && after === undefined) return undefined;
   if (before === undefined) return { kind: 'added', text: clipText(after!, limit) };
   if (after === undefined) return { kind: 'removed', text: clipText(before, limit) };
-  const parts = wordDiff(before, after) ?? [
+  const parts = diffOf(finding.text!, before, after) ?? [
     { kind: 'removed', text: before },
     { kind: 'added', text: after },
   ];
   return { kind: 'diff', parts: limit === undefined ? parts : clipParts(compactDiff(parts), limit) };
+}
+
+/** Each finding's word diff, computed once however many reports of the run show it. */
+const diffs = new WeakMap<object, DiffPart[] | null>();
+
+function diffOf(key: object, before: string, after: string): DiffPart[] | null {
+  if (!diffs.has(key)) diffs.set(key, wordDiff(before, after));
+  return diffs.get(key)!;
 }
 
 function clipText(text: string, limit: number | undefined): string {
