@@ -620,7 +620,7 @@ function diffOutputSchema(before: unknown, after: unknown, emit: Emit): void {
 /** How a client may call a tool under `execution.taskSupport` (absent: `forbidden`, plain calls only). */
 const TASK_SUPPORT: Record<string, readonly string[]> = { forbidden: ['plain'], optional: ['plain', 'task'], required: ['task'] };
 
-/** A tool's `execution`: a change of taskSupport that takes a way of calling away breaks its callers. */
+/** A tool's `execution`: a change of taskSupport that takes a way of calling away breaks its callers; its default spelled out is metadata. */
 export function diffExecution(a: unknown, b: unknown, emit: Emit): void {
   const before = isObject(a) ? a : {};
   const after = isObject(b) ? b : {};
@@ -635,6 +635,8 @@ export function diffExecution(a: unknown, b: unknown, emit: Emit): void {
     const kept = ways(before[key])!.every((way) => ways(after[key])!.includes(way));
     if (!kept) emit('task-support-narrowed', where, before[key], after[key]);
     else if (!deepEqual(ways(before[key]), ways(after[key]))) emit('task-support-widened', where, before[key], after[key]);
+    // The default spelled out (or left out): the same for clients, still a change of what is listed.
+    else emit('meta-changed', where, before[key], after[key]);
   }
 }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { buildToolFixture, serializeFixture, type ToolFixture } from '../../src/contract/fixture.js';
 import type { ListedTool } from '../../src/contract/normalize.js';
+import { diffExecution } from '../../src/conformance/diff.js';
 import { ConformError } from '../../src/conformance/errors.js';
 import type { Finding } from '../../src/conformance/findings.js';
 import { render } from '../../src/conformance/report/index.js';
@@ -236,6 +237,18 @@ describe('what a client sees beside the hash', () => {
       'diff/server-capability-removed: The server no longer declares serverCapabilities.logging (was {})',
       'diff/task-support-narrowed: Tool pa_list_albums: execution.taskSupport changed from optional to required',
     ]);
+  });
+
+  test.each([
+    [undefined, { taskSupport: 'forbidden' }, 'meta-changed'],
+    [{ taskSupport: 'forbidden' }, { taskSupport: 'optional' }, 'task-support-widened'],
+    [{ taskSupport: 'required' }, { taskSupport: 'optional' }, 'task-support-widened'],
+    [{ taskSupport: 'optional' }, undefined, 'task-support-narrowed'],
+    [{ taskSupport: 'forbidden' }, { taskSupport: 'required' }, 'task-support-narrowed'],
+  ])('execution %j → %j is %s (taskSupport absent is forbidden; spelling the default out is still named)', (before, after, kind) => {
+    const found: string[] = [];
+    diffExecution(before, after, (change, path, was, now) => found.push(`${change} ${path} ${shownValue(was)} → ${shownValue(now)}`));
+    expect(found).toEqual([`${kind} execution.taskSupport ${shownValue(before?.taskSupport)} → ${shownValue(after?.taskSupport)}`]);
   });
 
   test('an output field removed breaks clients that read it; one added does not', () => {

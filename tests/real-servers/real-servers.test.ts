@@ -90,7 +90,7 @@ function names(finding: Finding, difference: RawDifference): boolean {
 
 /**
  * Checks that fail today for reasons being fixed elsewhere, each with what it waits for (tschema:
- * schema dialects and pack contents; udiff: fixture fields; poison: visible/url; teras: protocol
+ * schema dialects and pack contents; poison: visible/url; teras: protocol
  * versions, capability-gated surfaces, SDK-rejected listings). They run as expected failures and
  * are taken off this list as the fixes land.
  */
@@ -119,7 +119,6 @@ const WAITING: Record<string, string> = {
   '@playwright/mcp@0.0.83': 'poison: visible/url warns on a documentation link (https://example.com)',
   '@cyanheads/git-mcp-server@2.10.5': `${DRAFT_07}; tschema: gating/confirm-* in the generic pack`,
   '@cyanheads/git-mcp-server@2.15.3': 'tschema: gating/confirm-boolean and gating/confirm-optional in the generic pack',
-  '@cyanheads/git-mcp-server@2.10.5→2.15.3': 'udiff: tool execution (taskSupport) is not compared',
 };
 
 /** `it`, or `it.fails` while the check waits for a fix named in WAITING. */
