@@ -36,9 +36,10 @@ export interface ServerRuntime {
   /**
    * The session for a credential (the process's own when omitted), created once and cached by
    * a fingerprint of the credential. HTTP `headers` mode calls it per request. A `ceiling`
-   * (an OAuth token's scope) narrows the surface to what that profile's key could do as well.
+   * (an OAuth token's scope) narrows the surface to what that profile's key could do as well;
+   * a `principal` (the token's verified subject) gets sessions, and idempotency records, of its own.
    */
-  sessionFor(credentials?: Credentials, ceiling?: ProfileName): Promise<CredentialSession>;
+  sessionFor(credentials?: Credentials, ceiling?: ProfileName, principal?: string): Promise<CredentialSession>;
 }
 
 const FORMAT_SENTENCE: Record<ServerConfig['outputFormat'], string> = {

@@ -140,8 +140,8 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
     ttl: SESSION_TTL_MS,
     perf: { now: () => Date.now() },
   });
-  const sessionFor = (credentials: Credentials | undefined = config.credentials, ceiling?: ProfileName): Promise<CredentialSession> => {
-    const callerId = callerIdOf(credentials);
+  const sessionFor = (credentials: Credentials | undefined = config.credentials, ceiling?: ProfileName, principal?: string): Promise<CredentialSession> => {
+    const callerId = callerIdOf(credentials, principal);
     const key = `${callerId}:${ceiling ?? ''}`;
     let session = sessions.get(key);
     if (!session) {

@@ -1,8 +1,8 @@
 /**
- * Tenants of one HTTP server in `headers` credential mode with a pinned profile (issue 24,
- * holes 13 and 15). A pinned profile means the server does not ask B2 about a key before it
- * builds a session for it, so what a key id alone can reach, and what made-up keys cost, are
- * the server's to bound.
+ * Tenants of one HTTP server (issue 24, holes 13 and 15). In `headers` credential mode with a
+ * pinned profile the server does not ask B2 about a key before it builds a session for it, so
+ * what a key id alone can reach, and what made-up keys cost, are the server's to bound; with
+ * OAuth in `server` mode every subject shares one key, so the subject scopes its records.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { CACHED_SESSION_BYTES, createRuntime, SESSION_CACHE_BYTES } from '../../src/server/start.js';
-import { createKey, startTestSandbox, textOf, type SandboxKey } from '../support/sandbox-harness.js';
+import { startLocalIssuer, type LocalIssuer } from '../support/oauth-issuer-support.js';
+import { createKey, sandboxCredentials, startTestSandbox, textOf, type SandboxKey } from '../support/sandbox-harness.js';
 import { connectHttp, serverEnv, startHttpServer, type Connected, type HttpServer } from '../support/server-harness.js';
 
 describe('idempotency records belong to the key that made them, not to its id', () => {
@@ -71,6 +72,71 @@ describe('idempotency records belong to the key that made them, not to its id', 
     // Alice herself still gets her replay.
     const replay = await aliceClient.callTool('b2_create_key', args);
     expect(replay.structuredContent).toMatchObject({ applicationKeyId: createdId, idempotentReplay: true });
+  });
+});
+
+describe('with OAuth in server mode every subject shares the server key, but not its idempotency records', () => {
+  let sandbox: RunningSandbox;
+  let issuer: LocalIssuer;
+  let http: HttpServer;
+  let home: string;
+  const clients: Connected[] = [];
+  const resource = 'http://localhost:8080/mcp';
+
+  const connectAs = async (subject: string): Promise<Connected> => {
+    const token = await issuer.sign({ sub: subject, aud: resource, scope: 'b2:admin' });
+    const client = await connectHttp('legacy', new URL('/mcp', http.url), { headers: { authorization: `Bearer ${token}` } });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    issuer = await startLocalIssuer();
+    const key = await createKey(sandbox, { keyName: 'shared', capabilities: ['listKeys', 'writeKeys', 'listBuckets', 'listFiles', 'readFiles'] });
+    home = mkdtempSync(join(tmpdir(), 'tenant-isolation-oauth-'));
+    http = await startHttpServer(
+      serverEnv({
+        HOME: home,
+        ...sandboxCredentials(sandbox, key),
+        B2_HTTP_CREDENTIAL_MODE: 'server',
+        B2_MCP_PROFILE: 'full',
+        B2_OAUTH_ISSUER: issuer.issuer,
+        B2_MCP_PUBLIC_URL: 'http://localhost:8080',
+        B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'true',
+        B2_SECRET_SINK: 'file',
+        B2_SECRET_SINK_FILE: join(home, 'secrets.jsonl'),
+        B2_ALLOW_LOCAL_FILES: 'true',
+        B2_DESTRUCTIVE_POLICY: 'confirm',
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await http?.stop();
+    await issuer?.close();
+    await sandbox?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("bob's call under alice's idempotency key creates his own key: no replay of hers, no 409 for other input", async () => {
+    const args = { keyName: 'deployer', capabilities: ['listFiles'], idempotencyKey: 'deploy-1', confirm: true };
+    const alice = await connectAs('alice');
+    const hers = await alice.callTool('b2_create_key', args);
+    expect(hers.isError, textOf(hers)).toBeFalsy();
+    const herId = (hers.structuredContent as { applicationKeyId: string }).applicationKeyId;
+
+    const bob = await connectAs('bob');
+    const his = await bob.callTool('b2_create_key', args);
+    expect(his.isError, textOf(his)).toBeFalsy();
+    expect(his.structuredContent).not.toHaveProperty('idempotentReplay');
+    expect((his.structuredContent as { applicationKeyId: string }).applicationKeyId).not.toBe(herId);
+    const other = await bob.callTool('b2_create_key', { ...args, idempotencyKey: 'deploy-2' });
+    const otherInput = await (await connectAs('carol')).callTool('b2_create_key', { ...args, capabilities: ['readFiles'] });
+    for (const answer of [other, otherInput]) expect(textOf(answer)).not.toMatch(/idempotency_key_conflict/);
+
+    expect((await alice.callTool('b2_create_key', args)).structuredContent).toMatchObject({ applicationKeyId: herId, idempotentReplay: true });
   });
 });
 

@@ -29,13 +29,15 @@ export function idempotencyIds(tool: string, callerId: string, args: ToolArgs): 
 }
 
 /**
- * A non-secret id for a credential, which idempotency keys are scoped to. It covers the secrets,
- * not only the key ids: ids are not secret, and a server that does not check keys with B2 (a
- * pinned profile) must not let whoever knows another tenant's key id replay or probe its records.
+ * A non-secret id for a caller, which idempotency keys are scoped to: its credential and, where
+ * a token was verified (OAuth), its principal, since every principal shares the server's key in
+ * `server` mode. It covers the secrets, not only the key ids: ids are not secret, and a server
+ * that does not check keys with B2 (a pinned profile) must not let whoever knows another
+ * tenant's key id replay or probe its records.
  */
-export function callerIdOf(credentials: Credentials | undefined): string {
-  if (!credentials) return 'anonymous';
-  const material = ['b2-mcp-caller', credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId ?? '', credentials.masterKey ?? ''];
+export function callerIdOf(credentials: Credentials | undefined, principal?: string): string {
+  if (!credentials && principal === undefined) return 'anonymous';
+  const material = ['b2-mcp-caller', credentials?.applicationKeyId ?? '', credentials?.applicationKey ?? '', credentials?.masterKeyId ?? '', credentials?.masterKey ?? '', principal ?? ''];
   return createHash('sha256').update(material.join('\0')).digest('hex');
 }
 

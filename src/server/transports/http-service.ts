@@ -297,7 +297,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       }
       // A legacy session belongs to the token's subject and scope too: a narrower token cannot resume a wider session.
       if (principal) ownerKey = `${ownerKey}|principal:${principal.key}:${principal.ceiling}`;
-      session = await runtime.sessionFor(credentials, principal?.ceiling);
+      session = await runtime.sessionFor(credentials, principal?.ceiling, principal?.key);
     } catch (error) {
       if (error instanceof CredentialFailure) return failureResponse(route, error);
       const known = statusError(error);
