@@ -251,3 +251,15 @@ test('what a diff left unpaired is a line of its own, each file with its side, n
   expect(pretty).not.toMatch(/Target: .*(compared|unmatched)/);
   expect(renderAs('markdown', result)).toContain('| Unmatched | archivist.modern.json (after only), legacy-admin.modern.json (before only) |');
 });
+
+test('pretty: in a tool with more findings than its share of lines, the text changes are among those shown', () => {
+  const findings: Finding[] = [];
+  for (let index = 0; index < 30; index++) {
+    const tool = `b2_tool_${String(index).padStart(2, '0')}`;
+    for (let bound = 0; bound < 12; bound++) findings.push(change('diff', 'diff/bounds-tightened', tool, { path: `inputSchema.properties.p${bound}.maxLength` }));
+    findings.push(change('diff', 'diff/description-changed', tool, { path: 'description', text: { before: `Reads setting ${index}.`, after: `Reads and rewrites setting ${index}.` } }));
+  }
+  const pretty = renderAs('pretty', { findings: sortFindings(findings), evidence: evidenceOf('diff'), rules, evaluated: [] });
+  expect(pretty).toMatch(/… \d+ more \(--verbose shows all\)/);
+  for (let index = 0; index < 30; index++) expect(pretty).toContain(`diff: Reads {+and rewrites +}setting ${index}.`);
+});

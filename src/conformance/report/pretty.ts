@@ -51,7 +51,7 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
     out.push(paint[worst](c.bold(`${MARK[worst]} ${group.subject === null ? 'the server as a whole' : t(clip(group.subject, verbose))}`)) + c.dim(` (${group.findings.length})`));
     let used = 0;
     let shown = 0;
-    for (const finding of group.findings) {
+    for (const finding of textFirst(group.findings)) {
       const lines = findingLines(finding, c, paint, verbose);
       if (!verbose && shown > 0 && used + lines.length > share) break;
       out.push(...lines);
@@ -82,6 +82,11 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   const status = verdict.failed ? c.red(c.bold('FAIL')) : c.green(c.bold('PASS'));
   out.push(`${status} ${countsLine(verdict)} (fail-on ${verdict.failOn}) · ${t(configLine(evidence.config))}`);
   return `${out.join('\n')}\n`;
+}
+
+/** A tool's findings with the text a model reads first, so a tool's share of lines never leaves a text change out for a bound. */
+function textFirst(findings: readonly Finding[]): Finding[] {
+  return [...findings.filter((finding) => finding.text), ...findings.filter((finding) => !finding.text)];
 }
 
 function summaryLines(active: readonly Finding[], c: Paint, verbose: boolean): string[] {
