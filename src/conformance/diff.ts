@@ -892,7 +892,24 @@ export function driftParts(expected: readonly string[], live: readonly string[],
   return { added, removed, paths: [...paths] };
 }
 
-export function explainDrift(expected: { names: readonly string[]; hash: string }, live: { names: readonly string[]; hash: string }, changes: readonly Change[]): Drift {
+/** A side of a drift explanation: its names and hash, and its normalized tools when known. */
+interface DriftSide {
+  names: readonly string[];
+  hash: string;
+  tools?: readonly NormalizedTool[];
+}
+
+/**
+ * Tools listed on both sides whose definitions differ only in spelling (a hint spelled out at its
+ * default, an equivalent schema): no change is reported for them, and the evidence says why the hash moved.
+ */
+function respelled(expected: DriftSide, live: DriftSide, changed: ReadonlySet<string>): string[] {
+  if (!expected.tools || !live.tools) return [];
+  const liveByName = new Map(live.tools.map((tool) => [tool.name, tool]));
+  return expected.tools.filter((tool) => !changed.has(tool.name) && liveByName.has(tool.name) && definitionKey(tool) !== definitionKey(liveByName.get(tool.name)!)).map((tool) => tool.name);
+}
+
+export function explainDrift(expected: DriftSide, live: DriftSide, changes: readonly Change[]): Drift {
   if (expected.hash === live.hash) return { status: 'match' };
   const { added, removed, paths } = driftParts(expected.names, live.names, changes, (change) => change.tool);
   const renamed = changes.filter((change) => change.kind === 'tool-renamed').map((change) => ({ from: String(change.before), to: String(change.after) }));
@@ -901,5 +918,6 @@ export function explainDrift(expected: { names: readonly string[]; hash: string 
     const to = new Set(renamed.map((pair) => pair.to));
     return { status: 'tool-set-differs', added: added.filter((name) => !to.has(name)), removed: removed.filter((name) => !from.has(name)), ...(renamed.length ? { renamed } : {}) };
   }
-  return { status: 'definitions-differ', tools: paths.map(([tool, where]) => ({ tool, paths: where.map((path) => path || '(whole tool)') })) };
+  const same = respelled(expected, live, new Set(paths.map(([tool]) => tool))).map((tool) => ({ tool, paths: ['(same meaning, spelled differently)'] }));
+  return { status: 'definitions-differ', tools: [...paths.map(([tool, where]) => ({ tool, paths: where.map((path) => path || '(whole tool)') })), ...same] };
 }

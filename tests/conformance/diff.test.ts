@@ -99,6 +99,11 @@ describe('tool-level diff', () => {
     const fewer = snapshotTools([tool('a')]);
     expect(explainDrift(before, fewer, [])).toEqual({ status: 'tool-set-differs', added: [], removed: ['b'] });
     expect(explainDrift(before, before, [])).toEqual({ status: 'match' });
+    // A hint spelled out at its default is no change, and the evidence says why the hash moved.
+    const spelled = snapshotTools([{ ...tool('a'), annotations: { ...tool('a').annotations, title: undefined } }, tool('b')]);
+    const explicit = snapshotTools([tool('a'), { ...tool('b'), annotations: { readOnlyHint: false } }]);
+    expect(diffTools(spelled.tools, explicit.tools)).toEqual([]);
+    expect(explainDrift(spelled, explicit, [])).toEqual({ status: 'definitions-differ', tools: [{ tool: 'b', paths: ['(same meaning, spelled differently)'] }] });
   });
 });
 
