@@ -54,8 +54,6 @@ export interface CompiledSet {
   patterns: CompiledPattern[];
   cues: Map<string, RegExp>;
   decoded: RegExp[];
-  /** Per field, the set's patterns for it joined into one regex per flag set: a quick "could anything match". */
-  anyFor: Map<TextField, RegExp[]>;
 }
 
 export interface PatternLibrary {
@@ -104,16 +102,6 @@ export function toolKey(name: string): string {
   return name.toLowerCase().replace(/[\s_.-]+/g, '');
 }
 
-/** The patterns joined into one regex per flag set (named groups dropped: names repeat across patterns). */
-function joined(patterns: readonly CompiledPattern[]): RegExp[] {
-  const byFlags = new Map<string, string[]>();
-  for (const { regex } of patterns) {
-    const flags = regex.flags.replace('g', '');
-    byFlags.set(flags, [...(byFlags.get(flags) ?? []), `(?:${regex.source.replace(/\(\?<([A-Za-z]\w*)>/g, '(?:')})`]);
-  }
-  return [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
-}
-
 function compileSet(file: PatternSetFile, toolReference: string): CompiledSet {
   const compile = (item: { pattern: string; flags?: string }) => globalRegex(item.pattern, item.flags);
   const patterns: CompiledPattern[] = file.patterns.map(({ pattern, flags, ...rest }) => ({
@@ -121,14 +109,12 @@ function compileSet(file: PatternSetFile, toolReference: string): CompiledSet {
     regex: globalRegex(pattern.replace(TOOL_PLACEHOLDER, toolReference), flags),
     refersToTool: pattern.includes(TOOL_PLACEHOLDER),
   }));
-  const fields = new Set([...file.fields, ...patterns.flatMap((pattern) => pattern.fields ?? [])]);
   return {
     id: file.id,
     fields: file.fields,
     patterns,
     cues: new Map((file.cues ?? []).map((cue) => [cue.id, compile(cue)])),
     decoded: (file.decoded ?? []).map(compile),
-    anyFor: new Map([...fields].map((field) => [field, joined(patterns.filter((pattern) => (pattern.fields ?? file.fields).includes(field)))])),
   };
 }
 
@@ -245,7 +231,7 @@ function matchPattern(pattern: CompiledPattern, set: CompiledSet, text: string, 
  * that depend on whose text it is: false means no owner can get a hit from this text.
  */
 export function mayHit(set: CompiledSet, text: string, field: TextField): boolean {
-  return (set.anyFor.get(field) ?? []).some((regex) => regex.test(text));
+  return set.patterns.some((pattern) => (pattern.fields ?? set.fields).includes(field) && firstMatch(pattern.regex, text) !== null);
 }
 
 /** Every pattern of the set that counts in one text of the given field (one hit per pattern). */
