@@ -3,16 +3,9 @@ import { compareCodePoints } from '../contract/normalize.js';
 import { deepEqual, joinPath, type Change } from './diff.js';
 import { profileSpellings } from './target.js';
 
-
 /** The name a profile has in another contract, under any spelling of it (`phase1-default` is `default`). */
 export function counterpartOf(name: string, other: LoadedContract): string | undefined {
   return profileSpellings(name).find((spelling) => Object.hasOwn(other.profiles, spelling));
-}
-
-/** One side of a contract comparison: the artifact and where it came from. */
-export interface ContractSide {
-  file: string;
-  contract: LoadedContract;
 }
 
 /** The parts of a contract compared when both sides have them, as the evidence names them. */
@@ -80,13 +73,7 @@ function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContrac
  * (reported under the newer name; a profile on one side only is a profile change of its own), and
  * the parts one side lacks (not compared).
  */
-export function diffContracts(
-  before: ContractSide,
-  after: ContractSide,
-  renames: ReadonlyMap<string, string> = new Map(),
-): { changes: Change[]; unrecorded: { part: string; missingIn: 'before' | 'after' }[] } {
-  const a = before.contract;
-  const b = after.contract;
+export function diffContracts(a: LoadedContract, b: LoadedContract, renames: ReadonlyMap<string, string> = new Map()): { changes: Change[]; unrecorded: { part: string; missingIn: 'before' | 'after' }[] } {
   const renamed: Renamed = (name) => renames.get(name) ?? name;
   const changes: Change[] = [];
   for (const name of Object.keys(a.profiles).sort(compareCodePoints)) {

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import type { ProfileName } from '../contract/constants.js';
 import type { ToolFixture } from '../contract/fixture.js';
-import type { ToolRename } from '../contract/artifact.js';
+import type { LoadedContract, ToolRename } from '../contract/artifact.js';
 import { applySuppressions, loadConfig, severityResolver, type ConformConfig } from './config.js';
 import { observe, type ConnectOptions } from './connect.js';
 import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
 import { diffModernBlock, diffTools, explainDrift, type Change, type DiffOptions } from './diff.js';
-import { counterpartOf, diffContracts, keyCapabilitiesChange, sdkChanges, type ContractSide } from './contract-diff.js';
+import { counterpartOf, diffContracts, keyCapabilitiesChange, sdkChanges } from './contract-diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
 import { readSnapshotManifest, writeSnapshotManifest } from './snapshot-manifest.js';
@@ -612,28 +612,28 @@ function profileSetChanges(before: Map<string, ToolFixture>, after: Map<string, 
  * under its new name. A side without a usable contract, or a part one contract lacks, is a note.
  */
 function contractComparison(beforeDir: string, afterDir: string, renames: ReadonlyMap<string, string>): { changes: Change[]; notes: string[] } {
-  const read = (dir: string) => {
+  const read = (dir: string): { file?: string; contract?: LoadedContract; problem: string } => {
     const file = contractBeside(dir);
     if (file === undefined) return { problem: `no contract artifact beside ${dir}` };
     try {
-      return { side: { file, contract: loadContract(file) } };
+      return { file, contract: loadContract(file), problem: '' };
     } catch (error) {
-      return { problem: (error as Error).message };
+      return { file, problem: (error as Error).message };
     }
   };
   const a = read(beforeDir);
   const b = read(afterDir);
-  if (!a.side || !b.side) {
-    const problems = [a.problem, b.problem].filter((problem) => problem !== undefined);
-    // Neither side has one: a plain fixtures diff, nothing to say.
-    return { changes: [], notes: a.side || b.side ? [`the contract artifacts were not compared: ${problems.join('; ')}`] : [] };
+  if (!a.contract || !b.contract) {
+    // Neither side has a contract at all: a plain fixtures diff, nothing to say.
+    const problems = [a, b].filter((side) => !side.contract).map((side) => side.problem);
+    return { changes: [], notes: a.file || b.file ? [`the contract artifacts were not compared: ${problems.join('; ')}`] : [] };
   }
-  if (a.side.file === b.side.file) return { changes: [], notes: [] };
-  const { changes, unrecorded } = diffContracts(a.side, b.side, renames);
-  const tools = (side: ContractSide, name: string) => `${side.contract.profiles[name as ProfileName].names.length} tools`;
-  for (const name of Object.keys(a.side.contract.profiles).filter((name) => counterpartOf(name, b.side!.contract) === undefined)) changes.push({ kind: 'profile-removed', profile: name, path: '', before: tools(a.side, name), after: undefined });
-  for (const name of Object.keys(b.side.contract.profiles).filter((name) => counterpartOf(name, a.side!.contract) === undefined)) changes.push({ kind: 'profile-added', profile: name, path: '', before: undefined, after: tools(b.side, name) });
-  const notes = unrecorded.map(({ part, missingIn }) => `${part}: not recorded in the ${missingIn === 'before' ? 'older' : 'newer'} contract (${missingIn === 'before' ? a.side!.file : b.side!.file}), not compared`);
+  if (a.file === b.file) return { changes: [], notes: [] };
+  const { changes, unrecorded } = diffContracts(a.contract, b.contract, renames);
+  const tools = (contract: LoadedContract, name: string) => `${contract.profiles[name as ProfileName].names.length} tools`;
+  for (const name of Object.keys(a.contract.profiles).filter((name) => counterpartOf(name, b.contract!) === undefined)) changes.push({ kind: 'profile-removed', profile: name, path: '', before: tools(a.contract, name), after: undefined });
+  for (const name of Object.keys(b.contract.profiles).filter((name) => counterpartOf(name, a.contract!) === undefined)) changes.push({ kind: 'profile-added', profile: name, path: '', before: undefined, after: tools(b.contract, name) });
+  const notes = unrecorded.map(({ part, missingIn }) => `${part}: not recorded in the ${missingIn === 'before' ? 'older' : 'newer'} contract (${missingIn === 'before' ? a.file : b.file}), not compared`);
   return { changes, notes };
 }
 

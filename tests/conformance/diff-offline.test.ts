@@ -6,6 +6,7 @@ import type { ListedTool } from '../../src/contract/normalize.js';
 import { diffExecution } from '../../src/conformance/diff.js';
 import { ConformError } from '../../src/conformance/errors.js';
 import type { Finding } from '../../src/conformance/findings.js';
+import { BUNDLED } from '../../src/conformance/package-root.js';
 import { render } from '../../src/conformance/report/index.js';
 import { shownValue } from '../../src/conformance/rules/kinds/changes.js';
 import { runDiff, type RunResult } from '../../src/conformance/run.js';
@@ -108,6 +109,13 @@ describe('contracts of any generation', () => {
     const result = diff({ profiles, contract: olderContract(profiles) }, { profiles, contract: withBacking });
     expect(result.findings).toEqual([]);
     expect(result.evidence.notes).toEqual([expect.stringMatching(/^toolBacking: not recorded in the older contract \(.*tool-profile-contract\.json\), not compared$/)]);
+  });
+
+  test('with --contract naming the one to use, a broken contract beside a side is a note, not an error', () => {
+    const profiles = { everyday: albumTools() };
+    const result = runDiff({ before: repository({ profiles, contract: { version: 1 } }), after: repository({ profiles, contract: olderContract(profiles) }), contractFile: BUNDLED.contractFile, configFile: false });
+    expect(result.findings).toEqual([]);
+    expect(result.evidence.notes).toEqual([expect.stringMatching(/^the contract artifacts were not compared: contract artifact .* cannot be used: needs a "profiles" object; name the contract to use with --contract FILE$/)]);
   });
 
   test('a contract that cannot be used is an error that says how to name another', () => {
