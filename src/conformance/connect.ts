@@ -5,11 +5,11 @@ import type { Transport as WitnessTransport } from '@modelcontextprotocol/sdk/sh
 import type { Era } from '../contract/constants.js';
 import type { CacheHint, ModernBlock } from '../contract/fixture.js';
 import { stable, type ListedTool } from '../contract/normalize.js';
-import { DeadlineError, explainFailure, type Failure } from './diagnosis.js';
+import { DeadlineError, eraRefusal, explainFailure, noEraAccepted, type Failure } from './diagnosis.js';
 import { boundedFetch, type HttpTrace } from './http-reading.js';
 import { toolVersions } from './package-root.js';
 import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityCapabilities, type ServerRequestMethod } from './client-identities.js';
-import { CONNECTIONS, CONNECTION_SPECS, ERA_OF, type ConnectionId } from './connections.js';
+import { CONNECTIONS, CONNECTION_SPECS, ERA_OF, LEGACY_PROTOCOL_VERSIONS, isJudged, type ConnectionId } from './connections.js';
 import type { ListedPrompt } from './prompts.js';
 import { ReadBudget, type BoundedPart } from './reading-limits.js';
 import { dialectOutputValidator } from './schema-dialects.js';
@@ -61,12 +61,18 @@ export interface ConnectOptions {
 
 export type Observations = Partial<Record<ConnectionId, Observation>>;
 
-/** A compared-only connection the server did not accept: a server may speak only some protocol versions. */
+/**
+ * A connection whose protocol version the server did not accept: it refused the connection, or
+ * answered with another version (the look is then kept, at that version). A server may speak only
+ * some protocol versions; a judged connection refused is an era the server does not offer.
+ */
 export interface Refusal {
   connection: ConnectionId;
   offeredVersion: string;
   identity: ClientInfo;
   reason: string;
+  /** The version the server chose instead, when it answered with one. */
+  chosenVersion?: string;
 }
 
 export interface ObserveResult {
@@ -92,13 +98,18 @@ interface Session {
 
 /** The identity a connection presents, with `--client-info` applied (overrides go to the connections in their fixed order). */
 export function identityOf(connection: ConnectionId, overrides: readonly ClientInfo[] = []): ClientIdentity {
-  return presentedIdentity(CONNECTION_SPECS[connection].identity, CONNECTIONS.indexOf(connection), overrides);
+  const spec = CONNECTION_SPECS[connection];
+  const identity = presentedIdentity(spec.identity, CONNECTIONS.indexOf(connection), overrides);
+  return spec.capabilities ? { ...identity, capabilities: spec.capabilities } : identity;
 }
 
 /**
  * Connect every requested way in parallel, list the tools, and close again. For stdio, the
  * server processes may have been launched earlier (see launchServers) to overlap their start-up.
- * A judged connection that fails fails the run; a compared-only one is reported as refused.
+ * A compared-only connection that fails, and a judged one whose protocol version the server
+ * does not offer, are reported as refused; a judged connection that fails otherwise fails the
+ * run, and so does a run in which the server accepted no judged connection at all (naming each
+ * one's own cause).
  */
 export async function observe(target: Target, options: ConnectOptions, launched: LaunchedServers = launchServers(target, options.connections)): Promise<ObserveResult> {
   const sessions = options.connections.map((connection) => {
@@ -112,9 +123,10 @@ export async function observe(target: Target, options: ConnectOptions, launched:
   const settled = await Promise.allSettled(
     sessions.map(({ connection, identity, session }) =>
       observeOne(connection, identity, session, options.timeoutMs).catch((error: unknown) => {
-        if (!CONNECTION_SPECS[connection].judged) {
+        const notOffered = isJudged(connection) ? eraRefusal(connection, error, session.diagnostics, target) : undefined;
+        if (!isJudged(connection) || notOffered) {
           // Once the run is failing anyway, the others' errors are only the closing.
-          if (!closing) refused.push({ connection, offeredVersion: CONNECTION_SPECS[connection].protocolVersion, identity: identity.clientInfo, reason: refusalReason(error, session.diagnostics, target) });
+          if (!closing) refused.push({ connection, offeredVersion: CONNECTION_SPECS[connection].protocolVersion, identity: identity.clientInfo, reason: notOffered ?? refusalReason(error, session.diagnostics, target) });
           void session.close();
           throw error;
         }
@@ -136,6 +148,14 @@ export async function observe(target: Target, options: ConnectOptions, launched:
   const observations: Observations = {};
   for (const result of settled) {
     if (result.status === 'fulfilled') observations[result.value.connection] = result.value;
+  }
+  const judged = options.connections.filter(isJudged);
+  if (judged.length > 0 && !judged.some((connection) => observations[connection])) throw noEraAccepted(refused.filter((refusal) => isJudged(refusal.connection)));
+  for (const observation of Object.values(observations)) {
+    if (observation!.protocolVersion !== null && observation!.protocolVersion !== observation!.offeredVersion) {
+      const { connection, offeredVersion, protocolVersion, identity } = observation!;
+      refused.push({ connection, offeredVersion, identity: identity.clientInfo, reason: `it answered with MCP ${protocolVersion}`, chosenVersion: protocolVersion! });
+    }
   }
   refused.sort((a, b) => CONNECTIONS.indexOf(a.connection) - CONNECTIONS.indexOf(b.connection));
   return { observations, refused };
@@ -219,7 +239,8 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
     {
       capabilities: structuredClone(identity.capabilities),
       versionNegotiation: spec.era === 'modern' ? { mode: { pin: spec.protocolVersion }, probe: { timeoutMs } } : { mode: 'legacy' },
-      ...(spec.era === 'legacy' ? { supportedProtocolVersions: [spec.protocolVersion] } : {}),
+      // Offered first, then every other released 2025-era version the server may choose instead.
+      ...(spec.era === 'legacy' ? { supportedProtocolVersions: [spec.protocolVersion, ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== spec.protocolVersion)] } : {}),
     },
   );
   answerServerRequests(identity, (method, answer) => client.setRequestHandler(method, async () => answer() as never));
@@ -235,7 +256,7 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
       // A server without the tools capability has no tools (and the client would log to stdout).
       if (!client.getServerCapabilities()?.tools) return { tools: [], wireTools: [], cacheHint: null };
       tap.toolPages = [];
-      const result = await client.listTools(undefined, { cacheMode: 'bypass', timeout: timeoutMs });
+      const result = await tap.orWire(client.listTools(undefined, { cacheMode: 'bypass', timeout: timeoutMs }));
       const hinted = result as { ttlMs?: unknown; cacheScope?: unknown };
       const cacheHint =
         typeof hinted.ttlMs === 'number' && typeof hinted.cacheScope === 'string' ? { ttlMs: hinted.ttlMs, cacheScope: hinted.cacheScope } : null;
@@ -301,7 +322,7 @@ function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: num
       const cursors = new Set<string>();
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+        const page = await tap.orWire(client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs }));
         for (const tool of page.tools as ListedTool[]) tools.push(tool);
         cursor = page.nextCursor;
         if (cursor !== undefined && cursors.has(cursor)) break; // a server that pages in a circle
@@ -348,6 +369,25 @@ class WireTap {
   /** The `tools` arrays of the results since the last reset, page by page. */
   toolPages: unknown[][] = [];
   protocolVersion: string | null = null;
+  /** The last tools/list result as sent. */
+  private lastToolsResult: Record<string, unknown> | undefined;
+
+  /**
+   * A tools/list page as the client parsed it, or, when the client rejected the answer (its own
+   * result validation: a tool it does not accept), the answer as it came over the wire, so that
+   * what the client refuses is judged (protocol/tool-accepted) instead of failing the connection.
+   */
+  async orWire<T>(listing: Promise<T>): Promise<T> {
+    this.lastToolsResult = undefined;
+    try {
+      return await listing;
+    } catch (error) {
+      const wire = this.lastToolsResult as Record<string, unknown> | undefined; // set by the answer while the listing ran
+      const readable = wire && (wire.tools as unknown[]).every((tool) => typeof (tool as { name?: unknown } | null)?.name === 'string');
+      if (!readable) throw error;
+      return { ...wire, nextCursor: typeof wire.nextCursor === 'string' ? wire.nextCursor : undefined } as T;
+    }
+  }
 
   tapped<T extends { onmessage?: (message: never) => void }>(transport: T): T {
     return new Proxy(transport, {
@@ -366,7 +406,10 @@ class WireTap {
 
   private record(result: { protocolVersion?: unknown; tools?: unknown } | undefined): void {
     if (typeof result?.protocolVersion === 'string') this.protocolVersion = result.protocolVersion;
-    if (Array.isArray(result?.tools)) this.toolPages.push(result.tools);
+    if (Array.isArray(result?.tools)) {
+      this.toolPages.push(result.tools);
+      this.lastToolsResult = result as Record<string, unknown>;
+    }
   }
 
   /**

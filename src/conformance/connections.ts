@@ -1,13 +1,18 @@
 import { LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
-import type { IdentityName } from './client-identities.js';
+import type { IdentityCapabilities, IdentityName } from './client-identities.js';
+
+/** Every released protocol version before the modern era, newest first: a 2025-era connection accepts whichever of them the server chooses. */
+export const LEGACY_PROTOCOL_VERSIONS = [LEGACY_PROTOCOL_VERSION, '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 
 /**
  * The independent looks at one server. The first three are judged against the fixtures: the 2.x
  * client pinned to the modern era, the 2.x client in the 2025 (legacy) era, and the 1.x SDK
- * client as a second legacy witness. The others list the tools at older 2025-era protocol
- * versions, as other clients, and are only compared with the rest (a server may refuse them).
+ * client as a second legacy witness. The others are only compared with the rest (a server may
+ * refuse them): they list the tools at the older protocol versions, as other clients, and as a
+ * client that declares only sampling or only elicitation (with the names and versions of other
+ * looks, capability sets none, roots, sampling and elicitation are all presented).
  */
-export const CONNECTIONS = ['modern', 'legacy', 'witness', 'legacy-2025-06-18', 'legacy-2025-03-26'] as const;
+export const CONNECTIONS = ['modern', 'legacy', 'witness', 'legacy-2025-06-18', 'legacy-2025-03-26', 'legacy-2024-11-05', 'legacy-sampling', 'legacy-elicitation'] as const;
 export type ConnectionId = (typeof CONNECTIONS)[number];
 
 export interface ConnectionSpec {
@@ -20,6 +25,8 @@ export interface ConnectionSpec {
   identity: IdentityName;
   /** Judged against the fixtures (true), or only compared with the other looks. */
   judged: boolean;
+  /** Capabilities declared instead of the identity's own (the name and version stay the identity's). */
+  capabilities?: IdentityCapabilities;
 }
 
 export const CONNECTION_SPECS: Readonly<Record<ConnectionId, ConnectionSpec>> = {
@@ -28,6 +35,9 @@ export const CONNECTION_SPECS: Readonly<Record<ConnectionId, ConnectionSpec>> = 
   witness: { era: 'legacy', sdk: '1.x', protocolVersion: LEGACY_PROTOCOL_VERSION, identity: 'claudeCode', judged: true },
   'legacy-2025-06-18': { era: 'legacy', sdk: '2.x', protocolVersion: '2025-06-18', identity: 'claudeDesktop', judged: false },
   'legacy-2025-03-26': { era: 'legacy', sdk: '2.x', protocolVersion: '2025-03-26', identity: 'zed', judged: false },
+  'legacy-2024-11-05': { era: 'legacy', sdk: '2.x', protocolVersion: '2024-11-05', identity: 'zed', judged: false },
+  'legacy-sampling': { era: 'legacy', sdk: '2.x', protocolVersion: LEGACY_PROTOCOL_VERSION, identity: 'cursor', judged: false, capabilities: { sampling: {} } },
+  'legacy-elicitation': { era: 'legacy', sdk: '2.x', protocolVersion: LEGACY_PROTOCOL_VERSION, identity: 'cursor', judged: false, capabilities: { elicitation: {} } },
 };
 
 /** The looks that are only compared with the judged ones (see CONNECTION_SPECS). */
@@ -41,6 +51,6 @@ export type EraChoice = 'modern' | 'legacy' | 'both';
 
 export const CONNECTIONS_FOR: Record<EraChoice, ConnectionId[]> = {
   modern: ['modern'],
-  legacy: ['legacy', 'witness', 'legacy-2025-06-18', 'legacy-2025-03-26'],
-  both: ['modern', 'legacy', 'witness', 'legacy-2025-06-18', 'legacy-2025-03-26'],
+  legacy: CONNECTIONS.filter((connection) => CONNECTION_SPECS[connection].era === 'legacy'),
+  both: [...CONNECTIONS],
 };

@@ -1,6 +1,6 @@
 import { SdkError } from '@modelcontextprotocol/client';
 import { MODERN_PROTOCOL_VERSION } from '../contract/constants.js';
-import type { ConnectionId } from './connections.js';
+import { CONNECTIONS, CONNECTION_SPECS, type ConnectionId } from './connections.js';
 import { ConformError } from './errors.js';
 import type { HttpTrace, OddAnswer } from './http-reading.js';
 import { formatBytes, type ReadBudget } from './reading-limits.js';
@@ -34,6 +34,32 @@ export function meaningfulStderr(diagnostics: ChildDiagnostics, count = 2): stri
   const meaningful = lines.filter((line) => !NOISE.some((pattern) => pattern.test(line)));
   const causes = meaningful.filter((line) => CAUSE.test(line) || ERROR_CODE.test(line));
   return (causes.length > 0 ? causes : meaningful).slice(0, count);
+}
+
+/**
+ * Why the server did not take a judged connection's protocol era, when that is what happened: it
+ * answered, but not with a version the connection speaks. Undefined for any other failure (an
+ * exit, a timeout, broken output), which stays a failure of the run.
+ */
+export function eraRefusal(connection: ConnectionId, error: unknown, diagnostics: ChildDiagnostics | undefined, target: Target): string | undefined {
+  if (diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined || diagnostics.messages === 0)) return undefined;
+  const message = redact(error instanceof Error ? error.message : String(error), secretValuesOf(target)).replace(/\s+/g, ' ').trim();
+  const spec = CONNECTION_SPECS[connection];
+  if (spec.era === 'modern' && /did not offer pinned protocol version/i.test(message)) return `server does not offer MCP ${MODERN_PROTOCOL_VERSION} (modern era) via server/discover`;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (spec.era === 'legacy' && (code === -32022 || /protocol version is not supported|unsupported protocol version/i.test(message))) {
+    return `server did not accept MCP ${spec.protocolVersion} nor any other 2025-era version: ${message.slice(0, 200)}`;
+  }
+  return undefined;
+}
+
+/** The run's error when the server took none of the judged connections: each one's own cause. */
+export function noEraAccepted(unordered: readonly { connection: ConnectionId; reason: string }[]): ConformError {
+  const refusals = [...unordered].sort((a, b) => CONNECTIONS.indexOf(a.connection) - CONNECTIONS.indexOf(b.connection));
+  const [only] = refusals;
+  if (refusals.length === 1 && only!.connection === 'modern') return new ConformError('protocol', `${only!.reason}; use --era legacy to check the 2025 era only`);
+  if (refusals.length === 1) return new ConformError('protocol', `the ${only!.connection} connection: ${only!.reason}`);
+  return new ConformError('protocol', `the server accepted no connection: ${refusals.map(({ connection, reason }) => `${connection}: ${reason}`).join('; ')}`);
 }
 
 /** One line naming why a connection failed, in the server's terms where it told us; exit-code class by cause. */
@@ -81,9 +107,6 @@ export function explainFailure({ connection, error, diagnostics, budget, http }:
   if (cause || /fetch failed/i.test(message)) {
     const reason = cause?.code === 'ECONNREFUSED' ? 'connection refused' : cause?.code === 'ENOTFOUND' ? 'host not found' : (cause?.code ?? cause?.message ?? 'network error');
     return new ConformError('connect', `could not connect to ${where}: ${clean(reason)}`);
-  }
-  if (connection === 'modern' && /did not offer pinned protocol version/i.test(message)) {
-    return new ConformError('protocol', `server does not offer MCP ${MODERN_PROTOCOL_VERSION} (modern era) via server/discover; use --era legacy to check the 2025 era only`);
   }
   const status = httpStatusOf(error);
   if (status !== undefined) return new ConformError('protocol', `the ${connection} connection to ${where} got HTTP ${status}`);

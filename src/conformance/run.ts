@@ -9,7 +9,8 @@ import { diffModernBlock, diffTools, explainDrift, type Change, type DiffOptions
 import { counterpartOf, diffContracts, keyCapabilitiesChange, sdkChanges } from './contract-diff.js';
 import { ConformError } from './errors.js';
 import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
-import { readSnapshotManifest, writeSnapshotManifest } from './snapshot-manifest.js';
+import { protocolVersionsOf, readSnapshotManifest, recordedSurface, recordLooks, writeSnapshotManifest, type SnapshotManifest } from './snapshot-manifest.js';
+import { noEraAccepted } from './diagnosis.js';
 import { contractBeside, contractGaps, findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
 import { namingPolicyFor, type PolicyInUse } from './naming-policy.js';
 import { sortFindings, type Finding } from './findings.js';
@@ -21,7 +22,7 @@ import type { RuleContext, ScopedChange } from './rules/types.js';
 import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
 import { bothRecord, diffVisibleFields, unrecordedFields } from './visible-fields.js';
 import { loadScenarios, runScenarios, type ScenarioFile, type ScenarioOutcome, type ToolCall } from './scenarios.js';
-import { snapshotAll, snapshotObservation, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
+import { snapshotAll, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
 import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
 import { startBundledServer, type BundledServer } from './bundled.js';
 import type { ClientInfo } from './client-identities.js';
@@ -141,6 +142,20 @@ function unrecordedNotes(fixtures: FixtureSet): string[] {
 }
 
 /**
+ * Held to a snapshot, each compared-only look it recorded (another protocol version, another
+ * capability set) is diffed like a judged era: the whole surface it was shown then, rebuilt from
+ * the reference's fixture and what it alone was shown, against its surface now. A tool shown only
+ * to clients that declare a capability is compared like any other; a change every client sees is
+ * the judged eras' finding too (one finding, with every scope it was seen in).
+ */
+function comparedLookChanges(look: LiveSurface, snapshot: SnapshotManifest | undefined, fixtures: FixtureSet): ScopedChange[] {
+  const record = snapshot?.looks?.[look.connection];
+  const reference = record && fixtures.byEra[ERA_OF[record.reference]];
+  if (!record || !reference) return [];
+  return diffTools(recordedSurface(record, reference.tools), look.tools).map((change) => ({ scope: look.connection, change }));
+}
+
+/**
  * The prompts of each 2.x connection that advertises them, against what a listing of the prompt
  * fixture would show (no fixture: against none, so each prompt is new). A connection without the
  * prompts capability is not compared: prompts are opt-in.
@@ -225,13 +240,16 @@ export async function runCheck(request: CheckRequest, prepared: Prepared = {}): 
 
 /**
  * The connections a check opens: every one of the eras asked for, or, held to a snapshot, only
- * those of the eras the snapshot recorded the server offering.
+ * those of the eras the snapshot recorded the server offering, and of the compared-only ones
+ * those the server answered then (older snapshots did not record the looks).
  */
 function checkConnections(request: CheckRequest, pack: PackDefinition): ConnectionId[] {
   const asked = CONNECTIONS_FOR[request.era];
   if (pack.baseline !== 'snapshot' || !request.fixturesDir) return asked;
   const manifest = readSnapshotManifest(request.fixturesDir);
-  return manifest ? asked.filter((connection) => manifest.eras.includes(ERA_OF[connection])) : asked;
+  if (!manifest) return asked;
+  const recorded = manifest.looks;
+  return asked.filter((connection) => manifest.eras.includes(ERA_OF[connection]) && (isJudged(connection) || !recorded || recorded[connection] !== undefined));
 }
 
 /** When the run must be over, on its clock. */
@@ -297,13 +315,14 @@ function loadInputs(request: CheckRequest) {
     if (!request.fixturesDir) throw new ConformError('usage', `--pack ${pack.name} holds a server to its own snapshot: take one with snapshot --pack ${pack.name} --out DIR, then pass --fixtures DIR`);
     const fixtures = loadFixtureSet(request.fixturesDir, request.profile, eras);
     const contractProfile = contract.profiles[resolveContractProfile('default', Object.keys(contract.profiles), contractFile) as ProfileName];
-    return { ruleSet, pack, config, contract: undefined, contractFile, contractProfile, naming: undefined, profile: request.profile, fixtures, notes: [...eraNotes(request, eras), ...unrecordedNotes(fixtures)] };
+    const snapshot = readSnapshotManifest(request.fixturesDir);
+    return { ruleSet, pack, config, contract: undefined, contractFile, contractProfile, naming: undefined, profile: request.profile, fixtures, notes: [...eraNotes(request, eras), ...unrecordedNotes(fixtures)], ...(snapshot ? { snapshot } : {}) };
   }
   const profile = resolveContractProfile(request.profile, Object.keys(contract.profiles), contractFile);
   const contractProfile = contract.profiles[profile as ProfileName];
   const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras, contractProfile.fixtures ?? {});
   checkProbeTools(request, profile, fixtures);
-  return { ruleSet, pack, config, contract, contractFile, contractProfile, naming, profile, fixtures, notes: [...contractGaps(contract, contractFile), ...unrecordedNotes(fixtures)] };
+  return { ruleSet, pack, config, contract, contractFile, contractProfile, naming, profile, fixtures, notes: [...contractGaps(contract, contractFile), ...unrecordedNotes(fixtures)], snapshot: undefined as SnapshotManifest | undefined };
 }
 
 /** A server checked in fewer eras than asked, because its snapshot recorded only those: a note, not a failure. */
@@ -453,10 +472,11 @@ async function checkLaunched(request: CheckRequest, inputs: ReturnType<typeof lo
       drift: explainDrift(fixture, surface, scoped.map(({ change }) => change)),
     };
   }
+  for (const look of compared) for (const change of comparedLookChanges(look, inputs.snapshot, fixtures)) changes.push(change);
   const prompts = promptChanges(surfaces, fixtures.prompts);
   for (const change of prompts.changes) changes.push(change);
 
-  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(probes ? { probes } : {}), ...(scenarios ? { scenarios } : {}) };
+  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(inputs.snapshot ? { snapshot: inputs.snapshot } : {}), ...(probes ? { probes } : {}), ...(scenarios ? { scenarios } : {}) };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
   const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome, evaluated }) => ({
     command: 'check',
@@ -716,7 +736,9 @@ export async function runSnapshot(request: SnapshotRequest): Promise<{ written: 
   const profile = resolveProfile(request.profile);
   const connections = CONNECTIONS_FOR[request.era].filter((connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x');
   return withTarget(request, connections, {}, async (target, servers) => {
-    const { observations } = await observe(target, connectOptions(request, connections), servers);
+    const { observations, refused } = await observe(target, connectOptions(request, connections), servers);
+    const eraRefusals = refused.filter((refusal) => isJudged(refusal.connection) && refusal.chosenVersion === undefined);
+    if (eraRefusals.length > 0) throw noEraAccepted(eraRefusals);
     const surfaces = snapshotAll(observations, profile, target);
     if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
     const known = surfaces.some((surface) => surface.prompts) ? knownPromptFixture(request.outDir, profile) : undefined;
@@ -725,22 +747,30 @@ export async function runSnapshot(request: SnapshotRequest): Promise<{ written: 
 }
 
 /**
- * A snapshot that is its own baseline: each era is looked at on its own, an era the server
- * refuses is recorded as not offered (in the manifest beside the fixtures) instead of failing.
+ * A snapshot that is its own baseline: an era the server refuses is recorded as not offered (in
+ * the manifest beside the fixtures) instead of failing, and so are the protocol versions it
+ * accepted and what the compared-only looks (other versions, other capability sets) were shown.
  */
 async function snapshotOwnBaseline(request: SnapshotRequest, pack: PackDefinition): Promise<{ written: WrittenFixture[]; surfaces: LiveSurface[] }> {
-  const connections = CONNECTIONS_FOR[request.era].filter((connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x');
+  const connections = CONNECTIONS_FOR[request.era].filter((connection) => CONNECTION_SPECS[connection].sdk === '2.x');
   return withTarget(request, connections, {}, async (target, servers) => {
-    const looks = await Promise.allSettled(connections.map((connection) => observe(target, connectOptions(request, [connection]), { [connection]: servers[connection] })));
-    const offered = looks.flatMap((look) => (look.status === 'fulfilled' ? Object.values(look.value.observations) : []));
-    if (offered.length === 0) throw (looks[0] as PromiseRejectedResult).reason;
-    const surfaces = offered.map((observation) => snapshotObservation(observation!, request.profile, target));
+    const { observations, refused } = await observe(target, connectOptions(request, connections), servers);
+    const looks = snapshotAll(observations, request.profile, target);
+    const surfaces = looks.filter((look) => isJudged(look.connection));
     for (const surface of surfaces) surface.fixture.descriptions = descriptionsOf(surface.listed);
     if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
-    const notOffered = connections.flatMap((connection, index) => (looks[index]!.status === 'rejected' ? [{ era: ERA_OF[connection], reason: String(((looks[index] as PromiseRejectedResult).reason as Error)?.message ?? 'refused').slice(0, 300) }] : []));
+    const notOffered = refused.filter((refusal) => isJudged(refusal.connection) && refusal.chosenVersion === undefined).map((refusal) => ({ era: ERA_OF[refusal.connection], reason: refusal.reason }));
     const written = writeSnapshot(surfaces, request.outDir);
-    written.push(writeSnapshotManifest(request.outDir, { pack: pack.name, profile: request.profile, eras: surfaces.map((surface) => surface.observation.era), notOffered }));
+    written.push(
+      writeSnapshotManifest(request.outDir, {
+        pack: pack.name,
+        profile: request.profile,
+        eras: surfaces.map((surface) => surface.observation.era),
+        notOffered,
+        protocolVersions: protocolVersionsOf(looks, refused),
+        looks: recordLooks(looks),
+      }),
+    );
     return { written, surfaces };
   });
 }
-

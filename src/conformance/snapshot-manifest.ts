@@ -1,16 +1,89 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERAS, type Era } from '../contract/constants.js';
+import { stable, type ListedTool, type NormalizedTool, type ToolSnapshot } from '../contract/normalize.js';
+import type { Refusal } from './connect.js';
+import { isJudged, type ConnectionId } from './connections.js';
 import { ConformError } from './errors.js';
-import type { WrittenFixture } from './snapshot.js';
+import type { LiveSurface, WrittenFixture } from './snapshot.js';
 
-/** Beside the fixtures of a snapshot that is its own baseline: which eras the server offered. */
+/**
+ * What one compared-only look was shown, as it differed from what the reference look (the judged
+ * 2025-era one, else the modern one, whose fixture holds its tools) was shown: the tools shown to
+ * it alone or shown differently, normalized as in a fixture, and the reference's tools it was not
+ * shown. From the two, `check` rebuilds the whole surface this client was shown, and diffs it.
+ */
+export interface RecordedLook {
+  /** The client capabilities the look declared (their names). */
+  capabilities: string[];
+  /** The protocol version the server answered with. */
+  protocolVersion: string | null;
+  reference: ConnectionId;
+  ownTools: NormalizedTool[];
+  notShown: string[];
+}
+
+/**
+ * Beside the fixtures of a snapshot that is its own baseline: which eras and protocol versions
+ * the server offered, and what the compared-only looks (other versions, other capability sets)
+ * were shown. The last two are absent in manifests written before they were recorded.
+ */
 export interface SnapshotManifest {
   pack: string;
   profile: string;
   eras: Era[];
   /** Eras the server refused when the snapshot was taken, with the reason. */
   notOffered: { era: Era; reason: string }[];
+  /** Protocol versions the server accepted as asked, and those it did not (with why, or the version it answered with). */
+  protocolVersions?: { accepted: string[]; notAccepted: { version: string; reason: string }[] };
+  looks?: Partial<Record<ConnectionId, RecordedLook>>;
+}
+
+/** A tool as a model sees it (every key, stable order), by name: what looks are compared on. */
+export function visibleTools(listed: readonly ListedTool[], omit: ReadonlySet<string> = new Set()): Map<string, Record<string, unknown>> {
+  return new Map(listed.map((tool) => [tool.name, stable(Object.fromEntries(Object.entries(tool).filter(([key]) => !omit.has(key)))) as Record<string, unknown>]));
+}
+
+export function capabilityNames(look: LiveSurface): string[] {
+  return Object.keys(look.observation.identity.capabilities).sort();
+}
+
+/** The versions every look accepted as offered, and the others with the reason (a version some look got is accepted). */
+export function protocolVersionsOf(looks: readonly LiveSurface[], refused: readonly Refusal[]): NonNullable<SnapshotManifest['protocolVersions']> {
+  const accepted = [...new Set(looks.filter(({ observation }) => observation.protocolVersion === observation.offeredVersion).map(({ observation }) => observation.offeredVersion))].sort().reverse();
+  const notAccepted = new Map<string, string>();
+  for (const refusal of refused) if (!accepted.includes(refusal.offeredVersion) && !notAccepted.has(refusal.offeredVersion)) notAccepted.set(refusal.offeredVersion, refusal.reason);
+  return { accepted, notAccepted: [...notAccepted].map(([version, reason]) => ({ version, reason })) };
+}
+
+/** The look compared-only looks are recorded against: the judged 2025-era one, else the modern one. */
+export function referenceLook(looks: readonly LiveSurface[]): LiveSurface | undefined {
+  return looks.find((look) => look.connection === 'legacy') ?? looks.find((look) => look.connection === 'modern');
+}
+
+/** How a look differs from the reference look (see RecordedLook). */
+export function relationTo(look: ToolSnapshot, reference: ToolSnapshot): Pick<RecordedLook, 'ownTools' | 'notShown'> {
+  const theirs = new Map(reference.tools.map((tool) => [tool.name, JSON.stringify(tool)]));
+  const mine = new Set(look.names);
+  return { ownTools: look.tools.filter((tool) => theirs.get(tool.name) !== JSON.stringify(tool)), notShown: reference.names.filter((name) => !mine.has(name)) };
+}
+
+/** The whole surface a recorded look was shown: the reference's tools it was shown, and its own. */
+export function recordedSurface(record: RecordedLook, referenceTools: readonly NormalizedTool[]): NormalizedTool[] {
+  const own = new Map(record.ownTools.map((tool) => [tool.name, tool]));
+  const shared = referenceTools.filter((tool) => !record.notShown.includes(tool.name) && !own.has(tool.name));
+  return [...shared, ...own.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** What each compared-only look was shown, relative to the reference (the judged looks are in the fixtures). */
+export function recordLooks(looks: readonly LiveSurface[]): Partial<Record<ConnectionId, RecordedLook>> {
+  const reference = referenceLook(looks);
+  if (!reference) return {};
+  return Object.fromEntries(
+    looks
+      .filter((look) => !isJudged(look.connection))
+      .map((look) => [look.connection, { capabilities: capabilityNames(look), protocolVersion: look.observation.protocolVersion, reference: reference.connection, ...relationTo(look, reference) }]),
+  );
 }
 
 export const SNAPSHOT_MANIFEST = 'snapshot.json';

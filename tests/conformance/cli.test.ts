@@ -196,8 +196,17 @@ describe.concurrent('commands', () => {
 describe.concurrent('eras', () => {
   const v1Server = () => `"${process.execPath}" "${join(SERVERS_DIR, 'v1-server.mjs')}" "${writeJson(tempDir(), 'surface.json', baselineSurface())}"`;
 
-  test('a 2025-only server (1.x SDK) fails the modern era with a clear hint, exit 3', async () => {
-    const outcome = await run('check', '--server', v1Server(), '--fixtures', fixtures, '--contract', contract);
+  test('a 2025-only server (1.x SDK) gets a report with an era finding, not exit 3 without one', async () => {
+    const outcome = await run('check', '--server', v1Server(), '--fixtures', fixtures, '--contract', contract, '--format', 'json');
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const report = JSON.parse(outcome.stdout) as { findings: { ruleId: string; severity: string; message: string }[]; evidence: { connections: Record<string, unknown> } };
+    const era = report.findings.filter((finding) => finding.ruleId === 'eras/era-offered');
+    expect(era.map((finding) => [finding.severity, finding.message])).toEqual([['error', 'The server does not offer the modern era (MCP 2026-07-28): server does not offer MCP 2026-07-28 (modern era) via server/discover']]);
+    expect(Object.keys(report.evidence.connections).sort()).toEqual(['legacy', 'witness']);
+  });
+
+  test('--era modern on a 2025-only server names the cause and the way out, exit 3', async () => {
+    const outcome = await run('check', '--server', v1Server(), '--era', 'modern', '--fixtures', fixtures, '--contract', contract);
     expect(outcome.code).toBe(3);
     expectOneLine(outcome, /server does not offer MCP 2026-07-28 \(modern era\) via server\/discover; use --era legacy/);
   });

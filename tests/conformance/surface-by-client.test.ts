@@ -46,7 +46,7 @@ describe('a server that shows the checker a clean face', () => {
     const { code, report } = await checkJson(`node ${SERVER} ${file}`, await honestInputs(file));
     expect(report.findings).toEqual([]);
     expect(code).toBe(0);
-    expect(Object.keys(report.evidence.comparedConnections ?? {}).sort()).toEqual(['legacy-2025-03-26', 'legacy-2025-06-18']);
+    expect(Object.keys(report.evidence.comparedConnections ?? {}).sort()).toEqual(['legacy-2024-11-05', 'legacy-2025-03-26', 'legacy-2025-06-18', 'legacy-elicitation', 'legacy-sampling']);
   });
 
   test('a key only one era defines (execution: the modern era drops it) is not a difference between the eras', async () => {
@@ -62,12 +62,31 @@ describe('a server that shows the checker a clean face', () => {
     const { code, report } = await checkJson(`node ${SERVER} ${file}`, await honestInputs(file));
     expect(code).toBe(1);
     const varies = report.findings.filter((finding) => finding.ruleId === 'eras/surface-varies-by-client');
-    expect(varies).toHaveLength(1);
-    expect(varies[0]!.severity).toBe('error');
-    expect(varies[0]!.message).toMatch(/cursor-vscode\/1\.0\.0 \(capabilities: elicitation, roots; protocol 2025-11-25/);
-    expect(varies[0]!.message).toMatch(/Zed\/0\.214\.4 \(capabilities: none; protocol 2025-03-26/);
-    expect(varies[0]!.message).toMatch(/only the first sees b2_export_keys/);
-    expect(varies[0]!.message).toMatch(/defined differently: b2_delete_bucket \(description, inputSchema\)/);
+    // The two looks without capabilities (Zed at 2025-03-26 and at 2024-11-05) get the honest face.
+    expect(varies).toHaveLength(2);
+    expect(varies.map((finding) => finding.severity)).toEqual(['error', 'error']);
+    for (const [index, version] of ['2025-03-26', '2024-11-05'].entries()) {
+      expect(varies[index]!.message).toMatch(/cursor-vscode\/1\.0\.0 \(capabilities: elicitation, roots; protocol 2025-11-25/);
+      expect(varies[index]!.message).toContain(`Zed/0.214.4 (capabilities: none; protocol ${version}`);
+      expect(varies[index]!.message).toMatch(/only the first sees b2_export_keys/);
+      expect(varies[index]!.message).toMatch(/defined differently: b2_delete_bucket \(description, inputSchema\)/);
+      // The b2 pack names the capabilities that made the difference.
+      expect(varies[index]!.message).toMatch(/\(client capabilities: only the first declares elicitation, roots\)/);
+    }
+  });
+
+  test('under --pack generic the same cheat is caught by the diff against the snapshot of the honest face', async () => {
+    const file = surfaceFile({ cheat: { tools: poisoned(baselineSurface().tools) } });
+    const fixturesDir = tempDir();
+    const snapshot = await runCli(['snapshot', '--pack', 'generic', '--server', `node ${SERVER} ${file} --honest`, '--out', fixturesDir]);
+    expect(snapshot.code, snapshot.stderr).toBe(0);
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', `node ${SERVER} ${file}`, '--fixtures', fixturesDir, '--format', 'json']);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const findings = (JSON.parse(outcome.stdout) as Reported).findings as { ruleId: string; severity: string; tool?: string; scopes?: string[] }[];
+    const errors = findings.filter((finding) => finding.severity === 'error').map((finding) => `${finding.ruleId} ${finding.tool}`);
+    expect(errors).toEqual(expect.arrayContaining(['diff/tool-added b2_export_keys', 'diff/property-removed b2_delete_bucket']));
+    // The clients without capabilities get the honest face, as at the snapshot: not scoped to them.
+    expect(findings.flatMap((finding) => finding.scopes ?? []).filter((scope) => /2025-03-26|2024-11-05/.test(scope))).toEqual([]);
   });
 
   test('the same cheat, asked for as the checker itself would have been, would have passed: the identities are what catch it', async () => {
@@ -87,7 +106,7 @@ test('prompts shown only to the newest clients are a difference too (HTTP, told 
     expect(firedRules(await check(server.target('same'), { fixturesDir, contractFile }))).toEqual([]);
     const result = await check(server.target('prompts'), { fixturesDir, contractFile });
     expect(firedRules(result)).toEqual(['eras/surface-varies-by-client']);
-    expect(result.findings.map((finding) => finding.scopes[0]).sort()).toEqual(['legacy/legacy-2025-03-26', 'legacy/legacy-2025-06-18']);
+    expect(result.findings.map((finding) => finding.scopes[0]).sort()).toEqual(['legacy/legacy-2024-11-05', 'legacy/legacy-2025-03-26', 'legacy/legacy-2025-06-18']);
     expect(result.findings[0]!.message).toMatch(/the prompts differ/);
   } finally {
     server.stop();
@@ -100,12 +119,13 @@ describe('a server that speaks only some protocol versions', () => {
     const { code, report } = await checkJson(`node ${SERVER} ${file}`, await honestInputs(file, 'legacy'), '--era', 'legacy');
     expect(code).toBe(0);
     const notes = report.findings.filter((finding) => finding.ruleId === 'eras/protocol-version-unsupported');
-    expect(notes.map((note) => note.severity)).toEqual(['info', 'info']);
+    expect(notes.map((note) => note.severity)).toEqual(['info', 'info', 'info']);
     expect(notes.map((note) => note.message).sort()).toEqual([
+      expect.stringMatching(/^The server did not accept MCP 2024-11-05 \(asked by Zed\/0\.214\.4\): it answered with MCP 2025-11-25/),
       expect.stringMatching(/^The server did not accept MCP 2025-03-26 \(asked by Zed\/0\.214\.4\): /),
       expect.stringMatching(/^The server did not accept MCP 2025-06-18 \(asked by claude-ai\/0\.1\.0\): /),
     ]);
     expect(report.findings.filter((finding) => finding.severity !== 'info')).toEqual([]);
-    expect(report.evidence.refusedConnections?.map((refusal) => refusal.offeredVersion)).toEqual(['2025-06-18', '2025-03-26']);
+    expect(report.evidence.refusedConnections?.map((refusal) => refusal.offeredVersion)).toEqual(['2025-06-18', '2025-03-26', '2024-11-05']);
   });
 });

@@ -159,7 +159,7 @@ describe('looks-equal (eras/surface-varies-by-client) and looks-refused', () => 
         data: {
           a: presentedReference,
           b: 'client-legacy-2025-03-26/9 (capabilities: none; protocol v-legacy-2025-03-26; @sdk/client)',
-          detail: 'only the first sees b2_b; only the second sees b2_c; defined differently: b2_a (description, title); the server instructions differ; the prompts differ (none / triage)',
+          detail: 'only the first sees b2_b; only the second sees b2_c; defined differently: b2_a (description, title); the server instructions differ; the prompts differ (none / triage) (client capabilities: only the first declares elicitation, sampling)',
           tools: 'b2_b, b2_c, b2_a',
         },
       },
@@ -183,35 +183,35 @@ describe('looks-equal (eras/surface-varies-by-client) and looks-refused', () => 
   });
 
   it('each difference alone is a finding: a tool missing, a tool added, prompts gone', () => {
-    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')]))[0]!.data).toMatchObject({ detail: 'only the first sees b2_b', tools: 'b2_b' });
-    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b'), tool('b2_c')]))[0]!.data).toMatchObject({ detail: 'only the second sees b2_c', tools: 'b2_c' });
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')]))[0]!.data).toMatchObject({ detail: 'only the first sees b2_b (client capabilities: only the first declares elicitation, sampling)', tools: 'b2_b' });
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b'), tool('b2_c')]))[0]!.data).toMatchObject({ detail: 'only the second sees b2_c (client capabilities: only the first declares elicitation, sampling)', tools: 'b2_c' });
     const prompted = look('legacy', 'legacy', [tool('b2_a')], { prompts: { names: ['p', 'q'], listed: [{ name: 'p' }, { name: 'q' }] } });
     const [found] = runKind(kind, params, { looks: [prompted, look('legacy-2025-06-18', 'legacy', [tool('b2_a')])] as never });
     expect(found!.data).toMatchObject({ detail: 'the prompts differ (p, q / none)' });
   });
 
   it('a compared-only look is compared whatever its hash; a judged look of the same hash is compared in what the hash leaves out', () => {
-    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')], { hash: 'other' }))[0]!.data).toMatchObject({ detail: 'only the first sees b2_b' });
-    expect(run(look('witness', 'legacy', [tool('b2_a', { title: 'A' }), tool('b2_b')]))[0]!.data).toMatchObject({ detail: 'defined differently: b2_a (title)', tools: 'b2_a' });
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')], { hash: 'other' }))[0]!.data).toMatchObject({ detail: 'only the first sees b2_b (client capabilities: only the first declares elicitation, sampling)' });
+    expect(run(look('witness', 'legacy', [tool('b2_a', { title: 'A' }), tool('b2_b')]))[0]!.data).toMatchObject({ detail: 'defined differently: b2_a (title) (client capabilities: only the first declares elicitation, sampling)', tools: 'b2_a' });
   });
 
   it('only the instructions differ: no tools named', () => {
     const [found] = run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b')], { instructions: 'x' }));
-    expect(found!.data).toMatchObject({ detail: 'the server instructions differ', tools: 'none' });
+    expect(found!.data).toMatchObject({ detail: 'the server instructions differ (client capabilities: only the first declares elicitation, sampling)', tools: 'none' });
   });
 
   it('prompts are compared for compared-only looks, not for judged ones of the same hash', () => {
     const prompts = { names: ['p', 'q'], listed: [{ name: 'p' }, { name: 'q' }] };
     expect(run(look('witness', 'legacy', [tool('b2_a'), tool('b2_b')], { prompts }))).toEqual([]);
     const [found] = run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b')], { prompts }));
-    expect(found!.data).toMatchObject({ detail: 'the prompts differ (none / p, q)' });
+    expect(found!.data).toMatchObject({ detail: 'the prompts differ (none / p, q) (client capabilities: only the first declares elicitation, sampling)' });
   });
 
   it('between eras the era-specific keys are left out; within an era they count', () => {
     const withExecution = [tool('b2_a', { execution: { taskSupport: 'optional' } }), tool('b2_b')];
     expect(run(look('modern', 'modern', withExecution))).toEqual([]);
     const [found] = run(look('legacy-2025-06-18', 'legacy', withExecution));
-    expect(found!.data).toMatchObject({ detail: 'defined differently: b2_a (execution)', tools: 'b2_a' });
+    expect(found!.data).toMatchObject({ detail: 'defined differently: b2_a (execution) (client capabilities: only the first declares elicitation, sampling)', tools: 'b2_a' });
   });
 
   it('looks-refused: one note per refused look, with the version, client and reason', () => {

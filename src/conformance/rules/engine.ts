@@ -126,6 +126,7 @@ function applicable(rule: RuleDefinition, context: RuleContext): boolean {
     if (need === 'changes') return true;
     if (need === 'probes') return context.probes !== undefined;
     if (need === 'scenarios') return context.scenarios !== undefined;
+    if (need === 'snapshot') return context.snapshot !== undefined;
     return context.suppressions !== undefined;
   });
 }

@@ -6,6 +6,7 @@ import type { ChangeClass, Scope, Severity } from '../findings.js';
 import type { ProbeOutcome } from '../probes/types.js';
 import type { ScenarioOutcome } from '../scenarios.js';
 import type { LiveSurface } from '../snapshot.js';
+import type { SnapshotManifest } from '../snapshot-manifest.js';
 
 /** A rule as written in rules/*.json. */
 export interface RuleDefinition {
@@ -60,8 +61,10 @@ export interface RuleContext {
   surfaces: LiveSurface[];
   /** Check mode: every look at the server, the judged connections and the compared-only ones (other protocol versions and clients). */
   looks?: LiveSurface[];
-  /** Check mode: compared-only looks the server did not accept. */
+  /** Check mode: looks whose protocol version the server did not accept (refused, or answered with another version). */
   refused?: Refusal[];
+  /** Check mode, held to a snapshot: what the snapshot recorded of eras, protocol versions and compared-only looks. */
+  snapshot?: SnapshotManifest;
   contract?: LoadedContract;
   /** Check mode: the naming policy of the contract in use. */
   naming?: PolicyInUse;
@@ -91,7 +94,7 @@ export interface RawFinding {
   schemas?: { before: unknown; after: unknown };
 }
 
-export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes' | 'scenarios';
+export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes' | 'scenarios' | 'snapshot';
 
 /** A generic check: a pure function of its parameters and the context. */
 export interface CheckKind {

@@ -11,7 +11,7 @@
 // `witnessTools` replaces it for HTTP requests with the User-Agent of the client the 1.x witness
 // presents as (Claude Code); `olderTools` (`olderPrompts`) replaces it for HTTP requests at a
 // protocol version before 2025-11-25 (the looks at older versions); `refusedVersions` lists protocol versions
-// whose HTTP `initialize` is answered with an error; the
+// whose HTTP `initialize` is answered with an error (2026-07-28: `server/discover` is an unknown method); the
 // prompt lists likewise. A prompt is { name, title?, description?, argsSchema? } (JSON Schema of
 // its string arguments); with no prompt to serve, the prompts capability is not advertised.
 import { readFileSync } from 'node:fs';
@@ -138,6 +138,12 @@ if (mode === 'stdio') {
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const refusedModern = body.method === 'server/discover' && entry.surface.refusedVersions.includes('2026-07-28');
+      if (refusedModern) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'Method not found' } }));
+        return;
+      }
       if (body.method === 'initialize' && entry.surface.refusedVersions.includes(body.params?.protocolVersion)) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32602, message: 'Unsupported protocol version' } }));

@@ -1,6 +1,7 @@
 import { stable } from '../../../contract/normalize.js';
-import { CONNECTIONS, isJudged } from '../../connections.js';
+import { CONNECTIONS, ERA_OF, isJudged } from '../../connections.js';
 import type { LiveSurface } from '../../snapshot.js';
+import { capabilityNames, visibleTools as visibleToolsOf } from '../../snapshot-manifest.js';
 import type { CheckKind, RawFinding } from '../types.js';
 
 /** Who a look presented as, for a reader: product, clientInfo, capabilities and protocol version. */
@@ -12,7 +13,30 @@ function presented(look: LiveSurface): string {
 
 /** Everything of a tool a model sees, keyed by name: the listed object with every key but `omit`, in a stable form. */
 function visibleTools(look: LiveSurface, omit: ReadonlySet<string>): Map<string, Record<string, unknown>> {
-  return new Map(look.listed.map((tool) => [tool.name, stable(Object.fromEntries(Object.entries(tool).filter(([key]) => !omit.has(key)))) as Record<string, unknown>]));
+  return visibleToolsOf(look.listed, omit);
+}
+
+/** The capabilities one look declares and the other does not, for a reader: what made the surfaces differ, when they differ in capabilities. */
+function capabilityDifference(a: LiveSurface, b: LiveSurface): string {
+  const namesA = capabilityNames(a);
+  const namesB = capabilityNames(b);
+  const onlyA = namesA.filter((name) => !namesB.includes(name));
+  const onlyB = namesB.filter((name) => !namesA.includes(name));
+  const parts = [onlyA.length ? `only the first declares ${onlyA.join(', ')}` : '', onlyB.length ? `only the second declares ${onlyB.join(', ')}` : ''].filter(Boolean);
+  return parts.length ? ` (client capabilities: ${parts.join('; ')})` : '';
+}
+
+/** The look each look is compared with: the reference, or with `same-capabilities`, the first look declaring the same capabilities (the reference first). */
+function comparedWith(looks: readonly LiveSurface[], reference: LiveSurface, sameCapabilities: boolean): Map<LiveSurface, LiveSurface> {
+  const pairs = new Map<LiveSurface, LiveSurface>();
+  const firstOf = new Map<string, LiveSurface>();
+  for (const look of [reference, ...looks.filter((look) => look !== reference)]) {
+    const key = sameCapabilities ? capabilityNames(look).join('+') : '';
+    const first = firstOf.get(key);
+    if (first) pairs.set(look, first);
+    else firstOf.set(key, look);
+  }
+  return pairs;
 }
 
 function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
@@ -51,17 +75,20 @@ function surfaceDifference(a: LiveSurface, toolsA: () => Map<string, Record<stri
 const CONNECTION = { enum: [...CONNECTIONS] };
 
 /**
- * Every look shows a model what the reference look shows: the compared-only looks (other protocol
- * versions and clients) in full, and the judged ones in what their profile hash leaves out (title,
- * unknown keys, instructions; a difference in the hashed part, or in the prompts, is the eras-equal
- * kind's finding).
+ * Every look shows a model what the look it is compared with shows: the compared-only looks
+ * (other protocol versions and clients) in full, and the judged ones in what their profile hash
+ * leaves out (title, unknown keys, instructions; a difference in the hashed part, or in the
+ * prompts, is the eras-equal kind's finding). `compare: "all"` compares every look with the
+ * reference and names the capabilities that differ; `"same-capabilities"` compares only looks
+ * that declare the same client capabilities (they differ in name, version, User-Agent or
+ * protocol version), since a server may show a tool only to clients that can serve it.
  * Between looks of different eras, the keys one era's tool definition does not have are left out.
  */
 const looksEqual: CheckKind = {
   params: {
     type: 'object',
-    properties: { reference: CONNECTION, eraSpecificKeys: { type: 'array', items: { type: 'string' } } },
-    required: ['reference', 'eraSpecificKeys'],
+    properties: { reference: CONNECTION, eraSpecificKeys: { type: 'array', items: { type: 'string' } }, compare: { enum: ['all', 'same-capabilities'] } },
+    required: ['reference', 'eraSpecificKeys', 'compare'],
     additionalProperties: false,
   },
   needs: ['live'],
@@ -70,35 +97,67 @@ const looksEqual: CheckKind = {
     const reference = looks.find((look) => look.connection === params.reference);
     if (!reference) return [];
     const out: RawFinding[] = [];
-    // The reference's tools, once per set of keys left out (same era, other era).
-    const referenceTools = new Map<boolean, Map<string, Record<string, unknown>>>();
-    for (const look of looks) {
-      if (look === reference || (isJudged(look.connection) && look.hash !== reference.hash)) continue;
-      const sameEra = look.observation.era === reference.observation.era;
+    // Each base look's tools, once per set of keys left out (same era, other era).
+    const toolsCache = new Map<string, Map<string, Record<string, unknown>>>();
+    for (const [look, base] of comparedWith(looks, reference, params.compare === 'same-capabilities')) {
+      if (isJudged(look.connection) && isJudged(base.connection) && look.hash !== base.hash) continue;
+      const sameEra = look.observation.era === base.observation.era;
       const omit = new Set(sameEra ? [] : (params.eraSpecificKeys as string[]));
-      const toolsOfReference = () => {
-        if (!referenceTools.has(sameEra)) referenceTools.set(sameEra, visibleTools(reference, omit));
-        return referenceTools.get(sameEra)!;
+      const cacheKey = `${base.connection}/${sameEra}`;
+      const toolsOfBase = () => {
+        if (!toolsCache.has(cacheKey)) toolsCache.set(cacheKey, visibleTools(base, omit));
+        return toolsCache.get(cacheKey)!;
       };
       // Between judged looks, prompts are the eras-equal kind's (it compares them in full).
-      const difference = surfaceDifference(reference, toolsOfReference, look, omit, !isJudged(look.connection));
+      const difference = surfaceDifference(base, toolsOfBase, look, omit, !isJudged(look.connection) || !isJudged(base.connection));
       if (!difference) continue;
       out.push({
-        scope: `${reference.connection}/${look.connection}`,
+        scope: `${base.connection}/${look.connection}`,
         key: look.connection,
-        data: { a: presented(reference), b: presented(look), detail: difference.detail, tools: difference.tools.join(', ') || 'none' },
+        data: { a: presented(base), b: presented(look), detail: `${difference.detail}${capabilityDifference(base, look)}`, tools: difference.tools.join(', ') || 'none' },
       });
     }
     return out;
   },
 };
 
-/** Each compared-only look the server turned down, as a note: servers may speak only some protocol versions. */
+/** A protocol version the snapshot recorded the server accepting that it no longer accepts. */
+const versionsAsSnapshot: CheckKind = {
+  params: { type: 'object', properties: {}, additionalProperties: false },
+  needs: ['live', 'snapshot'],
+  run(_params, context) {
+    const accepted = context.snapshot?.protocolVersions?.accepted;
+    if (!accepted || !context.looks) return [];
+    const acceptedNow = new Set(context.looks.filter(({ observation }) => observation.protocolVersion === observation.offeredVersion).map(({ observation }) => observation.offeredVersion));
+    return accepted
+      .filter((version) => !acceptedNow.has(version))
+      .map((version) => {
+        const refusal = (context.refused ?? []).find((candidate) => candidate.offeredVersion === version);
+        return { scope: refusal?.connection ?? version, key: version, data: { version, reason: refusal?.reason ?? 'no connection offered it' } };
+      });
+  },
+};
+
+/** A judged connection whose era the server did not offer: it answered, but not in a protocol version of that era. */
+const erasRefused: CheckKind = {
+  params: { type: 'object', properties: {}, additionalProperties: false },
+  needs: ['live'],
+  run(_params, context) {
+    return (context.refused ?? [])
+      .filter((refusal) => isJudged(refusal.connection) && refusal.chosenVersion === undefined)
+      .map((refusal) => ({ scope: refusal.connection, key: refusal.connection, data: { era: ERA_OF[refusal.connection], version: refusal.offeredVersion, reason: refusal.reason } }));
+  },
+};
+
+/** Each look whose protocol version the server did not take (a compared-only look refused, or any look answered in another version), as a note: servers may speak only some protocol versions. */
 const looksRefused: CheckKind = {
   params: { type: 'object', properties: {}, additionalProperties: false },
   needs: ['live'],
   run(_params, context) {
-    return (context.refused ?? []).map((refusal) => ({
+    // Held to a snapshot, the versions it recorded as not accepted are known: only a new refusal is noted.
+    const known = new Set(context.snapshot?.protocolVersions?.notAccepted.map(({ version }) => version) ?? []);
+    const noted = (context.refused ?? []).filter((refusal) => (!isJudged(refusal.connection) || refusal.chosenVersion !== undefined) && !known.has(refusal.offeredVersion));
+    return noted.map((refusal) => ({
       scope: refusal.connection,
       key: refusal.connection,
       data: { version: refusal.offeredVersion, client: `${refusal.identity.name}/${refusal.identity.version}`, reason: refusal.reason },
@@ -109,4 +168,6 @@ const looksRefused: CheckKind = {
 export const CLIENT_KINDS: Record<string, CheckKind> = {
   'looks-equal': looksEqual,
   'looks-refused': looksRefused,
+  'versions-as-snapshot': versionsAsSnapshot,
+  'eras-refused': erasRefused,
 };

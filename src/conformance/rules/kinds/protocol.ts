@@ -1,6 +1,9 @@
-import { deepEqual } from '../../diff.js';
+import { ToolSchema } from '@modelcontextprotocol/core';
+import { ToolSchema as WitnessToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import { deepEqual, joinPath } from '../../diff.js';
 import type { LiveSurface } from '../../snapshot.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
+import { listedTools } from './traverse.js';
 
 const CONNECTION = { enum: ['modern', 'legacy', 'witness'] };
 
@@ -115,7 +118,35 @@ const serverInfoPresent: CheckKind = {
   },
 };
 
+/** The SDK clients' own definitions of a tool: what each accepts in a tools/list answer. */
+const SDK_TOOL_SCHEMAS = [
+  { client: 'the 2.x SDK client (@modelcontextprotocol/client)', schema: ToolSchema },
+  { client: 'the 1.x SDK client (@modelcontextprotocol/sdk)', schema: WitnessToolSchema },
+] as const;
+
+/**
+ * Every listed tool, as it came over the wire, is one the SDK clients accept. A client that
+ * rejects one tool rejects the whole tools/list answer, so its users see no tools at all; the
+ * checker reads the answer itself and judges it, instead of failing the connection.
+ */
+const sdkAcceptsTools: CheckKind = {
+  params: { type: 'object', properties: {}, additionalProperties: false },
+  needs: ['live'],
+  run(_params, context) {
+    const out: RawFinding[] = [];
+    for (const { tool, scope } of listedTools(context)) {
+      const rejecting = SDK_TOOL_SCHEMAS.map(({ client, schema }) => ({ client, result: schema.safeParse(tool) })).filter(({ result }) => !result.success);
+      const issue = rejecting[0]?.result.error?.issues[0];
+      if (!issue) continue;
+      const path = issue.path.reduce<string>((base, key) => joinPath(base, typeof key === 'number' ? key : String(key)), '');
+      out.push({ tool: typeof tool.name === 'string' ? tool.name : '(no name)', path, scope, data: { clients: rejecting.map(({ client }) => client).join(' and '), problem: `${path || 'the tool'}: ${issue.message}` } });
+    }
+    return out;
+  },
+};
+
 export const PROTOCOL_KINDS: Record<string, CheckKind> = {
+  'sdk-accepts-tools': sdkAcceptsTools,
   'eras-equal': erasEqual,
   'cache-hint-approved': cacheHintApproved,
   'discover-shape': discoverShape,
