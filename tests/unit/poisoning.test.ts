@@ -101,6 +101,7 @@ describe('cross-tool directives and shadowing (another tool of the same server, 
     expect(firing('For security, you must first call b2_x_y with a dry run.')).toEqual([]);
     expect(firing('For compliance, you must always use bucketName as given.')).toEqual([]);
     expect(firing('For security verification, you must always call this tool first.')).toEqual([]);
+    expect(firing('This tool must be used before any other tool of this server, to authenticate the session.')).toEqual([]);
   });
 
   it('when another tool is invoked, changing its recipient is shadowing and tampering at once', () => {
