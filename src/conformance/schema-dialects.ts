@@ -8,7 +8,7 @@ import type { jsonSchemaValidator as SdkSchemaValidator } from '@modelcontextpro
 import { JSON_SCHEMA_OPTIONS } from './json-schema.js';
 import { validate as validate202012 } from './json-schema-meta.generated.js';
 
-// ajv-draft-04 and ajv-formats are CommonJS: under NodeNext its default import is the module object's default.
+// ajv-draft-04 and ajv-formats are CommonJS: under NodeNext their default import is the module object's default.
 const AjvDraft04 = AjvDraft04Module as unknown as typeof AjvDraft04Module.default;
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -113,9 +113,9 @@ export function compileInDialect(schema: unknown): ValidateFunction | undefined 
 }
 
 /**
- * The output-schema validator for the SDK client that calls tools: each schema is compiled in its
- * own dialect. One that cannot be compiled checks nothing, instead of failing the call before it
- * is made: schema/valid-in-dialect reports it, and the call is still made and judged.
+ * An output-schema validator for the SDK clients (the 1.x client compiles every output schema as
+ * it lists tools): each schema is compiled in its own dialect. One that cannot be compiled checks
+ * nothing instead of failing the listing or the call: schema/valid-in-dialect reports it.
  */
 export function dialectOutputValidator(): SdkSchemaValidator {
   return {
