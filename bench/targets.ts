@@ -197,6 +197,12 @@ export const TARGETS: readonly Target[] = [
     value: (s) => s.deep?.wallMs,
   },
   {
+    figure: 'Static check `check --no-probes` of a stdio server with 40 tools of 6,600 such properties each (12 MB of schemas; the parts past 100,000 keys and items in all are cut): wall time, checker peak RSS (medians)',
+    section: 'hostileSchemas',
+    shown: (s) => (s.dense ? `${fmt(s.dense.wallMs, ' ms')}, ${fmt(s.dense.peakRssMb, ' MB')}` : 'not measured'),
+    value: (s) => s.dense?.wallMs,
+  },
+  {
     figure: 'Fault soak, 20% injected faults: unclear answers + crashes + duplicate mutations',
     section: 'faults',
     shown: (s) => `${fmt(s.calls)} calls: ${fmt(s.unclear)} unclear, ${fmt(s.crashes)} crashes, ${fmt(s.duplicateMutations)} duplicate mutations; RSS growth ${fmt(s.rssGrowthMb, ' MB')}`,

@@ -99,18 +99,27 @@ export function jsonExtent(value: unknown): { depth: number; members: number } {
  */
 export const MAX_PART_MEMBERS = 20_000;
 
+/**
+ * Most members the parts of all the tools of one listing may hold together to be judged: far more
+ * than a real server's tools hold, and what one check judges within its time and memory bounds
+ * (docs/benchmarks.md). Parts past it are replaced on arrival like a part too large.
+ */
+export const MAX_LISTING_MEMBERS = 100_000;
+
 /** Levels above a tool part in a `tools/list` answer: message, result, tools, tool. */
 const PART_DEPTH_IN_MESSAGE = 4;
 
 /** The parts of a listed tool that hold nested JSON; the whole tool is bounded part by part. */
 const TOOL_PARTS = ['inputSchema', 'outputSchema', 'annotations', '_meta'] as const;
 
-/** A tool part deeper than MAX_NESTING or larger than MAX_PART_MEMBERS, replaced before the SDK client saw it. */
+/** A tool part too deep, too large, or past the listing's members, replaced before the SDK client saw it. */
 export interface BoundedPart {
   tool: string;
   part: (typeof TOOL_PARTS)[number];
   depth: number;
   members: number;
+  /** Set when the part was replaced because the listing's members, this part's included, came to this many. */
+  listingMembers?: number;
 }
 
 /** Whether a tool part this deep is replaced on arrival (its message would nest too deep). */
@@ -148,23 +157,28 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Bound one incoming JSON-RPC message. Tools of a `tools/list` result whose parts nest too deep
- * or hold too many members get a stand-in part (recorded in `bounded`, so schema/limits reports
- * them); any other message that nests too deep is refused.
+ * or hold too many members, or whose members would take the listing past `listingMembers` (what
+ * earlier pages already hold), get a stand-in part (recorded in `bounded`, so schema/limits reports
+ * them); any other message that nests too deep is refused. Returns the listing's members after it.
  */
-export function boundMessage(message: unknown, where: string, bounded: BoundedPart[]): void {
+export function boundMessage(message: unknown, where: string, bounded: BoundedPart[], listingMembers = 0): number {
   const result = isRecord(message) ? message.result : undefined;
   const tools = isRecord(result) && Array.isArray(result.tools) ? result.tools : [];
+  let total = listingMembers;
   for (const tool of tools) {
     if (!isRecord(tool)) continue;
     for (const part of TOOL_PARTS) {
       if (!Object.hasOwn(tool, part)) continue;
       const { depth, members } = jsonExtent(tool[part]);
-      if (!partTooDeep(depth) && !partTooLarge(members)) continue;
-      bounded.push({ tool: typeof tool.name === 'string' ? tool.name : String(tool.name), part, depth, members });
+      total += members;
+      const pastListing = total > MAX_LISTING_MEMBERS;
+      if (!partTooDeep(depth) && !partTooLarge(members) && !pastListing) continue;
+      bounded.push({ tool: typeof tool.name === 'string' ? tool.name : String(tool.name), part, depth, members, ...(pastListing ? { listingMembers: total } : {}) });
       tool[part] = standIn(part, tool[part]);
     }
   }
   if (nestingDepth(message) > MAX_NESTING) throw new ReadLimitError('nesting', MAX_NESTING, where);
+  return total;
 }
 
 /**
@@ -176,7 +190,7 @@ export class ReadBudget {
   readonly broken: Promise<never>;
   private rejectBroken!: (error: Error) => void;
   private violation?: ReadLimitError;
-  private listing?: { method: ListingMethod; bytes: number; items: number };
+  private listing?: { method: ListingMethod; bytes: number; items: number; members: number };
 
   constructor(readonly maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES) {
     this.broken = new Promise<never>((_, reject) => {
@@ -198,7 +212,7 @@ export class ReadBudget {
 
   /** Count the answer to `method` from now on, all pages together. */
   beginListing(method: ListingMethod): void {
-    this.listing = { method, bytes: 0, items: 0 };
+    this.listing = { method, bytes: 0, items: 0, members: 0 };
   }
 
   endListing(): void {
@@ -228,7 +242,8 @@ export class ReadBudget {
       if (this.listing.items > MAX_LISTED) throw this.fail(new ReadLimitError('item count', MAX_LISTED, answer, items));
     }
     try {
-      boundMessage(message, where, this.bounded);
+      const members = boundMessage(message, where, this.bounded, this.listing?.members);
+      if (this.listing) this.listing.members = members;
     } catch (error) {
       throw error instanceof ReadLimitError ? this.fail(error) : error;
     }

@@ -95,6 +95,21 @@ describe.concurrent('hostile schemas are findings in a complete report (exit 1)'
     expect((outcome.report?.findings ?? []).filter((finding) => finding.tool === 'b2_list_wide').map((finding) => finding.ruleId)).toEqual(['diff/tool-added', 'schema/limits']);
   });
 
+  test('8 tools of 6,600 such properties: the first 5 are judged (one backtracking finding each), the parts past 100,000 keys and items are cut', async () => {
+    const outcome = await checkStdio(['dense', '8', '6600'], '--era', 'modern');
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const judged = ['b2_list_dense_0', 'b2_list_dense_1', 'b2_list_dense_2', 'b2_list_dense_3', 'b2_list_dense_4'];
+    expect(findingsOf(outcome.report, 'schema/pattern-backtracking').map((finding) => [finding.tool, finding.message.split(': ').at(-1)])).toEqual(
+      judged.map((tool) => [tool, '^(a+)+$ (and 6,599 more places in inputSchema)']),
+    );
+    const limits = findingsOf(outcome.report, 'schema/limits').map((finding) => finding.message);
+    expect(limits.filter((message) => message.includes('property count'))).toHaveLength(5);
+    expect(limits.filter((message) => !message.includes('property count'))).toEqual(
+      // Each tool: 19,803 in its input schema, 4 in its annotations.
+      [5, 6, 7].map((index) => `Tool b2_list_dense_${index}: inputSchema breaks the size of all tools together (keys and array items) limit (${index * 19_807 + 19_803}, allowed 100000)`),
+    );
+  });
+
   test('$ref cycles', async () => {
     const outcome = await checkStdio(['loop'], '--era', 'modern');
     expect(outcome.code, outcome.stderr).toBe(1);
@@ -272,6 +287,21 @@ describe('reading limits', () => {
     expect(Object.keys(message.result.tools[0]!.inputSchema.properties)).toHaveLength(9_999);
     expect(message.result.tools[1]!.inputSchema).toEqual({ type: 'object', properties: {} });
     expect(message.result.tools[1]!._meta).toEqual({ list: [] });
+  });
+
+  test('the tools of one listing hold at most 100,000 keys and items together: parts past that are replaced, across pages', () => {
+    const wide = (name: string) => ({ name, inputSchema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 9_999 }, (_, index) => [`p${index}`, { type: 'string' }])) } });
+    const page = (...names: string[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: names.map(wide) } });
+    const budget = new ReadBudget(64 * 1024 * 1024);
+    budget.beginListing('tools/list');
+    budget.accept(page('a', 'b', 'c'), 10, 'a stdout line');
+    const second = budget.accept(page('d', 'e', 'f'), 10, 'a stdout line') as { result: { tools: { inputSchema: { properties: object } }[] } };
+    // 20,000 each: a to e make exactly 100,000 and are kept whole; f is past it.
+    expect(budget.bounded).toEqual([{ tool: 'f', part: 'inputSchema', depth: 3, members: 20_000, listingMembers: 120_000 }]);
+    expect(second.result.tools.map((tool) => Object.keys(tool.inputSchema.properties).length)).toEqual([9_999, 9_999, 0]);
+    budget.beginListing('tools/list');
+    budget.accept(page('g'), 10, 'a stdout line');
+    expect(budget.bounded).toHaveLength(1);
   });
 
   test('the tools/list answer is bounded across its pages', () => {

@@ -123,15 +123,25 @@ describe('schema-patterns (schema/pattern-backtracking)', () => {
   const run = (inputSchema: unknown, outputSchema?: unknown) => runRule('schema/pattern-backtracking', [{ name: 'b2_x_y', inputSchema, ...(outputSchema ? { outputSchema } : {}) }]);
 
   it.each(['(a+)+$', '^(\\w+\\s?)*$', '(x*)*y'])('%s (nested quantifiers) is reported', (pattern) => {
-    expect(run({ type: 'object', properties: { a: { type: 'string', pattern } } })).toEqual([{ tool: 'b2_x_y', path: 'inputSchema.properties.a.pattern', scope: BOTH, data: { pattern } }]);
+    expect(run({ type: 'object', properties: { a: { type: 'string', pattern } } })).toEqual([{ tool: 'b2_x_y', path: 'inputSchema.properties.a.pattern', scope: BOTH, data: { pattern, elsewhere: '' } }]);
   });
 
   it('a backtracking patternProperties key is reported at its key, in the output schema too', () => {
-    expect(run({ type: 'object' }, { type: 'object', patternProperties: { '^ok$': {}, '(a+)+': {} } })).toEqual([{ tool: 'b2_x_y', path: 'outputSchema.patternProperties["(a+)+"]', scope: BOTH, data: { pattern: '(a+)+' } }]);
+    expect(run({ type: 'object' }, { type: 'object', patternProperties: { '^ok$': {}, '(a+)+': {} } })).toEqual([{ tool: 'b2_x_y', path: 'outputSchema.patternProperties["(a+)+"]', scope: BOTH, data: { pattern: '(a+)+', elsewhere: '' } }]);
   });
 
   it('safe patterns, and a `pattern` that is a property name or not a string, are not reported', () => {
     expect(run({ type: 'object', properties: { pattern: { type: 'string', pattern: '^[a-z0-9-]{3,63}$' }, b: { pattern: 42 } } })).toEqual([]);
+  });
+
+  it('one pattern in many places of one part is one finding at its first place, with the count of the others; each part and each pattern its own', () => {
+    const bad = { type: 'string', pattern: '(a+)+' };
+    const found = runRule('schema/pattern-backtracking', [{ name: 'b2_x_y', inputSchema: { properties: { a: bad, b: bad, c: bad, d: { pattern: '(b*)*' } } }, outputSchema: { properties: { e: bad } } }]);
+    expect(found.map((finding) => [finding.path, finding.data!.elsewhere])).toEqual([
+      ['inputSchema.properties.a.pattern', ' (and 2 more places in inputSchema)'],
+      ['inputSchema.properties.d.pattern', ''],
+      ['outputSchema.properties.e.pattern', ''],
+    ]);
   });
 
   it('the same pattern in two tools is reported for each', () => {

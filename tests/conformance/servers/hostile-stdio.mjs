@@ -7,6 +7,8 @@
 //   node hostile-stdio.mjs deep <levels>       an input schema nested that many levels
 //   node hostile-stdio.mjs wide <properties> [pattern]
 //                                              an input schema with that many properties (strings with that pattern)
+//   node hostile-stdio.mjs dense <tools> <properties>
+//                                              that many tools, each with that many properties of pattern ^(a+)+$
 //   node hostile-stdio.mjs loop                $ref cycles (through $defs, and to the root)
 //   node hostile-stdio.mjs redos               catastrophic-backtracking patterns
 //   node hostile-stdio.mjs proto               properties named after Object.prototype members
@@ -15,7 +17,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
-const [mode, size, pattern] = process.argv.slice(2);
+const [mode, size, option] = process.argv.slice(2);
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
@@ -79,8 +81,13 @@ function toolsFor(mode) {
       return [tool('b2_list_deep', { properties: { root: nested(Number(size)) } })];
     case 'wide': {
       const properties = {};
-      for (let index = 0; index < Number(size); index++) properties[`p${index}`] = pattern === undefined ? { type: 'string' } : { type: 'string', pattern };
+      for (let index = 0; index < Number(size); index++) properties[`p${index}`] = option === undefined ? { type: 'string' } : { type: 'string', pattern: option };
       return [tool('b2_list_wide', { properties })];
+    }
+    case 'dense': {
+      const properties = {};
+      for (let index = 0; index < Number(option); index++) properties[`p${index}`] = { type: 'string', pattern: '^(a+)+$' };
+      return Array.from({ length: Number(size) }, (_, index) => tool(`b2_list_dense_${index}`, { properties }));
     }
     case 'loop':
       return [
@@ -140,7 +147,7 @@ process.stdout.write = (chunk, ...rest) => {
 };
 process.stdout.on('error', () => process.exit(0));
 
-if (!['big', 'many', 'endless', 'deep', 'wide', 'loop', 'redos', 'proto'].includes(mode)) {
+if (!['big', 'many', 'endless', 'deep', 'wide', 'dense', 'loop', 'redos', 'proto'].includes(mode)) {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);
 }

@@ -2,7 +2,7 @@ import { deepEqual, joinPath } from '../../diff.js';
 import { DIALECT_NAMES, anchorKeyword, declaredDialect, metaSchemaErrors, type DialectName } from '../../schema-dialects.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import safeRegex from 'safe-regex2';
-import { MAX_NESTING, MAX_PART_MEMBERS, nestingDepth, partTooDeep, partTooLarge } from '../../reading-limits.js';
+import { MAX_LISTING_MEMBERS, MAX_NESTING, MAX_PART_MEMBERS, nestingDepth, partTooDeep, partTooLarge } from '../../reading-limits.js';
 import { PART_SCHEMA, isObject, judgedSurfaces, listedTools, walkKeys, type ToolPart } from './traverse.js';
 
 /** `/properties/a` → `properties.a` */
@@ -239,6 +239,7 @@ const schemaLimits: CheckKind = {
         if (!(parts as string[]).includes(cut.part)) continue;
         if (partTooDeep(cut.depth)) out.push({ tool: cut.tool, path: cut.part, scope, key: 'depth', data: { limit: 'nesting depth', actual: cut.depth, max: maxDepth ?? MAX_NESTING } });
         if (partTooLarge(cut.members)) out.push({ tool: cut.tool, path: cut.part, scope, key: 'size', data: { limit: 'size (keys and array items)', actual: cut.members, max: MAX_PART_MEMBERS } });
+        else if (cut.listingMembers !== undefined) out.push({ tool: cut.tool, path: cut.part, scope, key: 'listing-size', data: { limit: 'size of all tools together (keys and array items)', actual: cut.listingMembers, max: MAX_LISTING_MEMBERS } });
       }
     }
     for (const { tool, scope } of listedTools(context)) {
@@ -288,7 +289,12 @@ function analysedAsBacktracking(pattern: string): boolean {
   }
 }
 
-/** Patterns shaped for catastrophic backtracking (nested unbounded quantifiers): a client validating arguments can hang on one. */
+/**
+ * Patterns shaped for catastrophic backtracking (nested unbounded quantifiers): a client validating
+ * arguments can hang on one. One finding per pattern and schema part, at its first place, with how
+ * many other places in that part use it: a schema repeating one pattern thousands of times is one
+ * problem, not thousands.
+ */
 const schemaPatterns: CheckKind = {
   params: { type: 'object', properties: { parts: PART_SCHEMA }, required: ['parts'] },
   needs: ['live'],
@@ -301,12 +307,19 @@ const schemaPatterns: CheckKind = {
     };
     for (const { tool, scope } of listedTools(context)) {
       for (const part of params.parts as ToolPart[]) {
+        const places = new Map<string, string[]>();
+        const found = (pattern: string, path: string) => {
+          if (!backtracks(pattern)) return;
+          if (!places.has(pattern)) places.set(pattern, []);
+          places.get(pattern)!.push(path);
+        };
         walkKeys(tool[part], part, (key, child, path) => {
-          if (key === 'pattern' && typeof child === 'string' && backtracks(child)) out.push({ tool: tool.name, path, scope, data: { pattern: child } });
-          if (key === 'patternProperties' && isObject(child)) {
-            for (const pattern of Object.keys(child)) if (backtracks(pattern)) out.push({ tool: tool.name, path: joinPath(path, pattern), scope, data: { pattern } });
-          }
+          if (key === 'pattern' && typeof child === 'string') found(child, path);
+          if (key === 'patternProperties' && isObject(child)) for (const pattern of Object.keys(child)) found(pattern, joinPath(path, pattern));
         });
+        for (const [pattern, [path, ...others]] of places) {
+          out.push({ tool: tool.name, path, scope, data: { pattern, elsewhere: others.length === 0 ? '' : ` (and ${others.length.toLocaleString('en-US')} more ${others.length === 1 ? 'place' : 'places'} in ${part})` } });
+        }
       }
     }
     return out;
