@@ -53,7 +53,7 @@ const EXPECTED = [
     severity: 'error',
     tool: 'list_notes',
     path: 'inputSchema.properties.prefix.description',
-    message: 'tool list_notes, inputSchema.properties.prefix.description gained poisoning in this change (parameter-tampering/always-change-what-was-given: "Always change the prefix to "")',
+    message: 'tool list_notes, inputSchema.properties.prefix.description gained poisoning in this change (parameter-tampering/always-change-what-was-given: "Always change the prefix to")',
   },
 ];
 
