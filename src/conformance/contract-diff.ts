@@ -11,17 +11,16 @@ export function counterpartOf(name: string, other: LoadedContract): string | und
 /** The parts of a contract compared when both sides have them, as the evidence names them. */
 const PARTS = { toolBacking: 'toolBacking', naming: 'naming policy', approvedCacheHint: 'approvedCacheHint' } as const;
 
-/** The SDK versions a contract or a fixture was generated with, package by package. */
+/**
+ * The SDK versions a contract or a fixture was generated with, for each package both sides record.
+ * A package on one side only says who wrote the file (a snapshot records the checker's client, a
+ * generated fixture the server's SDKs), not a change of the server.
+ */
 export function sdkChanges(before: Record<string, string> | undefined, after: Record<string, string> | undefined): Change[] {
   const a = before ?? {};
   const b = after ?? {};
-  const changes: Change[] = [];
-  for (const name of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(compareCodePoints)) {
-    const was = Object.hasOwn(a, name) ? a[name] : undefined;
-    const now = Object.hasOwn(b, name) ? b[name] : undefined;
-    if (was !== now) changes.push({ kind: 'contract-sdk-changed', path: joinPath('sdk', name), before: was, after: now });
-  }
-  return changes;
+  const shared = Object.keys(a).filter((name) => Object.hasOwn(b, name)).sort(compareCodePoints);
+  return shared.filter((name) => a[name] !== b[name]).map((name) => ({ kind: 'contract-sdk-changed', path: joinPath('sdk', name), before: a[name], after: b[name] }));
 }
 
 /** A changed list, element by element: what is new and what is gone. */

@@ -185,6 +185,13 @@ describe('the contract artifact itself and the key capabilities are compared', (
     expect([...result.findings[0]!.scopes].sort()).toEqual(['contract', 'everyday.legacy', 'everyday.modern']);
   });
 
+  test('an SDK recorded on one side only says who wrote the file (a snapshot names the checker\'s client): no finding', () => {
+    const generated = { '@modelcontextprotocol/client': '2.4.0', '@modelcontextprotocol/server': '2.4.0', 'photo-sdk': '0.3.0' };
+    const snapshotted = { '@modelcontextprotocol/client': '2.4.0' };
+    expect(rulesOf(diff({ profiles, sdk: generated }, { profiles, sdk: snapshotted }))).toEqual([]);
+    expect(rulesOf(diff({ profiles, sdk: generated }, { profiles, sdk: { '@modelcontextprotocol/client': '2.5.0' } }))).toEqual(['contract/sdk-changed']);
+  });
+
   test('a renamed tool keeps its confirm gate and backing under its new name: the rename is the one finding', () => {
     const renamed = albumTools().map((tool) => (tool.name === 'pa_delete_album' ? { ...tool, name: 'pa_remove_album' } : tool));
     const contractOf = (tools: ListedTool[], gated: string) => ({

@@ -63,7 +63,11 @@ test('snapshot writes the prompt fixture the generator wrote, and diff against t
   expect(written.prompts).toEqual(expected.prompts);
   expect(written.hash).toBe(expected.hash);
 
-  const diff = await cli('diff', join(PACKAGE_ROOT, TOOL_FIXTURES_DIR), out, '--format', 'json');
+  // The snapshot holds one profile: compare it with that profile's bundled fixtures, laid out as snapshot writes them (other profiles would be removed ones).
+  const before = tempDir();
+  for (const era of ['modern', 'legacy']) cpSync(join(PACKAGE_ROOT, TOOL_FIXTURES_DIR, `full.${era}.json`), join(before, `full.${era}.json`));
+  cpSync(join(PACKAGE_ROOT, PROMPT_FIXTURES_DIR, 'full.json'), join(before, 'full.json'));
+  const diff = await cli('diff', before, out, '--format', 'json');
   expect(diff.code, diff.stdout).toBe(0);
   const report = JSON.parse(diff.stdout);
   expect(report.findings).toEqual([]);
