@@ -20,7 +20,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/index.js';
 import { packageRoot } from '../src/server/package-info.js';
-import { B2_CAPABILITIES } from '../src/server/tools/definition.js';
+import { B2_CAPABILITIES } from '../src/server/b2/capabilities.js';
 
 const SERVER = join(packageRoot(), 'dist', 'bin', 'b2-mcp.js');
 const ASSETS = 'demo-private-assets';

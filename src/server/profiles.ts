@@ -1,5 +1,5 @@
 import type { ProfileName } from '../contract/constants.js';
-import type { B2Capability } from './tools/definition.js';
+import type { B2Capability } from './b2/capabilities.js';
 
 export interface Profile {
   description: string;

@@ -3,7 +3,8 @@ import type { SecretSinkMode } from './config.js';
 import { PROFILES } from './profiles.js';
 import { annotationsFor, type ToolAnnotations } from './tools/annotations.js';
 import { TOOL_CATALOG } from './tools/catalog.js';
-import { ToolError, type ToolDefinition } from './tools/definition.js';
+import { ToolError } from './errors.js';
+import type { ToolDefinition } from './tools/definition.js';
 import { boolean, toInputSchema, type JsonSchema } from './tools/schema.js';
 
 /** A tool as one surface serves it: the definition after narrowing, and its wire form. */

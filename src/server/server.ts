@@ -13,7 +13,9 @@ import type { PromptDefinition } from './prompts/definition.js';
 import { promptArgsSchema } from './prompts/wire.js';
 import type { ResolvedTool } from './registry.js';
 import type { SecretStore } from './secrets/store.js';
-import { ToolError, type ToolArgs, type ToolOutcome } from './tools/definition.js';
+import { ToolError, type StatusError } from './errors.js';
+import type { ToolOutcome } from './tools/definition.js';
+import type { ToolArgs } from './tools/schema.js';
 
 /** What one credential sees: its tool surface and the backends bound to it. */
 export interface CredentialSession {
@@ -89,11 +91,9 @@ function missingCredentials(): never {
   throw new ToolError(401, 'missing_credentials', 'No B2 application key is configured for this server (set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY).');
 }
 
-/** Provider failures carry their own status and code; everything else is an internal error. */
-function toToolError(error: unknown): ToolError | undefined {
-  if (error instanceof ToolError) return error;
-  if (error instanceof B2Error) return new ToolError(error.status, error.code, error.message, error.requestId);
-  return undefined;
+/** Tool and B2 failures carry their own status and code; everything else is an internal error. */
+function knownFailure(error: unknown): StatusError | undefined {
+  return error instanceof ToolError || error instanceof B2Error ? error : undefined;
 }
 
 /** The client's declared capabilities: per request in the modern era, per connection in the legacy one. */
@@ -185,7 +185,7 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
             const outcome = await definition.handler(args, { ...sessionContext, signal: ctx.mcpReq.signal });
             return successResult(sanitizeOutcome(outcome, sanitizer, config), encoder);
           } catch (error) {
-            const known = toToolError(error);
+            const known = knownFailure(error);
             const toolError = known ?? new ToolError(500, 'internal_error', 'The tool failed unexpectedly; see the server log.');
             outcomeLabel = toolError.code;
             // The logger sanitizes in log mode, which keeps an Error's name, message and stack (the result sanitizer would leave {}).

@@ -4,6 +4,7 @@ import { b2UserAgent } from './b2/native-client.js';
 import { B2Error } from './b2/errors.js';
 import type { ProfileName } from '../contract/constants.js';
 import { ConfigError, loadConfig, readSetting, redisUrlPasswords, type Credentials, type ServerConfig, type Transport } from './config.js';
+import { StatusError } from './errors.js';
 import { createLogger, withRedaction, type Logger } from './logger.js';
 import { packageVersion } from './package-info.js';
 import { ConfirmationStates } from './policy/gate.js';
@@ -17,9 +18,9 @@ import { callerIdOf } from './secrets/store.js';
 import { createServerFactory, type CredentialSession, type ServerRuntime } from './server.js';
 
 /** A credential problem found while reading the key's capabilities; `status` follows B2's answer. */
-export class CredentialError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
+export class CredentialError extends StatusError {
+  constructor(status: number, code: string, message: string) {
+    super(status, code, message);
     this.name = 'CredentialError';
   }
 }

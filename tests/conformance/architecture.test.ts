@@ -1,5 +1,7 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { expect, test } from 'vitest';
 import { CHANGE_KINDS } from '../../src/conformance/diff.js';
 import { PACKAGE_ROOT } from '../../src/conformance/package-root.js';
@@ -81,3 +83,35 @@ test('bin/b2-mcp-conform.ts stays a thin entry point', () => {
   expect(specifiers(join(PACKAGE_ROOT, 'bin', 'b2-mcp-conform.ts'))).toEqual(['../src/conformance/cli.js']);
   expect(text.split('\n').length).toBeLessThan(12);
 });
+
+/**
+ * Every import circle under `roots` of `baseDir`, type-only imports included (swc reads the
+ * TypeScript, so the compiler's own API is not needed), each as `a.ts → b.ts → a.ts`.
+ */
+async function importCircles(baseDir: string, roots: string[]): Promise<{ modules: number; circles: string[] }> {
+  const ruleSet = { forbidden: [{ name: 'no-circular', severity: 'error' as const, from: {}, to: { circular: true } }] };
+  const { output } = await cruise(roots, { baseDir, parser: 'swc', tsPreCompilationDeps: true, doNotFollow: { path: 'node_modules' }, validate: true, ruleSet });
+  const { summary } = output as ICruiseResult;
+  const circles = summary.violations.map((violation) => [violation.from, ...(violation.cycle ?? []).map((step) => step.name)].join(' → '));
+  return { modules: summary.totalCruised, circles };
+}
+
+test('no module imports itself through others: src/, bin/, scripts/ and bench/ have no import circle', async () => {
+  const { modules, circles } = await importCircles(PACKAGE_ROOT, ['src', 'bin', 'scripts', 'bench']);
+  expect(modules).toBeGreaterThan(250);
+  expect(circles).toEqual([]);
+}, 60_000);
+
+test('the circle check sees a circle made only of type imports', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'import-circle-'));
+  try {
+    writeFileSync(join(dir, 'a.ts'), "import type { B } from './b.js';\nexport type A = { b?: B };\n");
+    writeFileSync(join(dir, 'b.ts'), "import type { A } from './a.js';\nexport type B = { a?: A };\n");
+    writeFileSync(join(dir, 'c.ts'), "import type { A } from './a.js';\nexport const c: A = {};\n");
+    const { modules, circles } = await importCircles(dir, ['.']);
+    expect(modules).toBe(3);
+    expect(circles).toEqual(['a.ts → b.ts → a.ts']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

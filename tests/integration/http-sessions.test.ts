@@ -6,7 +6,7 @@ import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../src/server/config.js';
 import type { CredentialSession, ServerRuntime } from '../../src/server/server.js';
-import { createRuntime } from '../../src/server/start.js';
+import { createRuntime, CredentialError } from '../../src/server/start.js';
 import { serveOverHttp, type HttpHandle } from '../../src/server/transports/http.js';
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { connectHttp, serverEnv, startHttpServer, type ClientKind, type ElicitAnswer, type HttpServer } from '../support/server-harness.js';
@@ -173,7 +173,7 @@ describe('session resolution failures (in process)', () => {
   it('answer a B2 credential failure with its status, and anything else with 500 and no details', async () => {
     const runtime = await createRuntime({ B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' }, 'http');
     const failures: Error[] = [
-      Object.assign(new Error('The application key was rejected by B2.'), { status: 401, code: 'bad_auth_token' }),
+      new CredentialError(401, 'bad_auth_token', 'The application key was rejected by B2.'),
       new Error('boom: internal detail'),
     ];
     const failing: ServerRuntime = { ...runtime, sessionFor: () => Promise.reject(failures.shift()) };

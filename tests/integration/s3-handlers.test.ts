@@ -14,7 +14,8 @@ import type { ToolContext } from '../../src/server/context.js';
 import { createLogger } from '../../src/server/logger.js';
 import { createS3Adapter } from '../../src/server/s3/adapter.js';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
-import { ToolError, type ToolArgs } from '../../src/server/tools/definition.js';
+import { ToolError } from '../../src/server/errors.js';
+import type { ToolArgs } from '../../src/server/tools/schema.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

@@ -8,7 +8,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { MASTER_KEY_HINT, s3ErrorFrom } from '../../src/server/s3/errors.js';
 import { openedRealPath, prepareLocalTarget, readLocalFile, saveStream } from '../../src/server/s3/local-files.js';
-import { ToolError } from '../../src/server/tools/definition.js';
+import { ToolError } from '../../src/server/errors.js';
 
 let root: string;
 let outside: string;

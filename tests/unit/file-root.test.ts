@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareLocalTarget, readLocalFile } from '../../src/server/s3/local-files.js';
-import { ToolError } from '../../src/server/tools/definition.js';
+import { ToolError } from '../../src/server/errors.js';
 
 /**
  * B2_FILE_ROOT (docs/contract.md): a path is inside the root when its real path lies under the

@@ -7,7 +7,8 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import { CONFIRMATION_INPUT_KEY, ConfirmationStates, describeTargets, evaluateGate, type GateRequest } from '../../src/server/policy/gate.js';
-import { ToolError, type ToolArgs } from '../../src/server/tools/definition.js';
+import { ToolError } from '../../src/server/errors.js';
+import type { ToolArgs } from '../../src/server/tools/schema.js';
 
 const TEN_MINUTES = 10 * 60 * 1000;
 const PREFIX = 'b2-mcp-confirm-v2.';

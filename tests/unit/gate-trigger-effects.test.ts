@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
-import type { ToolArgs } from '../../src/server/tools/definition.js';
+import type { ToolArgs } from '../../src/server/tools/schema.js';
 
 const effectOf = (tool: string, args: ToolArgs): string | undefined => {
   const gate = TOOL_CATALOG.find((d) => d.name === tool)?.gate;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import { CONFIRMATION_INPUT_KEY, ConfirmationStates, describeTargets, evaluateGate, type GateRequest } from '../../src/server/policy/gate.js';
 import { createSanitizer } from '../../src/server/policy/sanitize.js';
-import { ToolError } from '../../src/server/tools/definition.js';
+import { ToolError } from '../../src/server/errors.js';
 
 const CANARY = 'B2_MCP_CANARY_SECRET_gate01';
 const sanitizer = createSanitizer([]);

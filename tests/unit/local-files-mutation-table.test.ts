@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openedRealPath, prepareLocalTarget, readLocalFile, saveStream, type LocalFilePolicy } from '../../src/server/s3/local-files.js';
-import { ToolError } from '../../src/server/tools/definition.js';
+import { ToolError } from '../../src/server/errors.js';
 
 let root: string;
 let outside: string;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSanitizer, collectSecretValues, LOG_ONLY_SECRET_KEYS, REDACTED, SECRET_HEADER_NAMES, STRUCTURED_SECRET_KEYS } from '../../src/server/policy/sanitize.js';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
-import type { ToolArgs } from '../../src/server/tools/definition.js';
+import type { ToolArgs } from '../../src/server/tools/schema.js';
 
 /** K1: the 21 structured secret names. */
 const K1 = [

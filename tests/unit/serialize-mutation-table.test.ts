@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatToolError, successResult } from '../../src/server/policy/serialize.js';
-import { ToolError } from '../../src/server/tools/definition.js';
+import { ToolError } from '../../src/server/errors.js';
 
 const listing = { files: Array.from({ length: 20 }, (_, i) => ({ fileName: `f-${i}.jpg`, size: 100 + i })) };
 const nested = { account: { id: 'a', limits: { buckets: { max: 100, used: [1, 2, { deep: { deeper: 'x' } }] } } } };

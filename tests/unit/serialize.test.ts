@@ -1,7 +1,7 @@
 import { decode } from '@toon-format/toon';
 import { describe, expect, it } from 'vitest';
 import { errorResult, formatToolError, successResult } from '../../src/server/policy/serialize.js';
-import { ToolError } from '../../src/server/tools/definition.js';
+import { ToolError } from '../../src/server/errors.js';
 
 const listing = {
   files: Array.from({ length: 50 }, (_, i) => ({ fileName: `photos/2026/img-${i}.jpg`, size: 1000 + i, uploaded: `2026-01-${String((i % 28) + 1).padStart(2, '0')}` })),

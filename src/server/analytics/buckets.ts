@@ -1,6 +1,6 @@
 import type { CallOptions } from '../b2/native-client.js';
 import type { B2Bucket, B2ListBucketsRequest } from '../b2/types.js';
-import { ToolError } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
 
 export interface BucketLookupApi {
   listBuckets(request?: B2ListBucketsRequest, options?: CallOptions): Promise<{ buckets: B2Bucket[] }>;

@@ -4,7 +4,7 @@
  * (the tool then reports what it has, marked truncated). A caller's cancellation propagates, and
  * so does an expiry before the scan began (nothing to report): as a 504 tool error.
  */
-import { ToolError } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
 
 
 /** Every analytics tool stops scanning after this long (docs/contract.md §2.7). */

@@ -7,19 +7,21 @@
  *                             (504 `request_timeout`)
  * Messages never contain credentials or authorization tokens.
  */
-export class B2Error extends Error {
+import { StatusError } from '../errors.js';
+
+export class B2Error extends StatusError {
   /** How long B2 asked the caller to wait (from `Retry-After`), if it did. */
   retryAfterMs?: number;
 
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: number,
+    code: string,
     message: string,
     /** The B2 operation, e.g. `b2_list_buckets`. */
     readonly operation: string,
-    readonly requestId?: string,
+    requestId?: string,
   ) {
-    super(message);
+    super(status, code, message, requestId);
     this.name = 'B2Error';
   }
 }

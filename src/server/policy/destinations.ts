@@ -4,7 +4,7 @@
  * someone else. Every destination is named, none summarised as "+N more".
  */
 import { KEY_CAPABILITY_RISKS } from '../tools/key-policy.js';
-import type { ToolArgs } from '../tools/definition.js';
+import type { ToolArgs } from '../tools/schema.js';
 
 /** Makes one value safe to show: redacted, collapsed, cut and quoted. */
 type Show = (value: unknown) => string;

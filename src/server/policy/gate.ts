@@ -2,7 +2,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { inputRequired, inputResponse, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { compareCodePoints } from '../../contract/normalize.js';
 import type { DestructivePolicy } from '../config.js';
-import { ToolError, type ToolArgs } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
+import type { ToolArgs } from '../tools/schema.js';
 import { describeDestinations } from './destinations.js';
 
 /** The key under which the confirmation form travels in `inputRequests` / `inputResponses`. */

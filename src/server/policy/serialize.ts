@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { OutputFormat } from '../config.js';
-import { ToolError, type ToolOutcome } from '../tools/definition.js';
+import type { StatusError } from '../errors.js';
+import type { ToolOutcome } from '../tools/definition.js';
 import { estimateTokens } from './token-estimate.js';
 import { encodeToon, exceedsToonBounds } from './toon.js';
 
@@ -50,7 +51,7 @@ export function successResult(outcome: ToolOutcome, encoder: TextEncoder): CallT
 }
 
 /** The one error shape every tool failure takes. */
-export function formatToolError(error: ToolError): string {
+export function formatToolError(error: StatusError): string {
   const suffix = error.requestId ? ` (requestId: ${error.requestId})` : '';
   return `B2 Error [${error.code}] (HTTP ${error.status}): ${error.message}${suffix}`;
 }

@@ -3,7 +3,7 @@
  * `InvalidPart`, ...), S3's request id, and a hint where the usual cause is known. This module is
  * light on purpose: it must not load the AWS SDK.
  */
-import { ToolError } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
 
 export const MASTER_KEY_HINT =
   " Hint: B2's S3-compatible endpoint does not accept the account's master key; configure an application key (B2_APPLICATION_KEY_ID / B2_APPLICATION_KEY).";

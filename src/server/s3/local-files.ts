@@ -23,7 +23,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ToolError } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
 import { autorunReason, DEFAULT_FILE_ROOT, fileRootProblem, holdsSecret, isClientConfigName, isInside } from './local-file-rules.js';
 
 export interface LocalFilePolicy {

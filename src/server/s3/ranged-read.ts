@@ -5,7 +5,7 @@
  * the window is returned. A ranged copy is checked at its two ends the same way.
  */
 import type { Sanitizer } from '../policy/sanitize.js';
-import { ToolError } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
 
 /** A `bytes=` range as the tool's schema admits it: first-last, first- or -suffix. */
 export type ByteRange = { first: number; last?: number } | { suffix: number };

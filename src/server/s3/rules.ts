@@ -1,5 +1,5 @@
 /** Data-plane rules the `s3_*` tools share: inline size limit, part sizes, runtime capability checks. */
-import { ToolError } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
 
 /** `s3_put_object` and inline `s3_get_object` move at most 1 MiB. */
 export const INLINE_OBJECT_BYTES = 1_048_576;

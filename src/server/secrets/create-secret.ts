@@ -13,7 +13,9 @@ import { B2Error, B2TransportError } from '../b2/errors.js';
 import type { ToolContext } from '../context.js';
 import { REDACTED } from '../policy/sanitize.js';
 import { SecretSinkError, type SinkReceipt } from '../policy/secret-sink.js';
-import { ToolError, type ToolArgs, type ToolOutcome } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
+import type { ToolOutcome } from '../tools/definition.js';
+import type { ToolArgs } from '../tools/schema.js';
 import { idempotencyIds, type CreationClaim, type IdempotencyIds, type SecretStore } from './store.js';
 
 export interface SecretCreation<R extends { applicationKey: string }> {

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { sha256Hex, stable } from '../../contract/normalize.js';
 import type { Credentials } from '../config.js';
 import { secretValuesIn, type FileSecretSink, type SinkReceipt } from '../policy/secret-sink.js';
-import { ToolError, type ToolArgs } from '../tools/definition.js';
+import { ToolError } from '../errors.js';
+import type { ToolArgs } from '../tools/schema.js';
 
 export interface IdempotencyIds {
   /** `<callerId>:<idempotencyKey>`: one caller's key never meets another's. */

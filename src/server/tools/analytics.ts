@@ -1,7 +1,7 @@
 import type { EgressGrouping } from '../analytics/egress-leaders.js';
 import type { GrowthOrder, GrowthPeriod } from '../analytics/usage-growth.js';
-import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
-import { integer, oneOf, string } from './schema.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
+import { integer, oneOf, string, type ToolArgs } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 

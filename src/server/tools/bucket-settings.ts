@@ -4,7 +4,7 @@
  * with a precise reason (contract §2.7).
  */
 import type { B2CorsRule } from '../b2/types.js';
-import { ToolError } from './definition.js';
+import { ToolError } from '../errors.js';
 
 export const MAX_BUCKET_INFO_PAIRS = 10;
 export const MAX_BUCKET_INFO_KEY_BYTES = 50;

@@ -1,9 +1,10 @@
 import type { B2Bucket, B2BucketTypeFilter, B2CorsRule, B2CreateBucketRequest, B2ListBucketsRequest, B2NotificationRule, B2UpdateBucketRequest } from '../b2/types.js';
 import { checkBucketInfo, checkCorsRules } from './bucket-settings.js';
-import { ToolError, type ToolArgs, type ToolDefinition, type ToolHandler } from './definition.js';
+import { ToolError } from '../errors.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
 import { redactNotificationRules } from './notification-redaction.js';
 import { checkWebhookUrl } from './webhook-guard.js';
-import { array, boolean, constant, integer, nullable, object, oneOf, string, stringMap, type JsonSchema } from './schema.js';
+import { array, boolean, constant, integer, nullable, object, oneOf, string, stringMap, type JsonSchema, type ToolArgs } from './schema.js';
 
 const BUCKET_TYPES = ['allPublic', 'allPrivate'] as const;
 

@@ -1,21 +1,7 @@
 import type { BackingCategory } from '../../contract/constants.js';
 import type { ToolContext } from '../context.js';
-import type { ToolInput } from './schema.js';
-
-/** The B2 application-key capabilities our tools are mapped to. */
-export const B2_CAPABILITIES = [
-  'listKeys', 'writeKeys', 'deleteKeys',
-  'listBuckets', 'readBuckets', 'writeBuckets', 'deleteBuckets',
-  'listFiles', 'readFiles', 'shareFiles', 'writeFiles', 'deleteFiles',
-  'readBucketEncryption', 'writeBucketEncryption',
-  'readBucketRetentions', 'writeBucketRetentions',
-  'readFileRetentions', 'writeFileRetentions',
-  'readFileLegalHolds', 'writeFileLegalHolds',
-  'bypassGovernance',
-  'readBucketReplications', 'writeBucketReplications',
-  'readBucketNotifications', 'writeBucketNotifications',
-] as const;
-export type B2Capability = (typeof B2_CAPABILITIES)[number];
+import type { B2Capability } from '../b2/capabilities.js';
+import type { ToolArgs, ToolInput } from './schema.js';
 
 /**
  * What a call does to the world; the MCP annotations are derived from it (see annotations.ts).
@@ -26,26 +12,11 @@ export type B2Capability = (typeof B2_CAPABILITIES)[number];
  */
 export type ToolEffect = 'read' | 'local-write' | 'idempotent-write' | 'write';
 
-export type ToolArgs = Record<string, unknown>;
-
 /**
  * A confirmation gate: returns what the call would do when it is destructive or weakens a
  * protection, or `undefined` when this particular call is harmless.
  */
 export type GateTrigger = (args: ToolArgs) => string | undefined;
-
-/** A failure the model sees as `B2 Error [code] (HTTP status): message`. */
-export class ToolError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly requestId?: string,
-  ) {
-    super(message);
-    this.name = 'ToolError';
-  }
-}
 
 /**
  * A successful handler result: structured data (the canonical form) or a plain status line.

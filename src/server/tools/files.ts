@@ -1,7 +1,7 @@
 import type { B2FileRetentionSetting } from '../b2/types.js';
 import { requireCapability } from '../s3/rules.js';
-import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
-import { boolean, integer, nullable, object, oneOf, string } from './schema.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
+import { boolean, integer, nullable, object, oneOf, string, type ToolArgs } from './schema.js';
 
 const fileId = string({ minLength: 1 });
 const fileName = string({ minLength: 1 });

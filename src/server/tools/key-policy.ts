@@ -5,7 +5,8 @@
  */
 import type { B2CreateKeyRequest } from '../b2/types.js';
 import type { KeyPolicy } from '../config.js';
-import { ToolError, type B2Capability } from './definition.js';
+import { ToolError } from '../errors.js';
+import type { B2Capability } from '../b2/capabilities.js';
 
 export const KEY_MANAGEMENT_CAPABILITIES = ['listKeys', 'writeKeys', 'deleteKeys'] as const;
 

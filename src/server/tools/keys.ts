@@ -1,5 +1,6 @@
 import type { B2CreateKeyRequest } from '../b2/types.js';
-import { B2_CAPABILITIES, type ToolDefinition, type ToolHandler } from './definition.js';
+import { B2_CAPABILITIES } from '../b2/capabilities.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
 import { checkKeyPolicy } from './key-policy.js';
 import { array, integer, oneOf, string } from './schema.js';
 

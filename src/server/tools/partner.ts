@@ -1,6 +1,6 @@
 import type { B2Region } from '../b2/types.js';
-import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
-import { integer, nullable, oneOf, string } from './schema.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
+import { integer, nullable, oneOf, string, type ToolArgs } from './schema.js';
 
 const accountId = string({ minLength: 1 });
 const email = string({ format: 'email', maxLength: 254 });

@@ -1,7 +1,7 @@
 import type { LifecycleRuleInput } from '../s3/adapter.js';
 import { badArguments } from '../s3/rules.js';
-import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
-import { array, boolean, integer, object, oneOf, string } from './schema.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
+import { array, boolean, integer, object, oneOf, string, type ToolArgs } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 const days = integer(1, 36500);

@@ -2,8 +2,8 @@ import type { CompletedPart } from '../s3/adapter.js';
 import { s3ErrorFrom } from '../s3/errors.js';
 import { refuseCutSecrets, type ReadAround } from '../s3/ranged-read.js';
 import { badArguments, MIN_PART_BYTES, splitCopySource } from '../s3/rules.js';
-import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
-import { array, integer, object, oneOf, string, stringMap } from './schema.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
+import { array, integer, object, oneOf, string, stringMap, type ToolArgs } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 const key = string({ minLength: 1 });

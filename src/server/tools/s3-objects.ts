@@ -4,8 +4,9 @@ import { s3ErrorFrom } from '../s3/errors.js';
 import { prepareLocalTarget, readLocalFile, saveStream, SAVE_IDLE_TIMEOUT_MS } from '../s3/local-files.js';
 import { parseByteRange, requestedWindow, widenRange } from '../s3/ranged-read.js';
 import { badArguments, INLINE_OBJECT_BYTES, requireCapability } from '../s3/rules.js';
-import { ToolError, type ToolArgs, type ToolDefinition, type ToolHandler } from './definition.js';
-import { array, boolean, integer, object, oneOf, string, stringMap } from './schema.js';
+import { ToolError } from '../errors.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
+import { array, boolean, integer, object, oneOf, string, stringMap, type ToolArgs } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 const key = string({ minLength: 1 });

@@ -1,6 +1,6 @@
 import { badArguments, MIN_PART_BYTES, requireCapability } from '../s3/rules.js';
-import type { ToolArgs, ToolDefinition, ToolHandler } from './definition.js';
-import { array, integer, oneOf, string } from './schema.js';
+import type { ToolDefinition, ToolHandler } from './definition.js';
+import { array, integer, oneOf, string, type ToolArgs } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 const key = string({ minLength: 1 });

@@ -62,6 +62,9 @@ export function nullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
+/** The arguments of one call, as the tool's input schema admitted them. */
+export type ToolArgs = Record<string, unknown>;
+
 /** The top-level `inputSchema` of a tool. */
 export interface ToolInput {
   properties: Record<string, JsonSchema>;

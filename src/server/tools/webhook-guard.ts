@@ -15,7 +15,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ToolError } from './definition.js';
+import { ToolError } from '../errors.js';
 
 export interface ResolvedAddress {
   address: string;

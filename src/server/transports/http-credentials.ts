@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Credentials } from '../config.js';
+import { StatusError } from '../errors.js';
 
 /** Request headers by lower-case name (Node's `IncomingHttpHeaders`, or a Web `Headers` as entries). */
 export type HeaderRecord = Readonly<Record<string, string | readonly string[] | undefined>>;
@@ -33,13 +34,10 @@ export const CREDENTIAL_HEADER_NAMES: readonly string[] = [PRIMARY, APPLICATION_
 
 export type CredentialFailureCode = 'missing_credentials' | 'conflicting_headers' | 'partial_credential' | 'credential_headers_rejected';
 
-export class CredentialFailure extends Error {
-  constructor(
-    readonly status: 400 | 401,
-    readonly code: CredentialFailureCode,
-    message: string,
-  ) {
-    super(message);
+/** A credential the request's headers carry wrongly, or not at all. */
+export class CredentialFailure extends StatusError {
+  constructor(status: 400 | 401, code: CredentialFailureCode, message: string) {
+    super(status, code, message);
     this.name = 'CredentialFailure';
   }
 }

@@ -1,9 +1,10 @@
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { createServerFactory, type CredentialSession, type ServerRuntime } from '../server.js';
+import { StatusError } from '../errors.js';
 import { INVALID_PARAMS } from './argument-keys.js';
 import { BodyTooLargeError, readBodyWithin } from './body-limit.js';
 import { createHostGuard, isLoopbackAddress } from './host-guard.js';
-import { CredentialFailure, credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
+import { credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
 import { MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
 import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
 import type { InFlightRefusal } from './in-flight.js';
@@ -108,11 +109,9 @@ function forwardedClientAddress(forwardedFor: string, hops: number): string | un
   return withPort ? (withPort[1] ?? withPort[2]) : entry;
 }
 
-/** Errors that carry an HTTP status and a stable code (B2 credential and upstream failures while resolving a session). */
-function statusError(error: unknown): { status: number; code: string; message: string } | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const { status, code } = error as Error & { status?: unknown; code?: unknown };
-  return typeof status === 'number' && status >= 400 && status <= 599 && typeof code === 'string' ? { status, code, message: error.message } : undefined;
+/** A failure that answers the request with its own status and code (credential and upstream failures while resolving a session). */
+function answerableFailure(error: unknown): StatusError | undefined {
+  return error instanceof StatusError && error.status >= 400 && error.status <= 599 ? error : undefined;
 }
 
 /** Calls `done` once, when the response body has been read to its end, failed or been cancelled. */
@@ -203,7 +202,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
   };
 
   /** A credential (or upstream) failure: JSON-RPC for modern requests, plain JSON otherwise. */
-  const failureResponse = (route: McpRoute, failure: { status: number; code: string; message: string }): Response => {
+  const failureResponse = (route: McpRoute, failure: StatusError): Response => {
     const message = sanitizer.text(failure.message);
     if (route.kind === 'modern') {
       const code = failure.status < 500 ? -32001 : -32603;
@@ -299,8 +298,7 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       if (principal) ownerKey = `${ownerKey}|principal:${principal.key}:${principal.ceiling}`;
       session = await runtime.sessionFor(credentials, principal?.ceiling, principal?.key);
     } catch (error) {
-      if (error instanceof CredentialFailure) return failureResponse(route, error);
-      const known = statusError(error);
+      const known = answerableFailure(error);
       if (!known) throw error;
       if (known.status >= 500) logger.warn('http.session_failed', { status: known.status, code: known.code });
       return failureResponse(route, known);

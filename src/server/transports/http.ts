@@ -3,7 +3,8 @@ import type { ServerRuntime } from '../server.js';
 import { lingerOnClose, nodeBodyStream } from './body-limit.js';
 import { loadHttpSettings, type HttpSettings } from './http-settings.js';
 import { createHttpService, LEGACY_SESSION_IDLE_MS, type HttpService } from './http-service.js';
-import { openSharedState, type SharedState } from './shared-state.js';
+import { openSharedState } from './open-shared-state.js';
+import type { SharedState } from './shared-state.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
 /** Below the CLI's 10 s hard stop, so a drain always finishes on its own. */

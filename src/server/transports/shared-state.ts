@@ -1,5 +1,4 @@
 import type { Credentials } from '../config.js';
-import type { Logger } from '../logger.js';
 import { credentialKey } from './http-credentials.js';
 import { MemoryLimitStore, type LimitSettings, type LimitStore } from './limit-store.js';
 
@@ -44,22 +43,7 @@ const NO_DIRECTORY: SessionDirectory = {
   holder: async () => 'unknown',
 };
 
-export interface SharedStateOptions {
-  limits: LimitSettings;
-  redis?: RedisSettings;
-  /** How long a legacy session may stay idle before it is closed. */
-  sessionIdleMs: number;
-  logger: Logger;
-}
-
 /** Today's behaviour: limits on this process's clock, sessions known to this process only. */
 export function inProcessState(limits: LimitSettings, now?: () => number): SharedState {
   return { limits: new MemoryLimitStore(limits, now), sessions: NO_DIRECTORY, credentialKey, close: async () => undefined };
-}
-
-/** In-process state, or (with Redis settings) state shared through Redis; Redis's client is loaded only then. */
-export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
-  if (!options.redis) return inProcessState(options.limits);
-  const { connectRedisState } = await import('./redis-state.js');
-  return connectRedisState({ ...options, redis: options.redis });
 }
