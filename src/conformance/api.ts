@@ -73,6 +73,8 @@ export interface CheckOptions extends TargetOptions, JudgeOptions, ScenarioOptio
   probeTools?: string[];
   /** LOG_LEVEL for the probed server sessions (unset unless given: a debug level tells a server it is watched). */
   probeLogLevel?: string;
+  /** Replays a probe run: the seed its evidence printed draws the same sessions and call order (default a fresh seed). */
+  probeSeed?: number;
   /** Budget for the whole run in milliseconds, probes included (default 5 minutes): the probes stop at it with a partial report. */
   maxDurationMs?: number;
   /** Called as probe steps start. */
@@ -125,6 +127,13 @@ function maxMessageBytesOf(value: number | undefined): { maxMessageBytes?: numbe
   if (value === undefined) return {};
   if (!Number.isSafeInteger(value) || value <= 0) throw new ConformError('usage', `maxMessageBytes must be a positive integer, got ${value}`);
   return { maxMessageBytes: value };
+}
+
+/** A probe run's seed: a positive integer below 2^31, as the evidence prints it. */
+export function probeSeedOf(value: unknown): { probeSeed?: number } {
+  if (value === undefined) return {};
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value >= 2 ** 31) throw new ConformError('usage', `the probe seed must be a positive integer below 2147483648 (as a report's probe evidence prints it), got ${JSON.stringify(value)}`);
+  return { probeSeed: value };
 }
 
 function probeLogLevelOf(value: string | undefined): { probeLogLevel?: string } {
@@ -194,6 +203,7 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
     ...maxMessageBytesOf(options.maxMessageBytes),
     ...maxDurationOf(options.maxDurationMs),
     ...probeLogLevelOf(options.probeLogLevel),
+    ...probeSeedOf(options.probeSeed),
     ...(options.onProgress && { onProgress: callerCallback(options.onProgress) }),
     ...(options.pack !== undefined && { pack: options.pack }),
     ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),

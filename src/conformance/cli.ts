@@ -6,7 +6,7 @@ import { SEVERITIES, type Severity } from './findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
 import { CONNECTIONS_FOR, type EraChoice } from './connections.js';
 import type { RunResult } from './run.js';
-import { checkRun, DEFAULT_TIMEOUT_MS, diffRun, snapshot as takeSnapshot, targetOf, type TargetOptions } from './api.js';
+import { checkRun, DEFAULT_TIMEOUT_MS, diffRun, probeSeedOf, snapshot as takeSnapshot, targetOf, type TargetOptions } from './api.js';
 import { FORMATS } from './report/formats.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, formatBytes, parseByteSize } from './reading-limits.js';
 import { reportPlan } from './report/plan.js';
@@ -52,6 +52,12 @@ function duration(value: string): number {
   const ms = match ? Number(match[1]) * ({ ms: 1, s: 1000, m: 60_000 } as const)[(match[2] ?? 'ms') as 'ms' | 's' | 'm'] : NaN;
   if (!Number.isSafeInteger(ms) || ms <= 0) throw new ConformError('usage', `--max-duration must be a positive duration such as 300s, 5m or 1500ms, got "${value}"`);
   return ms;
+}
+
+/** `--seed`: a whole number, checked as the API checks a probe seed. */
+function probeSeed(value: string): number {
+  if (!/^\d{1,10}$/.test(value.trim())) throw new ConformError('usage', `--seed must be a positive integer (as a report's probe evidence prints it), got "${value}"`);
+  return probeSeedOf(Number(value)).probeSeed!;
 }
 
 function positiveInteger(value: string): number {
@@ -227,6 +233,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--probe-log-level <level>', 'give the probed server sessions LOG_LEVEL=<level> (unset by default: a debug level tells a server it is watched)')
     .option('--max-duration <duration>', 'budget for the whole run, probes included (300s, 5m, 1500ms; default 5m): probes stop with a partial report', duration)
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
+    .option('--seed <n>', "replay a probe run: the seed draws the sessions' clients and configurations and the call order (default: a fresh one, printed in the evidence)", probeSeed)
     .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
     .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server")
     .option('--scenarios <file>', 'YAML or JSON file of tool calls and expected results (docs/scenario.schema.json); each unmet expectation is a finding')
@@ -272,6 +279,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       ...(options.probeTool ? { probeTools: options.probeTool } : {}),
       ...(options.maxDuration ? { maxDurationMs: options.maxDuration } : {}),
       ...(options.probeLogLevel ? { probeLogLevel: options.probeLogLevel } : {}),
+      ...(options.seed ? { probeSeed: options.seed } : {}),
       ...(onProgress ? { onProgress } : {}),
     }, prepared);
     setExit(await writeReports(result, options, io));

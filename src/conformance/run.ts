@@ -82,6 +82,8 @@ export interface CheckRequest {
   maxMessageBytes?: number;
   /** LOG_LEVEL for the probed server sessions (unset unless asked for). */
   probeLogLevel?: string;
+  /** `--seed`: replays a probe run's drawn sessions and call order (a fresh seed when absent). */
+  probeSeed?: number;
   /** The whole run's budget (default {@link DEFAULT_MAX_DURATION_MS}): the probes stop at it with a partial report; a static listing past it fails. */
   maxDurationMs?: number;
   /** The clock the budget is measured on (performance.now by default). */
@@ -352,6 +354,8 @@ async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs
   return runProbes({
     capabilities: inputs.contractProfile.capabilities,
     fixture: Object.values(inputs.fixtures.byEra)[0]!,
+    fixtures: inputs.fixtures.byEra,
+    ...(request.probeSeed ? { seed: request.probeSeed } : {}),
     server: probeServerOf(request.target, inputs.profile),
     modern: request.era !== 'legacy',
     timeoutMs: request.timeoutMs,
@@ -388,9 +392,9 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
         message: mask(finding.message),
         fix: mask(finding.fix),
         ...(finding.text ? { text: Object.fromEntries(Object.entries(finding.text).map(([side, text]) => [side, mask(text)])) } : {}),
-        ...(finding.schemas ? { schemas: JSON.parse(mask(JSON.stringify(finding.schemas))) as Finding['schemas'] } : {}),
+        ...(finding.schemas ? { schemas: context.probes!.scanner.maskValue(finding.schemas) } : {}),
       }));
-      evidence = JSON.parse(mask(JSON.stringify(evidenceOf(judged)))) as Evidence;
+      evidence = context.probes.scanner.maskValue(evidenceOf(judged));
     }
   }
   return { ...judged, evidence };

@@ -29,7 +29,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bytesBody, fillerBody, md5Hex, sha1Of } from './bodies.js';
 import type { SandboxContext } from './context.js';
 import { SandboxError, badRequest, notFound } from './errors.js';
-import { stateDigest } from './evidence.js';
+import { describeThings, stateDigest } from './evidence.js';
 import { FaultSpecError, parseFaultSpec } from './faults.js';
 import { JSON_BODY_LIMIT, isLoopbackAddress, readBody, sendB2Error, sendJson } from './http.js';
 import { ALL_CAPABILITIES, type Capability } from './model.js';
@@ -87,6 +87,11 @@ export function createAdminDispatcher(ctx: SandboxContext, defaultSeed: SeedName
         return { mutations: store.mutations.list(Number(url.searchParams.get('since') ?? 0)) };
       case 'GET /digest':
         return { digest: stateDigest(store) };
+      case 'POST /describe': {
+        const names = body.names;
+        if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw badRequest('names must be a list of digest names');
+        return { things: await describeThings(store, names as string[]) };
+      }
       case 'GET /tokens': {
         const keyId = url.searchParams.get('applicationKeyId');
         if (!keyId) throw badRequest('applicationKeyId is required');

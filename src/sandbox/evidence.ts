@@ -5,7 +5,8 @@
  * changed, whatever the log says.
  */
 import { createHash } from 'node:crypto';
-import type { FileVersion } from './model.js';
+import { sha1Of } from './bodies.js';
+import type { BucketRecord, FileVersion } from './model.js';
 import type { SandboxStore } from './store.js';
 
 /** Thing → fingerprint. Keys are `<kind>:<identity>`, kinds as in {@link DIGEST_KINDS}. */
@@ -65,3 +66,47 @@ export function digestChanges(before: StateDigest, after: StateDigest): DigestCh
   return changes.sort((a, b) => (a.kind + a.name < b.kind + b.name ? -1 : a.kind + a.name > b.kind + b.name ? 1 : 0));
 }
 
+
+/** What the sandbox states about one thing a digest names, for a judge to compare with what a call was meant to do. */
+export type ThingFacts = Record<string, unknown>;
+
+async function versionFacts(bucket: BucketRecord, version: FileVersion): Promise<ThingFacts> {
+  const sameName = [...bucket.versions].filter((other) => other.fileName === version.fileName && other.action !== 'start').length;
+  return {
+    bucket: bucket.bucketName,
+    key: version.fileName,
+    size: version.contentLength,
+    sha1: version.body ? await sha1Of(version.body) : null,
+    contentType: version.contentType,
+    metadata: version.fileInfo,
+    versions: sameName,
+  };
+}
+
+async function uploadFacts(bucket: BucketRecord, upload: FileVersion): Promise<ThingFacts> {
+  const parts = [...(upload.parts?.values() ?? [])].sort((a, b) => a.partNumber - b.partNumber);
+  return {
+    bucket: bucket.bucketName,
+    key: upload.fileName,
+    contentType: upload.contentType,
+    metadata: upload.fileInfo,
+    parts: await Promise.all(parts.map(async (part) => ({ partNumber: part.partNumber, size: part.contentLength, sha1: await sha1Of(part.body) }))),
+  };
+}
+
+/** The facts of the named versions and uploads (names as {@link stateDigest} keys them); other names are left out. */
+export async function describeThings(store: SandboxStore, names: readonly string[]): Promise<Record<string, ThingFacts>> {
+  const wanted = new Set(names);
+  const facts: Record<string, ThingFacts> = {};
+  for (const bucket of store.listBuckets()) {
+    for (const version of [...bucket.versions]) {
+      const name = `version:${bucket.bucketName}/${version.fileName}#${version.fileId}`;
+      if (version.action !== 'start' && wanted.has(name)) facts[name] = await versionFacts(bucket, version);
+    }
+    for (const upload of bucket.unfinished.values()) {
+      const name = `upload:${bucket.bucketName}/${upload.fileName}#${upload.fileId}`;
+      if (wanted.has(name)) facts[name] = await uploadFacts(bucket, upload);
+    }
+  }
+  return facts;
+}

@@ -11,6 +11,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { ALL_CAPABILITIES } from '../../src/sandbox/model.js';
 import { SANDBOX_ADMIN_VARIABLE, SANDBOX_TOKEN_VARIABLE, canarySecret } from '../../src/conformance/probes/sandbox.js';
 import { baselineSurface } from './helpers/baseline.js';
+import { CHEATS } from './helpers/cheats.js';
 import { PROFILE, SERVERS_DIR, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract } from './helpers/harness.js';
 
 /**
@@ -64,9 +65,9 @@ interface Report {
   evidence: { probes: { skipped: string[]; sessions: { name: string; outputFormat: string | null }[]; gate: { elicitations: number } } };
 }
 
-test('every probe rule has a broken variant here', () => {
+test('every probe rule has a broken variant here or a cheating one in probes-cheats.test.ts', () => {
   const probeRules = loadRules().rules.filter(judgesProbes).map((rule) => rule.id);
-  expect([...new Set([...FLAWS.map(({ rule }) => rule), 'probe-run/not-applicable'])].sort()).toEqual(probeRules.sort());
+  expect([...new Set([...FLAWS.map(({ rule }) => rule), ...CHEATS.map(({ rule }) => rule), 'probe-run/not-applicable'])].sort()).toEqual(probeRules.sort());
 });
 
 describe('broken servers', () => {
@@ -114,7 +115,7 @@ describe('broken servers', () => {
 
   test('a copy that also deletes, and force taken as consent, are named by what they did', () => {
     const message = (tool: string) => report.findings.find((finding) => finding.tool === tool)!.message;
-    expect(message('s3_copy_object')).toMatch(/^declared effect: s3_copy_object must do exactly this: logs CopyObject; 1 version added; it made 2 changes in the sandbox \(CopyObject, DeleteObject\)$/);
+    expect(message('s3_copy_object')).toMatch(/^declared effect: s3_copy_object must log exactly CopyObject of [\w-]+\/[\w/.-]+\.bak; it logged CopyObject of [\w-]+\/[\w/.-]+\.bak, DeleteObject( of [\w-]+\/[\w/.-]+)?$/);
     expect(message('b2_update_file_retention')).toMatch(/^force: true: b2_update_file_retention acted on a call with the undeclared argument force: true: 1 change in the sandbox/);
   });
 
@@ -182,7 +183,9 @@ test.concurrent('a fork that finds the admin API of a --sandbox-env sandbox can 
       probeTools: ['s3_delete_object'],
       env: { [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl!, [SANDBOX_TOKEN_VARIABLE]: sandbox.adminToken, B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: canary },
     });
-    expect(result.findings.map((finding) => [finding.ruleId, finding.message])).toEqual([['gate-probe/refuses-without-confirm', 'no confirm: s3_delete_object ran without consent: 1 change in the sandbox (DeleteObject)']]);
+    // The other-era session meets the flaw too when its drawn client has no elicitation.
+    expect(result.findings.map((finding) => [finding.ruleId, finding.message])).toContainEqual(['gate-probe/refuses-without-confirm', 'no confirm: s3_delete_object ran without consent: 1 change in the sandbox (DeleteObject)']);
+    expect(result.findings.every((finding) => finding.ruleId === 'gate-probe/refuses-without-confirm' && /ran without consent: 1 change in the sandbox \(DeleteObject\)$/.test(finding.message))).toBe(true);
     // Nothing was erased: the deletion is still in the log, and the state was not reset (the key survives).
     expect(((await sandbox.admin('GET', '/mutations')) as { mutations: { operation: string }[] }).mutations.map((mutation) => mutation.operation)).toContain('DeleteObject');
     expect(((await sandbox.admin('GET', '/state')) as { keys: { keyName: string }[] }).keys.map((entry) => entry.keyName)).toContain('hand');

@@ -144,7 +144,8 @@ describe('the probe budget', () => {
     const tokens = ['4_key_issued_token_1'];
     const issuing = { ...sandbox, admin: async () => ({ tokens }) } as unknown as ProbeSandbox;
     const run = new ProbeRun(issuing, { timeoutMs: 1000, deadline: Infinity, now: () => 0, budgetLabel: '5 min' }, undefined);
-    await run.call(session([{ result: { content: [{ type: 'text', text: `session ${tokens[0]}` }], isError: true }, elicitations: [] }]), 'gate', 's3_delete_object', {});
+    await run.call(session([{ result: { content: [{ type: 'text', text: 'refused' }], isError: true }, elicitations: [] }]), 'gate', 's3_delete_object', {});
+    run.searchMessages([{ message: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: `session ${tokens[0]}` }], isError: true } }, tool: 's3_delete_object' }]);
     expect(run.observations.map((observation) => observation.variant)).toEqual(['result text: B2 token (raw)']);
     run.record({ aspect: 'x', passed: false, detail: `said ${tokens[0]}` });
     expect(run.observations.at(-1)!.detail).toBe('said ***');

@@ -78,7 +78,7 @@ describe('canary scanner', () => {
 
   test('finds the secret raw, URL-encoded, and base64 at every byte alignment inside a longer blob', () => {
     expect(scanner.scan(`key=${secret}.`)).toEqual([{ canary: 'application key', encoding: 'raw' }]);
-    expect(scanner.scan(`?k=${encodeURIComponent(secret)}`).map((leak) => leak.encoding)).toEqual(['URL-encoded']);
+    expect(scanner.scan(`?k=${encodeURIComponent(secret)}`).map((leak) => leak.encoding)).toEqual(['percent-encoded']);
     for (const prefix of ['', 'a', 'ab', 'abc:']) {
       const blob = Buffer.from(`${prefix}${secret}:tail`).toString('base64');
       expect(scanner.scan(`Basic ${blob}`).map((leak) => leak.encoding), prefix).toEqual(['base64']); // base64url only when it differs
@@ -92,9 +92,9 @@ describe('canary scanner', () => {
     const keyed = new CanaryScanner([{ name: 'application key', value: secret, keyId: '005keyid' }]);
     const hex = Buffer.from(secret).toString('hex');
     expect(keyed.scan(`x${hex}x`).map((leak) => leak.encoding)).toEqual(['hex']);
-    expect(keyed.scan(hex.toUpperCase()).map((leak) => leak.encoding)).toEqual(['HEX']);
+    expect(keyed.scan(hex.toUpperCase()).map((leak) => leak.encoding)).toEqual(['hex']);
     expect(keyed.scan([...secret].reverse().join('')).map((leak) => leak.encoding)).toEqual(['reversed']);
-    expect(keyed.scan(`Authorization: Basic ${Buffer.from(`005keyid:${secret}`).toString('base64')}`).map((leak) => leak.encoding)).toContain('Basic auth');
+    expect(keyed.scan(`Authorization: Basic ${Buffer.from(`005keyid:${secret}`).toString('base64')}`).map((leak) => leak.encoding)).toEqual(['base64']);
   });
 
   test('canaries added later are found and masked too; a known value is not added twice', () => {

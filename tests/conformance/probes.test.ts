@@ -55,7 +55,11 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
     ['plain', 'confirm', 'toon'],
     ['elicit', 'confirm', 'auto'],
     ['block', 'block', 'json'],
+    ['era', 'confirm', expect.stringMatching(/^(json|toon)$/)],
   ]);
+  // Both eras, each session's client and sampling drawn from the seed the evidence prints.
+  expect(probes.seed).toBeGreaterThan(0);
+  expect(probes.combinations.map((line) => /^(\w+): (modern|2025) era, /.exec(line)?.slice(1))).toEqual([['plain', 'modern'], ['elicit', 'modern'], ['block', 'modern'], ['era', '2025']]);
   expect(probes.sessions.find((session) => session.name === 'block')!.env).toContain('B2_LOG_FILE');
   // Nothing in the environment announces a checker: no LOG_LEVEL unless asked for, no variable of the checker's own.
   for (const session of probes.sessions) expect(session.env.filter((name) => name === 'LOG_LEVEL' || name.startsWith('B2_MCP_CONFORM'))).toEqual([]);
@@ -105,8 +109,8 @@ describe.concurrent('the CLI', () => {
     expect(outcome.code, outcome.stderr).toBe(0);
     const frames = outcome.stderr.split('\r\x1b[2K').filter(Boolean);
     const total = Number(/^probes 1\/(\d+) · calibration: /.exec(frames[0]!)?.[1]);
-    // calibration, six gate steps for s3_delete_object, two reads of s3_head_object per session, one undeclared-argument call per tool
-    expect(total).toBe(1 + 6 + 3 * 2 + 2);
+    // calibration; six gate steps for s3_delete_object, one more in the other era and one per consent-looking word; the two reads of s3_head_object twice in each of four sessions; one undeclared-argument call per tool
+    expect(total).toBe(1 + 6 + 1 + 5 + 2 * 2 * 4 + 2);
     expect(frames).toContain(`probes 2/${total} · gate s3_delete_object: no confirm`);
     expect(frames.at(-1)).toMatch(new RegExp(`^probes ${total}/${total} · `));
     expect(outcome.stderr.endsWith('\r\x1b[2K')).toBe(true);
@@ -195,7 +199,7 @@ test('--sandbox-env keeps a sandbox for a server started by hand; check --url --
   expect(checked.code, checked.stderr).toBe(0);
   const probes = JSON.parse(checked.stdout).evidence.probes;
   expect(probes).toMatchObject({ applicable: true, sandbox: 'external', failed: 0 });
-  expect(probes.sessions.map((session: { name: string; outputFormat: string | null }) => [session.name, session.outputFormat])).toEqual([['plain', null], ['elicit', null]]);
+  expect(probes.sessions.map((session: { name: string; outputFormat: string | null }) => [session.name, session.outputFormat])).toEqual([['plain', null], ['elicit', null], ['era', null]]);
   expect(probes.skipped).toEqual([expect.stringMatching(/B2_DESTRUCTIVE_POLICY=block step .* cannot be restarted/)]);
   expect(probes.gate.elicitations).toBe(3);
   expect(checked.stdout).not.toContain(env.B2_APPLICATION_KEY);

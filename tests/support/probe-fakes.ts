@@ -12,6 +12,8 @@ export class FakeSandbox {
   readonly mutations: { seq: number; operation: string }[] = [];
   readonly digest: Record<string, string> = {};
   readonly tokens: string[] = [];
+  /** What `POST /describe` states about a digest name. */
+  readonly facts: Record<string, Record<string, unknown>> = {};
   readonly canaries: Canary[];
 
   constructor(canaries: Canary[] = []) {
@@ -29,8 +31,9 @@ export class FakeSandbox {
   }
 
   asProbeSandbox(): ProbeSandbox {
-    const admin = async <T>(method: string, path: string): Promise<T> => {
+    const admin = async <T>(method: string, path: string, body?: Record<string, unknown>): Promise<T> => {
       const url = new URL(path, 'http://sandbox.invalid');
+      if (method === 'POST' && url.pathname === '/describe') return { things: Object.fromEntries((body!.names as string[]).filter((name) => name in this.facts).map((name) => [name, this.facts[name]])) } as T;
       if (method === 'GET' && url.pathname === '/mutations') return { mutations: this.mutations.filter((record) => record.seq > Number(url.searchParams.get('since'))) } as T;
       if (method === 'GET' && url.pathname === '/digest') return { digest: { ...this.digest } } as T;
       if (method === 'GET' && url.pathname === '/tokens') return { tokens: [...this.tokens] } as T;
@@ -63,6 +66,9 @@ export function fakeSession(sandbox: FakeSandbox, server: FakeServer, spec: Part
     client: 'fake',
     tools: [],
     envNames: [],
+    modern: true,
+    sampling: false,
+    instructions: null,
     calls,
     answer(next) {
       answer = next;
@@ -74,7 +80,7 @@ export function fakeSession(sandbox: FakeSandbox, server: FakeServer, spec: Part
       return { elicitations: [], ...outcome };
     },
     async close() {
-      return { stderr: '', logFile: '' } as never;
+      return { stderr: '', logFile: '', messages: [] };
     },
   };
 }

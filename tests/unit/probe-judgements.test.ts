@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { argumentSteps, judgeUndeclared, undeclaredArgument } from '../../src/conformance/probes/arguments.js';
 import { changeText, mutationText } from '../../src/conformance/probes/attempt.js';
 import { judgeFormat } from '../../src/conformance/probes/format.js';
@@ -135,39 +137,69 @@ describe('judgeFormat: the text block against structuredContent, per output mode
 
 describe('CanaryScanner: every encoding a leak takes', () => {
   const secret = 'K005~~~~~~abcdefghij+/klmnopqrst';
+  const alphanumericKey = 'K005abcdefghijKLMNOPQRSTuvwxyz0123';
   const scanner = () => new CanaryScanner([{ name: 'application key', value: secret, keyId: '005keyid' }]);
-  const b64 = (value: string) => Buffer.from(value).toString('base64');
+  const b64 = (value: string | Buffer) => Buffer.from(value).toString('base64');
+  const hex = (value: string) => Buffer.from(value).toString('hex');
+  const percentEvery = (value: string, upper: boolean) => [...Buffer.from(value)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).map((code) => (upper ? code.toUpperCase() : code)).join('');
+  const base32 = (value: string) => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+    const bits = [...Buffer.from(value)].map((byte) => byte.toString(2).padStart(8, '0')).join('');
+    return (bits.match(/.{1,5}/g) ?? []).map((chunk) => alphabet[parseInt(chunk.padEnd(5, '0'), 2)]).join('');
+  };
 
   it.each([
     ['raw', `x${secret}y`],
     ['base64', b64(secret)],
-    ['base64', b64(`a${secret}`)],
+    ['base64', `prefix${b64(`a${secret}`)}`],
     ['base64', b64(`ab${secret}`)],
-    ['base64url', Buffer.from(secret).toString('base64url')],
-    ['URL-encoded', encodeURIComponent(secret)],
-    ['hex', Buffer.from(secret).toString('hex')],
-    ['HEX', Buffer.from(secret).toString('hex').toUpperCase()],
+    ['base64url', Buffer.from(`>>${secret}`).toString('base64url')],
+    ['percent-encoded', encodeURIComponent(secret)],
+    ['percent-encoded', percentEvery(secret, true)],
+    ['percent-encoded', percentEvery(secret, false)],
+    ['hex', hex(secret)],
+    ['hex', hex(secret).toUpperCase()],
+    ['hex', hex(secret).match(/../g)!.join(':')],
+    ['reversed hex', [...hex(secret)].reverse().join('')],
+    ['hex, reversed', hex([...secret].reverse().join(''))],
     ['reversed', [...secret].reverse().join('')],
-    ['Basic auth', `Authorization: Basic ${b64(`005keyid:${secret}`)}`],
+    ['base64', `Authorization: Basic ${b64(`005keyid:${secret}`)}`],
+    ['base32', base32(secret)],
+    ['base32', base32(secret).toLowerCase()],
+    ['escaped characters', [...secret].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
+    ['escaped characters', [...secret].map((char) => `&#${char.charCodeAt(0)};`).join('')],
+    ['character codes', [...secret].map((char) => char.charCodeAt(0)).join(', ')],
+    ['separated characters', [...secret].join(' ')],
+    ['separated characters', [...secret].join('.')],
+    ['base64, base64', b64(b64(secret))],
+    ['base64, gzip', b64(gzipSync(secret))],
+    ['base64, deflate', b64(deflateSync(secret))],
+    ['base64, deflate', b64(deflateRawSync(secret))],
   ])('finds it %s', (encoding, haystack) => {
-    expect(scanner().scan(haystack).map((leak) => leak.encoding)).toContain(encoding);
-    expect(scanner().scan(haystack).every((leak) => leak.canary === 'application key')).toBe(true);
+    expect(scanner().scan(haystack)).toEqual([{ canary: 'application key', encoding }]);
   });
 
-  it('finds nothing in a near miss, and each encoding once', () => {
+  it('an alphanumeric key percent-encoded byte by byte is found, though encodeURIComponent would leave it unchanged', () => {
+    const plain = new CanaryScanner([{ name: 'application key', value: alphanumericKey }]);
+    expect(encodeURIComponent(alphanumericKey)).toBe(alphanumericKey);
+    expect(plain.scan(`see ${percentEvery(alphanumericKey, true)}`)).toEqual([{ canary: 'application key', encoding: 'percent-encoded' }]);
+  });
+
+  it('finds nothing in a near miss or in ordinary encoded data, and each canary once', () => {
     expect(scanner().scan(secret.slice(0, -1))).toEqual([]);
-    expect(scanner().scan(`${secret} ${secret}`)).toEqual([{ canary: 'application key', encoding: 'raw' }]);
+    expect(scanner().scan(b64(secret.slice(0, -3)))).toEqual([]);
+    expect(scanner().scan(`${b64(randomBytes(300))} ${hex('an ordinary sentence, nothing more')} 12, 34, 56, 78, 90, 12, 34, 56, 78, 90, 11, 12`)).toEqual([]);
+    expect(scanner().scan(`${secret} ${secret} ${b64(secret)}`)).toEqual([{ canary: 'application key', encoding: 'raw' }]);
   });
 
-  it('a secret without URL-special characters, uppercase-free hex or a key id has fewer forms', () => {
-    const plain = new CanaryScanner([{ name: 'token', value: '1234567890123456789' }]);
-    expect(plain.scan(encodeURIComponent('1234567890123456789')).map((leak) => leak.encoding)).toEqual(['raw']);
-    expect(plain.scan('Basic ').map((leak) => leak.encoding)).toEqual([]);
-    const palindrome = new CanaryScanner([{ name: 'p', value: 'abcdefghhgfedcba' }]);
-    expect(palindrome.scan('abcdefghhgfedcba').map((leak) => leak.encoding)).toEqual(['raw']);
+  it('decoding is bounded in depth: three layers are decoded, a fourth is not', () => {
+    let nested = secret;
+    for (let layer = 0; layer < 3; layer++) nested = b64(nested);
+    expect(scanner().scan(`${b64(randomBytes(20_000))} ${nested}`)).toEqual([{ canary: 'application key', encoding: 'base64, base64, base64' }]);
+    expect(scanner().scan(b64(nested))).toEqual([]);
   });
 
-  it('short secrets have no base64 core; adding a known value again changes nothing', () => {
+  it('short secrets are found raw only; adding a known value again changes nothing', () => {
     const short = new CanaryScanner([{ name: 's', value: 'short' }]);
     expect(short.scan(b64('short'))).toEqual([]);
     short.add([{ name: 'again', value: 'short' }, { name: 'new', value: 'another-one' }]);
@@ -175,10 +207,10 @@ describe('CanaryScanner: every encoding a leak takes', () => {
     expect(short.scan('short another-one').map((leak) => leak.canary)).toEqual(['s', 'new']);
   });
 
-  it('mask replaces every form, longest first', () => {
-    const masked = scanner().mask(`raw ${secret} b64 ${b64(secret)} hex ${Buffer.from(secret).toString('hex')}`);
-    // The base64 form is found by its alignment-independent core: the padded tail stays.
-    expect(masked).toBe('raw *** b64 ***c3Q= hex ***');
+  it('mask replaces the raw and reversed value, and withholds a text that still holds it encoded', () => {
+    expect(scanner().mask(`raw ${secret} back ${[...secret].reverse().join('')}`)).toBe('raw *** back ***');
+    expect(scanner().mask(`b64 ${b64(secret)}`)).toBe('[withheld: it holds a secret the server was given]');
+    expect(scanner().maskValue({ a: [`x ${secret}`, 1], b: percentEvery(secret, false) })).toEqual({ a: ['x ***', 1], b: '[withheld: it holds a secret the server was given]' });
   });
 });
 
@@ -225,37 +257,49 @@ describe('undeclared arguments', () => {
 });
 
 describe('write effects', () => {
-  const spec = { tool: 'b2_upload_file', target: { kind: 'bucket' }, arguments: { bucketName: '{{target.bucketName}}', at: '{{now}}' }, effect: { mutations: ['upload_file'], state: { 'version added': 1 } } };
-  const attempt = (mutations: string[], changes: [string, string][], result: Record<string, unknown> = text('ok')) => ({
-    outcome: outcome(result),
-    mutations: mutations.map((operation, index) => ({ seq: index + 1, operation })),
-    changes: changes.map(([kind, change], index) => ({ kind, name: `n${index}`, change })),
-  }) as never;
+  const effect = {
+    mutations: [{ operation: 'PutObject', bucketName: 'b', fileName: 'k' }],
+    changes: [{ change: 'version added', bucket: 'b', key: 'k', size: 3, sha1: 'abc', metadata: {}, versions: 1 }],
+  };
+  const attempt = (mutations: Record<string, unknown>[], result: Record<string, unknown> = text('ok')) => ({ outcome: outcome(result), mutations: mutations.map((fields, index) => ({ seq: index + 1, ...fields })), changes: [] }) as never;
+  const put = { operation: 'PutObject', bucketName: 'b', fileName: 'k' };
+  const added = (facts: Record<string, unknown> = {}) => ({ change: 'version added', bucket: 'b', key: 'k', size: 3, sha1: 'abc', metadata: {}, versions: 1, ...facts });
 
   it.each([
-    [attempt(['upload_file'], [['version', 'added']]), true, 'did exactly what it declares (logs upload_file; 1 version added)'],
-    [attempt(['upload_file', 'upload_file'], [['version', 'added']]), false, 'b2_upload_file must do exactly this: logs upload_file; 1 version added; it made 2 changes in the sandbox (upload_file)'],
-    [attempt([], []), false, 'b2_upload_file must do exactly this: logs upload_file; 1 version added; it made no change in the sandbox'],
-    [attempt(['upload_file'], []), false, 'b2_upload_file must do exactly this: logs upload_file; 1 version added; the sandbox state shows no change'],
-    [attempt(['upload_file'], [['version', 'added'], ['bucket', 'changed']]), false, 'b2_upload_file must do exactly this: logs upload_file; 1 version added; the sandbox state shows 1 version added, 1 bucket changed'],
-    [attempt(['upload_file'], [['version', 'added'], ['version', 'added']]), false, 'b2_upload_file must do exactly this: logs upload_file; 1 version added; the sandbox state shows 2 version added'],
-    [attempt(['upload_file'], [], REFUSAL), false, `b2_upload_file failed with ${errorSummary(outcome(REFUSAL))} (1 change in the sandbox (upload_file))`],
-    [attempt([], [], { thrown: 'x' }), false, 'b2_upload_file failed with a protocol error: "x"'],
-  ])('judgeWriteEffect %#', (observed, passed, detail) => {
-    expect(judgeWriteEffect(spec, observed)).toEqual({ passed, detail });
+    [[put], [added()], true, 'did exactly what it declares (PutObject of b/k; version added b/k)'],
+    [[put, put], [added()], false, 'b2_w must log exactly PutObject of b/k; it logged PutObject of b/k, PutObject of b/k'],
+    [[], [], false, 'b2_w must log exactly PutObject of b/k; it logged nothing'],
+    [[{ ...put, fileName: 'k-copy' }], [added({ key: 'k-copy' })], false, 'b2_w must log exactly PutObject of b/k; it logged PutObject of b/k-copy'],
+    [[put], [], false, 'b2_w must change exactly what it declares; the store shows missing version added b/k (size 3, sha1 abc, metadata {}, versions 1)'],
+    [[put], [added({ sha1: 'def' })], false, 'b2_w must change exactly what it declares; the store shows missing version added b/k (size 3, sha1 abc, metadata {}, versions 1), found instead or besides version added b/k (size 3, sha1 def, metadata {}, versions 1)'],
+    [[put], [added({ metadata: { injected: 'yes' } })], false, expect.stringContaining('found instead or besides version added b/k (size 3, sha1 abc, metadata {"injected":"yes"}')],
+    [[put], [added(), { change: 'bucket changed', name: 'other' }], false, 'b2_w must change exactly what it declares; the store shows found instead or besides bucket changed other'],
+    [[put], [added({ versions: 2 })], false, expect.stringContaining('versions 2')],
+  ])('judgeWriteEffect %#', (mutations, observed, passed, detail) => {
+    expect(judgeWriteEffect('b2_w', effect, attempt(mutations), observed as never)).toEqual({ passed, detail });
   });
 
-  it('an effect with no change and a signed URL', () => {
-    const presign = { ...spec, tool: 's3_get_presigned_url', effect: { mutations: [], state: {}, signedUrl: true } };
-    expect(judgeWriteEffect(presign, attempt([], [], text('https://x/?X-Amz-Signature=s')))).toEqual({ passed: true, detail: 'did exactly what it declares (logs no change; no state change; a presigned URL)' });
-    expect(judgeWriteEffect(presign, attempt([], []))).toEqual({ passed: false, detail: 's3_get_presigned_url returned no presigned URL' });
+  it('a failed call fails, with what it changed', () => {
+    expect(judgeWriteEffect('b2_w', effect, attempt([put], REFUSAL), [])).toEqual({ passed: false, detail: `b2_w failed with ${errorSummary(outcome(REFUSAL))} (1 change in the sandbox (PutObject))` });
+    expect(judgeWriteEffect('b2_w', effect, attempt([], { thrown: 'x' }), [])).toEqual({ passed: false, detail: 'b2_w failed with a protocol error: "x"' });
   });
 
-  it('writeSteps seeds a target per tool, fills the template and records the verdict', async () => {
+  it('a presigned URL must be exactly one, for the object, upload and part asked for', () => {
+    const presign = { mutations: [], changes: [], signedUrl: { bucket: 'b', key: 'dir/k.bin', uploadId: 'u1', partNumber: 1 } };
+    const url = (path: string, query: string) => text(`https://s3.example.com${path}?${query}&X-Amz-Signature=s`);
+    expect(judgeWriteEffect('s3_p', presign, attempt([], url('/b/dir/k.bin', 'partNumber=1&uploadId=u1')), [])).toMatchObject({ passed: true });
+    expect(judgeWriteEffect('s3_p', presign, attempt([], url('/b/dir/other.bin', 'partNumber=1&uploadId=u1')), [])).toEqual({ passed: false, detail: 's3_p returned a presigned URL for another object or part than b/dir/k.bin part 1 (/b/dir/other.bin)' });
+    expect(judgeWriteEffect('s3_p', presign, attempt([], url('/b/dir/k.bin', 'partNumber=2&uploadId=u1')), [])).toMatchObject({ passed: false });
+    expect(judgeWriteEffect('s3_p', presign, attempt([]), [])).toEqual({ passed: false, detail: 's3_p must return exactly one presigned URL, for b/dir/k.bin part 1; it returned 0' });
+  });
+
+  it('writeSteps seeds a target per tool, fills the template and the effect, and records the verdict', async () => {
     const sandbox = new FakeSandbox();
     const run = probeRun(sandbox);
     const seeds: unknown[] = [];
     const seeder = { seed: async (target: unknown) => (seeds.push(target), { bucketName: 'seeded' }) } as unknown as TargetSeeder;
+    const spec = { tool: 'b2_upload_file', target: { kind: 'bucket' }, arguments: { bucketName: '{{target.bucketName}}', at: '{{now}}' }, effect: { mutations: [{ operation: 'upload_file' }], changes: [{ change: 'version added', bucket: '{{target.bucketName}}', key: 'f', size: 2 }] } };
+    sandbox.facts['version:seeded/f#1'] = { bucket: 'seeded', key: 'f', size: 2 };
     const server: FakeServer = () => ({ outcome: text('ok'), effect: { log: ['upload_file'], state: { 'version:seeded/f#1': 'p' } } });
     const session = fakeSession(sandbox, server);
     const steps = writeSteps(run, seeder, session, [spec], { now: 5 });
@@ -263,7 +307,7 @@ describe('write effects', () => {
     await steps[0]!.run();
     expect(seeds).toEqual([{ kind: 'bucket' }]);
     expect(session.calls.map(({ args }) => args)).toEqual([{ bucketName: 'seeded', at: 5 }]);
-    expect(run.observations).toEqual([{ aspect: 'write.effect', tool: 'b2_upload_file', variant: 'declared effect', passed: true, detail: 'did exactly what it declares (logs upload_file; 1 version added)' }]);
+    expect(run.observations).toEqual([{ aspect: 'write.effect', tool: 'b2_upload_file', variant: 'declared effect', passed: true, detail: 'did exactly what it declares (upload_file; version added seeded/f)' }]);
     const silent = writeSteps(run, seeder, fakeSession(sandbox, () => ({ outcome: { timedOut: true } })), [spec], { now: 5 });
     await expect(silent[0]!.run()).rejects.toThrow('no answer within the timeout');
   });
@@ -373,31 +417,45 @@ describe('the probe run: budget, timeouts, canaries', () => {
     expect(run.counts()).toEqual({ gate: 1, read: 1, write: 1, argument: 1, elicitations: 2, leaks: 0, canaries: 0 });
   });
 
-  it('a canary in any place of an answer is one leak per place, canary and encoding, and is masked in every detail', async () => {
-    const sandbox = new FakeSandbox([{ name: 'application key', value: 'K005secretsecretsecret+/x' }]);
-    const run = probeRun(sandbox);
-    const session = fakeSession(sandbox, () => ({ outcome: { ...text('key K005secretsecretsecret+/x'), elicitations: ['K005secretsecretsecret+/x'] } }));
-    await run.call(session, 'read', 'b2_leaky', {});
-    await run.call(session, 'read', 'b2_leaky', {});
-    expect(run.observations).toEqual([
-      { aspect: 'secret.leak', passed: false, tool: 'b2_leaky', variant: 'result text: application key (raw)', detail: 'the application key given to the server appeared verbatim in the result text of b2_leaky' },
-      { aspect: 'secret.leak', passed: false, tool: 'b2_leaky', variant: 'elicitation message: application key (raw)', detail: 'the application key given to the server appeared verbatim in the elicitation message of b2_leaky' },
+  it('every part of every message the server sent is searched, by its place, once per place, canary and encoding; details are masked', () => {
+    const key = 'K005secretsecretsecret+/x';
+    const run = probeRun(new FakeSandbox([{ name: 'application key', value: key }]));
+    const result = (fields: Record<string, unknown>) => ({ message: { jsonrpc: '2.0', id: 1, result: fields }, tool: 'b2_leaky' }) as never;
+    run.searchMessages([
+      result({ content: [{ type: 'text', text: `key ${key}` }] }),
+      result({ content: [{ type: 'text', text: `again ${key}` }] }),
+      result({ content: [], _meta: { 'x/debug': { a: key.slice(0, 10), b: key.slice(10) } } }),
+      result({ content: [], _meta: { trace: encodeURIComponent(key) } }),
+      { message: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: [...key].join(' ') } } } as never,
+      { message: { jsonrpc: '2.0', id: 2, method: 'elicitation/create', params: { message: key } }, tool: 'b2_gated' } as never,
+      { message: { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', instructions: Buffer.from(key).toString('base64') } } } as never,
+      { message: { jsonrpc: '2.0', id: 3, error: { code: -32603, message: [...key].reverse().join('') } }, tool: 'b2_err' } as never,
     ]);
-    expect(run.counts().leaks).toBe(2);
-    run.scan('stderr', Buffer.from('K005secretsecretsecret+/x').toString('hex'));
+    expect(run.observations.map(({ tool, variant, detail }) => [tool, variant, detail])).toEqual([
+      ['b2_leaky', 'result text: application key (raw)', 'the application key given to the server appeared verbatim in the result text of b2_leaky'],
+      ['b2_leaky', 'result _meta (split across fields): application key (raw)', 'the application key given to the server appeared verbatim in the result _meta (split across fields) of b2_leaky'],
+      ['b2_leaky', 'result _meta: application key (percent-encoded)', 'the application key given to the server appeared percent-encoded in the result _meta of b2_leaky'],
+      [undefined, 'log notification: application key (separated characters)', 'the application key given to the server appeared separated characters in its log notification'],
+      ['b2_gated', 'elicitation request: application key (raw)', 'the application key given to the server appeared verbatim in the elicitation request of b2_gated'],
+      [undefined, 'instructions: application key (base64)', 'the application key given to the server appeared base64 in its instructions'],
+      ['b2_err', 'protocol error: application key (reversed)', 'the application key given to the server appeared reversed in the protocol error of b2_err'],
+    ]);
+    expect(run.counts().leaks).toBe(7);
+    run.scan('stderr', Buffer.from(key).toString('hex'));
     expect(run.observations.at(-1)).toEqual({ aspect: 'secret.leak', passed: false, variant: 'stderr: application key (hex)', detail: 'the application key given to the server appeared hex in its stderr' });
-    run.record({ aspect: 'x', passed: true, detail: 'said K005secretsecretsecret+/x' });
+    run.record({ aspect: 'x', passed: true, detail: `said ${key}` });
     expect(run.observations.at(-1)!.detail).toBe('said ***');
   });
 
-  it('tokens the sandbox issued become canaries from the next call on', async () => {
+  it('tokens the sandbox issued are canaries for every message, those that came before they were known too', async () => {
     const sandbox = new FakeSandbox();
     const run = probeRun(sandbox);
     const token = '4_0050000000000000000000000000000000000000token';
-    const session = fakeSession(sandbox, ({ tool }) => (tool === 'auth' ? { outcome: text('ok'), effect: { issue: [token] } } : { outcome: text(`here ${token}`) }));
+    const session = fakeSession(sandbox, () => ({ outcome: text('ok'), effect: { issue: [token] } }));
+    const early = { message: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 't', description: `session ${token}` }] } } } as never;
     await run.call(session, 'read', 'auth', {});
-    await run.call(session, 'read', 'echo', {});
-    expect(run.observations.map(({ variant }) => variant)).toEqual(['result text: B2 token (raw)']);
+    run.searchMessages([early]);
+    expect(run.observations.map(({ variant }) => variant)).toEqual(['tools/list: B2 token (raw)']);
     expect(run.counts().canaries).toBe(1);
   });
 

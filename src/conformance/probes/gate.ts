@@ -1,3 +1,4 @@
+import { judgeUndeclared, undeclaredArgument } from './arguments.js';
 import { changeText, mutationText, observedCall, type Attempt } from './attempt.js';
 import { errorSummary, hasSignedUrl } from './results.js';
 import type { ProbeRun } from './run-state.js';
@@ -12,8 +13,22 @@ export interface GateRun {
   plain: ProbeSession;
   elicit?: ProbeSession;
   block?: ProbeSession;
+  /** A session in the other era (its own client and format): the gate must hold there too. */
+  era?: ProbeSession;
   /** Values every template may use besides `target` (account id, times). */
   values: Record<string, unknown>;
+  /** Consent-looking undeclared arguments (rules/probes/gates.json). */
+  consent: readonly Arguments[];
+}
+
+/** The consent-looking arguments the tool's schema does not declare. */
+function undeclaredConsent(session: ProbeSession, tool: string, candidates: readonly Arguments[]): Arguments[] {
+  const listed = session.tools.find((entry) => entry.name === tool);
+  return listed ? candidates.filter((candidate) => undeclaredArgument(listed, [candidate])) : [];
+}
+
+function shownArguments(args: Arguments): string {
+  return Object.entries(args).map(([name, value]) => `${name}: ${JSON.stringify(value)}`).join(', ');
 }
 
 /**
@@ -62,9 +77,9 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
   let target: TargetValues | undefined;
   const argumentsFor = (template: Arguments, values: TargetValues) => fillTemplate(template, { ...run.values, target: values });
 
-  const attempt = async (session: ProbeSession, options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean }): Promise<Attempt> => {
+  const attempt = async (session: ProbeSession, options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean; extra?: Arguments }): Promise<Attempt> => {
     const values = options.harmless ? await run.seeder.seed(spec.harmless!.target) : (target ??= await run.seeder.seed(spec.target));
-    const args = argumentsFor(options.harmless ? spec.harmless!.arguments : spec.trigger, values);
+    const args = { ...argumentsFor(options.harmless ? spec.harmless!.arguments : spec.trigger, values), ...options.extra };
     session.answer(options.answer ?? 'decline');
     const result = await observedCall(run.run, session, 'gate', spec.tool, options.confirm ? { ...args, confirm: true } : args);
     // No answer is no verdict: the step is incomplete, not a refusal or a failure.
@@ -73,10 +88,18 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
     return result;
   };
   const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) => run.run.record({ aspect, tool: spec.tool, variant, ...verdict });
-  const { plain, elicit, block } = run;
+  const { plain, elicit, block, era } = run;
 
   const steps: GateStep[] = [{ label: 'no confirm', run: async () => observe('gate.unconfirmed', 'no confirm', judgeRefusal(spec, await attempt(plain, {}))) }];
-  if (elicit) {
+  if (era) {
+    const variant = `no confirm (${era.modern ? 'modern' : '2025'} era, ${era.client})`;
+    steps.push({ label: variant, run: async () => observe('gate.unconfirmed', variant, judgeRefusal(spec, await attempt(era, {}))) });
+  }
+  // One call per consent-looking word: a fork strips the word it takes as consent, and any other undeclared word would have the call refused for it.
+  for (const extra of undeclaredConsent(plain, spec.tool, run.consent)) {
+    const shown = shownArguments(extra);
+    steps.push({ label: shown, run: async () => observe('gate.smuggled', shown, judgeUndeclared(spec.tool, shown, await attempt(plain, { extra }))) });
+  }  if (elicit) {
     for (const [answer, label] of [['decline', 'declined'], ['cancel', 'cancelled']] as const) {
       steps.push({
         label,

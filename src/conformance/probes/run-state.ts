@@ -1,8 +1,8 @@
 import { judgeFormat } from './format.js';
-import { callSurfaces } from './results.js';
+import { joinedStrings, messageSurfaces } from './messages.js';
 import { issuedTokens, type ProbeSandbox } from './sandbox.js';
-import { CanaryScanner } from './secrets.js';
-import type { CallOutcome, ProbeSession } from './sessions.js';
+import { CanaryScanner, type Leak } from './secrets.js';
+import type { CallOutcome, ProbeSession, ReceivedMessage } from './sessions.js';
 import type { ProbeObservation, ProgressListener } from './types.js';
 
 /** After this many probe calls in a row time out, the server is stalling: the rest is skipped. */
@@ -110,26 +110,47 @@ export class ProbeRun {
 
   /** Search text for the canaries; one observation per place, canary and encoding. */
   scan(place: string, text: string, tool?: string): void {
-    for (const leak of this.scanner.scan(text)) {
-      const key = [tool ?? '', place, leak.canary, leak.encoding].join('\u0000');
-      if (this.leaks.has(key)) continue;
-      this.leaks.add(key);
-      this.record({
-        aspect: 'secret.leak',
-        passed: false,
-        ...(tool ? { tool } : {}),
-        variant: `${place}: ${leak.canary} (${leak.encoding})`,
-        detail: `the ${leak.canary} given to the server appeared ${leak.encoding === 'raw' ? 'verbatim' : `${leak.encoding}`} in ${tool ? `the ${place} of ${tool}` : `its ${place}`}`,
-      });
-    }
+    for (const leak of this.scanner.scan(text)) this.reportLeak(place, leak, tool);
   }
 
   /**
-   * Search one call for canaries. Every successful structured result is read back too, whatever
-   * the call was (read calls are judged by their own probe, with its expectation).
+   * The one search over everything the server sent (results with their `_meta`, errors,
+   * notifications, requests, instructions, tools/list), run once every token the sandbox issued
+   * is known. Each part of a message is searched by its place, then all its strings run together,
+   * for a secret split across neighbouring fields.
    */
+  searchMessages(received: readonly ReceivedMessage[]): void {
+    for (const { message, tool } of received) {
+      const found = new Set<string>();
+      const search = (place: string, text: string) => {
+        for (const leak of this.scanner.scan(text)) {
+          if (found.has(leak.canary) && place.endsWith('(split across fields)')) continue;
+          found.add(leak.canary);
+          this.reportLeak(place, leak, tool);
+        }
+      };
+      const surfaces = messageSurfaces(message);
+      for (const { place, text } of surfaces) search(place, text);
+      for (const { place, value } of surfaces) search(`${place} (split across fields)`, joinedStrings(value));
+      if (surfaces.length > 1) search('message (split across fields)', joinedStrings(message));
+    }
+  }
+
+  private reportLeak(place: string, leak: Leak, tool: string | undefined): void {
+    const key = [tool ?? '', place, leak.canary, leak.encoding].join('\u0000');
+    if (this.leaks.has(key)) return;
+    this.leaks.add(key);
+    this.record({
+      aspect: 'secret.leak',
+      passed: false,
+      ...(tool ? { tool } : {}),
+      variant: `${place}: ${leak.canary} (${leak.encoding})`,
+      detail: `the ${leak.canary} given to the server appeared ${leak.encoding === 'raw' ? 'verbatim' : `${leak.encoding}`} in ${tool ? `the ${place} of ${tool}` : `its ${place}`}`,
+    });
+  }
+
+  /** Judge the text of every successful structured result, whatever the call was (read calls are judged by their own probe, with its expectation). */
   private inspect(tool: string, outcome: CallOutcome, kind: CallKind, session: ProbeSession): void {
-    for (const { place, text } of callSurfaces(outcome)) this.scan(place, text, tool);
     if (kind !== 'read' && outcome.result && !outcome.result.isError && outcome.result.structuredContent !== undefined) {
       const verdict = judgeFormat(outcome, session.spec.outputFormat, 'result');
       this.record({ ...verdict, tool, variant: `${session.spec.outputFormat ?? 'as configured'} (${kind} call)` });

@@ -1,13 +1,17 @@
+import type { Era } from '../../contract/constants.js';
 import type { ToolFixture } from '../../contract/fixture.js';
-import type { ClientInfo } from '../client-identities.js';
+import type { ClientInfo, IdentityName } from '../client-identities.js';
 import { argumentSteps, type ArgumentCall } from './arguments.js';
+import { newSeed, pick, seededRandom, shuffled } from './draw.js';
 import { judgeFormat, type FormatMode } from './format.js';
 import { gateSteps, type GateRun } from './gate.js';
 import { ProbeRun } from './run-state.js';
-import { SANDBOX_ADMIN_VARIABLE, attachProbeSandbox, requestMark, sandboxServerEnv, startProbeSandbox, type ProbeSandbox } from './sandbox.js';
+import { readMutationSteps, type ReadWindow } from './reads.js';
+import { SANDBOX_ADMIN_VARIABLE, attachProbeSandbox, mutationMark, requestMark, sandboxServerEnv, startProbeSandbox, type ProbeSandbox } from './sandbox.js';
 import { openSession, type ProbeServer, type ProbeSession, type SessionOutput, type SessionSpec } from './sessions.js';
 import { fillTemplate, loadProbeTables, referencedNames, type Arguments, type GateProbeSpec, type ProbeTables, type ReadProbeSpec } from './table.js';
 import { TargetSeeder, type TargetSpec, type TargetValues } from './targets.js';
+import { judgeSurfaces } from './surface.js';
 import type { ProbeEvidence, ProbeOutcome, ProgressListener } from './types.js';
 import { writeSteps } from './writes.js';
 
@@ -16,6 +20,10 @@ export interface ProbeRequest {
   capabilities: readonly string[] | null;
   /** The profile's fixture: which tools are gated. */
   fixture: ToolFixture;
+  /** The profile's fixtures by era, to compare every session's tools/list and instructions with. */
+  fixtures?: Partial<Record<Era, ToolFixture>>;
+  /** Draws the sessions' clients, the other era's configuration and the call order; a fresh one when absent (printed in the evidence). */
+  seed?: number;
   server: ProbeServer;
   /** Speak the modern era (else the 2025 era). */
   modern: boolean;
@@ -40,18 +48,33 @@ export interface ProbeRequest {
   now?: () => number;
 }
 
-/** The server configurations the probes need: gates and TOON, elicitation and `auto`, the block policy and JSON. */
-const SPAWNED_SESSIONS: SessionSpec[] = [
-  { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false, identity: 'claudeDesktop' },
-  { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true, identity: 'claudeCode' },
-  { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, identity: 'zed', logFile: true },
-];
+/** Clients that answer form elicitation, and clients that do not: each session draws one of its kind. */
+const ELICITING: readonly IdentityName[] = ['claudeCode', 'vscode', 'cursor'];
+const NOT_ELICITING: readonly IdentityName[] = ['claudeDesktop', 'zed'];
+
+/**
+ * The server configurations the probes need: gates and TOON, elicitation and `auto`, the block
+ * policy, and one session in the other era. Clients, the last session's format and whether
+ * sessions declare sampling are drawn from the seed, so a fork cannot tell which it will meet.
+ */
+function spawnedSessions(random: () => number, modern: boolean): SessionSpec[] {
+  const sampling = () => random() < 0.5;
+  return [
+    { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false, identity: pick(NOT_ELICITING, random), sampling: sampling() },
+    { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true, identity: pick(ELICITING, random), sampling: sampling() },
+    { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, identity: pick(NOT_ELICITING, random), logFile: true, sampling: sampling() },
+    { name: 'era', policy: 'confirm', outputFormat: pick(['json', 'toon'] as const, random), elicitation: false, identity: pick([...ELICITING, ...NOT_ELICITING], random), modern: !modern, sampling: sampling() },
+  ];
+}
 
 /** A server started by hand keeps its own policy and format; it cannot be restarted with others. */
-const URL_SESSIONS: SessionSpec[] = [
-  { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'claudeDesktop' },
-  { name: 'elicit', policy: null, outputFormat: null, elicitation: true, identity: 'claudeCode' },
-];
+function urlSessions(random: () => number, modern: boolean): SessionSpec[] {
+  return [
+    { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: pick(NOT_ELICITING, random) },
+    { name: 'elicit', policy: null, outputFormat: null, elicitation: true, identity: pick(ELICITING, random) },
+    { name: 'era', policy: null, outputFormat: null, elicitation: false, identity: pick([...ELICITING, ...NOT_ELICITING], random), modern: !modern },
+  ];
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -62,8 +85,8 @@ function toolNames(session: ProbeSession): Set<string> {
   return new Set(session.tools.map((tool) => tool.name));
 }
 
-async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<string, string>): Promise<Partial<Record<SessionSpec['name'], ProbeSession>>> {
-  const specs = request.server.kind === 'spawn' ? SPAWNED_SESSIONS : URL_SESSIONS;
+async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<string, string>, random: () => number): Promise<Partial<Record<SessionSpec['name'], ProbeSession>>> {
+  const specs = request.server.kind === 'spawn' ? spawnedSessions(random, request.modern) : urlSessions(random, request.modern);
   if (request.server.kind === 'url') run.skipped.push('the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)');
   const open = (spec: SessionSpec, slot: number) =>
     openSession(request.server, spec, { env, timeoutMs: run.requestTimeout(), modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.serverLogLevel ? { logLevel: request.serverLogLevel } : {}), ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}) });
@@ -106,13 +129,24 @@ async function calibrate(run: ProbeRun, session: ProbeSession, reads: ReadProbeS
   return after.count > 0;
 }
 
-async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadProbeSpec[], values: Record<string, unknown>): Promise<void> {
+/** How often each session reads each tool: a fork that changes on a later call meets it. */
+const READ_REPEATS = 2;
+
+/**
+ * Each read of a session, twice, in an order drawn from the seed: the text must read back in the
+ * session's format, and the mutation log's window around each call is kept, so a read that wrote
+ * can be named afterwards.
+ */
+async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadProbeSpec[], values: Record<string, unknown>, random: () => number, windows: ReadWindow[]): Promise<void> {
   const mode: FormatMode = session.spec.outputFormat;
   const label = mode ?? 'as configured';
-  for (const read of reads) {
+  for (const read of shuffled(reads.flatMap((spec) => Array<ReadProbeSpec>(READ_REPEATS).fill(spec)), random)) {
     if (!run.step(`format ${label}: ${read.tool}`)) return;
     try {
-      const outcome = await run.call(session, 'read', read.tool, fillTemplate(read.arguments, values));
+      const from = await mutationMark(run.sandbox);
+      const args = fillTemplate(read.arguments, values);
+      const outcome = await run.call(session, 'read', read.tool, args);
+      windows.push({ tool: read.tool, args, session, from, to: await mutationMark(run.sandbox, from) });
       const verdict = judgeFormat(outcome, mode, read.expect ?? 'result');
       run.record({ ...verdict, tool: read.tool, variant: `${label}${read.expect === 'error' ? ' (error)' : ''}` });
     } catch (error) {
@@ -141,6 +175,8 @@ async function seedReadContext(seeder: TargetSeeder, reads: ReadProbeSpec[], con
 export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
   const now = request.now ?? (() => performance.now());
   const started = now();
+  const seed = request.seed ?? newSeed();
+  const random = seededRandom(seed);
   const tables = loadProbeTables(request.tablesDir);
   const sandbox = request.env[SANDBOX_ADMIN_VARIABLE] ? await attachProbeSandbox(request.env) : await startProbeSandbox(request.capabilities);
   const run = new ProbeRun(sandbox, { timeoutMs: request.timeoutMs, deadline: request.deadline, now, budgetLabel: request.budgetLabel }, request.onProgress);
@@ -148,11 +184,11 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
   let applicable = false;
   const outputs: { session: ProbeSession; output: SessionOutput }[] = [];
   try {
-    sessions = await openSessions(request, run, sandboxServerEnv(sandbox));
+    sessions = await openSessions(request, run, sandboxServerEnv(sandbox), random);
     const plain = sessions.plain;
-    for (const session of Object.values(sessions)) run.scan('tools/list', JSON.stringify(session!.tools));
+    judgeSurfaces(run, Object.values(sessions) as ProbeSession[], request.fixtures ?? {});
     if (plain) {
-      const plan = planProbes(request, run, { ...sessions, plain }, tables);
+      const plan = planProbes(request, run, { ...sessions, plain }, tables, random);
       applicable = await calibrate(run, plain, tables.reads);
       if (applicable) await probeAll(run, plan);
       else if (!run.halted) run.record({ aspect: 'run.applicable', passed: false, detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed' });
@@ -163,15 +199,16 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
     await sandbox.close();
   }
   for (const { output } of outputs) {
+    run.searchMessages(output.messages);
     run.scan('stderr', output.stderr);
     if (output.logFile) run.scan('log file (B2_LOG_FILE)', output.logFile);
   }
-  if (applicable && run.counts().leaks === 0) run.record({ aspect: 'secret.leak', passed: true, detail: 'no canary in any result, tools/list, elicitation message, stderr or log file' });
+  if (applicable && run.counts().leaks === 0) run.record({ aspect: 'secret.leak', passed: true, detail: 'no canary, in any encoding, in any message the server sent (results, _meta, errors, notifications, requests, instructions, tools/list), its stderr or log file' });
   run.finish();
-  return { observations: run.observations, evidence: evidenceOf(run, sandbox, outputs.map(({ session }) => session), request, applicable, now() - started), scanner: run.scanner };
+  return { observations: run.observations, evidence: evidenceOf(run, sandbox, outputs.map(({ session }) => session), request, applicable, now() - started, seed), scanner: run.scanner };
 }
 
-type Sessions = { plain: ProbeSession; elicit?: ProbeSession; block?: ProbeSession };
+type Sessions = { plain: ProbeSession; elicit?: ProbeSession; block?: ProbeSession; era?: ProbeSession };
 
 interface Step {
   label: string;
@@ -180,10 +217,11 @@ interface Step {
 }
 
 /**
- * What will run, in order: the gate steps per gated tool, one write-effect step per write tool,
- * each session's reads, then one undeclared-argument call per tool; sets the progress total.
+ * What will run: the gate steps per gated tool (the tools in a drawn order), one write-effect
+ * step per write tool, each session's reads (twice, in a drawn order), then one
+ * undeclared-argument call per tool; sets the progress total.
  */
-function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, tables: ProbeTables) {
+function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, tables: ProbeTables, random: () => number) {
   const listed = toolNames(sessions.plain);
   const chosen = (tool: string) => !request.tools || request.tools.includes(tool);
   for (const tool of request.tools ?? []) if (!listed.has(tool)) run.skipped.push(`${tool}: --probe-tool names a tool the server does not list`);
@@ -192,14 +230,14 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
   for (const tool of gated.filter((name) => !byTool.has(name))) run.skipped.push(`${tool}: no probe arguments in rules/probes/gates.json`);
   const seeder = new TargetSeeder(run.sandbox);
   const values = { account: { accountId: run.sandbox.accountId }, time: { inOneDay: Date.now() + DAY_MS } };
-  const gateRun: GateRun = { run, seeder, ...sessions, values };
-  const gates: Step[] = gated
+  const gateRun: GateRun = { run, seeder, ...sessions, values, consent: tables.consent };
+  const gates: Step[] = shuffled(gated, random)
     .map((tool) => byTool.get(tool))
     .filter((spec): spec is GateProbeSpec => spec !== undefined)
     .flatMap((spec) => gateSteps(gateRun, spec).map((step) => ({ ...step, label: `gate ${spec.tool}: ${step.label}`, tool: spec.tool })));
-  const writeSpecs = tables.writes.filter((spec) => listed.has(spec.tool) && chosen(spec.tool));
+  const writeSpecs = shuffled(tables.writes.filter((spec) => listed.has(spec.tool) && chosen(spec.tool)), random);
   const writes: Step[] = writeSteps(run, seeder, sessions.plain, writeSpecs, values);
-  const reads = [sessions.plain, sessions.elicit, sessions.block]
+  const reads = [sessions.plain, sessions.elicit, sessions.block, sessions.era]
     .filter((session): session is ProbeSession => session !== undefined)
     .map((session) => ({ session, reads: tables.reads.filter((read) => toolNames(session).has(read.tool) && chosen(read.tool)) }));
 
@@ -210,13 +248,14 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
   for (const spec of tables.gates) argumentSources.set(spec.tool, fromTarget(spec.target, spec.trigger));
   for (const spec of tables.writes) argumentSources.set(spec.tool, fromTarget(spec.target, spec.arguments));
   for (const read of [...tables.reads].reverse()) if (read.expect !== 'error') argumentSources.set(read.tool, async () => fillTemplate(read.arguments, readValues));
-  const argumentCalls: ArgumentCall[] = sessions.plain.tools.filter((tool) => chosen(tool.name)).map((tool) => ({ tool, prepare: argumentSources.get(tool.name) ?? (async () => ({})) }));
+  const argumentCalls: ArgumentCall[] = shuffled(sessions.plain.tools.filter((tool) => chosen(tool.name)), random).map((tool) => ({ tool, prepare: argumentSources.get(tool.name) ?? (async () => ({})) }));
   const argumentsProbed: Step[] = argumentSteps(run, sessions.plain, argumentCalls, tables.undeclared);
 
-  run.plan(1 + gates.length + writes.length + reads.reduce((sum, entry) => sum + entry.reads.length, 0) + argumentsProbed.length);
+  run.plan(1 + gates.length + writes.length + reads.reduce((sum, entry) => sum + entry.reads.length * READ_REPEATS, 0) + argumentsProbed.length);
   return {
     seeder,
     values,
+    random,
     readContext: tables.readContext,
     sequential: [...gates, ...writes],
     reads,
@@ -240,20 +279,27 @@ async function probeAll(run: ProbeRun, plan: ReturnType<typeof planProbes>): Pro
   // Gates and writes change the sandbox and are judged by what changed: one call at a time.
   await runSteps(run, plan.sequential);
 
-  // Reads change nothing, so the sessions read in parallel.
+  // Reads must change nothing, so the sessions read in parallel; whatever changed meanwhile is pinned on a read after.
   const readContext = run.halted ? {} : await seedReadContext(plan.seeder, plan.reads.flatMap((entry) => entry.reads), plan.readContext, run);
   const readValues = { ...plan.values, ...readContext };
   plan.setReadValues(readValues);
-  await Promise.all(plan.reads.map(({ session, reads }) => probeFormats(run, session, reads, readValues)));
+  const windows: ReadWindow[] = [];
+  const phaseStart = await mutationMark(run.sandbox);
+  await Promise.all(plan.reads.map(({ session, reads }) => probeFormats(run, session, reads, readValues, plan.random, windows)));
+  await runSteps(run, await readMutationSteps(run, windows, phaseStart));
 
   await runSteps(run, plan.arguments);
 }
 
-function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], request: ProbeRequest, applicable: boolean, durationMs: number): ProbeEvidence {
+function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], request: ProbeRequest, applicable: boolean, durationMs: number, seed: number): ProbeEvidence {
   const counts = run.counts();
   const toolsWith = (prefix: string) => new Set(run.observations.filter((observation) => observation.aspect.startsWith(prefix)).map((observation) => observation.tool)).size;
   return {
     applicable,
+    seed,
+    combinations: sessions.map((session) =>
+      [`${session.spec.name}: ${session.modern ? 'modern' : '2025'} era`, session.client, `policy ${session.spec.policy ?? 'as configured'}`, `format ${session.spec.outputFormat ?? 'as configured'}`, session.spec.elicitation ? 'answers elicitation' : 'no elicitation answers', session.sampling ? 'declares sampling' : 'no sampling'].join(', '),
+    ),
     sandbox: sandbox.kind,
     sessions: sessions.map((session) => ({
       name: session.spec.name,
@@ -270,9 +316,13 @@ function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession
       canaries: counts.canaries,
       places: [
         'tools/list',
+        'instructions',
         'results',
         'structuredContent',
-        'elicitation messages',
+        'result _meta',
+        'protocol errors',
+        'notifications (log, progress, list changed)',
+        'elicitation and sampling requests',
         ...(request.server.kind === 'spawn' ? ['stderr'] : []),
         ...(sessions.some((session) => session.envNames.includes('B2_LOG_FILE')) ? ['log file'] : []),
         'this report',

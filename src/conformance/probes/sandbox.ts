@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { AdminDispatcher, AdminMethod } from '../../sandbox/admin-api.js';
-import type { StateDigest } from '../../sandbox/evidence.js';
+import type { StateDigest, ThingFacts } from '../../sandbox/evidence.js';
 import { ALL_CAPABILITIES } from '../../sandbox/model.js';
 import { ConformError } from '../errors.js';
 import type { Canary } from './secrets.js';
@@ -167,6 +167,9 @@ export async function mutationMark(sandbox: ProbeSandbox, since = 0): Promise<nu
 export interface MutationRecord {
   seq: number;
   operation: string;
+  bucketName?: string;
+  fileName?: string;
+  uploadId?: string;
 }
 
 export async function mutationsSince(sandbox: ProbeSandbox, mark: number): Promise<MutationRecord[]> {
@@ -176,6 +179,12 @@ export async function mutationsSince(sandbox: ProbeSandbox, mark: number): Promi
 /** The sandbox's own account of its state, to judge by besides the mutation log. */
 export async function stateDigestOf(sandbox: ProbeSandbox): Promise<StateDigest> {
   return (await sandbox.admin<{ digest: StateDigest }>('GET', '/digest')).digest;
+}
+
+/** The sandbox's facts (bucket, key, size, content SHA-1, metadata, parts, version count) of the named versions and uploads. */
+export async function describedThings(sandbox: ProbeSandbox, names: readonly string[]): Promise<Record<string, ThingFacts>> {
+  if (names.length === 0) return {};
+  return (await sandbox.admin<{ things: Record<string, ThingFacts> }>('POST', '/describe', { names: [...names] })).things;
 }
 
 /** Every token the sandbox issued so far to the keys the server was given (each one a canary). */

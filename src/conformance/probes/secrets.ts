@@ -1,68 +1,167 @@
+import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import base32Decode from 'base32-decode';
+
 /** A secret value the server was given and must never emit, with the name reports use for it. */
 export interface Canary {
   name: string;
   value: string;
-  /** The key id that goes with a key secret: `Basic base64(id:secret)` is searched for too. */
+  /** The key id that goes with a key secret (`Basic base64(id:secret)` decodes to it, so it needs no form of its own). */
   keyId?: string;
 }
 
 export interface Leak {
   canary: string;
-  /** How it appeared: `raw`, `base64`, `base64url`, `URL-encoded`, `hex`, `HEX`, `reversed` or `Basic auth`. */
+  /** How it appeared: `raw`, or the decodings that revealed it (`percent-encoded`, `base64, gzip`, `hex, reversed`, …). */
   encoding: string;
 }
 
-/**
- * The parts of base64(secret) that do not depend on what surrounds the secret: one per byte
- * alignment (0, 1, 2), so the secret is found inside a longer encoded blob too.
- */
-function base64Cores(value: string, alphabet: 'base64' | 'base64url'): string[] {
-  const bytes = Buffer.from(value, 'utf8');
-  const cores: string[] = [];
-  for (let offset = 0; offset < 3; offset++) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString(alphabet);
-    const start = 4 * Math.ceil(offset / 3);
-    const end = 4 * Math.floor((offset + bytes.length) / 3);
-    if (end - start >= 16) cores.push(encoded.slice(start, end));
+/** A decoded form of the searched text, and the decodings that produced it (none: the text itself). */
+interface View {
+  text: string;
+  how: string[];
+}
+
+/** Encoded runs shorter than this are not decoded (no secret fits in them). */
+const MIN_RUN = 16;
+/** Decodings applied on top of each other at most (base64 of base64 of gzip is three). */
+const MAX_DEPTH = 3;
+/** Decoded text searched per byte of the original, at most: the bound on work per byte. */
+const WORK_PER_BYTE = 24;
+const WORK_FLOOR = 64 * 1024;
+
+const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
+const ESCAPE = /\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#x([0-9a-fA-F]{1,6});|&#(\d{1,7});|\b0x([0-9a-fA-F]{2,6})\b/g;
+const CHAR_CODES = /\b\d{1,7}(?:[\s,;:|.\-]+\d{1,7}){11,}\b/g;
+const HEX_RUN = new RegExp(`[0-9a-fA-F]{2}(?:[\\s:,.\\-]?[0-9a-fA-F]{2}){${MIN_RUN / 2 - 1},}`, 'g');
+const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_RUN},}={0,2}`, 'g');
+/** Base32 stands alone: a stretch of a longer base64 run is not read as base32 too. */
+const BASE32_RUN = new RegExp(`(?<![A-Za-z0-9+/_-])[A-Za-z2-7]{${MIN_RUN},}=*(?![A-Za-z0-9+/_-])`, 'g');
+
+function reverse(text: string): string {
+  return [...text].reverse().join('');
+}
+
+/** Only what reads as text is decoded further: garbage from a wrong alignment stops there. */
+function printable(text: string): boolean {
+  if (text.length === 0) return false;
+  let control = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if ((code < 32 && code !== 9 && code !== 10 && code !== 13) || code === 0xfffd) control++;
   }
-  return cores;
+  return control * 10 <= text.length;
+}
+
+/**
+ * Bytes as text; a compressed payload (gzip, zlib or raw deflate) is inflated first, within
+ * `limit`. Raw deflate has no signature: it is tried on whole runs only (`whole`).
+ */
+function bytesToViews(bytes: Buffer, how: string, limit: number, whole = false): View[] {
+  const views: View[] = [{ text: bytes.toString('utf8'), how: [how] }];
+  const inflate = (name: string, fn: () => Buffer) => {
+    // Most candidates are not compressed at all: their failures need no stack trace.
+    const traces = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      views.push({ text: fn().toString('utf8'), how: [how, name] });
+    } catch {
+      // not that compression
+    } finally {
+      Error.stackTraceLimit = traces;
+    }
+  };
+  const options = { maxOutputLength: Math.max(1, limit) };
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) inflate('gzip', () => gunzipSync(bytes, options));
+  else if (bytes[0] === 0x78 && (bytes[0]! * 256 + bytes[1]!) % 31 === 0) inflate('deflate', () => inflateSync(bytes, options));
+  else if (whole && bytes.length >= 8 && (bytes[0]! & 0x06) !== 0x06 && !printable(views[0]!.text)) inflate('deflate', () => inflateRawSync(bytes, options));
+  return views;
+}
+
+function offsets(count: number): number[] {
+  return Array.from({ length: count }, (_, index) => index);
+}
+
+/** Every decoding of one text one step deeper: escapes and percent-encoding in place, encoded runs one by one. */
+function decodings(text: string, limit: number): View[] {
+  const views: View[] = [];
+  const percent = text.replace(PERCENT_RUN, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+  if (percent !== text) views.push({ text: percent, how: ['percent-encoded'] });
+  const unescaped = text.replace(ESCAPE, (match, ...groups: (string | undefined)[]) => {
+    const hex = groups[0] ?? groups[1] ?? groups[2] ?? groups[3] ?? groups[5];
+    const code = hex !== undefined ? parseInt(hex, 16) : Number(groups[4]);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : match;
+  });
+  if (unescaped !== text) views.push({ text: unescaped, how: ['escaped characters'] });
+  for (const [run] of text.matchAll(CHAR_CODES)) {
+    const codes = run.split(/[\s,;:|.\-]+/).map(Number);
+    if (codes.every((code) => code <= 0x10ffff)) views.push({ text: String.fromCodePoint(...codes), how: ['character codes'] });
+  }
+  for (const [run] of text.matchAll(HEX_RUN)) {
+    const digits = run.replace(/[\s:,.\-]/g, '');
+    views.push(...bytesToViews(Buffer.from(digits, 'hex'), 'hex', limit));
+    views.push(...bytesToViews(Buffer.from(reverse(digits), 'hex'), 'reversed hex', limit));
+  }
+  for (const [run] of text.matchAll(BASE64_RUN)) {
+    const name = /[-_]/.test(run) ? 'base64url' : 'base64';
+    for (const offset of offsets(4)) views.push(...bytesToViews(Buffer.from(run.slice(offset), 'base64'), name, limit, offset === 0));
+  }
+  for (const [run] of text.matchAll(BASE32_RUN)) {
+    const upper = run.toUpperCase().replace(/=+$/, '');
+    for (const offset of offsets(8)) {
+      try {
+        views.push(...bytesToViews(Buffer.from(base32Decode(upper.slice(offset), 'RFC4648')), 'base32', limit));
+      } catch {
+        // not base32 at this alignment
+      }
+    }
+  }
+  return views;
+}
+
+/** Letters and digits only: a secret spelled out with separators between its characters still matches. */
+function alphanumeric(text: string): string {
+  return text.replace(/[^\p{L}\p{N}]/gu, '');
 }
 
 interface Needle {
   canary: string;
-  encoding: string;
-  text: string;
+  value: string;
+  reversed: string;
+  bare: string;
+  bareReversed: string;
 }
 
-/** Every form of one canary the scanner looks for. */
-function needlesOf({ name, value, keyId }: Canary): Needle[] {
-  const encoded = encodeURIComponent(value);
-  const base64 = base64Cores(value, 'base64');
-  const hex = Buffer.from(value, 'utf8').toString('hex');
-  const reversed = [...value].reverse().join('');
-  return [
-    { canary: name, encoding: 'raw', text: value },
-    ...base64.map((text) => ({ canary: name, encoding: 'base64', text })),
-    ...base64Cores(value, 'base64url').filter((text) => !base64.includes(text)).map((text) => ({ canary: name, encoding: 'base64url', text })),
-    ...(encoded !== value ? [{ canary: name, encoding: 'URL-encoded', text: encoded }] : []),
-    { canary: name, encoding: 'hex', text: hex },
-    ...(hex.toUpperCase() !== hex ? [{ canary: name, encoding: 'HEX', text: hex.toUpperCase() }] : []),
-    ...(reversed !== value ? [{ canary: name, encoding: 'reversed', text: reversed }] : []),
-    ...(keyId ? [{ canary: name, encoding: 'Basic auth', text: `Basic ${Buffer.from(`${keyId}:${value}`).toString('base64')}` }] : []),
-  ];
+function needleOf({ name, value }: Canary): Needle {
+  const reversed = reverse(value);
+  return { canary: name, value, reversed, bare: alphanumeric(value), bareReversed: alphanumeric(reversed) };
+}
+
+/** How a needle shows in one view, or undefined. */
+function matchIn(view: View, bareView: string, needle: Needle): string | undefined {
+  const name = (extra?: string) => {
+    const steps = extra ? [...view.how, extra] : view.how;
+    return steps.length === 0 ? 'raw' : steps.join(', ');
+  };
+  if (view.text.includes(needle.value)) return name();
+  if (needle.reversed !== needle.value && view.text.includes(needle.reversed)) return name('reversed');
+  if (needle.bare.length >= MIN_RUN && bareView.includes(needle.bare)) return name('separated characters');
+  if (needle.bare.length >= MIN_RUN && needle.bareReversed !== needle.bare && bareView.includes(needle.bareReversed)) return name('separated characters, reversed');
+  return undefined;
 }
 
 /**
- * Finds canaries in text, raw or encoded the ways a leak usually takes: base64 (at every byte
- * alignment) and base64url, URL encoding, hex in either case, reversed, and as a Basic
- * authorization header. Canaries can be added as they appear (tokens the sandbox issues).
+ * Finds canaries in text however a leak spells them. The text is normalised rather than the secret
+ * encoded: percent-encoding (either case), `\u`/`\x`/HTML escapes and character codes are decoded
+ * in place, and every run that could be hex (either case, either direction), base64, base64url or
+ * base32 is decoded at every alignment, inflating gzip or deflate payloads; what reads as text is
+ * decoded again, up to three layers. Each view is searched for the secret, reversed, and spelled
+ * with separators between its characters. Decoded text is bounded per byte of input.
  */
 export class CanaryScanner {
-  private readonly needles: Needle[];
+  private readonly needles: Needle[] = [];
   private readonly known = new Set<string>();
 
   constructor(canaries: readonly Canary[]) {
-    this.needles = [];
     this.add(canaries);
   }
 
@@ -71,7 +170,7 @@ export class CanaryScanner {
     for (const canary of canaries) {
       if (this.known.has(canary.value)) continue;
       this.known.add(canary.value);
-      this.needles.push(...needlesOf(canary));
+      this.needles.push(needleOf(canary));
     }
   }
 
@@ -79,20 +178,59 @@ export class CanaryScanner {
     return this.known.size;
   }
 
-  /** Every canary (once per encoding) the text contains. */
+  /** Every canary the text holds, once each, by the simplest form it was found in. */
   scan(text: string): Leak[] {
     const found = new Map<string, Leak>();
-    for (const needle of this.needles) {
-      const key = `${needle.canary}\u0000${needle.encoding}`;
-      if (!found.has(key) && text.includes(needle.text)) found.set(key, { canary: needle.canary, encoding: needle.encoding });
+    let budget = WORK_FLOOR + WORK_PER_BYTE * text.length;
+    const queue: View[] = [{ text, how: [] }];
+    for (let index = 0; index < queue.length && found.size < this.needles.length; index++) {
+      const view = queue[index]!;
+      const readable = view.how.length === 0 || printable(view.text);
+      const bare = readable ? alphanumeric(view.text) : '';
+      for (const needle of this.needles) {
+        if (found.has(needle.canary + '\u0000' + needle.value)) continue;
+        const encoding = matchIn(view, bare, needle);
+        if (encoding) found.set(needle.canary + '\u0000' + needle.value, { canary: needle.canary, encoding });
+      }
+      if (view.how.length >= MAX_DEPTH || !readable) continue;
+      for (const next of decodings(view.text, budget)) {
+        if (budget <= 0) break;
+        budget -= next.text.length;
+        queue.push({ text: next.text, how: [...view.how, ...next.how] });
+      }
     }
-    return [...found.values()];
+    return dedupe([...found.values()]);
   }
 
-  /** The text with every canary form replaced, for anything the checker itself prints. */
+  /**
+   * The text with every canary hidden, for anything the checker itself prints: the raw and reversed
+   * values are replaced; a text that still holds one in some encoding is withheld whole.
+   */
   mask(text: string): string {
     let out = text;
-    for (const needle of [...this.needles].sort((a, b) => b.text.length - a.text.length)) out = out.split(needle.text).join('***');
-    return out;
+    for (const needle of [...this.needles].sort((a, b) => b.value.length - a.value.length)) out = out.split(needle.value).join('***').split(needle.reversed).join('***');
+    return this.scan(out).length === 0 ? out : '[withheld: it holds a secret the server was given]';
   }
+
+  /** A JSON value with {@link mask} applied to every string in it. */
+  maskValue<T>(value: T): T {
+    const visit = (node: unknown): unknown => {
+      if (typeof node === 'string') return this.mask(node);
+      if (Array.isArray(node)) return node.map(visit);
+      if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, visit(child)]));
+      return node;
+    };
+    return visit(value) as T;
+  }
+}
+
+/** Two tokens of one name found the same way are one leak. */
+function dedupe(leaks: Leak[]): Leak[] {
+  const seen = new Set<string>();
+  return leaks.filter((leak) => {
+    const key = `${leak.canary}\u0000${leak.encoding}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import type { ListedTool } from '../../contract/normalize.js';
-import { declinedRequests, presentedIdentity, type ClientInfo, type IdentityName } from '../client-identities.js';
+import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityName } from '../client-identities.js';
 import { boundedFetch } from '../http-reading.js';
 import { ReadBudget } from '../reading-limits.js';
 import { ChildStdioTransport } from '../stdio-transport.js';
@@ -14,7 +14,7 @@ export type ElicitAnswer = 'accept' | 'decline' | 'cancel';
 
 /** One server configuration and one client, as the probes need them. */
 export interface SessionSpec {
-  name: 'plain' | 'elicit' | 'block';
+  name: 'plain' | 'elicit' | 'block' | 'era';
   /** B2_DESTRUCTIVE_POLICY, or null when the server runs as it was started (a --url target). */
   policy: 'confirm' | 'block' | null;
   /** B2_MCP_OUTPUT_FORMAT, or null when the server runs as it was started. */
@@ -25,6 +25,10 @@ export interface SessionSpec {
   identity: IdentityName;
   /** Point B2_LOG_FILE at a file of the run's own, so the log file is searched too. */
   logFile?: boolean;
+  /** Speak this era instead of the run's (the `era` session speaks the other one). */
+  modern?: boolean;
+  /** Declare sampling (answered with a refusal) or not, whatever the identity declares. */
+  sampling?: boolean;
 }
 
 /** What one tools/call came back with. */
@@ -49,6 +53,11 @@ export interface ProbeSession {
   answer(answer: ElicitAnswer): void;
   /** Names of the environment variables the probes gave the server (none for a running URL). */
   envNames: string[];
+  /** The era the session spoke, and whether it declared sampling. */
+  modern: boolean;
+  sampling: boolean;
+  /** The server's instructions to this session (null when none). */
+  instructions: string | null;
   /** Disconnect, stop the server, and return what it wrote on stderr and to its log file (empty for a server started by hand). */
   close(): Promise<SessionOutput>;
 }
@@ -56,6 +65,29 @@ export interface ProbeSession {
 export interface SessionOutput {
   stderr: string;
   logFile: string;
+  /** Every message the server sent the session, in order, with the tool whose call was running. */
+  messages: ReceivedMessage[];
+}
+
+export interface ReceivedMessage {
+  message: JSONRPCMessage;
+  /** The tool being called when it arrived; none for start-up, listing and anything between calls. */
+  tool?: string;
+}
+
+/** Keep every message the transport hands the client, before the client sees it. */
+function recordIncoming(transport: Transport, record: (message: JSONRPCMessage) => void): void {
+  let handler: Transport['onmessage'];
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    get: () =>
+      handler &&
+      ((message: JSONRPCMessage, extra?: unknown) => {
+        record(message);
+        handler!(message, extra as never);
+      }),
+    set: (next: Transport['onmessage']) => void (handler = next),
+  });
 }
 
 /** How to reach a server for the probes: spawn it with the probe environment, or a running URL. */
@@ -102,17 +134,29 @@ function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: st
   };
 }
 
+/** The identity with sampling declared or not, as the session asks (unchanged when it does not say). */
+function withSampling(identity: ClientIdentity, sampling: boolean | undefined): ClientIdentity {
+  if (sampling === undefined) return identity;
+  const { sampling: _declared, ...others } = identity.capabilities;
+  return { ...identity, capabilities: sampling ? { ...others, sampling: {} } : others };
+}
+
 /** Start (or reach) the server for one session, connect a client and list its tools. */
 export async function openSession(server: ProbeServer, spec: SessionSpec, options: SessionOptions): Promise<ProbeSession> {
   const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'mcp-logs-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
   const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile, options.logLevel) : {};
   const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true, ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}) }) : undefined;
-  const identity = presentedIdentity(spec.identity, options.slot ?? 0, options.clientInfo);
+  const identity = withSampling(presentedIdentity(spec.identity, options.slot ?? 0, options.clientInfo), spec.sampling);
+  const modern = spec.modern ?? options.modern;
   const transport =
     server.kind === 'spawn'
       ? stdio!
       : new StreamableHTTPClientTransport(server.target.url, { fetch: boundedFetch(new ReadBudget(options.maxMessageBytes)), requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } } });
+
+  const messages: ReceivedMessage[] = [];
+  let calling: string | undefined;
+  recordIncoming(transport, (message) => messages.push({ message, ...(calling ? { tool: calling } : {}) }));
 
   let answer: ElicitAnswer = 'decline';
   let elicited: string[] = [];
@@ -120,7 +164,7 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     { ...identity.clientInfo },
     {
       capabilities: structuredClone(identity.capabilities),
-      versionNegotiation: options.modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.timeoutMs } } : { mode: 'legacy' },
+      versionNegotiation: modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.timeoutMs } } : { mode: 'legacy' },
     },
   );
   for (const { method, answer: declined } of declinedRequests(identity)) client.setRequestHandler(method, async () => declined() as never);
@@ -151,26 +195,33 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     throw new Error(`${(error as Error).message}${tail ? ` (stderr: ${tail.slice(0, 200)})` : ''}`);
   }
 
+  const instructions = client.getInstructions();
   return {
     spec,
     client: identity.product,
     tools,
     envNames: Object.keys(probeEnv).sort(),
+    modern,
+    sampling: identity.capabilities.sampling !== undefined,
+    instructions: typeof instructions === 'string' ? instructions : null,
     answer: (next) => void (answer = next),
     async call(tool, args, timeoutMs = options.timeoutMs) {
       elicited = [];
+      calling = tool;
       try {
         const result = await client.callTool({ name: tool, arguments: args }, { timeout: timeoutMs });
         return { result, elicitations: elicited };
       } catch (error) {
         const timedOut = (error as { code?: unknown }).code === 'REQUEST_TIMEOUT';
         return { thrown: (error as Error).message, elicitations: elicited, ...(timedOut ? { timedOut: true as const } : {}) };
+      } finally {
+        calling = undefined;
       }
     },
     async close() {
       await client.close().catch(() => {});
       await stdio?.close();
-      const output = { stderr: stdio?.stderrText ?? '', logFile: readLog() };
+      const output = { stderr: stdio?.stderrText ?? '', logFile: readLog(), messages };
       cleanup();
       return output;
     },

@@ -24,14 +24,30 @@ export interface ReadProbeSpec {
   expect?: 'result' | 'error';
 }
 
-/** What an ungated write must do, exactly: these mutations, these state changes, nothing else. */
+/** One operation a write must log, with what it names (fields left out are not compared). */
+export interface ExpectedMutation {
+  operation: string;
+  bucketName?: string;
+  fileName?: string;
+  uploadId?: string;
+}
+
+/** One change the store digest must show: `version added` etc., its bucket and key, and the facts it must have. */
+export interface ExpectedChange {
+  change: string;
+  bucket: string;
+  key: string;
+  [fact: string]: unknown;
+}
+
+/** What an ungated write must do, exactly and by content: these mutations, these changes, nothing else. */
 export interface WriteEffect {
   /** The sandbox operations the call must log, in order. */
-  mutations: string[];
-  /** `<kind> <added|removed|changed>` → how many; every other kind of change must not happen. */
-  state: Record<string, number>;
-  /** The result must carry a presigned URL. */
-  signedUrl?: boolean;
+  mutations: ExpectedMutation[];
+  /** Every change of the store, each matched by its facts; anything else that changed fails the probe. */
+  changes: ExpectedChange[];
+  /** The result must carry exactly one presigned URL, for this object (and part). */
+  signedUrl?: { bucket: string; key: string; uploadId?: string; partNumber?: number };
 }
 
 export interface WriteProbeSpec {
@@ -49,6 +65,8 @@ export interface ProbeTables {
   writes: WriteProbeSpec[];
   /** Arguments no tool declares, tried in order until one is not in the tool's schema. */
   undeclared: Arguments[];
+  /** Consent-looking arguments no gated tool declares (`skipConfirmation: true`, ...). */
+  consent: Arguments[];
 }
 
 export const PROBE_TABLES_DIR = join(BUNDLED.rulesDir, 'probes');
@@ -81,6 +99,7 @@ export function loadProbeTables(dir: string = PROBE_TABLES_DIR, options: { valid
     readContext: (reads.context ?? {}) as Record<string, TargetSpec>,
     writes: writes.writes as WriteProbeSpec[],
     undeclared: writes.undeclared as Arguments[],
+    consent: (gates.consent ?? []) as Arguments[],
   };
 }
 

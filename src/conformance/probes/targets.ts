@@ -2,8 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ALL_CAPABILITIES } from '../../sandbox/model.js';
 import type { ProbeSandbox, SandboxKey } from './sandbox.js';
 
-/** Values a seeded target exposes to argument templates, e.g. `{{target.bucketId}}`. */
-export type TargetValues = Record<string, string>;
+/** Values a seeded target exposes to argument templates, e.g. `{{target.bucketId}}` (sizes are numbers). */
+export type TargetValues = Record<string, string | number>;
+
+/** The size and SHA-1 of seeded content, so a probe can say what a copy of it must hold. */
+function contentFacts(text: string): { size: number; sha1: string } {
+  const bytes = Buffer.from(text, 'utf8');
+  return { size: bytes.length, sha1: createHash('sha1').update(bytes).digest('hex') };
+}
 
 /** A target as the probe tables describe it: a kind and that kind's parameters. */
 export interface TargetSpec {
@@ -132,13 +138,9 @@ export class TargetSeeder {
 
   private async object(bucket: TargetValues, params: Record<string, unknown>): Promise<TargetValues> {
     const fileName = typeof params.name === 'string' ? params.name : `${this.name('object')}.txt`;
-    const added = await this.sandbox.admin<{ fileId: string; fileName: string }>('POST', '/files', {
-      bucketName: bucket.bucketName,
-      fileName,
-      text: typeof params.text === 'string' ? params.text : `notes for ${fileName}\n`,
-      contentType: 'text/plain',
-    });
-    return { bucketId: bucket.bucketId!, bucketName: bucket.bucketName!, key: added.fileName, fileId: added.fileId, fileName: added.fileName };
+    const text = typeof params.text === 'string' ? params.text : `notes for ${fileName}\n`;
+    const added = await this.sandbox.admin<{ fileId: string; fileName: string }>('POST', '/files', { bucketName: bucket.bucketName, fileName, text, contentType: 'text/plain' });
+    return { bucketId: bucket.bucketId!, bucketName: bucket.bucketName!, key: added.fileName, fileId: added.fileId, fileName: added.fileName, ...contentFacts(text) };
   }
 
   /** A bucket of its own holding every named object; `key` is the first name. */
@@ -166,8 +168,16 @@ export class TargetSeeder {
     const fileName = typeof params.name === 'string' ? params.name : `${this.name('upload')}.bin`;
     const started = await this.native.call<{ fileId: string }>('b2_start_large_file', { bucketId: bucket.bucketId, fileName, contentType: 'application/octet-stream' });
     const values: TargetValues = { bucketId: bucket.bucketId!, bucketName: bucket.bucketName!, key: fileName, uploadId: started.fileId };
-    if (params.part) values.partEtag = await this.native.uploadPart(started.fileId, 1, Buffer.from(`first part of ${fileName}\n`));
-    if (params.source) values.sourceKey = (await this.object(bucket, {})).key!;
+    if (params.part) {
+      const part = `first part of ${fileName}\n`;
+      values.partEtag = await this.native.uploadPart(started.fileId, 1, Buffer.from(part));
+      const { size, sha1 } = contentFacts(part);
+      Object.assign(values, { partSize: size, partSha1: sha1 });
+    }
+    if (params.source) {
+      const source = await this.object(bucket, {});
+      Object.assign(values, { sourceKey: source.key!, sourceSize: source.size!, sourceSha1: source.sha1! });
+    }
     return values;
   }
 

@@ -19,6 +19,10 @@ export interface ProbeObservation {
 export interface ProbeEvidence {
   /** False when the server never reached the sandbox (it ignores B2_API_URL). */
   applicable: boolean;
+  /** Drew the clients, configurations and call order; `--seed` replays the run. */
+  seed: number;
+  /** Each session's era, client, policy, output format, elicitation and sampling: what the run covered. */
+  combinations: string[];
   sandbox: 'in-process' | 'external';
   /** One per server session: which policy and output format it ran with, and which client. */
   sessions: { name: string; client: string; policy: string | null; outputFormat: string | null; env: string[] }[];

@@ -49,10 +49,10 @@ export function evidenceLines(evidence: Evidence): [string, string][] {
 
 function probeLines(probes: NonNullable<Evidence['probes']>): [string, string][] {
   if (!probes.applicable) return [['Probes', `not applicable (the server did not use the ${probes.sandbox} sandbox), ${probes.durationMs} ms`]];
-  const sessions = probes.sessions.map((session) => `${session.name} (${[session.policy ?? 'policy as started', session.outputFormat ?? 'format as started', session.client].join(', ')})`);
   const lines: [string, string][] = [
     ['Probes', `${probes.passed} passed, ${probes.failed} failed in ${probes.durationMs} ms against an ${probes.sandbox} sandbox`],
-    ['Probe sessions', sessions.join('; ')],
+    ['Probe sessions', probes.combinations.join('; ')],
+    ['Probe seed', `${probes.seed} (check --seed ${probes.seed} draws the same sessions and call order)`],
     ['Probe calls', `${probes.gate.calls} gate calls on ${probes.gate.tools} gated tools (${probes.gate.elicitations} elicitations answered), ${probes.format.calls} read calls; ${probes.secrets.canaries} canar${probes.secrets.canaries === 1 ? 'y' : 'ies'} searched in ${probes.secrets.places.join(', ')}`],
   ];
   for (const skipped of probes.skipped) lines.push(['Probes skipped', skipped]);
