@@ -89,37 +89,14 @@ function names(finding: Finding, difference: RawDifference): boolean {
 }
 
 /**
- * Checks that fail today for reasons being fixed elsewhere, each with what it waits for (tschema:
- * schema dialects and pack contents; poison: visible/url; teras: protocol
- * versions, capability-gated surfaces, SDK-rejected listings). They run as expected failures and
- * are taken off this list as the fixes land; REAL_SERVERS_STRICT=1 runs them as plain tests.
+ * Checks that fail today for reasons being fixed elsewhere, each with what it waits for and whose
+ * area it is in. They run as expected failures and are taken off this list as the fixes land;
+ * REAL_SERVERS_STRICT=1 runs them as plain tests.
  */
-const DRAFT_07 = 'tschema: the draft-07 dialect crash (no schema with key or ref draft-07)';
-const EXECUTION = 'udiff: tool execution (taskSupport) is not recorded or compared';
-const URL_WARNING = 'poison: visible/url warns on a documentation or example link';
-const CONFIRM = 'tschema: gating/confirm-boolean and gating/confirm-optional in the generic pack';
 const WAITING: Record<string, string> = {
-  '@modelcontextprotocol/server-everything@2025.11.25': DRAFT_07,
-  '@modelcontextprotocol/server-everything@2026.1.26': `${DRAFT_07}; ${URL_WARNING}`,
-  '@modelcontextprotocol/server-everything@2026.8.31': `${DRAFT_07}; ${URL_WARNING}`,
-  '@modelcontextprotocol/server-everything@2025.11.25→2026.1.26': `${DRAFT_07}; ${EXECUTION}`,
-  '@modelcontextprotocol/server-everything@2026.1.26→2026.8.31': DRAFT_07,
-  '@modelcontextprotocol/server-filesystem@2025.7.1': DRAFT_07,
-  '@modelcontextprotocol/server-filesystem@2025.11.25': DRAFT_07,
-  '@modelcontextprotocol/server-filesystem@2026.8.31': DRAFT_07,
-  '@modelcontextprotocol/server-filesystem@2025.7.1→2025.11.25': `${DRAFT_07}; ${EXECUTION}`,
-  '@modelcontextprotocol/server-filesystem@2025.11.25→2026.8.31': DRAFT_07,
-  '@modelcontextprotocol/server-memory@2025.11.25': DRAFT_07,
-  '@modelcontextprotocol/server-memory@2026.8.31': DRAFT_07,
-  '@modelcontextprotocol/server-memory@2025.8.4→2025.11.25': `${DRAFT_07}; ${EXECUTION}`,
-  '@modelcontextprotocol/server-memory@2025.11.25→2026.8.31': DRAFT_07,
-  '@modelcontextprotocol/server-sequential-thinking@2025.11.25': DRAFT_07,
-  '@modelcontextprotocol/server-sequential-thinking@2026.8.31': DRAFT_07,
-  '@modelcontextprotocol/server-sequential-thinking@2025.7.1→2025.11.25': `${DRAFT_07}; ${EXECUTION}`,
-  '@modelcontextprotocol/server-sequential-thinking@2025.11.25→2026.8.31': DRAFT_07,
-  '@playwright/mcp@0.0.83': URL_WARNING,
-  '@cyanheads/git-mcp-server@2.10.5': `${DRAFT_07}; ${CONFIRM}`,
-  '@cyanheads/git-mcp-server@2.15.3': CONFIRM,
+  '@modelcontextprotocol/server-filesystem@2025.7.1→2025.11.25': 'udiff: an annotations change of edit_file the raw reader sees is named by no finding',
+  '@cyanheads/git-mcp-server@2.10.5': 'poison: poisoning/exfiltration on git_push ("Uploads local commits to the remote"); tschema: schema/pattern-backtracking warning on git_commit\'s author email pattern',
+  '@cyanheads/git-mcp-server@2.15.3': 'poison: poisoning/exfiltration on git_push ("Uploads local commits to the remote")',
 };
 
 /**
