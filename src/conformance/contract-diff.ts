@@ -1,5 +1,5 @@
 import type { LoadedContract, LoadedContractProfile } from '../contract/artifact.js';
-import { compareCodePoints } from '../contract/normalize.js';
+import { compareCodeUnits } from '../contract/normalize.js';
 import { deepEqual, joinPath, type Change } from './diff.js';
 import { profileSpellings } from './target.js';
 
@@ -19,7 +19,7 @@ const PARTS = { toolBacking: 'toolBacking', naming: 'naming policy', approvedCac
 export function sdkChanges(before: Record<string, string> | undefined, after: Record<string, string> | undefined): Change[] {
   const a = before ?? {};
   const b = after ?? {};
-  const shared = Object.keys(a).filter((name) => Object.hasOwn(b, name)).sort(compareCodePoints);
+  const shared = Object.keys(a).filter((name) => Object.hasOwn(b, name)).sort(compareCodeUnits);
   return shared.filter((name) => a[name] !== b[name]).map((name) => ({ kind: 'contract-sdk-changed', path: joinPath('sdk', name), before: a[name], after: b[name] }));
 }
 
@@ -75,7 +75,7 @@ function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContrac
 export function diffContracts(a: LoadedContract, b: LoadedContract, renames: ReadonlyMap<string, string> = new Map()): { changes: Change[]; unrecorded: { part: string; missingIn: 'before' | 'after' }[] } {
   const renamed: Renamed = (name) => renames.get(name) ?? name;
   const changes: Change[] = [];
-  for (const name of Object.keys(a.profiles).sort(compareCodePoints)) {
+  for (const name of Object.keys(a.profiles).sort(compareCodeUnits)) {
     const counterpart = counterpartOf(name, b);
     if (counterpart !== undefined) changes.push(...profileChanges(counterpart, a.profiles[name as keyof typeof a.profiles], b.profiles[counterpart as keyof typeof b.profiles], renamed));
   }
@@ -86,14 +86,14 @@ export function diffContracts(a: LoadedContract, b: LoadedContract, renames: Rea
   if (a.toolBacking && b.toolBacking) {
     const backingA: Record<string, string> = Object.fromEntries(Object.entries(a.toolBacking).map(([tool, category]) => [renamed(tool), category]));
     const backingB: Record<string, string> = b.toolBacking;
-    for (const tool of [...new Set([...Object.keys(backingA), ...Object.keys(backingB)])].sort(compareCodePoints)) {
+    for (const tool of [...new Set([...Object.keys(backingA), ...Object.keys(backingB)])].sort(compareCodeUnits)) {
       const was = Object.hasOwn(backingA, tool) ? backingA[tool] : undefined;
       const now = Object.hasOwn(backingB, tool) ? backingB[tool] : undefined;
       if (was !== now) changes.push({ kind: 'contract-backing-changed', tool, path: joinPath('toolBacking', tool), before: was, after: now });
     }
   }
   if (a.naming && b.naming) {
-    for (const key of Object.keys({ ...a.naming, ...b.naming }).sort(compareCodePoints) as (keyof typeof a.naming)[]) {
+    for (const key of Object.keys({ ...a.naming, ...b.naming }).sort(compareCodeUnits) as (keyof typeof a.naming)[]) {
       if (!deepEqual(a.naming[key], b.naming[key])) changes.push({ kind: 'contract-naming-changed', path: joinPath('naming', key), before: a.naming[key], after: b.naming[key] });
     }
   }

@@ -1,6 +1,6 @@
 import type { ModernBlock } from '../contract/fixture.js';
 import type { ToolRename } from '../contract/artifact.js';
-import { compareCodePoints, stable, type NormalizedTool } from '../contract/normalize.js';
+import { compareCodeUnits, stable, type NormalizedTool } from '../contract/normalize.js';
 import { declaredDialect } from './schema-dialects.js';
 
 /**
@@ -797,7 +797,7 @@ function matchRenames(removed: readonly NormalizedTool[], added: readonly Normal
   const candidates = free(removed)
     .flatMap((from) => free(added).map((to) => ({ from, to, basis: renameSimilarity(from, to) })))
     .filter((candidate): candidate is { from: NormalizedTool; to: NormalizedTool; basis: Extract<RenameBasis, { by: 'similarity' }> } => candidate.basis !== null)
-    .sort((x, y) => y.basis.confidence - x.basis.confidence || compareCodePoints(x.from.name, y.from.name) || compareCodePoints(x.to.name, y.to.name));
+    .sort((x, y) => y.basis.confidence - x.basis.confidence || compareCodeUnits(x.from.name, y.from.name) || compareCodeUnits(x.to.name, y.to.name));
   for (const { from, to, basis } of candidates) if (!used.has(from) && !used.has(to)) take(from, to, basis);
   return pairs;
 }

@@ -1,5 +1,5 @@
 import { buildPromptFixture, type PromptFixture } from '../contract/prompt-fixture.js';
-import { compareCodePoints, profileHash, sha256Hex, stable } from '../contract/normalize.js';
+import { compareCodeUnits, profileHash, sha256Hex, stable } from '../contract/normalize.js';
 import { deepEqual, diffSchema, driftParts, type Change, type PromptChangeKind, type SchemaChangeKind } from './diff.js';
 
 /** A prompt as `prompts/list` carries it (only the fields the contract looks at). */
@@ -66,7 +66,7 @@ function listedArguments(prompt: ListedPrompt): Argument[] {
   return (prompt.arguments ?? []).map((arg) => ({ name: arg.name, required: arg.required === true, ...(arg.description === undefined ? {} : { description: arg.description }) }));
 }
 
-const byName = <T extends { name: string }>(items: readonly T[]): T[] => [...items].sort((a, b) => compareCodePoints(a.name, b.name));
+const byName = <T extends { name: string }>(items: readonly T[]): T[] => [...items].sort((a, b) => compareCodeUnits(a.name, b.name));
 
 /** A fixture's prompts as a listing would show them, so they compare with a live server's. */
 export function observableViews(fixture: PromptFixture | undefined): PromptView[] {

@@ -6,7 +6,7 @@ import {
   MCP_REVISION,
   type Era,
 } from './constants.js';
-import { compareCodePoints, snapshotTools, stable, type ListedTool, type NormalizedTool } from './normalize.js';
+import { compareCodeUnits, snapshotTools, stable, type ListedTool, type NormalizedTool } from './normalize.js';
 
 export interface CacheHint {
   ttlMs: number;
@@ -105,26 +105,26 @@ export function requiredFieldsOf(tools: readonly NormalizedTool[]): Record<strin
   return Object.fromEntries(
     tools.map((tool) => {
       const required = (tool.inputSchema as { required?: unknown } | undefined)?.required;
-      return [tool.name, Array.isArray(required) ? [...required].map(String).sort(compareCodePoints) : []];
+      return [tool.name, Array.isArray(required) ? [...required].map(String).sort(compareCodeUnits) : []];
     }),
   );
 }
 
 /** Tools whose input schema offers a `confirm` property: the gated tools, as advertised. */
 export function confirmToolsOf(tools: readonly NormalizedTool[]): string[] {
-  return tools.filter((tool) => 'confirm' in schemaProperties(tool)).map((tool) => tool.name).sort(compareCodePoints);
+  return tools.filter((tool) => 'confirm' in schemaProperties(tool)).map((tool) => tool.name).sort(compareCodeUnits);
 }
 
-/** The `title` of every listed tool that has one, by name in code-point order. */
+/** The `title` of every listed tool that has one, by name in UTF-16 code-unit order. */
 export function titlesOf(tools: readonly ListedTool[]): Record<string, string> {
   const titled = tools.filter((tool) => typeof tool.name === 'string' && typeof tool.title === 'string');
-  return Object.fromEntries(titled.map((tool) => [tool.name, tool.title as string]).sort(([a], [b]) => compareCodePoints(a!, b!)));
+  return Object.fromEntries(titled.map((tool) => [tool.name, tool.title as string]).sort(([a], [b]) => compareCodeUnits(a!, b!)));
 }
 
-/** One key of every listed tool that has it, by name in code-point order, normalized. */
+/** One key of every listed tool that has it, by name in UTF-16 code-unit order, normalized. */
 export function toolKeyOf(tools: readonly ListedTool[], key: string): Record<string, unknown> {
   const having = tools.filter((tool) => typeof tool.name === 'string' && tool[key] !== undefined);
-  return Object.fromEntries(having.map((tool) => [tool.name, stable(tool[key])] as const).sort(([a], [b]) => compareCodePoints(a, b)));
+  return Object.fromEntries(having.map((tool) => [tool.name, stable(tool[key])] as const).sort(([a], [b]) => compareCodeUnits(a, b)));
 }
 
 export function buildToolFixture(input: FixtureInput): ToolFixture {

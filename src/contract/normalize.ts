@@ -25,13 +25,17 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** Code-point order: locale-independent, unlike `localeCompare`. */
-export function compareCodePoints(a: string, b: string): number {
+/**
+ * UTF-16 code-unit order (JavaScript's `<`): locale-independent, unlike `localeCompare`. Every
+ * contract hash and fixture was generated in this order, so it must not change. It is not code-point
+ * order: a character above U+FFFF sorts before U+E000–U+FFFF here (see code-point-order.ts).
+ */
+export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
- * Deterministic copy of a JSON value: object keys sorted by code point, and arrays found
+ * Deterministic copy of a JSON value: object keys sorted by UTF-16 code unit, and arrays found
  * directly under a `required` key sorted (their order carries no meaning). Every other
  * array keeps its order: `enum` order is model-visible.
  */
@@ -39,7 +43,7 @@ export function stable(value: unknown, parentKey?: string): unknown {
   if (Array.isArray(value)) {
     const items = value.map((item) => stable(item));
     if (parentKey === 'required' && items.every((item) => typeof item === 'string')) {
-      return [...(items as string[])].sort(compareCodePoints);
+      return [...(items as string[])].sort(compareCodeUnits);
     }
     return items;
   }
@@ -47,7 +51,7 @@ export function stable(value: unknown, parentKey?: string): unknown {
   // fromEntries defines own properties: a key named `__proto__` stays a key.
   return Object.fromEntries(
     Object.keys(value)
-      .sort(compareCodePoints)
+      .sort(compareCodeUnits)
       .map((key) => [key, stable((value as Record<string, unknown>)[key], key)]),
   );
 }
@@ -74,7 +78,7 @@ export interface ToolSnapshot {
 export function snapshotTools(listed: readonly ListedTool[]): ToolSnapshot {
   const sorted = listed
     .filter((tool) => typeof tool.name === 'string' && tool.name.length > 0)
-    .sort((a, b) => compareCodePoints(a.name, b.name));
+    .sort((a, b) => compareCodeUnits(a.name, b.name));
   const names = sorted.map((tool) => tool.name);
   const tools = sorted.map(normalizeTool);
   return { names, tools, hash: profileHash(names, tools) };

@@ -1,5 +1,5 @@
 import { CONTRACT_VERSION, MCP_REVISION, PROMPT_CONTRACT_ISSUE } from './constants.js';
-import { compareCodePoints, profileHash, sha256Hex, stable } from './normalize.js';
+import { compareCodeUnits, profileHash, sha256Hex, stable } from './normalize.js';
 
 /** A prompt as the contract records it. */
 export interface PromptEntry {
@@ -37,7 +37,7 @@ export interface PromptInput {
   requiredCapabilities: readonly string[];
 }
 
-const sorted = (values: readonly string[]): string[] => [...values].sort(compareCodePoints);
+const sorted = (values: readonly string[]): string[] => [...values].sort(compareCodeUnits);
 
 export function buildPromptFixture(input: {
   profile: string;
@@ -46,7 +46,7 @@ export function buildPromptFixture(input: {
   prompts: readonly PromptInput[];
 }): PromptFixture {
   const prompts = [...input.prompts]
-    .sort((a, b) => compareCodePoints(a.name, b.name))
+    .sort((a, b) => compareCodeUnits(a.name, b.name))
     .map((p) => ({
       name: p.name,
       descriptionSha256: sha256Hex(p.description),

@@ -31,7 +31,8 @@ import type { SandboxContext } from './context.js';
 import { SandboxError, badRequest, notFound } from './errors.js';
 import { describeThings, stateDigest } from './evidence.js';
 import { FaultSpecError, parseFaultSpec } from './faults.js';
-import { JSON_BODY_LIMIT, isLoopbackAddress, readBody, sendB2Error, sendJson } from './http.js';
+import { isLoopbackAddress } from '../contract/loopback-address.js';
+import { JSON_BODY_LIMIT, readBody, sendB2Error, sendJson } from './http.js';
 import { ALL_CAPABILITIES, type Capability } from './model.js';
 import { SEEDS, applySeed, type SeedName } from './seed.js';
 

@@ -32,11 +32,6 @@ export function sendB2Error(res: ServerResponse, error: SandboxError, headers: R
   sendJson(res, error.status, { status: error.status, code: error.code, message: error.message }, headers);
 }
 
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
-
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Percent-encode a file name the way B2 does in `X-Bz-File-Name` (keeps `/`). */

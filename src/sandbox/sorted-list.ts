@@ -93,26 +93,3 @@ export class SortedList<T> {
     this.count = 0;
   }
 }
-
-/**
- * Order of two strings by their UTF-8 bytes, which is how B2 sorts file names. JavaScript's `<`
- * compares UTF-16 code units, which differs only when a surrogate meets U+E000..U+FFFF.
- */
-export function compareUtf8(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) {
-      if (x >= 0xd800 && y >= 0xd800) return utf8Rank(x) - utf8Rank(y);
-      return x - y;
-    }
-  }
-  return a.length - b.length;
-}
-
-/** Surrogates encode code points above U+FFFF, so they must sort after U+E000..U+FFFF. */
-function utf8Rank(unit: number): number {
-  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
-}

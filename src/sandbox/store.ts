@@ -29,7 +29,8 @@ import {
   type TrialAccount,
   type UploadGrant,
 } from './model.js';
-import { SortedList, compareUtf8 } from './sorted-list.js';
+import { compareCodePoints } from '../contract/code-point-order.js';
+import { SortedList } from './sorted-list.js';
 
 export const DAY_MS = 86_400_000;
 export const TOKEN_LIFETIME_MS = DAY_MS;
@@ -109,7 +110,7 @@ const EMPTY_INFO: Record<string, string> = Object.freeze({}) as Record<string, s
 
 /** Versions of one name are consecutive; newest (highest seq) first — B2's listing order. */
 export function compareVersions(a: FileVersion, b: FileVersion): number {
-  return compareUtf8(a.fileName, b.fileName) || b.seq - a.seq;
+  return compareCodePoints(a.fileName, b.fileName) || b.seq - a.seq;
 }
 
 const FILE_ID_SEQ = /_f([0-9a-f]{12})_/;
@@ -380,7 +381,7 @@ export class SandboxStore {
 
   /** All buckets sorted by name. */
   listBuckets(): BucketRecord[] {
-    return [...this.bucketsByName.values()].sort((a, b) => compareUtf8(a.bucketName, b.bucketName));
+    return [...this.bucketsByName.values()].sort((a, b) => compareCodePoints(a.bucketName, b.bucketName));
   }
 
   createBucket(
@@ -560,7 +561,7 @@ export class SandboxStore {
   /** The newest finished version of a name, unless a hide marker is newer. */
   latestVisible(bucketId: string, fileName: string): FileVersion | undefined {
     const bucket = this.requireBucket(bucketId);
-    const cursor = bucket.versions.lowerBound((v) => compareUtf8(v.fileName, fileName) < 0);
+    const cursor = bucket.versions.lowerBound((v) => compareCodePoints(v.fileName, fileName) < 0);
     for (const v of bucket.versions.from(cursor)) {
       if (v.fileName !== fileName) return undefined;
       if (v.action === 'start') continue;
@@ -656,7 +657,7 @@ export class SandboxStore {
       if (options.startFileName === undefined) throw badRequest('startFileName is required with startFileId');
       startSeq = seq;
     }
-    if (compareUtf8(startName, prefix) < 0) {
+    if (compareCodePoints(startName, prefix) < 0) {
       startName = prefix;
       startSeq = Number.POSITIVE_INFINITY;
     }
@@ -664,7 +665,7 @@ export class SandboxStore {
     const entries: ListEntry[] = [];
     let iterator = versions.from(
       versions.lowerBound((v) => {
-        const c = compareUtf8(v.fileName, startName);
+        const c = compareCodePoints(v.fileName, startName);
         return c < 0 || (c === 0 && v.seq > startSeq);
       }),
     );
@@ -672,7 +673,7 @@ export class SandboxStore {
     for (let step = iterator.next(); !step.done; step = iterator.next()) {
       const v = step.value;
       if (!v.fileName.startsWith(prefix)) {
-        if (compareUtf8(v.fileName, prefix) > 0) break;
+        if (compareCodePoints(v.fileName, prefix) > 0) break;
         continue;
       }
       if (delimiter) {
@@ -683,7 +684,7 @@ export class SandboxStore {
             if (entries.length === options.maxFileCount) return { entries, nextFileName: folder, nextFileId: null };
             entries.push({ kind: 'folder', fileName: folder });
           }
-          iterator = versions.from(versions.lowerBound((x) => compareUtf8(x.fileName, folder) < 0 || x.fileName.startsWith(folder)));
+          iterator = versions.from(versions.lowerBound((x) => compareCodePoints(x.fileName, folder) < 0 || x.fileName.startsWith(folder)));
           continue;
         }
       }
@@ -702,7 +703,7 @@ export class SandboxStore {
 
   private folderHasVisibleFile(bucket: BucketRecord, folder: string): boolean {
     let decided: string | undefined;
-    for (const v of bucket.versions.from(bucket.versions.lowerBound((x) => compareUtf8(x.fileName, folder) < 0))) {
+    for (const v of bucket.versions.from(bucket.versions.lowerBound((x) => compareCodePoints(x.fileName, folder) < 0))) {
       if (!v.fileName.startsWith(folder)) return false;
       if (v.fileName === decided || v.action === 'start') continue;
       if (v.action === 'upload') return true;

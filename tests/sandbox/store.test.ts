@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bytesBody, fillerBody, openBody, sha1Of } from '../../src/sandbox/bodies.js';
 import { SandboxError } from '../../src/sandbox/errors.js';
-import { SortedList, compareUtf8 } from '../../src/sandbox/sorted-list.js';
+import { compareCodePoints } from '../../src/contract/code-point-order.js';
+import { SortedList } from '../../src/sandbox/sorted-list.js';
 import { DAY_MS, SandboxStore, type ListPage } from '../../src/sandbox/store.js';
 import { thrownBy } from '../support/failure.js';
 
@@ -48,10 +49,10 @@ describe('SortedList', () => {
   it('orders names by UTF-8 bytes, not UTF-16 code units', () => {
     const astral = '\u{1F680}'; // a surrogate pair in UTF-16, F0 9F 9A 80 in UTF-8
     const high = '\uFF5E'; // EF BD 9E in UTF-8
-    expect(compareUtf8(high, astral)).toBeLessThan(0);
+    expect(compareCodePoints(high, astral)).toBeLessThan(0);
     expect(high < astral).toBe(false); // what plain JS comparison would get wrong
     const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => Math.sign(compareUtf8(a, b)) === Math.sign(byBytes(a, b))));
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => Math.sign(compareCodePoints(a, b)) === Math.sign(byBytes(a, b))));
   });
 });
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ScanDeadline, withDeadline } from '../../src/server/analytics/deadline.js';
-import { byEach, compareCodePoints } from '../../src/server/analytics/order.js';
+import { compareCodePoints } from '../../src/contract/code-point-order.js';
+import { byEach } from '../../src/server/analytics/order.js';
 import { BoundedTopK } from '../../src/server/analytics/top-k.js';
 import { bytesToGb, formatBytes, parseGbToBytes } from '../../src/server/analytics/units.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareCodePoints, profileHash, snapshotTools, stable } from '../../src/contract/normalize.js';
+import { compareCodePoints } from '../../src/contract/code-point-order.js';
+import { compareCodeUnits, profileHash, snapshotTools, stable } from '../../src/contract/normalize.js';
 
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -36,10 +37,29 @@ describe('profile hash', () => {
     expect(value).toEqual({ enum: ['z', 'a'], items: { required: ['x', 'y'] }, required: ['a', 'b'] });
   });
 
-  it('uses code-point order, which differs from locale order for mixed case and underscores', () => {
+  it('uses UTF-16 code-unit order, which differs from locale order for mixed case and underscores', () => {
     const keys = ['b', 'B', '_x', 'a', 'A'];
-    expect([...keys].sort(compareCodePoints)).toEqual(['A', 'B', '_x', 'a', 'b']);
+    expect([...keys].sort(compareCodeUnits)).toEqual(['A', 'B', '_x', 'a', 'b']);
     // The guard: if these ever agree, normalization would silently depend on the locale.
-    expect([...keys].sort((x, y) => x.localeCompare(y))).not.toEqual([...keys].sort(compareCodePoints));
+    expect([...keys].sort((x, y) => x.localeCompare(y))).not.toEqual([...keys].sort(compareCodeUnits));
+  });
+
+  it('keeps the order every fixture was hashed in: an astral character before U+FFxx, unlike code-point order', () => {
+    const astral = '\u{1F680}';
+    const fullwidth = '\uFF21';
+    expect([fullwidth, astral].sort(compareCodeUnits)).toEqual([astral, fullwidth]);
+    expect([fullwidth, astral].sort(compareCodePoints)).toEqual([fullwidth, astral]);
+    expect(Object.keys(stable({ [fullwidth]: 1, [astral]: 2 }) as object)).toEqual([astral, fullwidth]);
+    const snapshot = snapshotTools([
+      {
+        name: `b2_${fullwidth}`,
+        description: '',
+        inputSchema: { $schema: DIALECT, type: 'object', properties: { '\uFF5E': { type: 'string' }, [astral]: { type: 'string' } }, required: ['\uFF5E', astral] },
+      },
+      { name: `b2_${astral}`, description: '', inputSchema: { $schema: DIALECT, type: 'object', properties: {} } },
+    ]);
+    expect(snapshot.names).toEqual([`b2_${astral}`, `b2_${fullwidth}`]);
+    expect(Object.keys((snapshot.tools[1]!.inputSchema as { properties: object }).properties)).toEqual([astral, '\uFF5E']);
+    expect(snapshot.hash).toBe('4d622487efdc05992c88683c1c1228ef6b861326d042faa6ff3c1aa31efa3099');
   });
 });

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { createHostGuard, isLoopbackAddress } from '../../src/server/transports/host-guard.js';
+import { isLoopbackAddress } from '../../src/contract/loopback-address.js';
+import { createHostGuard } from '../../src/server/transports/host-guard.js';
 import { CredentialFailure, credentialKey, credentialsFromHeaders } from '../../src/server/transports/http-credentials.js';
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { InFlightLimiter } from '../../src/server/transports/in-flight.js';
@@ -38,8 +39,10 @@ describe('host guard', () => {
   });
 
   it('recognises loopback socket addresses', () => {
-    expect(['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1'].every(isLoopbackAddress)).toBe(true);
-    expect(['10.0.0.1', '::ffff:10.0.0.1', '::2', '', undefined].some(isLoopbackAddress)).toBe(false);
+    expect(['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.2', '0:0:0:0:0:0:0:1'].every(isLoopbackAddress)).toBe(true);
+    // An IPv4-mapped prefix is unwrapped only around an IPv4 address; names and malformed text are not addresses.
+    const notLoopback = ['10.0.0.1', '::ffff:10.0.0.1', '::ffff:::1', '::ffff:127.example', '127.example', '::2', 'localhost', '', undefined];
+    expect(notLoopback.filter(isLoopbackAddress)).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@
 import { openBody } from '../bodies.js';
 import { hasCapability } from '../access.js';
 import type { BucketRecord, FileVersion } from '../model.js';
-import { compareUtf8 } from '../sorted-list.js';
+import { compareCodePoints } from '../../contract/code-point-order.js';
 import { fileIdSeq, validateFileName } from '../store.js';
 import { SandboxError } from '../errors.js';
 import { S3Failure, invalidArgument, malformedXml, noSuchUpload } from './errors.js';
@@ -235,10 +235,10 @@ function listMultipartUploads(state: S3State): Operation {
       .filter((u) => {
         if (!keyMarker) return true;
         if (markerIsFolder && u.fileName.startsWith(keyMarker)) return false;
-        const c = compareUtf8(u.fileName, keyMarker);
+        const c = compareCodePoints(u.fileName, keyMarker);
         return c > 0 || (c === 0 && markerSeq !== undefined && u.seq > markerSeq);
       })
-      .sort((a, b) => compareUtf8(a.fileName, b.fileName) || a.seq - b.seq);
+      .sort((a, b) => compareCodePoints(a.fileName, b.fileName) || a.seq - b.seq);
     const encode = keyEncoder(call);
     const listed: XmlObject[] = [];
     const prefixes: string[] = [];

@@ -7,7 +7,7 @@ import { openBody } from '../bodies.js';
 import { requireAccess } from '../access.js';
 import { SandboxError } from '../errors.js';
 import type { BucketRecord, FileVersion, KeyRecord } from '../model.js';
-import { compareUtf8 } from '../sorted-list.js';
+import { compareCodePoints } from '../../contract/code-point-order.js';
 import { validateFileName } from '../store.js';
 import { S3Failure, accessDenied, invalidArgument, invalidRequest, malformedXml, noSuchBucket, noSuchKey, toS3Failure } from './errors.js';
 import { ingestBody, readSmallBody } from './ingest.js';
@@ -323,7 +323,7 @@ function listObjectsV2(state: S3State): Operation {
 /** The newest upload or delete marker of a name (unfinished uploads are not versions). */
 function latestVersionId(bucket: BucketRecord, name: string): string | undefined {
   const versions = bucket.versions;
-  for (const v of versions.from(versions.lowerBound((x) => compareUtf8(x.fileName, name) < 0))) {
+  for (const v of versions.from(versions.lowerBound((x) => compareCodePoints(x.fileName, name) < 0))) {
     if (v.fileName !== name) return undefined;
     if (v.action !== 'start') return v.fileId;
   }

@@ -2,7 +2,8 @@
  * `b2_rank_egress_leaders`: accounts or buckets ranked by download egress summed over the last
  * `days` days of usage reports.
  */
-import { byEach, compareCodePoints } from './order.js';
+import { compareCodePoints } from '../../contract/code-point-order.js';
+import { byEach } from './order.js';
 import { reportsDisabled, scanCoverage, type ReportsDisabled } from './report-result.js';
 import { bytesToGb } from './units.js';
 import { scanUsageReports, type ReportScanLimits, type ReportScanStats, type ReportStop, type ReportsApi } from './usage-reports.js';

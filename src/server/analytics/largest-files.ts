@@ -6,7 +6,8 @@ import type { CallOptions } from '../b2/native-client.js';
 import type { B2FileVersion, B2ListFileVersionsRequest, B2ListFileVersionsResponse } from '../b2/types.js';
 import { requireBucketByName, type BucketLookupApi } from './buckets.js';
 import { ANALYTICS_TIME_BUDGET_MS, withDeadline } from './deadline.js';
-import { byEach, compareCodePoints } from './order.js';
+import { compareCodePoints } from '../../contract/code-point-order.js';
+import { byEach } from './order.js';
 import { BoundedTopK } from './top-k.js';
 import { formatBytes } from './units.js';
 

@@ -8,7 +8,8 @@ import type { CallOptions } from '../b2/native-client.js';
 import type { B2ListUnfinishedLargeFilesRequest, B2ListUnfinishedLargeFilesResponse } from '../b2/types.js';
 import { requireBucketByName, type BucketLookupApi } from './buckets.js';
 import { ANALYTICS_TIME_BUDGET_MS, withDeadline } from './deadline.js';
-import { byEach, compareCodePoints } from './order.js';
+import { compareCodePoints } from '../../contract/code-point-order.js';
+import { byEach } from './order.js';
 import { bytesToGb, formatBytes } from './units.js';
 
 const DAY_MS = 86_400_000;

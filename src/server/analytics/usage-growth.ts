@@ -2,7 +2,8 @@
  * `b2_report_usage_growth`: how much each bucket's stored data changed over a period, from the
  * daily usage reports: growth = stored GB on the last reported day − stored GB on the first.
  */
-import { byEach, compareCodePoints } from './order.js';
+import { compareCodePoints } from '../../contract/code-point-order.js';
+import { byEach } from './order.js';
 import { reportsDisabled, scanCoverage, type ReportsDisabled } from './report-result.js';
 import { bytesToGb } from './units.js';
 import { scanUsageReports, type ReportScanLimits, type ReportScanStats, type ReportStop, type ReportsApi } from './usage-reports.js';

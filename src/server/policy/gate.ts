@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { inputRequired, inputResponse, type InputRequiredResult } from '@modelcontextprotocol/server';
-import { compareCodePoints } from '../../contract/normalize.js';
+import { compareCodeUnits } from '../../contract/normalize.js';
 import type { DestructivePolicy } from '../config.js';
 import { ToolError } from '../errors.js';
 import type { ToolArgs } from '../tools/schema.js';
@@ -36,7 +36,7 @@ function argsDigest(key: Buffer, toolName: string, args: ToolArgs): string {
     if (Array.isArray(value)) return value.map(canonical);
     if (value === null || typeof value !== 'object') return value;
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort(compareCodePoints)) out[k] = canonical((value as ToolArgs)[k]);
+    for (const k of Object.keys(value).sort(compareCodeUnits)) out[k] = canonical((value as ToolArgs)[k]);
     return out;
   };
   const { confirm: _confirm, ...rest } = args;

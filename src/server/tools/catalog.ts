@@ -1,4 +1,4 @@
-import { compareCodePoints } from '../../contract/normalize.js';
+import { compareCodeUnits } from '../../contract/normalize.js';
 import { accountTools } from './account.js';
 import { analyticsTools } from './analytics.js';
 import { bucketTools } from './buckets.js';
@@ -23,7 +23,7 @@ export const TOOL_CATALOG: readonly ToolDefinition[] = [
   ...s3BucketTools,
   ...s3MultipartTools,
   ...s3PresignTools,
-].sort((a, b) => compareCodePoints(a.name, b.name));
+].sort((a, b) => compareCodeUnits(a.name, b.name));
 
 const seen = new Set<string>();
 for (const tool of TOOL_CATALOG) {

@@ -68,10 +68,3 @@ export function createHostGuard(lists: HostAllowlists): (input: HostCheckInput) 
     return hostAllowed(host) && (origin === undefined || originAllowed(origin));
   };
 }
-
-/** Whether a socket peer address is loopback (IPv4, IPv6, or IPv4-mapped IPv6). */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return plain === '::1' || plain.startsWith('127.');
-}

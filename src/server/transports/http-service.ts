@@ -3,7 +3,8 @@ import { createServerFactory, type CredentialSession, type ServerRuntime } from 
 import { StatusError } from '../errors.js';
 import { INVALID_PARAMS } from './argument-keys.js';
 import { BodyTooLargeError, readBodyWithin } from './body-limit.js';
-import { createHostGuard, isLoopbackAddress } from './host-guard.js';
+import { isLoopbackAddress } from '../../contract/loopback-address.js';
+import { createHostGuard } from './host-guard.js';
 import { credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
 import { MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
 import { LegacySessions, type LegacyLease } from './legacy-sessions.js';

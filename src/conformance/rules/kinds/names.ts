@@ -1,4 +1,4 @@
-import { compareCodePoints } from '../../../contract/normalize.js';
+import { compareCodeUnits } from '../../../contract/normalize.js';
 import type { PolicyInUse } from '../../naming-policy.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 import { compileRegex, judgedSurfaces, listedTools } from './traverse.js';
@@ -124,7 +124,7 @@ const namesSorted: CheckKind = {
     const out: RawFinding[] = [];
     for (const { surface, scope } of judgedSurfaces(context)) {
       const names = surface.listed.map((tool) => tool.name);
-      const index = names.findIndex((name, i) => i > 0 && compareCodePoints(names[i - 1]!, name) > 0);
+      const index = names.findIndex((name, i) => i > 0 && compareCodeUnits(names[i - 1]!, name) > 0);
       if (index > 0) out.push({ tool: names[index], scope, data: { previous: names[index - 1] } });
     }
     return out;
