@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createFetchHandler, type FetchHandler } from '../../src/index.js';
 import { describeGuardSuites, startFetchTarget } from '../support/http-guard-support.js';
-import { JSON_HEADERS, legacyInitialize, modernMessage } from '../support/http-client.js';
+import { JSON_HEADERS, legacyInitialize, modernMessage, standardHeaders } from '../support/http-client.js';
 
 const TENANT = { 'x-b2-mcp-key-id': 'tenant-key-id', 'x-b2-mcp-key': 'tenant-secret-value' };
 const ENV = { B2_MCP_PROFILE: 'read-only', B2_API_URL: 'http://127.0.0.1:9', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' };
 
 const post = (handler: FetchHandler, message: unknown, headers: Record<string, string> = {}, url = 'https://mcp.example.com/mcp'): Promise<Response> =>
-  handler(new Request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(message) }));
+  handler(new Request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...standardHeaders(message), ...headers }, body: JSON.stringify(message) }));
 
 describe('createFetchHandler: the shared HTTP guard cases with plain Request objects', () => {
   describeGuardSuites(startFetchTarget);
@@ -61,7 +61,7 @@ describe('createFetchHandler', () => {
     process.env.B2_MCP_PROFILE = 'full';
     try {
       const handler = createFetchHandler({ env: { ...ENV, B2_MCP_PROFILE: 'default' } });
-      const res = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...TENANT }, body: JSON.stringify(modernMessage('tools/list')) }));
+      const res = await post(handler, modernMessage('tools/list'), TENANT, 'http://localhost/mcp');
       expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(37);
     } finally {
       delete process.env.B2_MCP_PROFILE;

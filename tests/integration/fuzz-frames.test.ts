@@ -11,6 +11,7 @@ import { MODERN_PROTOCOL_VERSION } from '../../src/contract/constants.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { ALL_KEY_CAPABILITIES, createKey, startTestSandbox, type SandboxKey, sandboxCredentials } from '../support/sandbox-harness.js';
 import { serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
+import { standardHeaders } from '../support/http-client.js';
 import { isClearJsonRpcError, RawStdioServer, STACK_TRACE, stderrProblems, type JsonRpcResponse } from './fuzz-support.js';
 
 const PARSE_ERROR = -32700;
@@ -194,8 +195,17 @@ describe('malformed requests on HTTP', () => {
     await http?.stop();
   });
 
+  /** The standard headers a modern client would send beside `body`, when it parses as a modern message. */
+  const headersFor = (body: string | Buffer): Record<string, string> => {
+    try {
+      return standardHeaders(JSON.parse(String(body)));
+    } catch {
+      return {};
+    }
+  };
+
   const post = async (body: string | Buffer, contentType = 'application/json') => {
-    const response = await fetch(http.url, { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json, text/event-stream' }, body });
+    const response = await fetch(http.url, { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json, text/event-stream', ...headersFor(body) }, body });
     const text = await response.text();
     return { status: response.status, text };
   };

@@ -5,7 +5,7 @@ import { createRuntime } from '../../src/server/start.js';
 import { serveOverHttp } from '../../src/server/transports/http.js';
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
-import { JSON_HEADERS, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
+import { LIST_HEADERS, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
 
 const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret' };
 const TENANT_B = { 'x-b2-mcp-key-id': 'tenant-b-id', 'x-b2-mcp-key': 'tenant-b-secret' };
@@ -29,7 +29,7 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
 /** A modern tools/list whose body is held back after the first byte, keeping the request in flight. */
 function heldRequest(http: HttpServer, headers: Record<string, string>): { request: StreamingRequest; finish(): void } {
   const body = JSON.stringify(modernMessage('tools/list'));
-  const request = openRequest(http.url, { headers: { ...JSON_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+  const request = openRequest(http.url, { headers: { ...LIST_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(body)) } });
   request.write(body.slice(0, 1));
   return { request, finish: () => request.end(body.slice(1)) };
 }

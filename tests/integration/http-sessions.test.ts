@@ -10,7 +10,7 @@ import { createRuntime, CredentialError } from '../../src/server/start.js';
 import { serveOverHttp, type HttpHandle } from '../../src/server/transports/http.js';
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import { connectHttp, serverEnv, startHttpServer, type ClientKind, type ElicitAnswer, type HttpServer } from '../support/server-harness.js';
-import { JSON_HEADERS, modernMessage, postJson, rawRequest } from '../support/http-client.js';
+import { modernMessage, postJson, rawRequest, standardHeaders } from '../support/http-client.js';
 
 const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret-0123456789' };
 const TENANT_B = { 'x-b2-key-id': 'tenant-b-id', 'x-b2-key': 'tenant-b-secret-9876543210' };
@@ -161,9 +161,10 @@ describe('per-request credential isolation (in process)', () => {
     for (const secret of [TENANT_A['x-b2-mcp-key'], TENANT_B['x-b2-key'], 'not-for-mcp']) expect(log).not.toContain(secret);
   });
 
-  it('sends an unreadable header value of a non-ASCII tool name as a base64 sentinel', async () => {
+  it('reads the Mcp-Name of a non-ASCII tool name from its base64 sentinel', async () => {
     const message = modernMessage('tools/call', { name: 'b2_lïst', arguments: {} }, 'u');
-    const res = await rawRequest(url, { headers: { ...JSON_HEADERS, ...TENANT_A }, body: JSON.stringify(message) });
+    const res = await postJson(url, message, TENANT_A);
+    expect(standardHeaders(message)['mcp-name']).toBe('=?base64?YjJfbMOvc3Q=?=');
     expect(res.status).toBe(200);
     expect(res.text).toMatch(/b2_lïst/);
   });

@@ -5,7 +5,7 @@ import { UnsecuredJWT, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetchHandler } from '../../src/index.js';
 import { startFetchTarget, startProcessTarget, type GuardTarget, type StartTarget } from '../support/http-guard-support.js';
-import { JSON_HEADERS, legacyInitialize, modernMessage } from '../support/http-client.js';
+import { JSON_HEADERS, LIST_HEADERS, legacyInitialize, modernMessage } from '../support/http-client.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/oauth-issuer-support.js';
 
 const PUBLIC_URL = 'http://localhost:8080';
@@ -31,7 +31,7 @@ const bearer = (token: string): Record<string, string> => ({ authorization: `Bea
 const token = (claims: Record<string, unknown> = {}): Promise<string> => issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin', ...claims });
 
 async function toolCount(target: GuardTarget, headers: Record<string, string>): Promise<number | string> {
-  const res = await target.send({ headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(modernMessage('tools/list')) });
+  const res = await target.send({ headers: { ...LIST_HEADERS, ...headers }, body: JSON.stringify(modernMessage('tools/list')) });
   return res.status === 200 ? (res.json() as { result: { tools: unknown[] } }).result.tools.length : `${res.status} ${res.text}`;
 }
 
@@ -63,7 +63,7 @@ describe.each([
   });
 
   it('answers a request without a token 401 with WWW-Authenticate naming the metadata; health needs none', async () => {
-    const res = await target.send({ headers: JSON_HEADERS, body: JSON.stringify(modernMessage('tools/list')) });
+    const res = await target.send({ headers: LIST_HEADERS, body: JSON.stringify(modernMessage('tools/list')) });
     expect([res.status, res.header('www-authenticate'), res.json()]).toEqual([
       401,
       `Bearer resource_metadata="${METADATA_URL}"`,
@@ -89,7 +89,7 @@ describe.each([
   });
 
   it('refuses a token with none of the b2 scopes with 403 insufficient_scope', async () => {
-    const res = await target.send({ headers: { ...JSON_HEADERS, ...bearer(await token({ scope: 'openid profile' })) }, body: JSON.stringify(modernMessage('tools/list')) });
+    const res = await target.send({ headers: { ...LIST_HEADERS, ...bearer(await token({ scope: 'openid profile' })) }, body: JSON.stringify(modernMessage('tools/list')) });
     expect([res.status, res.header('www-authenticate')]).toEqual([
       403,
       `Bearer resource_metadata="${METADATA_URL}", error="insufficient_scope", error_description="The token holds none of the b2:* scopes.", scope="b2:admin b2:write b2:read"`,
@@ -122,7 +122,7 @@ describe.each([
       ],
     ];
     for (const [label, jwt, description] of cases) {
-      const res = await target.send({ headers: { ...JSON_HEADERS, ...bearer(jwt) }, body: JSON.stringify(modernMessage('tools/list')) });
+      const res = await target.send({ headers: { ...LIST_HEADERS, ...bearer(jwt) }, body: JSON.stringify(modernMessage('tools/list')) });
       expect([res.status, res.header('www-authenticate'), res.json()], label).toEqual([
         401,
         `Bearer resource_metadata="${METADATA_URL}", error="invalid_token", error_description="${description}"`,
@@ -149,7 +149,7 @@ describe.each([
 
 describe('OAuth: who the limits count, and the headers credential mode', () => {
   const list = (handler: ReturnType<typeof createFetchHandler>, headers: Record<string, string>) =>
-    handler(new Request(RESOURCE, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(modernMessage('tools/list')) }));
+    handler(new Request(RESOURCE, { method: 'POST', headers: { ...LIST_HEADERS, ...headers }, body: JSON.stringify(modernMessage('tools/list')) }));
 
   it('in server mode, rate-limits each token subject across client addresses', async () => {
     const handler = createFetchHandler({
@@ -207,7 +207,7 @@ describe('OAuth: tokens stay out of the logs', () => {
       const good = await token();
       const expired = await token({ exp: Math.floor(Date.now() / 1000) - 10 });
       for (const jwt of [good, expired, `${good}tampered`]) {
-        await handler(new Request(RESOURCE, { method: 'POST', headers: { ...JSON_HEADERS, ...bearer(jwt) }, body: JSON.stringify(modernMessage('tools/list')) }));
+        await handler(new Request(RESOURCE, { method: 'POST', headers: { ...LIST_HEADERS, ...bearer(jwt) }, body: JSON.stringify(modernMessage('tools/list')) }));
       }
       const log = readFileSync(logFile, 'utf8');
       expect(log).toMatch(/"event":"http.oauth_refused"/);

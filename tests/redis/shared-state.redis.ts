@@ -8,7 +8,7 @@ import { serveOverHttp, type HttpHandle } from '../../src/server/transports/http
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import type { LimitSlot } from '../../src/server/transports/limit-store.js';
 import { connectRedisState } from '../../src/server/transports/redis-state.js';
-import { JSON_HEADERS, legacyInitialize, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
+import { LIST_HEADERS, legacyInitialize, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
 import { SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
 import { REDIS_SERVER, redisOnFreePort, startRedis, type RedisProcess } from '../../bench/redis-server.js';
 
@@ -84,7 +84,7 @@ async function localInFlight(url: URL): Promise<number> {
 /** A modern tools/list whose body is held back after the first byte, keeping the request in flight. */
 function heldRequest(url: URL, headers: Record<string, string>): { request: StreamingRequest; finish(): void } {
   const body = JSON.stringify(modernMessage('tools/list'));
-  const request = openRequest(url, { headers: { ...JSON_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+  const request = openRequest(url, { headers: { ...LIST_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(body)) } });
   request.write(body.slice(0, 1));
   return { request, finish: () => request.end(body.slice(1)) };
 }

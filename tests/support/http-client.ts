@@ -66,6 +66,8 @@ export function rawRequest(base: URL, options: RawRequestOptions = {}): Promise<
 }
 
 export const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+/** What a modern client sends beside a tools/list (see {@link standardHeaders}). */
+export const LIST_HEADERS = { ...JSON_HEADERS, 'mcp-method': 'tools/list' };
 
 /** A 2026-07-28 request with the per-request `_meta` envelope. */
 export function modernMessage(method: string, params: Record<string, unknown> = {}, id: number | string = 1): Record<string, unknown> {
@@ -94,6 +96,23 @@ export function legacyInitialize(id: number | string = 0): Record<string, unknow
   };
 }
 
+/** The body fields `Mcp-Name` mirrors, per method. */
+const NAMED_BY: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/**
+ * The standard headers a 2026-07-28 client sends beside `message` (`Mcp-Method`, and `Mcp-Name`
+ * for a method that names something, base64-wrapped when not plain ASCII); none for other messages.
+ */
+export function standardHeaders(message: unknown): Record<string, string> {
+  const { method, params } = (message ?? {}) as { method?: unknown; params?: { _meta?: Record<string, unknown>; [field: string]: unknown } };
+  if (typeof method !== 'string' || params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== MODERN_PROTOCOL_VERSION) return {};
+  const name = Object.hasOwn(NAMED_BY, method) ? params[NAMED_BY[method]!] : undefined;
+  if (typeof name !== 'string') return { 'mcp-method': method };
+  const ascii = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name);
+  return { 'mcp-method': method, 'mcp-name': ascii ? name : `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=` };
+}
+
+/** POSTs `message` as JSON, with the standard headers a modern client sends beside it. */
 export function postJson(base: URL, message: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return rawRequest(base, { headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(message) });
+  return rawRequest(base, { headers: { ...JSON_HEADERS, ...standardHeaders(message), ...headers }, body: JSON.stringify(message) });
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetchHandler } from '../../src/server/fetch-handler.js';
-import { JSON_HEADERS, legacyInitialize, modernMessage, openRequest, rawRequest, type RawResponse } from './http-client.js';
+import { JSON_HEADERS, LIST_HEADERS, legacyInitialize, modernMessage, openRequest, rawRequest, standardHeaders, type RawResponse } from './http-client.js';
 import { serverEnv, startHttpServer } from './server-harness.js';
 
 /**
@@ -52,7 +52,7 @@ export const startProcessTarget: StartTarget = async (env) => {
     send: async ({ method = 'POST', path, headers, body }) =>
       fromRaw(await rawRequest(http.url, { method, ...(path && { path }), ...(headers && { headers }), ...(body !== undefined && { body: Buffer.from(body) }) })),
     hold: (headers) => {
-      const request = openRequest(http.url, { headers: { ...JSON_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(HELD_BODY)) } });
+      const request = openRequest(http.url, { headers: { ...LIST_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(HELD_BODY)) } });
       request.write(HELD_BODY.slice(0, 1));
       return { finish: () => request.end(HELD_BODY.slice(1)), response: request.response.then(fromRaw) };
     },
@@ -76,7 +76,7 @@ export const startFetchTarget: StartTarget = async (env) => {
       const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
       const bytes = new TextEncoder().encode(HELD_BODY);
       controller.enqueue(bytes.slice(0, 1));
-      const request = new Request(url(), { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body, duplex: 'half' } as RequestInit);
+      const request = new Request(url(), { method: 'POST', headers: { ...LIST_HEADERS, ...headers }, body, duplex: 'half' } as RequestInit);
       return {
         finish: () => {
           controller.enqueue(bytes.slice(1));
@@ -96,7 +96,7 @@ const TENANT_B = { 'x-b2-key-id': 'tenant-b-id', 'x-b2-key': 'tenant-b-secret' }
 const HEALTH_OK = { status: 'ok', server: 'backblaze-b2-mcp', version: expect.any(String), activeSessions: 0, inFlightRequests: 0, openSubscriptions: 0 };
 
 const post = (target: GuardTarget, message: unknown, headers: Record<string, string> = {}): Promise<GuardReply> =>
-  target.send({ headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(message) });
+  target.send({ headers: { ...JSON_HEADERS, ...standardHeaders(message), ...headers }, body: JSON.stringify(message) });
 const get = (target: GuardTarget, headers: Record<string, string> = {}, path = '/mcp'): Promise<GuardReply> => target.send({ method: 'GET', path, headers });
 const health = async (target: GuardTarget): Promise<{ inFlightRequests: number; activeSessions: number }> =>
   (await get(target, {}, '/health')).json() as { inFlightRequests: number; activeSessions: number };
@@ -167,7 +167,7 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
         run: async (target) => {
           const res = await target.send({ headers: JSON_HEADERS, body: new Uint8Array(MIB + 1).fill(0x20) });
           expect([res.status, res.header('connection'), res.json()]).toEqual([413, 'close', { error: 'Request body too large' }]);
-          const exact = await target.send({ headers: JSON_HEADERS, body: JSON.stringify(modernMessage('tools/list')).padEnd(MIB, ' ') });
+          const exact = await target.send({ headers: LIST_HEADERS, body: JSON.stringify(modernMessage('tools/list')).padEnd(MIB, ' ') });
           expect(exact.status).toBe(401);
         },
       },
@@ -206,11 +206,22 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
         },
       },
       {
-        name: 'serves a credentialed modern request, filling the standard headers a plain client left out',
+        name: 'serves a credentialed modern request, and refuses one without Mcp-Method, or a tools/call without Mcp-Name (400, -32020) before looking at credentials',
         run: async (target) => {
           const res = await post(target, modernMessage('tools/list'), TENANT);
           expect(res.status).toBe(200);
           expect((res.json() as { result: { tools: unknown[] } }).result.tools).toHaveLength(37);
+          const noMethod = await target.send({ headers: JSON_HEADERS, body: JSON.stringify(modernMessage('tools/list', {}, 4)) });
+          expect([noMethod.status, noMethod.json()]).toEqual([
+            400,
+            { jsonrpc: '2.0', id: 4, error: { code: -32020, message: 'Bad Request: the body names method tools/list but the required Mcp-Method header is absent', data: { missing: 'Mcp-Method' } } },
+          ]);
+          const call = modernMessage('tools/call', { name: 'b2_list_buckets', arguments: {} }, 5);
+          const noName = await target.send({ headers: { ...JSON_HEADERS, 'mcp-method': 'tools/call' }, body: JSON.stringify(call) });
+          expect([noName.status, noName.json()]).toEqual([
+            400,
+            { jsonrpc: '2.0', id: 5, error: { code: -32020, message: 'Bad Request: the body names "b2_list_buckets" but the required Mcp-Name header is absent', data: { missing: 'Mcp-Name' } } },
+          ]);
         },
       },
       {
@@ -477,7 +488,7 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
           const res = await target.send({ headers: JSON_HEADERS, body: '['.repeat(depth) + ']'.repeat(depth) });
           expect([res.status, res.json()]).toEqual([400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the body nests arrays and objects deeper than 64 levels' } }]);
           const inString = JSON.stringify(modernMessage('tools/list', { cursor: '['.repeat(1_000) }));
-          expect((await target.send({ headers: JSON_HEADERS, body: inString })).status).toBe(401);
+          expect((await target.send({ headers: LIST_HEADERS, body: inString })).status).toBe(401);
         },
       },
       {
@@ -486,10 +497,10 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
           const nested = (depth: number): unknown => (depth === 0 ? {} : { a: nested(depth - 1) });
           const call = modernMessage('tools/call', { name: 'b2_delete_bucket', arguments: { bucketId: 'b1' } }) as { params: { _meta: Record<string, unknown> } };
           call.params._meta['io.modelcontextprotocol/clientCapabilities'] = { elicitation: { form: {}, extra: nested(3_000) } };
-          const res = await target.send({ headers: { ...JSON_HEADERS, ...TENANT }, body: JSON.stringify(call) });
+          const res = await post(target, call, TENANT);
           expect([res.status, (res.json() as { error: { code: number } }).error.code]).toEqual([400, -32600]);
           call.params._meta['io.modelcontextprotocol/clientCapabilities'] = { elicitation: { form: {}, extra: nested(40) } };
-          const shallow = await target.send({ headers: { ...JSON_HEADERS, ...TENANT }, body: JSON.stringify(call) });
+          const shallow = await post(target, call, TENANT);
           expect([shallow.status, shallow.text]).toEqual([200, expect.stringMatching(/"resultType":"input_required"/)]);
         },
       },

@@ -10,7 +10,7 @@ import { MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
 import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
 import type { InFlightRefusal } from './in-flight.js';
 import type { LimitSlot, RateRefusal } from './limit-store.js';
-import { McpNameMismatch, RefusedArgumentKey, RefusedRequest, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
+import { HeaderMismatch, RefusedArgumentKey, RefusedRequest, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
 import { inProcessState, SharedStateUnavailable, type SharedState } from './shared-state.js';
 import { createOAuthResourceServer, isResourceMetadataPath, type OAuthPrincipal, type OAuthRefusal } from './oauth.js';
 
@@ -53,6 +53,8 @@ export interface HttpService {
 
 /** JSON-RPC `Invalid Request`. */
 const INVALID_REQUEST = -32600;
+/** A 2026-07-28 request whose standard headers are missing or disagree with its body. */
+const HEADER_MISMATCH = -32020;
 
 /** Response or forwarded request headers by lower-case name. */
 type HeaderMap = Record<string, string>;
@@ -269,8 +271,8 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
       // Bad arguments are an ordinary JSON-RPC error (HTTP 200), as the SDK answers them.
       if (error instanceof RefusedArgumentKey) return jsonRpcError(200, error.refusal.id, INVALID_PARAMS, error.refusal.message);
       if (error instanceof RefusedRequest) return jsonRpcError(400, null, INVALID_REQUEST, error.message);
-      if (!(error instanceof McpNameMismatch)) throw error;
-      return jsonRpcError(400, error.id, -32020, error.message, { mismatch: { header: error.header, body: error.body } });
+      if (!(error instanceof HeaderMismatch)) throw error;
+      return jsonRpcError(400, error.id, HEADER_MISMATCH, error.message, error.data);
     }
 
     for (let call = 1; call < (route.kind === 'legacy' ? route.calls : 1); call++) {

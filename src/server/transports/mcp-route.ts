@@ -18,15 +18,18 @@ export type McpRoute =
   | { kind: 'modern'; id: JsonRpcId }
   | { kind: 'legacy'; initialize: boolean; sessionId?: string; calls: number; body?: Uint8Array<ArrayBuffer> };
 
-/** An `Mcp-Name` header that disagrees with the body; answered 400 before any credential is looked at. */
-export class McpNameMismatch extends Error {
+/**
+ * A 2026-07-28 request whose standard headers (`Mcp-Method`, `Mcp-Name`) are missing or disagree
+ * with the body; answered 400 with JSON-RPC -32020 (HeaderMismatch) before any credential is looked at.
+ */
+export class HeaderMismatch extends Error {
   constructor(
     readonly id: JsonRpcId,
-    readonly header: string,
-    readonly body: string,
+    message: string,
+    readonly data: Record<string, unknown>,
   ) {
-    super(`Bad Request: the Mcp-Name header names "${header}" but the body names "${body}"`);
-    this.name = 'McpNameMismatch';
+    super(`Bad Request: ${message}`);
+    this.name = 'HeaderMismatch';
   }
 }
 
@@ -50,8 +53,6 @@ export class RefusedArgumentKey extends Error {
 const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
-/** Header values must be visible ASCII (plus inner spaces); anything else travels as a base64 sentinel. */
-const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -59,8 +60,6 @@ function decodeHeaderValue(value: string): string {
   const sentinel = BASE64_SENTINEL.exec(value);
   return sentinel ? Buffer.from(sentinel[1]!, 'base64').toString('utf8') : value;
 }
-
-const encodeHeaderValue = (value: string): string => (HEADER_SAFE.test(value) ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`);
 
 /** Deepest nesting of arrays and objects a request body may have; no MCP message needs more. */
 export const MAX_JSON_DEPTH = 64;
@@ -129,9 +128,10 @@ function legacyRoute(message: unknown, body: Uint8Array<ArrayBuffer>, revision: 
 }
 
 /**
- * Classifies one request and, for modern envelopes, fills the standard headers a plain JSON-RPC
- * client may have left out (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) into `forwarded`.
- * Throws {@link McpNameMismatch}, {@link RefusedArgumentKey} and {@link RefusedRequest}.
+ * Classifies one request. A modern envelope must carry the standard headers the specification
+ * requires (`Mcp-Method`, and `Mcp-Name` where the method names a tool, prompt or resource), each
+ * agreeing with the body; `MCP-Protocol-Version`, which the body's `_meta` states too, is filled into
+ * `forwarded` when left out. Throws {@link HeaderMismatch}, {@link RefusedArgumentKey} and {@link RefusedRequest}.
  */
 export async function routeMcpRequest(method: string, forwarded: Record<string, string>, body: Uint8Array<ArrayBuffer>): Promise<McpRoute> {
   const sessionId = forwarded['mcp-session-id'];
@@ -153,13 +153,17 @@ export async function routeMcpRequest(method: string, forwarded: Record<string, 
 
   const id = jsonRpcId(message);
   forwarded['mcp-protocol-version'] ??= MCP_REVISION;
-  forwarded['mcp-method'] ??= message.method;
+  if (forwarded['mcp-method'] === undefined) {
+    throw new HeaderMismatch(id, `the body names method ${message.method} but the required Mcp-Method header is absent`, { missing: 'Mcp-Method' });
+  }
   const field = Object.hasOwn(NAME_SOURCE, message.method) ? NAME_SOURCE[message.method]! : undefined;
   const bodyName = field === undefined ? undefined : message.params[field];
   if (typeof bodyName === 'string') {
     const header = forwarded['mcp-name'];
-    if (header === undefined) forwarded['mcp-name'] = encodeHeaderValue(bodyName);
-    else if (decodeHeaderValue(header.trim()) !== bodyName) throw new McpNameMismatch(id, header, bodyName);
+    if (header === undefined) throw new HeaderMismatch(id, `the body names ${JSON.stringify(bodyName)} but the required Mcp-Name header is absent`, { missing: 'Mcp-Name' });
+    if (decodeHeaderValue(header.trim()) !== bodyName) {
+      throw new HeaderMismatch(id, `the Mcp-Name header names "${header}" but the body names "${bodyName}"`, { mismatch: { header, body: bodyName } });
+    }
   }
   return { kind: 'modern', id };
 }
