@@ -1,5 +1,4 @@
 import {
-  APPROVED_CACHE_HINT,
   CONTRACT_ISSUE,
   CONTRACT_VERSION,
   LEGACY_PROTOCOL_VERSION,
@@ -163,8 +162,4 @@ export function toolFixtureFileName(profile: string, era: Era): string {
 
 export function serializeFixture(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
-}
-
-export function isApprovedCacheHint(hint: CacheHint | null | undefined): boolean {
-  return hint?.ttlMs === APPROVED_CACHE_HINT.ttlMs && hint?.cacheScope === APPROVED_CACHE_HINT.cacheScope;
 }

@@ -34,11 +34,8 @@ function stubOf(tool: ToolDefinition): ToolDefinition {
     description: STUB_DESCRIPTION,
     input: { properties: {} },
     handler: async (_args, context) => {
-      const reason =
-        context.config.secretSinkUnavailable ??
-        (context.config.secretSink === 'file' && tool.name === 'b2_reserve_trial_create_account'
-          ? 'the file secret sink does not support trial accounts (B2 cannot undo one if the ledger write fails); only B2_SECRET_SINK=inline serves it'
-          : 'it would return durable credential material and no secret sink is configured for it');
+      const fileSinkRefusal = context.config.secretSink === 'file' ? tool.fileSinkRefusal : undefined;
+      const reason = context.config.secretSinkUnavailable ?? fileSinkRefusal ?? 'it would return durable credential material and no secret sink is configured for it';
       throw new ToolError(410, 'tool_unavailable', `${tool.name} is unavailable: ${reason}.`);
     },
   };
@@ -59,10 +56,10 @@ function resolve(tool: ToolDefinition, stub: boolean, permitted: boolean): Resol
   return { definition, stub, permitted, inputSchema: wireSchema(definition), annotations: annotationsFor(definition) };
 }
 
-/** Real secret handlers need somewhere to put the secret; trial accounts only fit inline. */
+/** Real secret handlers need somewhere to put the secret; some fit only inline. */
 function sinkAccepts(tool: ToolDefinition, sink: SecretSinkMode): boolean {
   if (sink === 'inline') return true;
-  return sink === 'file' && tool.name !== 'b2_reserve_trial_create_account';
+  return sink === 'file' && tool.fileSinkRefusal === undefined;
 }
 
 /** The tools a credential may see, sorted by name. */

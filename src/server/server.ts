@@ -9,6 +9,7 @@ import { ConfirmationStates, evaluateGate } from './policy/gate.js';
 import type { Sanitizer } from './policy/sanitize.js';
 import { lazyInputValidator } from './policy/input-validator.js';
 import { errorResult, formatToolError, successResult, type TextEncoder } from './policy/serialize.js';
+import { TOON_SPEC_VERSION } from './policy/toon.js';
 import type { PromptDefinition } from './prompts/definition.js';
 import { promptArgsSchema } from './prompts/wire.js';
 import type { ResolvedTool } from './registry.js';
@@ -46,8 +47,8 @@ export interface ServerRuntime {
 
 const FORMAT_SENTENCE: Record<ServerConfig['outputFormat'], string> = {
   json: 'Structured results carry structuredContent; their text block is compact JSON.',
-  toon: 'Structured results carry structuredContent; their text block is TOON (spec 4.1), with compact JSON when a result is too large for it.',
-  auto: 'Structured results carry structuredContent; their text block is TOON (spec 4.1) or compact JSON, whichever is shorter for that result.',
+  toon: `Structured results carry structuredContent; their text block is TOON (spec ${TOON_SPEC_VERSION}), with compact JSON when a result is too large for it.`,
+  auto: `Structured results carry structuredContent; their text block is TOON (spec ${TOON_SPEC_VERSION}) or compact JSON, whichever is shorter for that result.`,
 };
 
 function instructions(config: ServerConfig): string {

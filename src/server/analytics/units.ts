@@ -1,7 +1,6 @@
 /** Byte quantities as the analytics tools report them. GB is decimal: 1 GB = 1e9 bytes. */
 
-export const BYTES_PER_GB = 1_000_000_000;
-const BYTES_PER_GB_BIG = 1_000_000_000n;
+const BYTES_PER_GB = 1_000_000_000n;
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /**
@@ -12,7 +11,7 @@ export function parseGbToBytes(text: string): bigint | undefined {
   const match = DECIMAL.exec(text);
   if (!match) return undefined;
   const fraction = match[2] ?? '';
-  let bytes = BigInt(match[1]!) * BYTES_PER_GB_BIG + BigInt(fraction.slice(0, 9).padEnd(9, '0'));
+  let bytes = BigInt(match[1]!) * BYTES_PER_GB + BigInt(fraction.slice(0, 9).padEnd(9, '0'));
   if (fraction.length > 9 && fraction.charCodeAt(9) >= 0x35 /* '5' */) bytes += 1n;
   return bytes;
 }

@@ -42,6 +42,8 @@ export interface ToolDefinition {
   partner?: boolean;
   /** Creates durable credential material; only served when a secret sink can take it. */
   secretProducing?: boolean;
+  /** Why the file secret sink cannot take this tool's secret, when it cannot: only the inline sink then serves it. */
+  fileSinkRefusal?: string;
   /**
    * Adjusts the definition to what a capability set allows (e.g. a download-only presign
    * tool); `undefined` drops the tool from that surface.

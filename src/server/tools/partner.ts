@@ -161,6 +161,7 @@ export const partnerTools: ToolDefinition[] = [
     partner: true,
     effect: 'write',
     secretProducing: true,
+    fileSinkRefusal: 'the file secret sink does not support trial accounts (B2 cannot undo one if the ledger write fails); only B2_SECRET_SINK=inline serves it',
     gate: () => 'create a real trial account and its durable key',
     handler: reserveTrialAccount,
   },
