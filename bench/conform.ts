@@ -111,8 +111,9 @@ export function benchConformCheck(runs = 7): Record<string, unknown> {
 
 /**
  * Wall time of the live probes per profile (`check --only-probes --profile <p>`, a fresh process
- * each run: the sandbox, three server sessions, every gate, format and secret probe), with the
- * probes' own duration and call counts from the report's evidence. Profiles are interleaved.
+ * each run: the sandbox, four server sessions with drawn clients, every gate, write, read, format,
+ * surface and secret probe), with the probes' own duration, call counts and the session
+ * combinations covered from the report's evidence. Profiles are interleaved.
  */
 export function benchProbes(runs = 3): Record<string, unknown> {
   const profiles = ['default', 'full'] as const;
@@ -122,11 +123,11 @@ export function benchProbes(runs = 3): Record<string, unknown> {
   for (let run = 0; run < runs; run++) {
     for (const profile of profiles) {
       const { ms, stdout } = timedRun([CONFORM, 'check', '--only-probes', '--profile', profile, '--format', 'json']);
-      const probes = (JSON.parse(stdout) as { evidence: { probes: { durationMs: number; gate: { calls: number; tools: number }; writes: { calls: number }; arguments: { calls: number }; format: { calls: number }; failed: number } } }).evidence.probes;
+      const probes = (JSON.parse(stdout) as { evidence: { probes: { durationMs: number; gate: { calls: number; tools: number }; writes: { calls: number }; arguments: { calls: number }; format: { calls: number }; failed: number; combinations: string[] } } }).evidence.probes;
       if (probes.failed > 0) throw new Error(`benchmark run found ${probes.failed} failing probes (profile ${profile})`);
       wall[profile]!.push(ms);
       probing[profile]!.push(probes.durationMs);
-      calls[profile] = { gatedTools: probes.gate.tools, gateCalls: probes.gate.calls, writeCalls: probes.writes.calls, argumentCalls: probes.arguments.calls, readCalls: probes.format.calls };
+      calls[profile] = { gatedTools: probes.gate.tools, gateCalls: probes.gate.calls, writeCalls: probes.writes.calls, argumentCalls: probes.arguments.calls, readCalls: probes.format.calls, sessions: probes.combinations.length, combinations: probes.combinations };
     }
   }
   return { runs, ...Object.fromEntries(profiles.map((profile) => [profile, { wall: summary(wall[profile]!), probes: summary(probing[profile]!), ...calls[profile] }])) };

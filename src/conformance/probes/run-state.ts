@@ -131,7 +131,7 @@ export class ProbeRun {
       };
       const surfaces = messageSurfaces(message);
       for (const { place, text } of surfaces) search(place, text);
-      for (const { place, value } of surfaces) search(`${place} (split across fields)`, joinedStrings(value));
+      for (const { place, value } of surfaces) if (value !== null && typeof value === 'object') search(`${place} (split across fields)`, joinedStrings(value));
       if (surfaces.length > 1) search('message (split across fields)', joinedStrings(message));
     }
   }

@@ -1,4 +1,4 @@
-import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { gunzipSync, inflateSync } from 'node:zlib';
 import base32Decode from 'base32-decode';
 
 /** A secret value the server was given and must never emit, with the name reports use for it. */
@@ -52,11 +52,8 @@ function printable(text: string): boolean {
   return control * 10 <= text.length;
 }
 
-/**
- * Bytes as text; a compressed payload (gzip, zlib or raw deflate) is inflated first, within
- * `limit`. Raw deflate has no signature: it is tried on whole runs only (`whole`).
- */
-function bytesToViews(bytes: Buffer, how: string, limit: number, whole = false): View[] {
+/** Bytes as text; a compressed payload (gzip or deflate, by their headers) is inflated too, within `limit`. */
+function bytesToViews(bytes: Buffer, how: string, limit: number): View[] {
   const views: View[] = [{ text: bytes.toString('utf8'), how: [how] }];
   const inflate = (name: string, fn: () => Buffer) => {
     // Most candidates are not compressed at all: their failures need no stack trace.
@@ -73,7 +70,6 @@ function bytesToViews(bytes: Buffer, how: string, limit: number, whole = false):
   const options = { maxOutputLength: Math.max(1, limit) };
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) inflate('gzip', () => gunzipSync(bytes, options));
   else if (bytes[0] === 0x78 && (bytes[0]! * 256 + bytes[1]!) % 31 === 0) inflate('deflate', () => inflateSync(bytes, options));
-  else if (whole && bytes.length >= 8 && (bytes[0]! & 0x06) !== 0x06 && !printable(views[0]!.text)) inflate('deflate', () => inflateRawSync(bytes, options));
   return views;
 }
 
@@ -103,7 +99,7 @@ function decodings(text: string, limit: number): View[] {
   }
   for (const [run] of text.matchAll(BASE64_RUN)) {
     const name = /[-_]/.test(run) ? 'base64url' : 'base64';
-    for (const offset of offsets(4)) views.push(...bytesToViews(Buffer.from(run.slice(offset), 'base64'), name, limit, offset === 0));
+    for (const offset of offsets(4)) views.push(...bytesToViews(Buffer.from(run.slice(offset), 'base64'), name, limit));
   }
   for (const [run] of text.matchAll(BASE32_RUN)) {
     const upper = run.toUpperCase().replace(/=+$/, '');
@@ -160,6 +156,8 @@ function matchIn(view: View, bareView: string, needle: Needle): string | undefin
 export class CanaryScanner {
   private readonly needles: Needle[] = [];
   private readonly known = new Set<string>();
+  /** What each text searched so far held, while the canaries stay the same (sessions list the same tools). */
+  private readonly searched = new Map<string, Leak[]>();
 
   constructor(canaries: readonly Canary[]) {
     this.add(canaries);
@@ -171,6 +169,7 @@ export class CanaryScanner {
       if (this.known.has(canary.value)) continue;
       this.known.add(canary.value);
       this.needles.push(needleOf(canary));
+      this.searched.clear();
     }
   }
 
@@ -180,6 +179,15 @@ export class CanaryScanner {
 
   /** Every canary the text holds, once each, by the simplest form it was found in. */
   scan(text: string): Leak[] {
+    let leaks = this.searched.get(text);
+    if (!leaks) {
+      leaks = this.search(text);
+      this.searched.set(text, leaks);
+    }
+    return leaks;
+  }
+
+  private search(text: string): Leak[] {
     const found = new Map<string, Leak>();
     let budget = WORK_FLOOR + WORK_PER_BYTE * text.length;
     const queue: View[] = [{ text, how: [] }];
