@@ -96,7 +96,7 @@ export function judgeTextBlock(call: ToolCall, outcome: CallOutcome): ScenarioOb
 
 /**
  * The call again with one undeclared argument: it must be refused (invalid params or isError).
- * Without a sandbox nothing can witness a change, so only the answer is judged; the tool is one
+ * Without a sandbox nothing records a change, so only the answer is judged; the tool is one
  * the user allowed and that declares itself read-only.
  */
 function judgeUndeclaredCall(call: ToolCall, outcome: CallOutcome, judge: typeof judgeUndeclared): ScenarioObservation {

@@ -52,6 +52,24 @@ test('nor does the sandbox import the server, so the checker cannot reach it thr
   expect(offending).toEqual([]);
 });
 
+test.each([
+  ['contract', []],
+  ['server', ['contract']],
+  ['sandbox', ['contract']],
+])('src/%s imports no other part of the repository than %j (docs/architecture.md)', (part, allowed) => {
+  const files = sourceFiles(join(PACKAGE_ROOT, 'src', part));
+  const parts = new Set([part, ...allowed]);
+  const offending = files.flatMap((file) =>
+    specifiers(file)
+      .filter((specifier) => specifier.startsWith('.'))
+      .map((specifier) => relative(PACKAGE_ROOT, join(file, '..', specifier)))
+      .filter((target) => !parts.has(target.split('/')[1]!) || !target.startsWith('src/'))
+      .map((target) => `${relative(PACKAGE_ROOT, file)} imports ${target}`),
+  );
+  expect(files.length).toBeGreaterThan(5);
+  expect(offending).toEqual([]);
+});
+
 test('the rule engine and the check kinds never name a rule', () => {
   const ids = loadRules().rules.map((rule) => rule.id);
   for (const file of CHECKER_FILES) {

@@ -3,7 +3,7 @@ import type { CallKind, ProbeRun } from './run-state.js';
 import { mutationMark, mutationsSince, stateDigestOf, type MutationRecord } from './sandbox.js';
 import type { CallOutcome, ProbeSession } from './sessions.js';
 
-/** One call and what it did to the sandbox, by its two witnesses: the mutation log and the state. */
+/** One call and what it did to the sandbox, as its two records tell it: the mutation log and the state. */
 export interface Attempt {
   outcome: CallOutcome;
   mutations: MutationRecord[];
@@ -11,7 +11,7 @@ export interface Attempt {
   changes: DigestChange[];
 }
 
-/** Call a tool and take both witnesses' account of what the call changed. */
+/** Call a tool and read from both records (the mutation log and the state) what the call changed. */
 export async function observedCall(run: ProbeRun, session: ProbeSession, kind: CallKind, tool: string, args: Record<string, unknown>): Promise<Attempt> {
   const [mark, before] = await Promise.all([mutationMark(run.sandbox), stateDigestOf(run.sandbox)]);
   const outcome = await run.call(session, kind, tool, args);

@@ -40,7 +40,8 @@ function lastBefore(windows: readonly ReadWindow[], seq: number): ReadWindow[] {
 /**
  * Judge every read tool against the mutation log of the read phase: a mutation inside the window
  * of one tool's calls only is that tool's; one that several tools' windows (or none) hold makes
- * each of them a suspect, called again alone with both witnesses watching. One verdict per tool.
+ * each of them a suspect, called again alone with both records (mutation log and state) watching.
+ * One verdict per tool.
  */
 export async function readMutationSteps(run: ProbeRun, windows: readonly ReadWindow[], phaseStart: number): Promise<Step[]> {
   const mutations = await mutationsSince(run.sandbox, phaseStart);
