@@ -81,6 +81,8 @@ export interface CheckOptions extends TargetOptions, JudgeOptions, ScenarioOptio
   onProgress?: ProgressListener;
   /** Where `check --sandbox-env`'s variables are read from (default the process's). */
   processEnv?: NodeJS.ProcessEnv;
+  /** Also lint a checkout, in the same report: its directory, or true for the git root of `cwd` (see {@link lint}). */
+  lint?: string | true;
 }
 
 export interface DiffOptions extends JudgeOptions {
@@ -92,6 +94,13 @@ export interface DiffOptions extends JudgeOptions {
   contract?: string;
 }
 
+export interface LintOptions extends JudgeOptions {
+  /** The checkout to lint, relative to `cwd` (default: the git root of `cwd`, else `cwd`). */
+  dir?: string;
+  /** Rule pack (default: the lint pack). */
+  pack?: string;
+}
+
 export interface SnapshotOptions extends TargetOptions {
   /** Directory to write `<profile>.<era>.json` (and the prompt fixture) into. */
   out: string;
@@ -101,7 +110,7 @@ export interface SnapshotOptions extends TargetOptions {
 export interface ConformanceReport {
   schemaVersion: number;
   tool: { name: string; version: string };
-  command: 'check' | 'diff';
+  command: 'check' | 'diff' | 'lint';
   verdict: 'pass' | 'fail';
   failOn: Severity;
   summary: Record<Severity, number> & { suppressed: number };
@@ -180,6 +189,13 @@ function probesWanted(options: CheckOptions, target: Target | null): boolean {
   return Boolean(options.onlyProbes || options.probeTools?.length) || (options.probes ?? (target === null && options.pack === undefined));
 }
 
+/** `check --lint`: the checkout to lint as well; not with the probes alone, which judge no files. */
+function lintDirOf(options: CheckOptions): { lint?: { dir?: string } } {
+  if (options.lint === undefined) return {};
+  if (options.onlyProbes) throw new ConformError('usage', 'use either onlyProbes or lint, not both: the probes alone judge no files');
+  return { lint: options.lint === true ? {} : { dir: options.lint } };
+}
+
 /** `check`, returning the run itself (the CLI renders every format from it). */
 export async function checkRun(options: CheckOptions, prepared: Prepared = {}): Promise<RunResult> {
   const target = targetOf(options);
@@ -208,6 +224,7 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
     ...(options.pack !== undefined && { pack: options.pack }),
     ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),
     ...(options.callTools?.length && { callTools: options.callTools }),
+    ...lintDirOf(options),
   };
   return withoutSdkConsole(() => runCheck(request, prepared));
 }
@@ -236,6 +253,28 @@ export async function diffRun(options: DiffOptions): Promise<RunResult> {
 export async function diff(options: DiffOptions): Promise<ConformanceReport> {
   const failOn = failOnOf(options.failOn);
   return reportOf(await diffRun(options), failOn);
+}
+
+/** `lint`, returning the run itself. */
+export async function lintRun(options: LintOptions = {}): Promise<RunResult> {
+  const { runLint } = await import('./lint/run.js');
+  return runLint({
+    ...(options.dir !== undefined && { dir: options.dir }),
+    ...(options.pack !== undefined && { pack: options.pack }),
+    ...(options.config !== undefined && { configFile: options.config }),
+    ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
+    ...(options.today !== undefined && { today: options.today }),
+  });
+}
+
+/**
+ * Lint a checkout of a B2 MCP server without running it: its fixtures, contract artifact,
+ * generated profile reference, README, docs, skill playbooks and manifests must agree.
+ */
+export async function lint(options: LintOptions = {}): Promise<ConformanceReport> {
+  const failOn = failOnOf(options.failOn);
+  return reportOf(await lintRun(options), failOn);
 }
 
 /** Write fixtures of a live server in the generator's format. */

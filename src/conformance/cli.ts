@@ -6,7 +6,7 @@ import { SEVERITIES, type Severity } from './findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
 import { CONNECTIONS_FOR, type EraChoice } from './connections.js';
 import type { RunResult } from './run.js';
-import { checkRun, DEFAULT_TIMEOUT_MS, diffRun, probeSeedOf, snapshot as takeSnapshot, targetOf, type TargetOptions } from './api.js';
+import { checkRun, DEFAULT_TIMEOUT_MS, diffRun, lintRun, probeSeedOf, snapshot as takeSnapshot, targetOf, type TargetOptions } from './api.js';
 import { FORMATS } from './report/formats.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, formatBytes, parseByteSize } from './reading-limits.js';
 import { reportPlan } from './report/plan.js';
@@ -237,7 +237,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
     .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server")
     .option('--scenarios <file>', 'YAML or JSON file of tool calls and expected results (docs/scenario.schema.json); each unmet expectation is a finding')
-    .option('--call-tool <name[=args.json]>', 'call this read-only tool once (arguments from the JSON file) and check that a text block equals its structuredContent (repeatable)', collect);
+    .option('--call-tool <name[=args.json]>', 'call this read-only tool once (arguments from the JSON file) and check that a text block equals its structuredContent (repeatable)', collect)
+    .option('--lint [dir]', 'also lint a checkout (default: the git root of the working directory) and report both in one report');
   addReportOptions(addTargetOptions(check)).action(async (options) => {
     if (options.sandboxEnv) {
       if (options.server || options.url || options.probes !== undefined || options.onlyProbes) throw new ConformError('usage', '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables');
@@ -247,6 +248,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     }
     if (options.checkerEnv) throw new ConformError('usage', '--checker-env goes with --sandbox-env');
     const plan = reportPlan(options.format, options.output, io.cwd); // a bad --format/--output fails before anything is started
+    if (options.onlyProbes && options.lint !== undefined) throw new ConformError('usage', 'use either --only-probes or --lint, not both: the probes alone judge no files');
     if ((options.onlyProbes || options.probeTool) && options.probes === false) throw new ConformError('usage', `use either ${options.onlyProbes ? '--only-probes' : '--probe-tool'} or --no-probes, not both`);
     const targetOptions = targetOptionsFrom(options, io);
     const target = targetOf(targetOptions);
@@ -281,6 +283,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       ...(options.probeLogLevel ? { probeLogLevel: options.probeLogLevel } : {}),
       ...(options.seed ? { probeSeed: options.seed } : {}),
       ...(onProgress ? { onProgress } : {}),
+      ...(options.lint !== undefined ? { lint: options.lint as string | true } : {}),
     }, prepared);
     setExit(await writeReports(result, options, io));
   });
@@ -306,6 +309,19 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (before: string, after: string, options) => {
       reportPlan(options.format, options.output, io.cwd);
       const result = await diffRun({ before, after, contract: options.contract, config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
+      setExit(await writeReports(result, options, io));
+    });
+
+  const lint = program
+    .command('lint')
+    .description("lint a checkout of a B2 MCP server without running it: fixtures, contract artifact, generated reference, README, docs, playbooks and manifests must agree")
+    .argument('[dir]', 'the checkout (default: the git root of the working directory)');
+  addReportOptions(lint)
+    .option('--pack <name>', 'rule pack to run (default: lint)')
+    .option('--debug', 'show stack traces for errors')
+    .action(async (dir: string | undefined, options) => {
+      reportPlan(options.format, options.output, io.cwd);
+      const result = await lintRun({ ...(dir !== undefined ? { dir } : {}), ...(options.pack !== undefined ? { pack: options.pack } : {}), config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
       setExit(await writeReports(result, options, io));
     });
 

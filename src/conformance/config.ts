@@ -13,6 +13,8 @@ export interface Suppression {
   tool?: string;
   prompt?: string;
   fingerprint?: string;
+  /** Lint findings in this file, or in this folder (relative to the linted checkout). */
+  file?: string;
   reason: string;
   /** Last day (YYYY-MM-DD, inclusive) the suppression applies. */
   expires?: string;
@@ -48,12 +50,13 @@ export const CONFIG_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['reason'],
-        anyOf: [{ required: ['rule'] }, { required: ['tool'] }, { required: ['prompt'] }, { required: ['fingerprint'] }],
+        anyOf: [{ required: ['rule'] }, { required: ['tool'] }, { required: ['prompt'] }, { required: ['fingerprint'] }, { required: ['file'] }],
         properties: {
           rule: { type: 'string' },
           tool: { type: 'string' },
           prompt: { type: 'string' },
           fingerprint: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+          file: { type: 'string', minLength: 1 },
           reason: { type: 'string', minLength: 1, pattern: '\\S' },
           expires: { type: 'string', format: 'date' },
         },
@@ -107,7 +110,7 @@ export function loadConfig(explicit: string | false | undefined, ruleSet: RuleSe
       error?.keyword === 'additionalProperties'
         ? `unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`
         : error?.schemaPath.includes('/anyOf')
-          ? 'a suppression must name a rule, a tool, a prompt or a fingerprint'
+          ? 'a suppression must name a rule, a tool, a prompt, a fingerprint or a file'
           : (error?.message ?? 'is invalid');
     throw new ConformError('config', `config ${file}: ${where} ${detail}`);
   }
@@ -146,12 +149,12 @@ function lowers(rule: RuleDefinition, severity: Severity | 'off'): boolean {
 }
 
 /** Effective severity: the config's override, else the frozen-contract severity while checking, else the rule's own. */
-export function severityResolver(config: ConformConfig, mode: 'check' | 'diff'): (rule: RuleDefinition) => Severity | 'off' {
+export function severityResolver(config: ConformConfig, mode: 'check' | 'diff' | 'lint'): (rule: RuleDefinition) => Severity | 'off' {
   return (rule) => config.rules[rule.id] ?? (mode === 'check' ? rule.frozenSeverity : undefined) ?? rule.severity;
 }
 
 function describe(suppression: Suppression): string {
-  return [suppression.rule && `rule ${suppression.rule}`, suppression.tool && `tool ${suppression.tool}`, suppression.prompt && `prompt ${suppression.prompt}`, suppression.fingerprint && `fingerprint ${suppression.fingerprint}`]
+  return [suppression.rule && `rule ${suppression.rule}`, suppression.tool && `tool ${suppression.tool}`, suppression.prompt && `prompt ${suppression.prompt}`, suppression.fingerprint && `fingerprint ${suppression.fingerprint}`, suppression.file && `file ${suppression.file}`]
     .filter(Boolean)
     .join(', ');
 }
@@ -161,8 +164,16 @@ function matches(suppression: Suppression, finding: Finding): boolean {
     (suppression.rule === undefined || suppression.rule === finding.ruleId) &&
     (suppression.tool === undefined || suppression.tool === finding.tool) &&
     (suppression.prompt === undefined || suppression.prompt === finding.prompt) &&
-    (suppression.fingerprint === undefined || suppression.fingerprint === finding.fingerprint)
+    (suppression.fingerprint === undefined || suppression.fingerprint === finding.fingerprint) &&
+    (suppression.file === undefined || inFile(suppression.file, finding.location?.file))
   );
+}
+
+/** Whether a finding's file is the suppression's file, or lies in its folder. */
+function inFile(suppressed: string, file: string | undefined): boolean {
+  if (file === undefined) return false;
+  const folder = suppressed.replace(/\/+$/, '');
+  return file === folder || file.startsWith(`${folder}/`);
 }
 
 /**

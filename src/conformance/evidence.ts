@@ -8,6 +8,7 @@ import type { ProbeEvidence } from './probes/types.js';
 import type { PromptComparison } from './prompts.js';
 import type { SuppressionOutcome } from './rules/types.js';
 import type { LiveSurface } from './snapshot.js';
+import type { LintEvidence } from './lint/types.js';
 
 export interface ConnectionEvidence {
   client: { package: string; version: string };
@@ -32,7 +33,7 @@ export interface HashComparison {
 
 /** What every report carries so a reader can trust (or reproduce) the verdict. */
 export interface Evidence {
-  command: 'check' | 'diff' | 'snapshot';
+  command: 'check' | 'diff' | 'snapshot' | 'lint';
   /** Versions of the checker, the two client SDKs and Node. */
   versions: Record<string, string>;
   profile: string | null;
@@ -64,6 +65,8 @@ export interface Evidence {
    */
   config: { file: string | null; source: 'explicit' | 'git-root' | null; overrides: number; applied: string[]; refused: string[]; suppressed: number; stale: number; expired: number };
   rulesEvaluated: number;
+  /** `lint`, and `check --lint`: the checkout read and the files the lint rules looked at. */
+  lint?: LintEvidence;
   /** Check with probes only: what the live probes ran and found applicable. */
   probes?: ProbeEvidence;
   durationMs: number;

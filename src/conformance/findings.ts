@@ -41,6 +41,8 @@ export interface Finding {
   text?: { before?: string; after?: string };
   /** The tool's input schema, expected and live, on the first change finding of a changed tool. */
   schemas?: { before: unknown; after: unknown };
+  /** Lint findings: the file, relative to the linted checkout, and the line the drift is on. */
+  location?: { file: string; line: number };
 }
 
 export function severityRank(severity: Severity): number {

@@ -2,7 +2,11 @@ import { join } from 'node:path';
 import type { ProfileName } from '../contract/constants.js';
 import type { ToolFixture } from '../contract/fixture.js';
 import type { LoadedContract, ToolRename } from '../contract/artifact.js';
-import { applySuppressions, loadConfig, severityResolver, type ConformConfig } from './config.js';
+import { loadConfig } from './config.js';
+import { judge, today } from './judge.js';
+import { lintPack, lintRoot } from './lint/pack.js';
+import { lintEvidence, readRepository } from './lint/repository.js';
+import type { LintInput } from './lint/types.js';
 import { observe, type ConnectOptions } from './connect.js';
 import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
 import { diffModernBlock, diffTools, explainDrift, type Change, type DiffOptions } from './diff.js';
@@ -13,11 +17,11 @@ import { protocolVersionsOf, readSnapshotManifest, recordedSurface, recordLooks,
 import { noEraAccepted } from './diagnosis.js';
 import { contractBeside, contractGaps, findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
 import { namingPolicyFor, type PolicyInUse } from './naming-policy.js';
-import { sortFindings, type Finding } from './findings.js';
+import type { Finding } from './findings.js';
 import { BUNDLED, toolVersions } from './package-root.js';
 import type { ProbeServer } from './probes/sessions.js';
 import type { ProbeOutcome, ProgressListener } from './probes/types.js';
-import { evaluate, judgesProbes, loadRules, selectPack, type PackDefinition, type RuleSet } from './rules/engine.js';
+import { loadRules, selectPack, type PackDefinition, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
 import { bothRecord, diffVisibleFields, unrecordedFields } from './visible-fields.js';
@@ -94,25 +98,8 @@ export interface CheckRequest {
   scenariosFile?: string;
   /** Read-only tools the checker may call once each; a text block of each structured result must equal it. */
   callTools?: ToolCall[];
-}
-
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
-/**
- * Evaluate the rules, apply the config's suppressions, then the rules about suppressions. With
- * `onlyProbes`, the rules that judge the listed surface are left out.
- */
-function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, day: string, pack: PackDefinition, onlyProbes = false) {
-  const configured = severityResolver(config, context.mode);
-  const severityOf: typeof configured = (rule) => (!rule.packs.includes(pack.name) || (onlyProbes && !judgesProbes(rule)) ? 'off' : configured(rule));
-  const main = evaluate(ruleSet, context, severityOf, 'findings');
-  const { findings, outcome } = applySuppressions(main.findings, config.suppressions, day, config.unsuppressible);
-  const meta = evaluate(ruleSet, { ...context, suppressions: outcome }, severityOf, 'suppressions');
-  const evaluated = [...main.evaluated, ...meta.evaluated];
-  if (evaluated.length === 0) throw new ConformError('nothing-tested', 'every rule that applies is turned off; nothing was tested');
-  return { findings: sortFindings([...findings, ...meta.findings]), outcome, evaluated };
+  /** `--lint`: also lint this checkout (relative to `cwd`; default the git root of `cwd`), in the same report. */
+  lint?: { dir?: string };
 }
 
 /** The description texts of listed tools, by name. */
@@ -306,8 +293,19 @@ export function contractInUse(contractFile: string | undefined, fixturesDirs: re
   return { file, contract, naming };
 }
 
-/** What every check loads before it looks at a server. */
+/** What every check loads before it looks at a server (with --lint, the checkout too). */
 function loadInputs(request: CheckRequest) {
+  const inputs = loadCheckInputs(request);
+  return { ...inputs, ...lintInputs(request, inputs.ruleSet) };
+}
+
+/** `check --lint`: the checkout and the lint pack, judged with the check in one report. */
+function lintInputs(request: CheckRequest, ruleSet: RuleSet): { lint?: { input: LintInput; pack: PackDefinition } } {
+  if (request.lint === undefined) return {};
+  return { lint: { input: readRepository(lintRoot(request.lint.dir, request.cwd ?? process.cwd())), pack: lintPack(ruleSet) } };
+}
+
+function loadCheckInputs(request: CheckRequest) {
   const ruleSet = loadRules(request.rulesDir);
   const pack = selectPack(ruleSet, request.pack);
   const config = loadConfig(request.configFile, ruleSet, request.cwd, { allowIntegrityOverrides: request.allowIntegrityOverrides });
@@ -377,7 +375,7 @@ async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs
  */
 function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleContext, request: CheckRequest, evidenceOf: (judged: ReturnType<typeof judge>) => Evidence) {
   const day = request.today ?? today();
-  let judged = judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes);
+  let judged = judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes, inputs.lint ? [inputs.lint.pack] : []);
   let evidence = evidenceOf(judged);
   if (context.probes) {
     const leaks = context.probes.scanner.scan(JSON.stringify({ findings: judged.findings, evidence }));
@@ -385,7 +383,7 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
       context.probes.observations.push(
         ...leaks.map((leak) => ({ aspect: 'secret.leak', passed: false, variant: `this report: ${leak.canary} (${leak.encoding})`, detail: `the ${leak.canary} given to the server appeared in this report (masked)` })),
       );
-      judged = judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes);
+      judged = judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes, inputs.lint ? [inputs.lint.pack] : []);
       const mask = (text: string) => context.probes!.scanner.mask(text);
       judged.findings = judged.findings.map((finding) => ({
         ...finding,
@@ -480,7 +478,7 @@ async function checkLaunched(request: CheckRequest, inputs: ReturnType<typeof lo
   const prompts = promptChanges(surfaces, fixtures.prompts);
   for (const change of prompts.changes) changes.push(change);
 
-  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(inputs.snapshot ? { snapshot: inputs.snapshot } : {}), ...(probes ? { probes } : {}), ...(scenarios ? { scenarios } : {}) };
+  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(inputs.snapshot ? { snapshot: inputs.snapshot } : {}), ...(probes ? { probes } : {}), ...(scenarios ? { scenarios } : {}), ...(inputs.lint ? { lint: inputs.lint.input } : {}) };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
   const { findings, evaluated, evidence } = judgeWithProbes(inputs, context, request, ({ findings, outcome, evaluated }) => ({
     command: 'check',
@@ -497,6 +495,7 @@ async function checkLaunched(request: CheckRequest, inputs: ReturnType<typeof lo
     cacheHints: contract?.approvedCacheHint ? { approved: contract.approvedCacheHint, modern: modern?.fixture.modern ?? null } : null,
     config: configEvidence(inputs.config, findings, outcome),
     rulesEvaluated: evaluated.length,
+    ...(inputs.lint ? { lint: lintEvidence(inputs.lint.input) } : {}),
     ...(probes ? { probes: probes.evidence } : {}),
     ...(scenarios ? { scenarios: scenarioEvidence(scenarios) } : {}),
     durationMs: Math.round(budget.now() - started),

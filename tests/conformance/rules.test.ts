@@ -175,12 +175,13 @@ test('the correct baseline passes every rule with no finding at all', async () =
 /** Rules that report only against a snapshot, or step back under the b2 pack for a rule that reports the same: broken in protocol-versions.test.ts. */
 const SNAPSHOT_RULES = ['eras/protocol-version-dropped', 'eras/surface-varies-by-identity'];
 
-test('every rule in rules/ has a broken variant below (rules on changes: diff tests, diff-offline.test.ts and tests/unit/poisoning.test.ts; probe rules: probes.test.ts; scenario rules: generic/scenarios.test.ts; snapshot rules: protocol-versions.test.ts)', async () => {
+test('every rule in rules/ has a broken variant below (rules on changes: diff tests, diff-offline.test.ts and tests/unit/poisoning.test.ts; probe rules: probes.test.ts; scenario rules: generic/scenarios.test.ts; snapshot rules: protocol-versions.test.ts; lint rules: lint.test.ts)', async () => {
   const { judgesProbes, loadRules } = await import('../../src/conformance/rules/engine.js');
   const { CHECK_KINDS } = await import('../../src/conformance/rules/kinds/index.js');
   const judgesChanges = (rule: { check: { kind: string } }) => CHECK_KINDS[rule.check.kind]!.needs.includes('changes');
+  const judgesCheckouts = (rule: { check: { kind: string } }) => CHECK_KINDS[rule.check.kind]!.needs.includes('lint');
   const ids = loadRules()
-    .rules.filter((rule) => !judgesProbes(rule) && !judgesChanges(rule) && !SNAPSHOT_RULES.includes(rule.id))
+    .rules.filter((rule) => !judgesProbes(rule) && !judgesChanges(rule) && !judgesCheckouts(rule) && !SNAPSHOT_RULES.includes(rule.id))
     .map((rule) => rule.id)
     .filter((id) => !id.startsWith('scenario/'));
   expect(VARIANTS.map((variant) => variant.rule).sort()).toEqual(ids.sort());

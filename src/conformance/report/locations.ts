@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gitRootOf } from '../config.js';
 import type { Finding } from '../findings.js';
@@ -17,10 +17,15 @@ export interface SourceLocation {
 }
 
 /**
- * Findings are about a server, not a source file; they are anchored to the fixture that records
- * the expected tool or prompt (the file a reviewer edits by regenerating), at its line when found.
+ * Lint findings name their file and line. The others are about a server, not a source file; they
+ * are anchored to the fixture that records the expected tool or prompt (the file a reviewer edits
+ * by regenerating), at its line when found.
  */
 export function locate(finding: Finding, result: RunResult, cwd = process.cwd()): SourceLocation | undefined {
+  if (finding.location && result.evidence.lint) {
+    const file = join(result.evidence.lint.root, finding.location.file);
+    return { uri: uriOf(file, gitRootOf(cwd) ?? cwd), file, line: finding.location.line };
+  }
   const file = fileFor(finding, result);
   if (!file) return undefined;
   return { uri: uriOf(file, gitRootOf(cwd) ?? cwd), file, line: lineOf(file, finding.tool ?? finding.prompt) };

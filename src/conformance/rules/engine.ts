@@ -20,8 +20,8 @@ export interface RuleSet {
 export interface PackDefinition {
   name: string;
   description: string;
-  /** What the server is held to: a contract artifact and its fixtures, or a snapshot of itself. */
-  baseline: 'contract' | 'snapshot';
+  /** What the server is held to: a contract artifact and its fixtures, or a snapshot of itself; or, for lint, what a checkout's files are held to: each other. */
+  baseline: 'contract' | 'snapshot' | 'repository';
   default?: boolean;
 }
 
@@ -127,6 +127,7 @@ function applicable(rule: RuleDefinition, context: RuleContext): boolean {
     if (need === 'probes') return context.probes !== undefined;
     if (need === 'scenarios') return context.scenarios !== undefined;
     if (need === 'snapshot') return context.snapshot !== undefined;
+    if (need === 'lint') return context.lint !== undefined;
     return context.suppressions !== undefined;
   });
 }
@@ -194,6 +195,7 @@ function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: 
     ...(raw.text ? { text: raw.text } : {}),
     ...(raw.schemas ? { schemas: raw.schemas } : {}),
     ...(raw.confidence !== undefined ? { confidence: raw.confidence } : {}),
+    ...(raw.location ? { location: raw.location } : {}),
     scopes: [...scopes],
     fingerprint,
   });

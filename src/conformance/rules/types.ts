@@ -1,4 +1,5 @@
 import type { LoadedContract } from '../../contract/artifact.js';
+import type { LintInput } from '../lint/types.js';
 import type { Refusal } from '../connect.js';
 import type { Change } from '../diff.js';
 import type { PolicyInUse } from '../naming-policy.js';
@@ -55,7 +56,7 @@ export interface SuppressionOutcome {
 
 /** Everything a check kind may look at. Absent parts make kinds that need them skip. */
 export interface RuleContext {
-  mode: 'check' | 'diff';
+  mode: 'check' | 'diff' | 'lint';
   profile: string;
   /** Check mode: one per judged connection (modern, legacy, witness). */
   surfaces: LiveSurface[];
@@ -74,6 +75,8 @@ export interface RuleContext {
   probes?: ProbeOutcome;
   /** Check mode with --scenarios: every expectation of the scenario file, met or not. */
   scenarios?: ScenarioOutcome;
+  /** `lint`, and `check --lint`: the checkout read without running it. */
+  lint?: LintInput;
 }
 
 /** A finding before the engine dresses it with the rule's metadata. */
@@ -92,9 +95,11 @@ export interface RawFinding {
   text?: { before?: string; after?: string };
   /** The tool's input schema, expected and live: the review page shows them side by side. */
   schemas?: { before: unknown; after: unknown };
+  /** Lint findings: the file (relative to the linted checkout) and line the drift is on. */
+  location?: { file: string; line: number };
 }
 
-export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes' | 'scenarios' | 'snapshot';
+export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes' | 'scenarios' | 'snapshot' | 'lint';
 
 /** A generic check: a pure function of its parameters and the context. */
 export interface CheckKind {

@@ -3,6 +3,7 @@ import { CHANGE_CHECK_KINDS } from './changes.js';
 import { CLIENT_KINDS } from './clients.js';
 import { CONTRACT_KINDS } from './contract.js';
 import { KEY_KINDS } from './keys.js';
+import { LINT_KINDS } from './lint.js';
 import { NAME_KINDS } from './names.js';
 import { POISONING_KINDS } from './poisoning.js';
 import { PROBE_KINDS } from './probes.js';
@@ -28,4 +29,5 @@ export const CHECK_KINDS: Readonly<Record<string, CheckKind>> = {
   ...VISIBLE_KINDS,
   ...POISONING_KINDS,
   ...SCENARIO_KINDS,
+  ...LINT_KINDS,
 };
