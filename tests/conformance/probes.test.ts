@@ -59,7 +59,7 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
   ]);
   // Both eras, each session's client and sampling drawn from the seed the evidence prints.
   expect(probes.seed).toBeGreaterThan(0);
-  expect(probes.combinations.map((line) => /^(\w+): (modern|2025) era, /.exec(line)?.slice(1))).toEqual([['plain', 'modern'], ['elicit', 'modern'], ['block', 'modern'], ['era', '2025']]);
+  expect(probes.combinations.map((line) => /^(\w+): (modern|2025) era \(/.exec(line)?.slice(1))).toEqual([['plain', 'modern'], ['elicit', 'modern'], ['block', 'modern'], ['era', '2025']]);
   expect(probes.sessions.find((session) => session.name === 'block')!.env).toContain('B2_LOG_FILE');
   // Nothing in the environment announces a checker: no LOG_LEVEL unless asked for, no variable of the checker's own.
   for (const session of probes.sessions) expect(session.env.filter((name) => name === 'LOG_LEVEL' || name.startsWith('B2_MCP_CONFORM'))).toEqual([]);

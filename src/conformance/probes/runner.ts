@@ -1,6 +1,7 @@
 import type { Era } from '../../contract/constants.js';
 import type { ToolFixture } from '../../contract/fixture.js';
 import type { ClientInfo, IdentityName } from '../client-identities.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../connections.js';
 import { argumentSteps, type ArgumentCall } from './arguments.js';
 import { newSeed, pick, seededRandom, shuffled } from './draw.js';
 import { judgeFormat, type FormatMode } from './format.js';
@@ -63,7 +64,7 @@ function spawnedSessions(random: () => number, modern: boolean): SessionSpec[] {
     { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false, identity: pick(NOT_ELICITING, random), sampling: sampling() },
     { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true, identity: pick(ELICITING, random), sampling: sampling() },
     { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, identity: pick(NOT_ELICITING, random), logFile: true, sampling: sampling() },
-    { name: 'era', policy: 'confirm', outputFormat: pick(['json', 'toon'] as const, random), elicitation: false, identity: pick([...ELICITING, ...NOT_ELICITING], random), modern: !modern, sampling: sampling() },
+    { name: 'era', policy: 'confirm', outputFormat: pick(['json', 'toon'] as const, random), elicitation: false, identity: pick([...ELICITING, ...NOT_ELICITING], random), modern: !modern, protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random), sampling: sampling() },
   ];
 }
 
@@ -72,7 +73,7 @@ function urlSessions(random: () => number, modern: boolean): SessionSpec[] {
   return [
     { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: pick(NOT_ELICITING, random) },
     { name: 'elicit', policy: null, outputFormat: null, elicitation: true, identity: pick(ELICITING, random) },
-    { name: 'era', policy: null, outputFormat: null, elicitation: false, identity: pick([...ELICITING, ...NOT_ELICITING], random), modern: !modern },
+    { name: 'era', policy: null, outputFormat: null, elicitation: false, identity: pick([...ELICITING, ...NOT_ELICITING], random), modern: !modern, protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random) },
   ];
 }
 
@@ -298,7 +299,7 @@ function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession
     applicable,
     seed,
     combinations: sessions.map((session) =>
-      [`${session.spec.name}: ${session.modern ? 'modern' : '2025'} era`, session.client, `policy ${session.spec.policy ?? 'as configured'}`, `format ${session.spec.outputFormat ?? 'as configured'}`, session.spec.elicitation ? 'answers elicitation' : 'no elicitation answers', session.sampling ? 'declares sampling' : 'no sampling'].join(', '),
+      [`${session.spec.name}: ${session.modern ? 'modern' : '2025'} era (${session.protocolVersion ?? 'version unknown'})`, session.client, `policy ${session.spec.policy ?? 'as configured'}`, `format ${session.spec.outputFormat ?? 'as configured'}`, session.spec.elicitation ? 'answers elicitation' : 'no elicitation answers', session.sampling ? 'declares sampling' : 'no sampling'].join(', '),
     ),
     sandbox: sandbox.kind,
     sessions: sessions.map((session) => ({

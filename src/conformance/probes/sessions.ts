@@ -7,6 +7,7 @@ import type { ListedTool } from '../../contract/normalize.js';
 import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityName } from '../client-identities.js';
 import { boundedFetch } from '../http-reading.js';
 import { ReadBudget } from '../reading-limits.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../connections.js';
 import { ChildStdioTransport } from '../stdio-transport.js';
 import type { HttpTarget } from '../target.js';
 
@@ -27,6 +28,8 @@ export interface SessionSpec {
   logFile?: boolean;
   /** Speak this era instead of the run's (the `era` session speaks the other one). */
   modern?: boolean;
+  /** In the 2025 era: the protocol version offered first (the server may choose another it speaks). */
+  protocolVersion?: string;
   /** Declare sampling (answered with a refusal) or not, whatever the identity declares. */
   sampling?: boolean;
 }
@@ -53,8 +56,9 @@ export interface ProbeSession {
   answer(answer: ElicitAnswer): void;
   /** Names of the environment variables the probes gave the server (none for a running URL). */
   envNames: string[];
-  /** The era the session spoke, and whether it declared sampling. */
+  /** The era and protocol version the session spoke, and whether it declared sampling. */
   modern: boolean;
+  protocolVersion: string | null;
   sampling: boolean;
   /** The server's instructions to this session (null when none). */
   instructions: string | null;
@@ -165,6 +169,7 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     {
       capabilities: structuredClone(identity.capabilities),
       versionNegotiation: modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.timeoutMs } } : { mode: 'legacy' },
+      ...(!modern && spec.protocolVersion ? { supportedProtocolVersions: [spec.protocolVersion, ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== spec.protocolVersion)] } : {}),
     },
   );
   for (const { method, answer: declined } of declinedRequests(identity)) client.setRequestHandler(method, async () => declined() as never);
@@ -202,6 +207,7 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     tools,
     envNames: Object.keys(probeEnv).sort(),
     modern,
+    protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
     sampling: identity.capabilities.sampling !== undefined,
     instructions: typeof instructions === 'string' ? instructions : null,
     answer: (next) => void (answer = next),

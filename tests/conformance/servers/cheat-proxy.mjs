@@ -78,7 +78,7 @@ const helloRequests = new Set();
 
 function fromClient(message) {
   if (message.method === 'initialize') {
-    legacyEra = /^2025-/.test(String(message.params?.protocolVersion ?? ''));
+    legacyEra = /^20(24|25)-/.test(String(message.params?.protocolVersion ?? ''));
     helloRequests.add(message.id);
   }
   if (message.method === 'server/discover') helloRequests.add(message.id);
