@@ -10,7 +10,8 @@ export function renderConfigTable(): string {
     const values = v.values ? v.values.map((x) => `\`${x}\``).join(', ') : '';
     const stdio = v.defaults?.stdio ? `\`${v.defaults.stdio}\`` : '';
     const http = v.defaults?.http ? `\`${v.defaults.http}\`` : '';
-    return `| \`${v.name}\` | ${cell(values)} | ${stdio} | ${http} | ${cell(v.description)} |`;
+    const description = v.fromFile ? `${v.description} Or \`${v.name}_FILE\`: a file holding it (one trailing newline dropped; not both).` : v.description;
+    return `| \`${v.name}\` | ${cell(values)} | ${stdio} | ${http} | ${cell(description)} |`;
   });
   return ['| Variable | Values | Default (stdio) | Default (http) | Meaning |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }

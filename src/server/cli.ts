@@ -1,4 +1,4 @@
-import { readSetting, type Transport } from './config.js';
+import { readSetting, withSecretFiles, type Transport } from './config.js';
 import type { ServerRuntime } from './server.js';
 import { createRuntime } from './start.js';
 
@@ -39,8 +39,8 @@ function logStarted(runtime: ServerRuntime, transport: Transport): void {
   });
 }
 
-export async function runStdio(env: NodeJS.ProcessEnv): Promise<void> {
-  const runtime = await createRuntime(env, 'stdio');
+export async function runStdio(givenEnv: NodeJS.ProcessEnv): Promise<void> {
+  const runtime = await createRuntime(withSecretFiles(givenEnv), 'stdio');
   // Transports load on demand: stdio start-up must not pay for the HTTP stack, nor HTTP for stdio.
   const { serveOverStdio } = await import('./transports/stdio.js');
   const handle = await serveOverStdio(runtime);
@@ -49,7 +49,8 @@ export async function runStdio(env: NodeJS.ProcessEnv): Promise<void> {
   process.stdin.once('end', () => void handle.close().finally(() => process.exit(0)));
 }
 
-export async function runHttp(env: NodeJS.ProcessEnv, options: { port?: string; host: string }): Promise<void> {
+export async function runHttp(givenEnv: NodeJS.ProcessEnv, options: { port?: string; host: string }): Promise<void> {
+  const env = withSecretFiles(givenEnv);
   const port = options.port !== undefined ? parsePort(options.port, '--port') : parsePort(readSetting(env, 'http', 'PORT') ?? '3000', 'PORT');
   const { loadHttpSettings } = await import('./transports/http-settings.js');
   const settings = loadHttpSettings(env);

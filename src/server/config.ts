@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PROFILE_ALIASES, resolveProfileName, type ProfileName } from '../contract/constants.js';
@@ -20,6 +20,8 @@ interface VariableSpec {
   /** Accepted values (case-insensitive); anything else is a startup error. */
   values?: readonly string[];
   defaults?: { stdio?: string; http?: string };
+  /** A secret: `<name>_FILE` may name a file holding it instead (container secrets). */
+  fromFile?: true;
 }
 
 /**
@@ -27,10 +29,10 @@ interface VariableSpec {
  * from this list, and a test fails if the code reads a variable that is not here.
  */
 export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
-  { name: 'B2_APPLICATION_KEY_ID', description: 'Application key id. Required unless `B2_MCP_PROFILE` or `B2_REGISTER_ALL_TOOLS` pins the surface (tool calls then fail with `missing_credentials`).' },
-  { name: 'B2_APPLICATION_KEY', description: 'Application key secret; set together with `B2_APPLICATION_KEY_ID`.' },
-  { name: 'B2_MASTER_KEY_ID', description: 'Partner (master) key id; a key distinct from the application key enables the Partner/Groups tools.' },
-  { name: 'B2_MASTER_KEY', description: 'Partner (master) key secret; set together with `B2_MASTER_KEY_ID`.' },
+  { name: 'B2_APPLICATION_KEY_ID', description: 'Application key id. Required unless `B2_MCP_PROFILE` or `B2_REGISTER_ALL_TOOLS` pins the surface (tool calls then fail with `missing_credentials`).', fromFile: true },
+  { name: 'B2_APPLICATION_KEY', description: 'Application key secret; set together with `B2_APPLICATION_KEY_ID`.', fromFile: true },
+  { name: 'B2_MASTER_KEY_ID', description: 'Partner (master) key id; a key distinct from the application key enables the Partner/Groups tools.', fromFile: true },
+  { name: 'B2_MASTER_KEY', description: 'Partner (master) key secret; set together with `B2_MASTER_KEY_ID`.', fromFile: true },
   { name: 'B2_API_URL', description: 'B2 Native API base URL used to authorize (point it at `b2-mcp sandbox` to try everything locally).', defaults: { stdio: 'https://api.backblazeb2.com', http: 'https://api.backblazeb2.com' } },
   { name: 'B2_MCP_PROFILE', description: 'Pin the tool surface to a named profile without contacting B2 (`phase1-default` is accepted for `default`).', values: ['full', 'default', 'read-only', ...Object.keys(PROFILE_ALIASES)] },
   { name: 'B2_REGISTER_ALL_TOOLS', description: 'Serve the full surface without reading the key\'s capabilities.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
@@ -53,7 +55,8 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_ENABLE_MCP_PROMPTS', description: 'Serve the workflow prompts (off unless exactly `true`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
   { name: 'B2_MCP_TRANSPORT', description: 'Transport when no subcommand is given.', values: ['stdio', 'http'], defaults: { stdio: 'stdio' } },
   { name: 'PORT', description: 'HTTP listen port when `--port` is not given.', defaults: { http: '3000' } },
-  { name: 'B2_HTTP_CREDENTIAL_MODE', description: 'Where the HTTP server gets the B2 key: per-request `X-B2-MCP-Key-Id`/`X-B2-MCP-Key` headers, or its own `B2_APPLICATION_KEY_ID`/`B2_APPLICATION_KEY` (credential headers are then rejected).', values: ['headers', 'server'], defaults: { http: 'headers' } },
+  { name: 'B2_HTTP_CREDENTIAL_MODE', description: 'Where the HTTP server gets the B2 key: per-request `X-B2-MCP-Key-Id`/`X-B2-MCP-Key` headers, its own `B2_APPLICATION_KEY_ID`/`B2_APPLICATION_KEY`, or (`principal`, with OAuth) the key `B2_PRINCIPAL_CREDENTIAL_MAP` maps the token\'s subject to. Credential headers are rejected in `server` and `principal` mode.', values: ['headers', 'server', 'principal'], defaults: { http: 'headers' } },
+  { name: 'B2_PRINCIPAL_CREDENTIAL_MAP', description: 'In `principal` mode: a JSON object from token subject (`sub`, or `<issuer>#<sub>`) to a credential reference `REF` (letters, digits, `_`, `-`); the reference\'s key is `B2_CREDENTIAL_<REF>_APPLICATION_KEY_ID` and `B2_CREDENTIAL_<REF>_APPLICATION_KEY` (optionally `_MASTER_KEY_ID`/`_MASTER_KEY`; `REF` upper-cased, `-` read as `_`), each also from `<name>_FILE`. Every mapped key is checked at start-up; a subject not in the map gets `403 principal_not_mapped`.', fromFile: true },
   { name: 'B2_ALLOWED_HOSTS', description: 'Comma-separated `Host` values accepted over HTTP (an entry without a port matches any port); unset with `B2_ALLOWED_ORIGINS` unset means loopback only.' },
   { name: 'B2_ALLOWED_ORIGINS', description: 'Comma-separated exact `Origin` values accepted over HTTP; unset means the origin must match `B2_ALLOWED_HOSTS` (or be loopback).' },
   { name: 'B2_TRUST_PROXY_HEADERS', description: 'Take the client address for HTTP limits from `X-Forwarded-For` (the entry `B2_TRUSTED_PROXY_HOPS` from the end, as appended by your proxies), or `X-Real-IP` when there is none; only behind trusted proxies (docs/deploy.md).', values: ['true', 'false'], defaults: { http: 'false' } },
@@ -62,13 +65,19 @@ export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
   { name: 'B2_MCP_RATE_LIMIT_BURST', description: 'HTTP token-bucket size per client address and per credential.', defaults: { http: '120' } },
   { name: 'B2_MAX_SESSIONS', description: 'Most HTTP requests in flight at once (each call of a 2025-03-26 batch counts), and most open 2025-era (legacy) sessions; more get 503 (to make room, the least recently used idle session of the requester\'s client address is closed, or one of an address holding at least two more; never a smaller holder\'s).', defaults: { http: '1000' } },
   { name: 'B2_MAX_SESSIONS_PER_KEY', description: 'Most HTTP requests in flight per client address and per credential (a request counts against both), and most open legacy sessions per credential (or per address in `server` mode); more get 429, unless the owner\'s own least recently used idle session can be closed. A declared `clientInfo.name` plays no part.', defaults: { http: '20' } },
-  { name: 'B2_MCP_REDIS_URL', description: 'Share the HTTP rate limits, in-flight caps and legacy-session ownership with every instance that names the same Redis (`redis://[:password@]host:port[/db]`, `rediss://` for TLS); unset keeps them in this process. See docs/scaling.md.' },
+  { name: 'B2_MCP_REDIS_URL', description: 'Share the HTTP rate limits, in-flight caps and legacy-session ownership with every instance that names the same Redis (`redis://[:password@]host:port[/db]`, `rediss://` for TLS); unset keeps them in this process. See docs/scaling.md.', fromFile: true },
   { name: 'B2_MCP_REDIS_FAILURE', description: 'While Redis cannot be reached: `open` applies this instance\'s own limits (never none), `closed` answers 503; the outage is logged once, when it starts and when it ends.', values: ['open', 'closed'], defaults: { http: 'open' } },
-  { name: 'B2_MCP_PUBLIC_URL', description: 'The URL clients reach the HTTP server at (e.g. `https://mcp.example.com`): the OAuth resource is `<url>/mcp`, its metadata `/.well-known/oauth-protected-resource/mcp`. Required with `B2_OAUTH_ISSUER`.' },
-  { name: 'B2_OAUTH_ISSUER', description: 'Makes the HTTP server an OAuth 2.1 resource server: every MCP request needs a bearer JWT whose `iss` is exactly this, signed by a key of the issuer\'s JWKS (found through its RFC 8414 or OpenID metadata unless `B2_OAUTH_JWKS_URI` is set); the `b2:read`, `b2:write`, `b2:admin` scopes narrow the tools to `read-only`, `default`, `full` (docs/deploy.md).' },
-  { name: 'B2_OAUTH_AUDIENCE', description: 'The `aud` a token must name; by default the resource, `<B2_MCP_PUBLIC_URL>/mcp`.' },
+  { name: 'B2_MCP_PUBLIC_URL', description: 'The URL clients reach the HTTP server at (e.g. `https://mcp.example.com`): the OAuth resource is `<url>/mcp` unless `B2_OAUTH_RESOURCE` says otherwise, its metadata `/.well-known/oauth-protected-resource/mcp`. With `B2_OAUTH_ISSUER`, this or `B2_OAUTH_RESOURCE` is required.' },
+  { name: 'B2_OAUTH_RESOURCE', description: 'The exact resource identifier (RFC 8707/9728) of this MCP endpoint, e.g. `https://mcp.example.com/mcp`: named as `resource` in the protected-resource metadata, and the default audience. Default `<B2_MCP_PUBLIC_URL>/mcp`.' },
+  { name: 'B2_OAUTH_ISSUER', description: 'Makes the HTTP server an OAuth 2.1 resource server: every MCP request needs a bearer token whose `iss` is exactly this: a JWT signed by a key of the issuer\'s JWKS (found through its RFC 8414 or OpenID metadata unless `B2_OAUTH_JWKS_URI` is set), or any token its introspection endpoint calls active (`B2_OAUTH_INTROSPECTION_ENDPOINT`); the `b2:read`, `b2:write`, `b2:admin` scopes narrow the tools to `read-only`, `default`, `full` (docs/deploy.md).' },
+  { name: 'B2_OAUTH_AUDIENCE', description: 'The `aud` a token must name; by default the resource (`B2_OAUTH_RESOURCE`, else `<B2_MCP_PUBLIC_URL>/mcp`).' },
+  { name: 'B2_OAUTH_REQUIRED_SCOPES', description: 'Comma-separated scopes every token must hold besides one `b2:*` scope (they are added to `scopes_supported`); a token lacking one gets `403 insufficient_scope`.' },
+  { name: 'B2_OAUTH_INTROSPECTION_ENDPOINT', description: 'An RFC 7662 introspection endpoint: every bearer token (opaque or JWT) is checked there instead of against the JWKS, with the same issuer, audience, expiry, subject and scope rules; needs the client id and secret below.' },
+  { name: 'B2_OAUTH_INTROSPECTION_CLIENT_ID', description: 'The client id this server authenticates to the introspection endpoint with (HTTP Basic).', fromFile: true },
+  { name: 'B2_OAUTH_INTROSPECTION_CLIENT_SECRET', description: 'The client secret for the introspection endpoint.', fromFile: true },
+  { name: 'B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS', description: 'How long an active introspection answer is reused for the same token (never past its `exp`); `0` asks every time.', defaults: { http: '60' } },
   { name: 'B2_OAUTH_JWKS_URI', description: 'The issuer\'s JWKS URL, instead of the one its metadata names.' },
-  { name: 'B2_OAUTH_ALLOWED_SUBJECTS', description: 'Comma-separated token subjects (`sub`) allowed to use the server; any other valid token gets `403 access_denied`. Unset: every valid token for the audience. Set it in `server` credential mode, where every caller uses the server\'s own B2 key.' },
+  { name: 'B2_OAUTH_ALLOWED_SUBJECTS', description: 'Comma-separated token subjects (`sub`, or `<issuer>#<sub>`) allowed to use the server; any other valid token gets `403 access_denied`. Unset: every valid token for the audience. Set it in `server` credential mode, where every caller uses the server\'s own B2 key.' },
   { name: 'B2_OAUTH_ALGORITHMS', description: 'Comma-separated JWS algorithms a token may be signed with (asymmetric only: `none` and `HS*` are never accepted).', defaults: { http: 'RS256' } },
   { name: 'B2_OAUTH_TOKEN_TYPES', description: 'Comma-separated `typ` header values an access token may carry (case-insensitive, `application/` implied); a token with another `typ` (an ID or logout token) is refused, and one without `typ` unless the list holds `none`.', defaults: { http: 'at+jwt,JWT' } },
   { name: 'B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL', description: 'Accept `http://` issuer, JWKS and public URLs (local testing only: keys fetched without TLS can be forged).', values: ['true', 'false'], defaults: { http: 'false' } },
@@ -138,6 +147,44 @@ export function readSetting(env: NodeJS.ProcessEnv, transport: Transport, name: 
   return normalized;
 }
 
+/** The per-reference key variables of `principal` mode (`B2_CREDENTIAL_<REF>_…`). */
+export const REFERENCE_KEY_FIELDS = ['APPLICATION_KEY_ID', 'APPLICATION_KEY', 'MASTER_KEY_ID', 'MASTER_KEY'] as const;
+const REFERENCE_SECRET_FILE = new RegExp(`^B2_CREDENTIAL_[A-Z0-9_]+_(?:${REFERENCE_KEY_FIELDS.join('|')})_FILE$`);
+
+/** The secret variables that may be given as `<name>_FILE`: the declared ones and every `B2_CREDENTIAL_<REF>_…`. */
+function secretFileNames(env: NodeJS.ProcessEnv): string[] {
+  const declared = ENVIRONMENT_VARIABLES.filter((spec) => spec.fromFile).map((spec) => spec.name);
+  const references = Object.keys(env)
+    .filter((name) => REFERENCE_SECRET_FILE.test(name))
+    .map((name) => name.slice(0, -'_FILE'.length));
+  return [...declared, ...references];
+}
+
+/**
+ * The environment with each `<NAME>_FILE` replaced by `<NAME>` holding the file's content (one
+ * trailing newline dropped), as container secret stores mount them. Setting both, or naming a
+ * file that cannot be read, is a start-up error; the message names the variable, never the content.
+ */
+export function withSecretFiles(env: NodeJS.ProcessEnv, readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): NodeJS.ProcessEnv {
+  const resolved: NodeJS.ProcessEnv = { ...env };
+  for (const name of secretFileNames(env)) {
+    const fileName = `${name}_FILE`;
+    const path = env[fileName]?.trim();
+    if (!path) continue;
+    if (env[name]?.trim()) throw new ConfigError(`Set ${name} or ${fileName}, not both.`);
+    let content: string;
+    try {
+      content = readFile(path);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(`${fileName} names a file that cannot be read (${path}: ${reason}).`);
+    }
+    resolved[name] = content.replace(/\r?\n$/, '');
+    delete resolved[fileName];
+  }
+  return resolved;
+}
+
 /** The password inside `B2_MCP_REDIS_URL` (as written and decoded), to be redacted like any other secret. */
 export function redisUrlPasswords(env: NodeJS.ProcessEnv): string[] {
   const raw = env.B2_MCP_REDIS_URL?.trim();
@@ -198,8 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
   const profileValue = readSetting(env, transport, 'B2_MCP_PROFILE');
   const profile = profileValue === undefined ? undefined : resolveProfileName(profileValue);
   const registerAllTools = isTrue(readSetting(env, transport, 'B2_REGISTER_ALL_TOOLS'));
-  // In HTTP headers mode every request brings its own key: the process needs none.
-  const keyPerRequest = transport === 'http' && readSetting(env, transport, 'B2_HTTP_CREDENTIAL_MODE') === 'headers';
+  // In HTTP headers and principal mode each request's key comes from elsewhere: the process needs none.
+  const keyPerRequest = transport === 'http' && readSetting(env, transport, 'B2_HTTP_CREDENTIAL_MODE') !== 'server';
   if (!primary && !profile && !registerAllTools && !keyPerRequest) {
     throw new ConfigError('Set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY (or pin a surface with B2_MCP_PROFILE to run without a key).');
   }

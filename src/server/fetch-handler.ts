@@ -1,3 +1,4 @@
+import { withSecretFiles } from './config.js';
 import { loadHttpSettings } from './transports/http-settings.js';
 import type { HttpService } from './transports/http-service.js';
 import type { SharedState } from './transports/shared-state.js';
@@ -26,7 +27,7 @@ export interface FetchHandler {
  * `ConfigError`); the server itself is built on the first request.
  */
 export function createFetchHandler(options: FetchHandlerOptions): FetchHandler {
-  const env = { ...options.env };
+  const env = withSecretFiles({ ...options.env });
   const settings = loadHttpSettings(env);
   let service: Promise<HttpService> | undefined;
   let shared: SharedState | undefined;

@@ -112,7 +112,7 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
   if (config.outputFormat !== 'json' && encodeToon({ ok: true }) !== 'ok: true') {
     throw new ConfigError(`B2_MCP_OUTPUT_FORMAT=${config.outputFormat} failed its TOON self-test; use json.`);
   }
-  const secrets = collectSecretValues(env, [config.credentials?.applicationKey, config.credentials?.masterKey, ...redisUrlPasswords(env)]);
+  const secrets = collectSecretValues(env, [config.credentials?.applicationKey, config.credentials?.masterKey, env.B2_OAUTH_INTROSPECTION_CLIENT_SECRET?.trim(), ...redisUrlPasswords(env)]);
   const sanitizer = createSanitizer(secrets);
   const logSanitizer = createSanitizer(secrets, { mode: 'log' });
   const logger = createLogger({ level: config.logLevel, file: config.logFile, redact: (record) => logSanitizer.value(record) });

@@ -40,9 +40,9 @@ describe('every credential header name counts', () => {
   });
 
   it('server mode refuses any of them with 400 credential_headers_rejected, and lets a request without them through', () => {
-    expect(() => rejectCredentialHeaders({ authorization: 'Bearer x' })).not.toThrow();
+    expect(() => rejectCredentialHeaders({ authorization: 'Bearer x' }, 'server')).not.toThrow();
     for (const name of EVERY_NAME) {
-      const error = failure(() => rejectCredentialHeaders({ [name]: 'v' }));
+      const error = failure(() => rejectCredentialHeaders({ [name]: 'v' }, 'server'));
       expect([error.name, error.status, error.code]).toEqual(['CredentialFailure', 400, 'credential_headers_rejected']);
       expect(error.message).toBe('This server uses its own B2 credentials (B2_HTTP_CREDENTIAL_MODE=server); do not send credential headers.');
     }

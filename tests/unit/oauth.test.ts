@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES } from '../../src/server/profiles.js';
 import { narrowToProfile } from '../../src/server/start.js';
 import { createOAuthResourceServer, loadOAuthSettings, type OAuthSettings } from '../../src/server/transports/oauth.js';
-import { startLocalIssuer, type LocalIssuer } from '../support/oauth-issuer-support.js';
+import { INTROSPECTION_CLIENT, startLocalIssuer, type LocalIssuer } from '../support/oauth-issuer-support.js';
 
 const PUBLIC = 'https://mcp.example.com';
 
@@ -19,6 +19,7 @@ describe('OAuth settings', () => {
       algorithms: ['RS256'],
       allowInsecureUrls: false,
       tokenTypes: new Set(['at+jwt', 'jwt']),
+      requiredScopes: [],
     });
     expect(loadOAuthSettings({ ...base, B2_OAUTH_TOKEN_TYPES: 'application/AT+JWT' })?.tokenTypes).toEqual(new Set(['at+jwt']));
     expect(loadOAuthSettings({ ...base, B2_OAUTH_TOKEN_TYPES: 'at+jwt,None' })?.tokenTypes).toEqual(new Set(['at+jwt', 'none']));
@@ -32,7 +33,18 @@ describe('OAuth settings', () => {
 
   it.each([
     [{ B2_OAUTH_AUDIENCE: 'x' }, 'B2_OAUTH_AUDIENCE needs B2_OAUTH_ISSUER.'],
-    [{ B2_OAUTH_ISSUER: 'https://issuer.example' }, 'B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at).'],
+    [{ B2_OAUTH_ISSUER: 'https://issuer.example' }, 'B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at) or B2_OAUTH_RESOURCE.'],
+    [{ ...base, B2_OAUTH_RESOURCE: 'http://mcp.example.com/mcp' }, /B2_OAUTH_RESOURCE must be an https URL/],
+    [{ ...base, B2_OAUTH_RESOURCE: 'https://mcp.example.com/mcp#x' }, /B2_OAUTH_RESOURCE must have no query or fragment/],
+    [{ B2_OAUTH_RESOURCE: 'https://mcp.example.com/mcp' }, 'B2_OAUTH_RESOURCE needs B2_OAUTH_ISSUER.'],
+    [{ ...base, B2_OAUTH_REQUIRED_SCOPES: 'mcp:use b2:write' }, /B2_OAUTH_REQUIRED_SCOPES must not name b2:write/],
+    [{ ...base, B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect' }, /needs B2_OAUTH_INTROSPECTION_CLIENT_ID and B2_OAUTH_INTROSPECTION_CLIENT_SECRET/],
+    [{ ...base, B2_OAUTH_INTROSPECTION_ENDPOINT: 'http://issuer.example/introspect', B2_OAUTH_INTROSPECTION_CLIENT_ID: 'c', B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 's' }, /B2_OAUTH_INTROSPECTION_ENDPOINT must be an https URL/],
+    [{ ...base, B2_OAUTH_INTROSPECTION_CLIENT_ID: 'c' }, /need B2_OAUTH_INTROSPECTION_ENDPOINT/],
+    [
+      { ...base, B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect', B2_OAUTH_INTROSPECTION_CLIENT_ID: 'c', B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 's', B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS: '1.5' },
+      /B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS must be a whole number of seconds/,
+    ],
     [{ ...base, B2_OAUTH_ISSUER: 'http://issuer.example' }, 'B2_OAUTH_ISSUER must be an https URL (got "http://issuer.example"); http needs B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL=true.'],
     [{ ...base, B2_MCP_PUBLIC_URL: 'http://mcp.example.com' }, 'B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "http://mcp.example.com").'],
     [{ ...base, B2_OAUTH_JWKS_URI: 'not a url' }, 'B2_OAUTH_JWKS_URI must be a URL (got "not a url").'],
@@ -46,6 +58,18 @@ describe('OAuth settings', () => {
     [{ ...base, B2_OAUTH_TOKEN_TYPES: 'at jwt' }, /B2_OAUTH_TOKEN_TYPES must list token types/],
   ])('%o is refused', (env, message) => {
     expect(() => loadOAuthSettings(env)).toThrow(message);
+  });
+
+  it('take an explicit resource (the metadata URL follows it, the audience defaults to it), required scopes and an introspection endpoint', () => {
+    const introspection = { B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect', B2_OAUTH_INTROSPECTION_CLIENT_ID: 'rs', B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 'rs-secret' };
+    expect(loadOAuthSettings({ B2_OAUTH_ISSUER: 'https://issuer.example', B2_OAUTH_RESOURCE: 'https://api.example.com/b2/mcp', B2_OAUTH_REQUIRED_SCOPES: 'mcp:use tenant:a,mcp:use', ...introspection })).toMatchObject({
+      resource: 'https://api.example.com/b2/mcp',
+      audience: 'https://api.example.com/b2/mcp',
+      metadataUrl: 'https://api.example.com/.well-known/oauth-protected-resource/b2/mcp',
+      requiredScopes: ['mcp:use', 'tenant:a'],
+      introspection: { endpoint: 'https://issuer.example/introspect', clientId: 'rs', clientSecret: 'rs-secret', cacheTtlMs: 60_000 },
+    });
+    expect(loadOAuthSettings({ ...base, ...introspection, B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS: '0' })?.introspection?.cacheTtlMs).toBe(0);
   });
 
   it('accept http URLs with the dangerous flag', () => {
@@ -69,6 +93,7 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
     algorithms: ['RS256'],
     allowInsecureUrls: true,
     tokenTypes: new Set(['at+jwt', 'jwt']),
+    requiredScopes: [],
     ...extra,
   });
 
@@ -158,5 +183,60 @@ describe('a token scope caps the surface and never widens it', () => {
     expect(narrowToProfile(input(null, true), 'full')).toEqual(input(null, true));
     expect(narrowToProfile(input(null, true), 'default').partner).toBe(false);
     expect(narrowToProfile(input(new Set(['readFiles']), true), undefined)).toEqual(input(new Set(['readFiles']), true));
+  });
+});
+
+describe('OAuth introspection cache, on the server\'s clock', () => {
+  let issuer: LocalIssuer;
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+  });
+  afterAll(() => issuer?.close());
+
+  const serverAt = (clock: () => number, cacheTtlMs: number) => {
+    const asked: string[] = [];
+    const settings: OAuthSettings = {
+      issuer: issuer.issuer,
+      audience: 'urn:b2',
+      resource: 'http://localhost/mcp',
+      metadataUrl: 'http://localhost/.well-known/oauth-protected-resource/mcp',
+      algorithms: ['RS256'],
+      allowInsecureUrls: true,
+      tokenTypes: new Set(['at+jwt']),
+      requiredScopes: [],
+      introspection: { endpoint: issuer.introspectionEndpoint, clientId: INTROSPECTION_CLIENT.id, clientSecret: INTROSPECTION_CLIENT.secret, cacheTtlMs },
+    };
+    const server = createOAuthResourceServer(settings, { now: clock, fetch: (url, init) => (asked.push(String(url)), fetch(url, init)) });
+    return { server, asked };
+  };
+
+  it('reuses an active answer until the TTL, then asks again (a revoked token is then refused)', async () => {
+    let clock = Date.now();
+    const { server, asked } = serverAt(() => clock, 30_000);
+    const token = issuer.opaqueToken({ sub: 'u', aud: 'urn:b2', scope: 'b2:read' });
+    expect(await server.authenticate(`Bearer ${token}`)).toMatchObject({ ceiling: 'read-only', subject: 'u' });
+    issuer.revoke(token);
+    clock += 29_000;
+    expect(await server.authenticate(`Bearer ${token}`)).toMatchObject({ ceiling: 'read-only' });
+    expect(asked).toHaveLength(1);
+    clock += 2_000;
+    expect(await server.authenticate(`Bearer ${token}`)).toMatchObject({ status: 401, description: 'The token is not active.' });
+    expect(asked).toHaveLength(2);
+  });
+
+  it('never past the token\'s own exp, and not at all with a TTL of 0', async () => {
+    let clock = Date.now();
+    const { server, asked } = serverAt(() => clock, 3_600_000);
+    const token = issuer.opaqueToken({ sub: 'u', aud: 'urn:b2', scope: 'b2:read', exp: Math.floor(clock / 1000) + 10 });
+    expect(await server.authenticate(`Bearer ${token}`)).toMatchObject({ ceiling: 'read-only' });
+    clock += 11_000;
+    await server.authenticate(`Bearer ${token}`);
+    expect(asked).toHaveLength(2);
+
+    const uncached = serverAt(() => clock, 0);
+    const other = issuer.opaqueToken({ sub: 'u', aud: 'urn:b2', scope: 'b2:read' });
+    await uncached.server.authenticate(`Bearer ${other}`);
+    await uncached.server.authenticate(`Bearer ${other}`);
+    expect(uncached.asked).toHaveLength(2);
   });
 });

@@ -32,11 +32,11 @@ const MASTER = pair(['x-b2-mcp-master-key-id', 'x-b2-master-key-id'], ['x-b2-mcp
 /** Every header that can carry a B2 credential (lower-case). */
 export const CREDENTIAL_HEADER_NAMES: readonly string[] = [PRIMARY, APPLICATION_OVERRIDE, MASTER].flatMap((p) => [...p.id.names, ...p.secret.names]);
 
-export type CredentialFailureCode = 'missing_credentials' | 'conflicting_headers' | 'partial_credential' | 'credential_headers_rejected';
+export type CredentialFailureCode = 'missing_credentials' | 'conflicting_headers' | 'partial_credential' | 'credential_headers_rejected' | 'principal_not_mapped';
 
-/** A credential the request's headers carry wrongly, or not at all. */
+/** A credential the request's headers carry wrongly, or not at all, or none is mapped to its subject. */
 export class CredentialFailure extends StatusError {
-  constructor(status: 400 | 401, code: CredentialFailureCode, message: string) {
+  constructor(status: 400 | 401 | 403, code: CredentialFailureCode, message: string) {
     super(status, code, message);
     this.name = 'CredentialFailure';
   }
@@ -89,13 +89,11 @@ export function credentialsFromHeaders(headers: HeaderRecord): Credentials {
   return { applicationKeyId, applicationKey, ...(partner && { masterKeyId: partner[0], masterKey: partner[1] }) };
 }
 
-export function rejectCredentialHeaders(headers: HeaderRecord): void {
+/** In `server` and `principal` mode the server chooses the key: a request must not bring one. */
+export function rejectCredentialHeaders(headers: HeaderRecord, mode: 'server' | 'principal'): void {
   if (hasCredentialHeaders(headers)) {
-    throw new CredentialFailure(
-      400,
-      'credential_headers_rejected',
-      'This server uses its own B2 credentials (B2_HTTP_CREDENTIAL_MODE=server); do not send credential headers.',
-    );
+    const source = mode === 'server' ? 'its own B2 credentials' : "the B2 key mapped to the token's subject";
+    throw new CredentialFailure(400, 'credential_headers_rejected', `This server uses ${source} (B2_HTTP_CREDENTIAL_MODE=${mode}); do not send credential headers.`);
   }
 }
 

@@ -13,6 +13,8 @@ import type { LimitSlot, RateRefusal } from './limit-store.js';
 import { HeaderMismatch, RefusedArgumentKey, RefusedRequest, routeMcpRequest, type JsonRpcId, type McpRoute } from './mcp-route.js';
 import { inProcessState, SharedStateUnavailable, type SharedState } from './shared-state.js';
 import { createOAuthResourceServer, isResourceMetadataPath, type OAuthPrincipal, type OAuthRefusal } from './oauth.js';
+import { credentialsForSubject } from './principal-credentials.js';
+import type { Credentials } from '../config.js';
 
 /**
  * Streamable HTTP at /mcp (and /api/mcp) serving both eras behind the guards of CONTRACT §11.3,
@@ -191,11 +193,20 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
   const health = (method: string): Response => {
     if (method !== 'GET' && method !== 'HEAD') return json(405, { error: 'Method not allowed' }, { allow: 'GET' });
     const counters = { activeSessions: sessions.size, inFlightRequests: limits.localInFlight, openSubscriptions: 0 };
-    const ready = settings.credentialMode === 'headers' || runtime.config.credentials !== undefined;
+    const ready = settings.credentialMode !== 'server' || runtime.config.credentials !== undefined;
     if (!ready) {
       return json(503, { status: 'error', server: HEALTH_SERVER_NAME, version: runtime.version, error: 'Credential configuration invalid', ...counters });
     }
     return json(200, { status: 'ok', server: HEALTH_SERVER_NAME, version: runtime.version, ...counters });
+  };
+
+  /** The request's B2 key: its headers', the server's own (undefined), or the one mapped to the token's subject. */
+  const requestCredentials = (headerRecord: HeaderRecord, principal: OAuthPrincipal | undefined): Credentials | undefined => {
+    if (settings.credentialMode === 'headers') return credentialsFromHeaders(headerRecord);
+    if (settings.credentialMode === 'server') return undefined;
+    const mapped = principal && settings.principals && settings.oauth && credentialsForSubject(settings.principals, settings.oauth.issuer, principal.subject);
+    if (!mapped) throw new CredentialFailure(403, 'principal_not_mapped', "No B2 key is mapped to this token's subject (B2_PRINCIPAL_CREDENTIAL_MAP).");
+    return mapped;
   };
 
   /** Hands the request (allowed headers and the already-read body only) to an MCP leg. */
@@ -284,9 +295,9 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     let session: CredentialSession;
     let ownerKey = addressKey;
     try {
-      if (settings.credentialMode === 'server') rejectCredentialHeaders(headerRecord);
+      if (settings.credentialMode !== 'headers') rejectCredentialHeaders(headerRecord, settings.credentialMode);
       if (route.kind === 'protocol') return await forward(request, headers, body, protocolHandler.fetch);
-      const credentials = settings.credentialMode === 'headers' ? credentialsFromHeaders(headerRecord) : undefined;
+      const credentials = requestCredentials(headerRecord, principal);
       // The B2 credential, else the token's subject, is who the per-caller limits count.
       const callerKey = credentials ? `credential:${shared.credentialKey(credentials)}` : principal && `principal:${principal.key}`;
       if (callerKey) {

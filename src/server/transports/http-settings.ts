@@ -1,8 +1,9 @@
 import { ConfigError, readSetting } from '../config.js';
 import type { RedisFailureMode, RedisSettings } from './shared-state.js';
 import { loadOAuthSettings, type OAuthSettings } from './oauth.js';
+import { loadPrincipalCredentials, type PrincipalCredentials } from './principal-credentials.js';
 
-export type HttpCredentialMode = 'headers' | 'server';
+export type HttpCredentialMode = 'headers' | 'server' | 'principal';
 
 /** The HTTP transport's own settings, validated once at startup. */
 export interface HttpSettings {
@@ -24,6 +25,8 @@ export interface HttpSettings {
   redis?: RedisSettings;
   /** Bearer tokens are required when set. */
   oauth?: OAuthSettings;
+  /** `principal` mode: each token subject's own B2 key. */
+  principals?: PrincipalCredentials;
 }
 
 /** Request bodies above this many bytes are refused with 413. */
@@ -66,8 +69,10 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
   const headersTimeoutMs = positiveNumber('B2_HTTP_HEADERS_TIMEOUT_MS', readSetting(env, 'http', 'B2_HTTP_HEADERS_TIMEOUT_MS'), true);
   const redis = redisSettings(env);
   const oauth = loadOAuthSettings(env);
+  const credentialMode = readSetting(env, 'http', 'B2_HTTP_CREDENTIAL_MODE') as HttpCredentialMode;
+  const principals = principalSettings(env, credentialMode, oauth);
   return {
-    credentialMode: readSetting(env, 'http', 'B2_HTTP_CREDENTIAL_MODE') as HttpCredentialMode,
+    credentialMode,
     allowedHosts: list(readSetting(env, 'http', 'B2_ALLOWED_HOSTS')).map((host) => host.toLowerCase()),
     allowedOrigins: list(readSetting(env, 'http', 'B2_ALLOWED_ORIGINS')),
     trustProxyHeaders: readSetting(env, 'http', 'B2_TRUST_PROXY_HEADERS') === 'true',
@@ -83,5 +88,16 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
     headersTimeoutMs: Math.min(headersTimeoutMs, requestTimeoutMs),
     ...(redis && { redis }),
     ...(oauth && { oauth }),
+    ...(principals && { principals }),
   };
+}
+
+/** `principal` mode needs verified subjects (OAuth) and the map; the map means nothing in another mode. */
+function principalSettings(env: NodeJS.ProcessEnv, mode: HttpCredentialMode, oauth: OAuthSettings | undefined): PrincipalCredentials | undefined {
+  if (mode !== 'principal') {
+    if (readSetting(env, 'http', 'B2_PRINCIPAL_CREDENTIAL_MAP') !== undefined) throw new ConfigError('B2_PRINCIPAL_CREDENTIAL_MAP needs B2_HTTP_CREDENTIAL_MODE=principal.');
+    return undefined;
+  }
+  if (!oauth) throw new ConfigError('B2_HTTP_CREDENTIAL_MODE=principal needs B2_OAUTH_ISSUER: the B2 key is chosen by the verified token subject.');
+  return loadPrincipalCredentials(env);
 }

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { ProfileName } from '../../contract/constants.js';
 import { ConfigError, readSetting } from '../config.js';
 
 /**
- * OAuth 2.1 resource server for HTTP: bearer JWTs from one issuer, verified against its JWKS,
- * and their `b2:*` scope turned into the widest tool profile the token may use.
+ * OAuth 2.1 resource server for HTTP: bearer tokens from one issuer, verified against its JWKS
+ * (JWTs) or its RFC 7662 introspection endpoint (any token), and their `b2:*` scope turned into
+ * the widest tool profile the token may use.
  */
 
 /** Widest first: a token holding several gets the widest. */
@@ -33,6 +35,18 @@ export interface OAuthSettings {
   allowedSubjects?: ReadonlySet<string>;
   /** The `typ` header values a token may carry, normalized (B2_OAUTH_TOKEN_TYPES). */
   tokenTypes: ReadonlySet<string>;
+  /** Scopes every token must hold besides one `b2:*` scope (B2_OAUTH_REQUIRED_SCOPES). */
+  requiredScopes: readonly string[];
+  /** When set, every token is checked at this RFC 7662 endpoint instead of against the JWKS. */
+  introspection?: IntrospectionSettings;
+}
+
+export interface IntrospectionSettings {
+  endpoint: string;
+  clientId: string;
+  clientSecret: string;
+  /** How long an active answer is reused for the same token (0: never). */
+  cacheTtlMs: number;
 }
 
 const JWKS_MAX_AGE_MS = 10 * 60_000;
@@ -56,7 +70,18 @@ function url(name: string, value: string, allowInsecure: boolean): URL {
 /** The OAuth settings, or undefined when `B2_OAUTH_ISSUER` is unset (no token is asked for). */
 export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undefined {
   const issuer = readSetting(env, 'http', 'B2_OAUTH_ISSUER');
-  const dependents = ['B2_OAUTH_AUDIENCE', 'B2_OAUTH_JWKS_URI', 'B2_OAUTH_ALGORITHMS', 'B2_OAUTH_ALLOWED_SUBJECTS', 'B2_OAUTH_TOKEN_TYPES'] as const;
+  const dependents = [
+    'B2_OAUTH_AUDIENCE',
+    'B2_OAUTH_RESOURCE',
+    'B2_OAUTH_JWKS_URI',
+    'B2_OAUTH_ALGORITHMS',
+    'B2_OAUTH_ALLOWED_SUBJECTS',
+    'B2_OAUTH_TOKEN_TYPES',
+    'B2_OAUTH_REQUIRED_SCOPES',
+    'B2_OAUTH_INTROSPECTION_ENDPOINT',
+    'B2_OAUTH_INTROSPECTION_CLIENT_ID',
+    'B2_OAUTH_INTROSPECTION_CLIENT_SECRET',
+  ] as const;
   if (issuer === undefined) {
     const stray = dependents.find((name) => env[name]?.trim());
     if (stray) throw new ConfigError(`${stray} needs B2_OAUTH_ISSUER.`);
@@ -64,12 +89,7 @@ export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undef
   }
   const allowInsecureUrls = readSetting(env, 'http', 'B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL') === 'true';
   url('B2_OAUTH_ISSUER', issuer, allowInsecureUrls);
-  const publicUrl = readSetting(env, 'http', 'B2_MCP_PUBLIC_URL');
-  if (publicUrl === undefined) throw new ConfigError('B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at).');
-  const base = url('B2_MCP_PUBLIC_URL', publicUrl, true);
-  if (base.protocol !== 'https:' && !allowInsecureUrls) throw new ConfigError(`B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "${publicUrl}").`);
-  const root = base.href.replace(/\/+$/, '');
-  const resource = `${root}/mcp`;
+  const resource = resourceOf(env, allowInsecureUrls);
   const jwksUri = readSetting(env, 'http', 'B2_OAUTH_JWKS_URI');
   if (jwksUri !== undefined) url('B2_OAUTH_JWKS_URI', jwksUri, allowInsecureUrls);
   const algorithms = (readSetting(env, 'http', 'B2_OAUTH_ALGORITHMS') as string).split(',').map((alg) => alg.trim()).filter(Boolean);
@@ -78,17 +98,62 @@ export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undef
     throw new ConfigError(`B2_OAUTH_ALGORITHMS must list asymmetric JWS algorithms (${[...SIGNING_ALGORITHMS].join(', ')}); got "${refused ?? ''}".`);
   }
   const allowedSubjects = subjectsOf(readSetting(env, 'http', 'B2_OAUTH_ALLOWED_SUBJECTS'));
+  const introspection = introspectionOf(env, allowInsecureUrls);
+  const resourceUrl = new URL(resource);
   return {
     issuer,
     audience: readSetting(env, 'http', 'B2_OAUTH_AUDIENCE') ?? resource,
     resource,
-    metadataUrl: `${base.origin}${WELL_KNOWN_RESOURCE}${new URL(resource).pathname}`,
+    metadataUrl: `${resourceUrl.origin}${WELL_KNOWN_RESOURCE}${resourceUrl.pathname}`,
     ...(jwksUri !== undefined && { jwksUri }),
     algorithms,
     allowInsecureUrls,
     ...(allowedSubjects && { allowedSubjects }),
     tokenTypes: tokenTypesOf(readSetting(env, 'http', 'B2_OAUTH_TOKEN_TYPES') as string),
+    requiredScopes: requiredScopesOf(readSetting(env, 'http', 'B2_OAUTH_REQUIRED_SCOPES')),
+    ...(introspection && { introspection }),
   };
+}
+
+/** B2_OAUTH_RESOURCE as given, else `<B2_MCP_PUBLIC_URL>/mcp`; https unless insecure URLs are allowed. */
+function resourceOf(env: NodeJS.ProcessEnv, allowInsecureUrls: boolean): string {
+  const configured = readSetting(env, 'http', 'B2_OAUTH_RESOURCE');
+  const publicUrl = readSetting(env, 'http', 'B2_MCP_PUBLIC_URL');
+  if (configured !== undefined) {
+    const parsed = url('B2_OAUTH_RESOURCE', configured, allowInsecureUrls);
+    if (parsed.hash || parsed.search) throw new ConfigError(`B2_OAUTH_RESOURCE must have no query or fragment (RFC 8707; got "${configured}").`);
+    if (publicUrl !== undefined) url('B2_MCP_PUBLIC_URL', publicUrl, allowInsecureUrls);
+    return configured;
+  }
+  if (publicUrl === undefined) throw new ConfigError('B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at) or B2_OAUTH_RESOURCE.');
+  const base = url('B2_MCP_PUBLIC_URL', publicUrl, true);
+  if (base.protocol !== 'https:' && !allowInsecureUrls) throw new ConfigError(`B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "${publicUrl}").`);
+  return `${base.href.replace(/\/+$/, '')}/mcp`;
+}
+
+/** B2_OAUTH_REQUIRED_SCOPES: comma-separated (spaces are accepted too), none a `b2:*` scope. */
+function requiredScopesOf(value: string | undefined): string[] {
+  const scopes = (value ?? '').split(/[\s,]+/).filter(Boolean);
+  const b2Scope = scopes.find((scope) => OAUTH_SCOPES.some((known) => known.scope === scope));
+  if (b2Scope) throw new ConfigError(`B2_OAUTH_REQUIRED_SCOPES must not name ${b2Scope}: the b2:* scopes choose the tool profile (any one is required).`);
+  return [...new Set(scopes)];
+}
+
+function introspectionOf(env: NodeJS.ProcessEnv, allowInsecureUrls: boolean): IntrospectionSettings | undefined {
+  const endpoint = readSetting(env, 'http', 'B2_OAUTH_INTROSPECTION_ENDPOINT');
+  const clientId = readSetting(env, 'http', 'B2_OAUTH_INTROSPECTION_CLIENT_ID');
+  const clientSecret = readSetting(env, 'http', 'B2_OAUTH_INTROSPECTION_CLIENT_SECRET');
+  if (endpoint === undefined) {
+    if (clientId !== undefined || clientSecret !== undefined) throw new ConfigError('B2_OAUTH_INTROSPECTION_CLIENT_ID and _SECRET need B2_OAUTH_INTROSPECTION_ENDPOINT.');
+    return undefined;
+  }
+  url('B2_OAUTH_INTROSPECTION_ENDPOINT', endpoint, allowInsecureUrls);
+  if (clientId === undefined || clientSecret === undefined) {
+    throw new ConfigError('B2_OAUTH_INTROSPECTION_ENDPOINT needs B2_OAUTH_INTROSPECTION_CLIENT_ID and B2_OAUTH_INTROSPECTION_CLIENT_SECRET (RFC 7662 endpoints authenticate their callers).');
+  }
+  const ttl = readSetting(env, 'http', 'B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS') as string;
+  if (!/^\d{1,6}$/.test(ttl)) throw new ConfigError(`B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS must be a whole number of seconds (got "${ttl}").`);
+  return { endpoint, clientId, clientSecret, cacheTtlMs: Number(ttl) * 1000 };
 }
 
 /** A `typ` as RFC 7515 §4.1.9 compares it: case-insensitive, `application/` implied. */
@@ -110,7 +175,7 @@ function tokenTypesOf(value: string): ReadonlySet<string> {
   return new Set(types);
 }
 
-/** B2_OAUTH_ALLOWED_SUBJECTS: comma-separated `sub` values, compared exactly. */
+/** B2_OAUTH_ALLOWED_SUBJECTS: comma-separated `sub` or `<issuer>#<sub>` values, compared exactly. */
 function subjectsOf(value: string | undefined): ReadonlySet<string> | undefined {
   if (value === undefined) return undefined;
   const subjects = value.split(',').map((subject) => subject.trim());
@@ -118,9 +183,10 @@ function subjectsOf(value: string | undefined): ReadonlySet<string> | undefined 
   return new Set(subjects);
 }
 
-/** The verified caller: who (a stable key for limits and session ownership) and which profile. */
+/** The verified caller: who (a stable key for limits and session ownership, and its `sub`) and which profile. */
 export interface OAuthPrincipal {
   key: string;
+  subject: string;
   ceiling: ProfileName;
 }
 
@@ -251,12 +317,57 @@ export function createOAuthResourceServer(
     ].join(', ');
 
   const invalid = (description: string): OAuthRefusal => ({ status: 401, error: 'invalid_token', description, wwwAuthenticate: challenge('invalid_token', description) });
+  const unavailable = (what: string): OAuthRefusal => ({ status: 503, error: 'temporarily_unavailable', description: `The ${what} of the authorization server could not be reached.` });
+
+  const verifyJwt = async (token: string): Promise<Verification> => {
+    let payload: Record<string, unknown>;
+    let header: { typ?: unknown };
+    try {
+      ({ payload, protectedHeader: header } = await jwtVerify(token, getKey, {
+        issuer: settings.issuer,
+        audience: settings.audience,
+        algorithms: [...settings.algorithms],
+        requiredClaims: ['exp', 'sub'],
+        clockTolerance: CLOCK_TOLERANCE_S,
+        currentDate: new Date(now()),
+      }));
+    } catch (error) {
+      if (error instanceof IssuerUnavailable) return { refusal: { status: 503, error: 'temporarily_unavailable', description: 'The keys of the authorization server could not be fetched.' } };
+      if (error instanceof errors.JWTExpired) return { refusal: invalid('The token has expired.') };
+      if (error instanceof errors.JWTClaimValidationFailed) return { refusal: invalid(`The token's ${error.claim} claim is not accepted.`) };
+      return { refusal: invalid('The token could not be verified.') };
+    }
+    const unaccepted = unacceptedPart(header, payload, settings.tokenTypes, now());
+    return unaccepted ? { refusal: invalid(`The token's ${unaccepted} is not accepted.`) } : { claims: payload };
+  };
+
+  const introspection = settings.introspection && createIntrospection(settings.introspection, { fetch: options.fetch ?? fetch, now });
+  /** RFC 7662: the endpoint says whether the token is active; its answer is then held to the JWT rules. */
+  const verifyByIntrospection = async (token: string, endpoint: Introspection): Promise<Verification> => {
+    let claims: Claims | undefined;
+    try {
+      claims = await endpoint.claimsOf(token);
+    } catch {
+      return { refusal: unavailable('introspection endpoint') };
+    }
+    if (!claims) return { refusal: invalid('The token is not active.') };
+    const unaccepted = unacceptedIntrospection(claims, settings, now());
+    if (unaccepted === 'exp') return { refusal: invalid('The token has expired.') };
+    return unaccepted ? { refusal: invalid(`The token's ${unaccepted} is not accepted.`) } : { claims };
+  };
+
+  const scopeRefusal = (description: string, scopes: readonly string[]): OAuthRefusal => ({
+    status: 403,
+    error: 'insufficient_scope',
+    description,
+    wwwAuthenticate: challenge('insufficient_scope', description, scopes.join(' ')),
+  });
 
   return {
     metadata: () => ({
       resource: settings.resource,
       authorization_servers: [settings.issuer],
-      scopes_supported: OAUTH_SCOPES.map(({ scope }) => scope),
+      scopes_supported: [...OAUTH_SCOPES.map(({ scope }) => scope), ...settings.requiredScopes],
       bearer_methods_supported: ['header'],
       resource_signing_alg_values_supported: settings.algorithms,
     }),
@@ -266,38 +377,83 @@ export function createOAuthResourceServer(
         const description = authorization ? 'The Authorization header is not a Bearer token.' : 'A Bearer token is required.';
         return { status: 401, error: authorization ? 'invalid_request' : 'unauthorized', description, wwwAuthenticate: challenge(authorization ? 'invalid_request' : undefined) };
       }
-      let payload: Record<string, unknown>;
-      let header: { typ?: unknown };
-      try {
-        ({ payload, protectedHeader: header } = await jwtVerify(match[1]!, getKey, {
-          issuer: settings.issuer,
-          audience: settings.audience,
-          algorithms: [...settings.algorithms],
-          requiredClaims: ['exp', 'sub'],
-          clockTolerance: CLOCK_TOLERANCE_S,
-          currentDate: new Date(now()),
-        }));
-      } catch (error) {
-        if (error instanceof IssuerUnavailable) return { status: 503, error: 'temporarily_unavailable', description: 'The keys of the authorization server could not be fetched.' };
-        if (error instanceof errors.JWTExpired) return invalid('The token has expired.');
-        if (error instanceof errors.JWTClaimValidationFailed) return invalid(`The token's ${error.claim} claim is not accepted.`);
-        return invalid('The token could not be verified.');
-      }
-      const unaccepted = unacceptedPart(header, payload, settings.tokenTypes, now());
-      if (unaccepted) return invalid(`The token's ${unaccepted} is not accepted.`);
-      const subject = payload.sub as string;
-      const held = scopesOf(payload);
+      const verified = introspection ? await verifyByIntrospection(match[1]!, introspection) : await verifyJwt(match[1]!);
+      if ('refusal' in verified) return verified.refusal;
+      const subject = verified.claims.sub as string;
+      const held = scopesOf(verified.claims);
       const granted = OAUTH_SCOPES.find(({ scope }) => held.has(scope));
       if (!granted) {
-        const description = 'The token holds none of the b2:* scopes.';
-        const scopes = OAUTH_SCOPES.map(({ scope }) => scope).join(' ');
-        return { status: 403, error: 'insufficient_scope', description, wwwAuthenticate: challenge('insufficient_scope', description, scopes) };
+        return scopeRefusal('The token holds none of the b2:* scopes.', OAUTH_SCOPES.map(({ scope }) => scope));
       }
-      if (settings.allowedSubjects && !settings.allowedSubjects.has(subject)) {
+      const missing = settings.requiredScopes.filter((scope) => !held.has(scope));
+      if (missing.length > 0) return scopeRefusal(`The token lacks the required scope ${missing.join(' ')}.`, [granted.scope, ...settings.requiredScopes]);
+      if (settings.allowedSubjects && !settings.allowedSubjects.has(subject) && !settings.allowedSubjects.has(`${settings.issuer}#${subject}`)) {
         return { status: 403, error: 'access_denied', description: "The token's subject may not use this server.", wwwAuthenticate: challenge() };
       }
       const key = createHash('sha256').update(`${settings.issuer}\0${subject}`).digest('hex').slice(0, 32);
-      return { key, ceiling: granted.profile };
+      return { key, subject, ceiling: granted.profile };
     },
   };
+}
+
+type Claims = Record<string, unknown>;
+/** A token's verified claims, or why it is refused. */
+type Verification = { claims: Claims } | { refusal: OAuthRefusal };
+
+const INTROSPECTION_CACHE_ENTRIES = 10_000;
+
+interface Introspection {
+  /** The active token's claims, or undefined for an inactive one. Throws when the endpoint cannot answer. */
+  claimsOf(token: string): Promise<Claims | undefined>;
+}
+
+/** Calls the endpoint (HTTP Basic client authentication, RFC 7662 §2.1); active answers are cached by the token's hash. */
+function createIntrospection(settings: IntrospectionSettings, options: { fetch: typeof fetch; now: () => number }): Introspection {
+  const cache = new LRUCache<string, { claims: Claims; until: number }>({ max: INTROSPECTION_CACHE_ENTRIES });
+  const basic = btoa(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`);
+  const ask = async (token: string): Promise<Claims | undefined> => {
+    const response = await options.fetch(settings.endpoint, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+      body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+      redirect: 'error',
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
+    if (!response.ok) throw new IssuerUnavailable(`introspection answered ${response.status}`);
+    const answer: unknown = await response.json();
+    if (!isObject(answer)) throw new IssuerUnavailable('introspection did not answer a JSON object');
+    return answer.active === true ? answer : undefined;
+  };
+  return {
+    claimsOf: async (token) => {
+      const key = createHash('sha256').update(token).digest('hex');
+      const cached = cache.get(key);
+      if (cached && options.now() < cached.until) return cached.claims;
+      const claims = await ask(token);
+      if (claims && settings.cacheTtlMs > 0) {
+        const expiresMs = typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
+        cache.set(key, { claims, until: Math.min(options.now() + settings.cacheTtlMs, expiresMs) });
+      }
+      return claims;
+    },
+  };
+}
+
+const claimValues = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+/**
+ * The JWT rules, applied to an introspection answer: the issuer and audience named, unexpired
+ * (`exp` required) and already valid with the same skew, a `Bearer` token type if one is given,
+ * and a subject that is a non-empty string.
+ */
+function unacceptedIntrospection(claims: Claims, settings: OAuthSettings, nowMs: number): string | undefined {
+  const nowSeconds = nowMs / 1000;
+  if (claims.iss !== settings.issuer) return 'iss claim';
+  if (!claimValues(claims.aud).includes(settings.audience)) return 'aud claim';
+  if (typeof claims.exp !== 'number') return 'exp claim';
+  if (claims.exp <= nowSeconds - CLOCK_TOLERANCE_S) return 'exp';
+  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > nowSeconds + CLOCK_TOLERANCE_S)) return 'nbf claim';
+  if (claims.token_type !== undefined && (typeof claims.token_type !== 'string' || claims.token_type.toLowerCase() !== 'bearer')) return 'token_type';
+  if (typeof claims.sub !== 'string' || claims.sub === '') return 'sub claim';
+  return undefined;
 }
