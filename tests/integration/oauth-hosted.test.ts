@@ -286,7 +286,7 @@ describe('secrets from *_FILE reach the server and never its logs', () => {
     const handler = createFetchHandler({ env });
     try {
       const token = issuer.opaqueToken({ sub: 'alice', aud: RESOURCE, scope: 'b2:read' });
-      const res = await handler(new Request(RESOURCE, { method: 'POST', headers: { ...JSON_HEADERS, ...bearer(token) }, body: JSON.stringify(modernMessage('tools/list')) }));
+      const res = await handler(new Request(RESOURCE, { method: 'POST', headers: { ...JSON_HEADERS, 'mcp-method': 'tools/list', ...bearer(token) }, body: JSON.stringify(modernMessage('tools/list')) }));
       expect(res.status).toBe(200);
       const health = await handler(new Request(`${PUBLIC_URL}/health`));
       expect(health.status).toBe(200);

@@ -5,7 +5,7 @@ import { INVALID_PARAMS } from './argument-keys.js';
 import { BodyTooLargeError, readBodyWithin } from './body-limit.js';
 import { isLoopbackAddress } from '../../contract/loopback-address.js';
 import { createHostGuard } from './host-guard.js';
-import { credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
+import { CredentialFailure, credentialsFromHeaders, rejectCredentialHeaders, type HeaderRecord } from './http-credentials.js';
 import { MAX_BODY_BYTES, type HttpSettings } from './http-settings.js';
 import { LegacySessions, type LegacyLease } from './legacy-sessions.js';
 import type { InFlightRefusal } from './in-flight.js';
