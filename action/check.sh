@@ -23,6 +23,11 @@ case "${INPUT_PROBES:-auto}" in
   auto) ;;
   *) echo "::error title=b2-mcp-conform::input probes must be auto, true or false" >&2; exit 2 ;;
 esac
+case "${INPUT_LINT:-false}" in
+  false) ;;
+  true) args+=(--lint) ;;
+  *) args+=(--lint "$INPUT_LINT") ;;
+esac
 # One NAME or NAME=VALUE per line; a NAME alone is copied from the step's environment, which is
 # where secrets belong (values given here would appear in the workflow file).
 while IFS= read -r line; do

@@ -78,6 +78,7 @@ test('docs/ci.md has the recipes this test expects to find', () => {
   expect(ciRecipes.filter((recipe) => recipe.startsWith('check'))).not.toHaveLength(0);
   expect(ciRecipes.some((recipe) => recipe.startsWith('snapshot'))).toBe(true);
   expect(ciRecipes.some((recipe) => recipe.startsWith('diff'))).toBe(true);
+  expect(ciRecipes.some((recipe) => recipe.startsWith('check') && / --lint( |$)/.test(recipe))).toBe(true);
 });
 
 test('every recipe in docs/ci.md runs, and each file it writes has the format its extension says', async () => {
@@ -89,7 +90,9 @@ test('every recipe in docs/ci.md runs, and each file it writes has the format it
       .replace(/"\$profile"/g, 'default')
       .replace(/\/tmp\/candidate/g, candidate)
       .replace(/\/tmp\/contract-diff\.md/g, join(cwd, 'contract-diff.md'))
-      .replace(/node \.\.\/their-fork\/dist\/index\.js/g, forkCommand());
+      .replace(/node \.\.\/their-fork\/dist\/index\.js/g, forkCommand())
+      // The recipes run in a checkout of this repository: --lint reads it, with its config.
+      .replace(/--lint(?= |'|$)/g, `--lint ${PACKAGE_ROOT} --config ${join(PACKAGE_ROOT, 'b2-mcp-conform.config.json')}`);
   const runs: { recipe: string; args: string[]; plan: ReturnType<typeof reportPlan> }[] = [];
   for (const recipe of ciRecipes) {
     const args = splitCommandLine(substitute(recipe)).map((arg) => (!arg.startsWith('-') && !isAbsolute(arg) && /\//.test(arg) && existsSync(join(PACKAGE_ROOT, arg)) ? join(PACKAGE_ROOT, arg) : arg));

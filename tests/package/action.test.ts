@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { baselineSurface } from '../conformance/helpers/baseline.js';
 import { mutate, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, type SurfaceHttpServer } from '../conformance/helpers/harness.js';
 import { schemaValidator } from '../conformance/helpers/report-schema.js';
+import { writeCheckout } from '../conformance/helpers/checkout.js';
 import { REPO_ROOT } from './consumer.js';
 
 interface Step {
@@ -142,6 +143,22 @@ describe('the action run locally', () => {
     expect(validateSarif(sarif), JSON.stringify(validateSarif.errors)).toBe(true);
     expect(check.summary).toMatch(/PASS|pass/);
     expect(verdict.status).toBe(0);
+  });
+
+  it('lint: true lints the workspace checkout in the same report; a path lints that checkout, findings at their file and line', () => {
+    const clean = runAction({ probes: 'false', lint: 'true' });
+    expect(clean.check.outputs['exit-code'], clean.check.stderr).toBe('0');
+    expect(JSON.parse(readFileSync(clean.check.outputs['report-file']!, 'utf8')).evidence.lint).toMatchObject({ root: REPO_ROOT, fixturesDir: 'fixtures/tool-contract' });
+    const checkout = writeCheckout();
+    checkout.edit('skills/cleanup/SKILL.md', '`b2_list_largest_files`', '`b2_largest_files`');
+    const { check, verdict } = runAction({ probes: 'false', lint: checkout.root });
+    expect(check.outputs['exit-code'], check.stderr).toBe('1');
+    const sarif = JSON.parse(readFileSync(check.outputs['sarif-file']!, 'utf8'));
+    expect(validateSarif(sarif), JSON.stringify(validateSarif.errors)).toBe(true);
+    const result = sarif.runs[0].results.find((entry: { ruleId: string }) => entry.ruleId === 'lint/retired-tool-name');
+    expect(result.locations[0].physicalLocation.region.startLine).toBe(3);
+    expect(result.locations[0].physicalLocation.artifactLocation.uri).toMatch(/skills\/cleanup\/SKILL\.md$/);
+    expect(verdict.status).toBe(1);
   });
 
   it('the bundled server without probes passes the default profile', () => {
