@@ -13,6 +13,7 @@ import { main } from '../../src/conformance/cli.js';
 import { PACKAGE_ROOT } from '../../src/conformance/package-root.js';
 import { fixtureOf, writeCheckout, type Checkout } from './helpers/checkout.js';
 import { removeTempDirs, tempDir, writeJson } from './helpers/harness.js';
+import { reportSchemaValidator } from './helpers/report-schema.js';
 
 afterAll(() => removeTempDirs());
 
@@ -32,6 +33,8 @@ describe('a consistent checkout passes', () => {
     expect(report.command).toBe('lint');
     expect(report.evidence.lint).toMatchObject({ fixturesDir: checkout.fixturesDir, contract: checkout.contractFile, referenceDoc: { file: checkout.referenceDoc, heldTo: layout === 'ours' ? 'generator' : 'fixtures' }, manifests: ['demo.plugin.json'] });
     expect(report.evidence.lint!.fixtures).toHaveLength(4);
+    const validate = reportSchemaValidator();
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
     expect(report.evidence.rulesEvaluated).toBeGreaterThanOrEqual(25);
   });
 });
@@ -162,6 +165,8 @@ describe('each kind of drift is caught at its file and line', () => {
     const line = checkout.lineOf('demo.plugin.json', 's3_put_objects');
     expect(placed(report)).toEqual([`lint/manifest-unknown-tool demo.plugin.json:${line}`, `lint/manifest-missing-tool demo.plugin.json:${checkout.lineOf('demo.plugin.json', 'b2_authorize_account')}`]);
     expect(report.findings.map((finding) => finding.severity)).toEqual(['error', 'warning']);
+    const validate = reportSchemaValidator();
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
   });
 });
 
@@ -181,6 +186,7 @@ describe('the command line and the other reports', () => {
     const out = tempDir();
     const drift = await run(['lint', '--no-config', '--format', `sarif=${join(out, 'lint.sarif')}`, '--format', 'github'], checkout.root);
     expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain(`Lint: ${checkout.root}: 4 fixtures in fixtures/tool-contract, 0 prompt fixtures, contract docs/generated/tool-profile-contract.json, reference docs/generated/tool-profiles.md (held to its generator), 4 prose files, manifests demo.plugin.json`);
     expect(drift.stdout).toMatch(/^::error [^\n]*title=lint\/prose-tool-count::README\.md:3: /m);
     const sarif = JSON.parse(readFileSync(join(out, 'lint.sarif'), 'utf8'));
     expect(sarif.runs[0].results[0].locations[0].physicalLocation).toEqual({ artifactLocation: { uri: expect.stringMatching(/README\.md$/) }, region: { startLine: 3 } });

@@ -41,10 +41,18 @@ export function evidenceLines(evidence: Evidence): [string, string][] {
   lines.push(['Config', `${configLine(config)}; ${config.suppressed} suppressed, ${config.stale} stale, ${config.expired} expired`]);
   lines.push(['Rules evaluated', String(evidence.rulesEvaluated)]);
   if (evidence.probes) lines.push(...probeLines(evidence.probes));
+  if (evidence.lint) lines.push(['Lint', lintLine(evidence.lint)]);
   if (evidence.scenarios) lines.push(['Scenarios', `${evidence.scenarios.cases} cases (${evidence.scenarios.failedCases} failed), ${evidence.scenarios.expectations} expectations${evidence.scenarios.file ? ` from ${evidence.scenarios.file}` : ''}; ${evidence.scenarios.calls} --call-tool calls`]);
   for (const note of evidence.notes ?? []) lines.push(['Note', note]);
   lines.push(['Duration', `${evidence.durationMs} ms`]);
   return lines;
+}
+
+/** What lint read: `/src/fork: 6 fixtures in fixtures/tool-contract, contract …, reference … (held to the generator), 12 prose files, no manifest`. */
+function lintLine(lint: NonNullable<Evidence['lint']>): string {
+  const reference = lint.referenceDoc ? `reference ${lint.referenceDoc.file} (held to ${lint.referenceDoc.heldTo === 'generator' ? 'its generator' : 'the fixtures'})` : 'no profile reference';
+  const manifests = lint.manifests.length ? `manifests ${lint.manifests.join(', ')}` : 'no manifest';
+  return `${lint.root}: ${lint.fixtures.length} fixtures in ${lint.fixturesDir}, ${lint.promptFixtures.length} prompt fixtures, ${lint.contract ? `contract ${lint.contract}` : 'no contract artifact'}, ${reference}, ${lint.prose} prose files, ${manifests}`;
 }
 
 function probeLines(probes: NonNullable<Evidence['probes']>): [string, string][] {
