@@ -62,17 +62,19 @@ describe('principal credential mode: each token subject uses its own B2 key (b2-
     dir = mkdtempSync(join(tmpdir(), 'b2-mcp-principal-'));
     writeFileSync(join(dir, 'bob-id'), `${bobKey.applicationKeyId}\n`);
     writeFileSync(join(dir, 'bob-key'), `${bobKey.applicationKey}\n`);
-    target = await startProcessTarget({
-      ...oauthEnv(),
-      B2_API_URL: sandbox.apiUrl,
-      B2_MCP_PROFILE: '',
-      B2_HTTP_CREDENTIAL_MODE: 'principal',
-      B2_PRINCIPAL_CREDENTIAL_MAP: JSON.stringify({ [`${issuer.issuer}#alice`]: 'tenant-alice', bob: 'tenant_bob' }),
-      B2_CREDENTIAL_TENANT_ALICE_APPLICATION_KEY_ID: aliceKey.applicationKeyId,
-      B2_CREDENTIAL_TENANT_ALICE_APPLICATION_KEY: aliceKey.applicationKey,
-      B2_CREDENTIAL_TENANT_BOB_APPLICATION_KEY_ID_FILE: join(dir, 'bob-id'),
-      B2_CREDENTIAL_TENANT_BOB_APPLICATION_KEY_FILE: join(dir, 'bob-key'),
-    });
+    target = await startProcessTarget(principalEnv());
+  });
+  /** Alice's key from the environment, Bob's from secret files (a reference written with `-` and with `_`). */
+  const principalEnv = (): Record<string, string> => ({
+    ...oauthEnv(),
+    B2_API_URL: sandbox.apiUrl,
+    B2_MCP_PROFILE: '',
+    B2_HTTP_CREDENTIAL_MODE: 'principal',
+    B2_PRINCIPAL_CREDENTIAL_MAP: JSON.stringify({ [`${issuer.issuer}#alice`]: 'tenant-alice', bob: 'tenant_bob' }),
+    B2_CREDENTIAL_TENANT_ALICE_APPLICATION_KEY_ID: aliceKey.applicationKeyId,
+    B2_CREDENTIAL_TENANT_ALICE_APPLICATION_KEY: aliceKey.applicationKey,
+    B2_CREDENTIAL_TENANT_BOB_APPLICATION_KEY_ID_FILE: join(dir, 'bob-id'),
+    B2_CREDENTIAL_TENANT_BOB_APPLICATION_KEY_FILE: join(dir, 'bob-key'),
   });
   afterAll(async () => {
     await target?.stop();
@@ -104,6 +106,19 @@ describe('principal credential mode: each token subject uses its own B2 key (b2-
 
   it('is ready on /health without a key of its own', async () => {
     expect((await target.send({ method: 'GET', path: '/health' })).status).toBe(200);
+  });
+
+  it('writes neither mapped key to its debug log (createFetchHandler, same settings)', async () => {
+    const logged = await startFetchTarget({ ...principalEnv(), LOG_LEVEL: 'debug', B2_LOG_FILE: join(dir, 'server.log') });
+    try {
+      expect(await bucketNames(logged, bearer(await token('alice')))).toEqual(['demo-private-assets']);
+      expect(await bucketNames(logged, bearer(await token('bob')))).toEqual(['demo-public-site']);
+    } finally {
+      await logged.stop();
+    }
+    const log = readFileSync(join(dir, 'server.log'), 'utf8');
+    expect(log).toMatch(/"event":"http.request".*"status":200/);
+    for (const secret of [aliceKey.applicationKey, bobKey.applicationKey]) expect(log).not.toContain(secret);
   });
 });
 
