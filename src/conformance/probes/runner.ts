@@ -55,25 +55,31 @@ const NOT_ELICITING: readonly IdentityName[] = ['claudeDesktop', 'zed'];
 
 /**
  * The server configurations the probes need: gates and TOON, elicitation and `auto`, the block
- * policy, and one session in the other era. Clients, the last session's format and whether
- * sessions declare sampling are drawn from the seed, so a fork cannot tell which it will meet.
+ * policy, and JSON with the confirm policy in the other era. The seed deals the clients (both
+ * clients without elicitation, two of the three with it, the last also in the other era), the
+ * protocol version offered there, and sampling (declared by one of plain and block, and by one of
+ * elicit and era), so a fork cannot tell which it will meet.
  */
 function spawnedSessions(random: () => number, modern: boolean): SessionSpec[] {
-  const sampling = () => random() < 0.5;
+  const [plainClient, blockClient] = shuffled(NOT_ELICITING, random);
+  const [elicitClient, eraClient] = shuffled(ELICITING, random);
+  const [plainSamples, elicitSamples] = [random() < 0.5, random() < 0.5];
   return [
-    { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false, identity: pick(NOT_ELICITING, random), sampling: sampling() },
-    { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true, identity: pick(ELICITING, random), sampling: sampling() },
-    { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, identity: pick(NOT_ELICITING, random), logFile: true, sampling: sampling() },
-    { name: 'era', policy: 'confirm', outputFormat: pick(['json', 'toon'] as const, random), elicitation: false, identity: pick([...ELICITING, ...NOT_ELICITING], random), modern: !modern, protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random), sampling: sampling() },
+    { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false, identity: plainClient!, sampling: plainSamples },
+    { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true, identity: elicitClient!, sampling: elicitSamples },
+    { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, identity: blockClient!, logFile: true, sampling: !plainSamples },
+    { name: 'era', policy: 'confirm', outputFormat: 'json', elicitation: false, identity: eraClient!, modern: !modern, protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random), sampling: !elicitSamples },
   ];
 }
 
 /** A server started by hand keeps its own policy and format; it cannot be restarted with others. */
 function urlSessions(random: () => number, modern: boolean): SessionSpec[] {
+  const [elicitClient, eraClient] = shuffled(ELICITING, random) as [IdentityName, IdentityName];
+  const samples = random() < 0.5;
   return [
     { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: pick(NOT_ELICITING, random) },
-    { name: 'elicit', policy: null, outputFormat: null, elicitation: true, identity: pick(ELICITING, random) },
-    { name: 'era', policy: null, outputFormat: null, elicitation: false, identity: pick([...ELICITING, ...NOT_ELICITING], random), modern: !modern, protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random) },
+    { name: 'elicit', policy: null, outputFormat: null, elicitation: true, identity: elicitClient, sampling: samples },
+    { name: 'era', policy: null, outputFormat: null, elicitation: false, identity: eraClient, modern: !modern, protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random), sampling: !samples },
   ];
 }
 
