@@ -57,12 +57,12 @@ export function protocolVersionsOf(looks: readonly LiveSurface[], refused: reado
 }
 
 /** The look compared-only looks are recorded against: the judged 2025-era one, else the modern one. */
-export function referenceLook(looks: readonly LiveSurface[]): LiveSurface | undefined {
+function referenceLook(looks: readonly LiveSurface[]): LiveSurface | undefined {
   return looks.find((look) => look.connection === 'legacy') ?? looks.find((look) => look.connection === 'modern');
 }
 
 /** How a look differs from the reference look (see RecordedLook). */
-export function relationTo(look: ToolSnapshot, reference: ToolSnapshot): Pick<RecordedLook, 'ownTools' | 'notShown'> {
+function relationTo(look: ToolSnapshot, reference: ToolSnapshot): Pick<RecordedLook, 'ownTools' | 'notShown'> {
   const theirs = new Map(reference.tools.map((tool) => [tool.name, JSON.stringify(tool)]));
   const mine = new Set(look.names);
   return { ownTools: look.tools.filter((tool) => theirs.get(tool.name) !== JSON.stringify(tool)), notShown: reference.names.filter((name) => !mine.has(name)) };
@@ -113,5 +113,31 @@ export function readSnapshotManifest(dir: string): SnapshotManifest | undefined 
   if (!Array.isArray(eras) || eras.length === 0 || !eras.every((era) => (ERAS as readonly unknown[]).includes(era))) {
     throw new ConformError('usage', `snapshot manifest ${file}: "eras" must list at least one of ${ERAS.join(', ')}`);
   }
+  const problem = recordsProblem(value);
+  if (problem) throw new ConformError('usage', `snapshot manifest ${file}: ${problem}; take the snapshot again`);
   return value as SnapshotManifest;
+}
+
+const isStrings = (value: unknown): boolean => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** What is wrong with the optional records of a manifest (versions and looks), if anything. */
+function recordsProblem(value: Partial<SnapshotManifest>): string | undefined {
+  const versions = value.protocolVersions;
+  if (versions !== undefined && (typeof versions !== 'object' || versions === null || !isStrings(versions.accepted) || !Array.isArray(versions.notAccepted))) {
+    return '"protocolVersions" must have an "accepted" list of versions and a "notAccepted" list';
+  }
+  const looks = value.looks;
+  if (looks === undefined) return undefined;
+  if (typeof looks !== 'object' || looks === null || Array.isArray(looks)) return '"looks" must be an object';
+  for (const [connection, look] of Object.entries(looks)) {
+    const valid =
+      typeof look === 'object' &&
+      look !== null &&
+      typeof look.reference === 'string' &&
+      isStrings(look.notShown) &&
+      Array.isArray(look.ownTools) &&
+      look.ownTools.every((tool) => typeof tool?.name === 'string');
+    if (!valid) return `"looks.${connection}" is not a look this checker records (reference, ownTools, notShown)`;
+  }
+  return undefined;
 }

@@ -64,6 +64,16 @@ describe.concurrent('when no era is accepted, and when a version is dropped', ()
     expect(outcome.stderr).toMatch(/the server accepted no connection: modern: server does not offer MCP 2026-07-28 \(modern era\) via server\/discover; legacy: server did not accept MCP 2025-11-25 nor any other 2025-era version: Server's protocol version is not supported: 2024-10-07/);
   });
 
+  test('a snapshot manifest whose records were edited into another shape is a usage error naming the part, not an internal one', async () => {
+    const surface = { versions: ['2025-11-25'], tools: [tool('echo')] };
+    const fixtures = await snapshot(surface);
+    const manifest = JSON.parse(readFileSync(join(fixtures, 'snapshot.json'), 'utf8')) as Record<string, unknown>;
+    writeJson(fixtures, 'snapshot.json', { ...manifest, looks: { 'legacy-2025-03-26': { reference: 'legacy', ownTools: 'echo', notShown: [] } } });
+    const outcome = await runCli(['check', '--pack', 'generic', '--server', command(surface), '--fixtures', fixtures]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/snapshot manifest .*: "looks\.legacy-2025-03-26" is not a look this checker records .*; take the snapshot again/);
+  });
+
   test('a protocol version accepted at the snapshot and not any more is an error naming it', async () => {
     const fixtures = await snapshot({ versions: ['2025-11-25', '2025-06-18'], tools: [tool('echo')] });
     expect(manifestOf(fixtures).protocolVersions.accepted).toEqual(['2025-11-25', '2025-06-18']);
