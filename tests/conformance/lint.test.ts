@@ -4,7 +4,7 @@
  * rule, at its file and line; a consistent checkout, in our layout and in upstream's, passes; and
  * this repository itself passes.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { serializeFixture } from '../../src/contract/fixture.js';
@@ -168,6 +168,17 @@ describe('each kind of drift is caught at its file and line', () => {
     const validate = reportSchemaValidator();
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
   });
+});
+
+test('a symbolic link in the checkout is not followed: it could point at any file of the machine', async () => {
+  const checkout = writeCheckout();
+  const outside = join(tempDir(), 'notes.md');
+  writeFileSync(outside, 'a private note naming b2_private_thing\n');
+  symlinkSync(outside, join(checkout.root, 'docs', 'linked.md'));
+  symlinkSync(outside, join(checkout.root, 'skills', 'cleanup', 'linked.md'));
+  const report = await lintOf(checkout);
+  expect(placed(report)).toEqual([]);
+  expect(JSON.stringify(report)).not.toContain('b2_private_thing');
 });
 
 describe('the command line and the other reports', () => {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { PROFILES_DOC_PATH, TOOL_FIXTURES_DIR, type ContractArtifact } from '../../contract/artifact.js';
 import type { Era } from '../../contract/constants.js';
@@ -21,18 +21,29 @@ const PROSE_DIRS = ['docs', 'skills'] as const;
 
 const FIXTURE_FILE = /^([^.]+)\.(modern|legacy)\.json$/;
 
-function firstExisting(root: string, candidates: readonly string[]): string | undefined {
-  return candidates.find((candidate) => existsSync(join(root, candidate)));
+function firstExisting(root: string, candidates: readonly string[], kind: 'file' | 'directory' = 'file'): string | undefined {
+  return candidates.find((candidate) => {
+    const stat = lstatSync(join(root, candidate), { throwIfNoEntry: false });
+    return kind === 'file' ? stat?.isFile() : stat?.isDirectory();
+  });
 }
 
-/** Every file under a folder of the checkout, relative to the root, in a stable order (dot folders and node_modules skipped). */
+/** A regular file of the checkout itself: a symbolic link may point anywhere on the machine, so it is not read. */
+function isOwnFile(root: string, path: string): boolean {
+  return lstatSync(join(root, path), { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/**
+ * Every regular file under a folder of the checkout, relative to the root, in a stable order (dot
+ * folders, node_modules and symbolic links skipped).
+ */
 function filesUnder(root: string, dir: string): string[] {
   const absolute = join(root, dir);
-  if (!existsSync(absolute) || !statSync(absolute).isDirectory()) return [];
+  if (!lstatSync(absolute, { throwIfNoEntry: false })?.isDirectory()) return [];
   return readdirSync(absolute, { recursive: true, encoding: 'utf8' })
     .filter((path) => !path.split(sep).some((part) => part.startsWith('.') || part === 'node_modules'))
     .map((path) => join(dir, path).split(sep).join('/'))
-    .filter((path) => statSync(join(root, path)).isFile())
+    .filter((path) => isOwnFile(root, path))
     .sort();
 }
 
@@ -61,7 +72,7 @@ function manifestOf(root: string, file: string): LintManifest | undefined {
 
 function manifests(root: string): LintManifest[] {
   const candidates = MANIFEST_DIRS.flatMap((dir) =>
-    dir === '.' ? readdirSync(root).filter((name) => name.endsWith('.json') && name !== 'package.json' && statSync(join(root, name)).isFile()) : filesUnder(root, dir).filter((path) => path.endsWith('.json')),
+    dir === '.' ? readdirSync(root).filter((name) => name.endsWith('.json') && name !== 'package.json' && isOwnFile(root, name)) : filesUnder(root, dir).filter((path) => path.endsWith('.json')),
   );
   return [...new Set(candidates)].flatMap((file) => manifestOf(root, file) ?? []);
 }
@@ -76,15 +87,16 @@ function generatorOutput(text: string, contract: LintInput['contract']): string 
 
 /**
  * Read a checkout: its tool and prompt fixtures, contract artifact, generated profile reference,
- * README, docs, skill playbooks and manifests. Nothing in it is run. A directory without tool
+ * README, docs, skill playbooks and manifests. Nothing in it is run, and no symbolic link is
+ * followed (one could point at any file of the machine running lint). A directory without tool
  * fixtures is not a checkout of a B2 MCP server: a usage error.
  */
 export function readRepository(root: string): LintInput {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new ConformError('usage', `lint: directory not found: ${root}`);
-  const fixturesDir = firstExisting(root, FIXTURE_LOCATIONS);
+  const fixturesDir = firstExisting(root, FIXTURE_LOCATIONS, 'directory');
   if (!fixturesDir) throw new ConformError('usage', `lint: ${root} holds no tool fixtures (looked for ${FIXTURE_LOCATIONS.join('/, ')}/); pass the root of a B2 MCP server checkout`);
   const fixtures = readdirSync(join(root, fixturesDir))
-    .filter((name) => FIXTURE_FILE.test(name))
+    .filter((name) => FIXTURE_FILE.test(name) && isOwnFile(root, `${fixturesDir}/${name}`))
     .sort()
     .map((name) => {
       const [, profile, era] = FIXTURE_FILE.exec(name)!;
@@ -95,7 +107,7 @@ export function readRepository(root: string): LintInput {
   if (fixtures.length === 0) throw new ConformError('usage', `lint: ${join(root, fixturesDir)} holds no <profile>.<era>.json fixture`);
   const prompts = [...new Set(fixtures.map((entry) => entry.profile))].flatMap((profile) => {
     const file = relative(root, promptFixturePath(join(root, fixturesDir), profile)).split(sep).join('/');
-    if (!existsSync(join(root, file))) return [];
+    if (!isOwnFile(root, file)) return [];
     return [{ file, profile, fixture: parsePromptFixture(join(root, file)), line: jsonLines(readFileSync(join(root, file), 'utf8')) }];
   });
   const contractFile = firstExisting(root, CONTRACT_LOCATIONS);
@@ -104,7 +116,7 @@ export function readRepository(root: string): LintInput {
   const docFile = firstExisting(root, REFERENCE_DOC_LOCATIONS);
   const doc = docFile ? readText(root, docFile) : undefined;
   const expected = doc ? generatorOutput(doc.text, contract) : undefined;
-  const proseFiles = [...(existsSync(join(root, 'README.md')) ? ['README.md'] : []), ...PROSE_DIRS.flatMap((dir) => filesUnder(root, dir).filter((path) => path.endsWith('.md')))];
+  const proseFiles = [...(isOwnFile(root, 'README.md') ? ['README.md'] : []), ...PROSE_DIRS.flatMap((dir) => filesUnder(root, dir).filter((path) => path.endsWith('.md')))];
   return {
     root,
     fixturesDir,
