@@ -142,6 +142,14 @@ describe('each kind of drift is caught at its file and line', () => {
     expect(report.findings[0]!.message).toMatch(/states a count of tools that no fixture holds/);
   });
 
+  test('a README that states a count per backing category no profile has', async () => {
+    const checkout = writeCheckout();
+    checkout.edit('README.md', 'AWS S3 SDK (2)', 'AWS S3 SDK (3)');
+    const report = await lintOf(checkout);
+    expect(placed(report)).toEqual([`lint/prose-backing-count README.md:${checkout.lineOf('README.md', 'AWS S3 SDK (3)')}`]);
+    expect(report.findings[0]!.message).toContain('AWS S3 SDK (3) is a count no profile');
+  });
+
   test('a retired tool name in a playbook, with the new name as the fix', async () => {
     const checkout = writeCheckout();
     const file = 'skills/cleanup/SKILL.md';

@@ -56,6 +56,33 @@ export function proseToolCounts(input: LintInput): RawFinding[] {
   return out;
 }
 
+/**
+ * Counts per backing category stated in prose, by the label the contract gives the category
+ * (`Native B2 SDK (`@backblaze-labs/b2-sdk`) (17)`, `AWS S3 SDK: 19`): each must be some
+ * profile's count of that category's tools.
+ */
+export function proseBackingCounts(input: LintInput): RawFinding[] {
+  const contract = input.contract?.contract;
+  if (!contract?.toolBacking || !contract.backingCategories) return [];
+  const backing = contract.toolBacking as Record<string, string>;
+  const profiles = fixtureProfiles(input);
+  const out: RawFinding[] = [];
+  for (const [category, { label }] of Object.entries(contract.backingCategories as Record<string, { label: string }>)) {
+    const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const pattern = new RegExp(`${escaped}(?:\\*\\*)?(?: \\([^()\\n]*[^()\\d\\n][^()\\n]*\\))*(?:\\*\\*)?(?: \\((\\d+)\\)|: (\\d+)\\b)`, 'g');
+    const counts = profiles.map((profile) => ({ name: profile.name, count: profile.names.filter((tool) => backing[tool] === category).length }));
+    for (const { file, text } of countedProse(input)) {
+      for (const match of text.matchAll(pattern)) {
+        const stated = Number(match[1] ?? match[2]);
+        if (counts.some(({ count }) => count === stated)) continue;
+        const offset = match.index! + match[0].length - 1;
+        out.push(at(file, lineOfOffset(text, offset), { label, stated, expected: counts.map(({ name, count }) => `${count} (${name})`).join(', ') }, { key: `${category}/${offset}` }));
+      }
+    }
+  }
+  return out;
+}
+
 /** Every tool-shaped name in a text, with its line and the text of that line. */
 function mentions({ text }: LintText): { name: string; line: number; lineText: string }[] {
   const lines = text.split('\n');

@@ -173,7 +173,8 @@ export function evaluate(
 }
 
 function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: Severity, raw: RawFinding, profile: string): void {
-  const fingerprint = fingerprintOf({ ruleId: rule.id, profile, tool: raw.tool, prompt: raw.prompt, path: raw.path, key: raw.key });
+  // A finding at a file of a checkout is about no profile: `lint` and `check --lint` give it one fingerprint.
+  const fingerprint = fingerprintOf({ ruleId: rule.id, profile: raw.location ? '*' : profile, tool: raw.tool, prompt: raw.prompt, path: raw.path, key: raw.key });
   const scopes = raw.scope === undefined ? [] : Array.isArray(raw.scope) ? raw.scope : [raw.scope];
   const existing = into.get(fingerprint);
   if (existing) {

@@ -36,6 +36,7 @@ export const LINT_KINDS: Record<string, CheckKind> = {
   'lint-reference-names': lintKind(reference.referenceDocNames, 'referenceDoc'),
   'lint-reference-backing': lintKind(reference.referenceDocBacking, 'referenceDoc'),
   'lint-prose-counts': lintKind(prose.proseToolCounts),
+  'lint-prose-backing-counts': lintKind(prose.proseBackingCounts, 'contract'),
   'lint-prose-unknown-names': lintKind(prose.proseUnknownNames),
   'lint-prose-retired-names': lintKind(prose.proseRetiredNames),
   'lint-manifest-unknown-tools': lintKind(prose.manifestUnknownTools),
