@@ -1,19 +1,14 @@
 import { stable } from '../../../contract/normalize.js';
 import { CONNECTIONS, ERA_OF, isJudged } from '../../connections.js';
 import type { LiveSurface } from '../../snapshot.js';
-import { capabilityNames, visibleTools as visibleToolsOf } from '../../snapshot-manifest.js';
+import { capabilityNames, visibleTools } from '../../snapshot-manifest.js';
 import type { CheckKind, RawFinding } from '../types.js';
 
 /** Who a look presented as, for a reader: product, clientInfo, capabilities and protocol version. */
 function presented(look: LiveSurface): string {
   const { identity, offeredVersion, client } = look.observation;
-  const capabilities = Object.keys(identity.capabilities).sort();
+  const capabilities = capabilityNames(look);
   return `${identity.clientInfo.name}/${identity.clientInfo.version} (capabilities: ${capabilities.length ? capabilities.join(', ') : 'none'}; protocol ${offeredVersion}; ${client.package})`;
-}
-
-/** Everything of a tool a model sees, keyed by name: the listed object with every key but `omit`, in a stable form. */
-function visibleTools(look: LiveSurface, omit: ReadonlySet<string>): Map<string, Record<string, unknown>> {
-  return visibleToolsOf(look.listed, omit);
 }
 
 /** The capabilities one look declares and the other does not, for a reader: what made the surfaces differ, when they differ in capabilities. */
@@ -48,7 +43,7 @@ function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): 
 function surfaceDifference(a: LiveSurface, toolsA: () => Map<string, Record<string, unknown>>, b: LiveSurface, omit: ReadonlySet<string>, comparePrompts: boolean): { detail: string; tools: string[] } | undefined {
   // Tools listed byte for byte alike (the usual case) are alike in every key; only others are compared key by key.
   const sameTools = JSON.stringify(a.listed) === JSON.stringify(b.listed);
-  const toolsB = sameTools ? undefined : visibleTools(b, omit);
+  const toolsB = sameTools ? undefined : visibleTools(b.listed, omit);
   const namesA = sameTools ? [] : [...toolsA().keys()];
   const onlyA = toolsB ? namesA.filter((name) => !toolsB.has(name)).sort() : [];
   const onlyB = toolsB ? [...toolsB.keys()].filter((name) => !toolsA().has(name)).sort() : [];
@@ -105,7 +100,7 @@ const looksEqual: CheckKind = {
       const omit = new Set(sameEra ? [] : (params.eraSpecificKeys as string[]));
       const cacheKey = `${base.connection}/${sameEra}`;
       const toolsOfBase = () => {
-        if (!toolsCache.has(cacheKey)) toolsCache.set(cacheKey, visibleTools(base, omit));
+        if (!toolsCache.has(cacheKey)) toolsCache.set(cacheKey, visibleTools(base.listed, omit));
         return toolsCache.get(cacheKey)!;
       };
       // Between judged looks, prompts are the eras-equal kind's (it compares them in full).
