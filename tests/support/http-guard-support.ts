@@ -45,19 +45,27 @@ function fromRaw(res: RawResponse): GuardReply {
   return { status: res.status, header: (name) => [res.headers[name]].flat()[0], text: res.text, json: res.json };
 }
 
-/** `b2-mcp http --port 0`, spawned from the built bin. */
-export const startProcessTarget: StartTarget = async (env) => {
-  const http = await startHttpServer(serverEnv({ ...BASE_ENV, ...env }));
+/** A server listening at `url` (raw HTTP on loopback: Host, Origin and framing as written). */
+export function targetAt(url: URL, stop: () => Promise<void>): GuardTarget {
   return {
     send: async ({ method = 'POST', path, headers, body }) =>
-      fromRaw(await rawRequest(http.url, { method, ...(path && { path }), ...(headers && { headers }), ...(body !== undefined && { body: Buffer.from(body) }) })),
+      fromRaw(await rawRequest(url, { method, ...(path && { path }), ...(headers && { headers }), ...(body !== undefined && { body: Buffer.from(body) }) })),
     hold: (headers) => {
-      const request = openRequest(http.url, { headers: { ...LIST_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(HELD_BODY)) } });
+      const request = openRequest(url, { headers: { ...LIST_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(HELD_BODY)) } });
       request.write(HELD_BODY.slice(0, 1));
       return { finish: () => request.end(HELD_BODY.slice(1)), response: request.response.then(fromRaw) };
     },
-    stop: () => http.stop(),
+    stop,
   };
+}
+
+/** The settings every guard suite starts from (a suite's own `env` is added to them). */
+export const guardEnv = (env: Record<string, string>): Record<string, string> => ({ ...BASE_ENV, ...env });
+
+/** `b2-mcp http --port 0`, spawned from the built bin. */
+export const startProcessTarget: StartTarget = async (env) => {
+  const http = await startHttpServer(serverEnv(guardEnv(env)));
+  return targetAt(http.url, () => http.stop());
 };
 
 async function fromResponse(response: Response): Promise<GuardReply> {
@@ -163,12 +171,20 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
         },
       },
       {
-        name: 'refuses a body over 1 MiB with 413 and Connection: close, and reads one of exactly 1 MiB',
+        name: 'refuses a body over 1 MiB with 413, and reads one of exactly 1 MiB',
         run: async (target) => {
           const res = await target.send({ headers: JSON_HEADERS, body: new Uint8Array(MIB + 1).fill(0x20) });
-          expect([res.status, res.header('connection'), res.json()]).toEqual([413, 'close', { error: 'Request body too large' }]);
+          expect([res.status, res.json()]).toEqual([413, { error: 'Request body too large' }]);
           const exact = await target.send({ headers: LIST_HEADERS, body: JSON.stringify(modernMessage('tools/list')).padEnd(MIB, ' ') });
           expect(exact.status).toBe(401);
+        },
+      },
+      {
+        name: 'asks to close the connection after refusing a body over 1 MiB (Connection: close)',
+        run: async (target) => {
+          const res = await target.send({ headers: JSON_HEADERS, body: new Uint8Array(MIB + 1).fill(0x20) });
+          // A runtime's HTTP server may add its own `close` to the handler's (Deno sends "close, close").
+          expect([res.status, res.header('connection')?.split(/,\s*/).every((token) => token === 'close')]).toEqual([413, true]);
         },
       },
       {
@@ -564,14 +580,21 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
   },
 ];
 
-/** Runs every guard suite against the targets `start` creates (one per suite). */
-export function describeGuardSuites(start: StartTarget): void {
+/**
+ * Runs every guard suite against the targets `start` creates (one per suite). `leftOut` names
+ * cases a platform cannot pass, each with the reason (they are reported as skipped, reason included).
+ */
+export function describeGuardSuites(start: StartTarget, leftOut: Readonly<Record<string, string>> = {}): void {
   describe.each(GUARD_SUITES)('$name', (suite) => {
     let target: GuardTarget;
     beforeAll(async () => {
       target = await start(suite.env);
     });
     afterAll(() => target?.stop());
-    it.each(suite.cases)('$name', (guardCase) => guardCase.run(target));
+    for (const guardCase of suite.cases) {
+      const reason = leftOut[guardCase.name];
+      if (reason === undefined) it(guardCase.name, () => guardCase.run(target));
+      else it.skip(`${guardCase.name} (left out: ${reason})`, () => undefined);
+    }
   });
 }

@@ -157,7 +157,8 @@ class B2NativeClient implements B2NativeApi {
       throw new B2ConfigError('an application key id and an application key are required');
     }
     this.authBase = checkEndpoint(options.apiUrl ?? DEFAULT_B2_API_URL, 'B2_API_URL');
-    this.fetchImpl = options.fetch ?? fetch;
+    // Called unbound: Workers refuse a global fetch called as a method of another object.
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.userAgent = options.userAgent ?? 'b2-mcp/dev';
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

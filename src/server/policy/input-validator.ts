@@ -1,15 +1,16 @@
 import { createRequire } from 'node:module';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/server';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import type { ValidateFunction } from 'ajv';
 
 type AjvInstance = { compile(schema: object): ValidateFunction; errorsText(errors: ValidateFunction['errors']): string };
 
-const require = createRequire(import.meta.url);
 let ajv: AjvInstance | undefined;
 
 /** Ajv (2020-12 dialect, with formats) is loaded on the first tool call, not at start-up. */
 function loadAjv(): AjvInstance {
   if (!ajv) {
+    const require = createRequire(import.meta.url);
     const Ajv2020 = require('ajv/dist/2020.js').default as new (options: object) => AjvInstance;
     const addFormats = require('ajv-formats').default as (instance: AjvInstance) => void;
     ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -22,7 +23,7 @@ function loadAjv(): AjvInstance {
  * Validates tool arguments against the advertised schema, compiling each schema once on first
  * use. Listing tools therefore costs no schema compilation at all.
  */
-export const lazyInputValidator: jsonSchemaValidator = {
+const ajvInputValidator: jsonSchemaValidator = {
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
     let compiled: ValidateFunction | undefined;
     return (input: unknown) => {
@@ -42,3 +43,16 @@ function compiledFor(schema: JsonSchemaType): ValidateFunction {
   }
   return fn;
 }
+
+/** Whether this runtime may compile code from strings; Cloudflare Workers may not, and Ajv compiles schemas to code. */
+function canCompileCode(): boolean {
+  try {
+    new Function('');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Ajv where it can run; elsewhere (Workers) the SDK's validator built on @cfworker/json-schema, which interprets the same schemas. */
+export const lazyInputValidator: jsonSchemaValidator = canCompileCode() ? ajvInputValidator : new CfWorkerJsonSchemaValidator({ shortcircuit: false });
