@@ -174,6 +174,8 @@ describe('CanaryScanner: every encoding a leak takes', () => {
     ['base64, base64', b64(b64(secret))],
     ['base64, gzip', b64(gzipSync(secret))],
     ['base64, deflate', b64(deflateSync(secret))],
+    ['base64', `-----BEGIN DATA-----\n${b64(`${'padding '.repeat(12)}${secret}${' tail'.repeat(12)}`).match(/.{1,32}/g)!.join('\n')}\n-----END DATA-----`],
+    ['base64', JSON.stringify({ pem: b64(`${'padding '.repeat(12)}${secret}`).match(/.{1,40}/g)!.join('\r\n') })],
   ])('finds it %s', (encoding, haystack) => {
     expect(scanner().scan(haystack)).toEqual([{ canary: 'application key', encoding }]);
   });
@@ -302,7 +304,7 @@ describe('write effects', () => {
     const server: FakeServer = () => ({ outcome: text('ok'), effect: { log: ['upload_file'], state: { 'version:seeded/f#1': 'p' } } });
     const session = fakeSession(sandbox, server);
     const steps = writeSteps(run, seeder, session, [spec], { now: 5 });
-    expect(steps.map(({ label, tool }) => [label, tool])).toEqual([['write b2_upload_file', 'b2_upload_file']]);
+    expect(steps.map(({ label, tool }) => [label, tool])).toEqual([['write b2_upload_file', 'b2_upload_file'], ['write b2_upload_file again', 'b2_upload_file']]);
     await steps[0]!.run();
     expect(seeds).toEqual([{ kind: 'bucket' }]);
     expect(session.calls.map(({ args }) => args)).toEqual([{ bucketName: 'seeded', at: 5 }]);

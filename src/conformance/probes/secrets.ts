@@ -34,6 +34,18 @@ const ESCAPE = /\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2}
 const CHAR_CODES = /\b\d{1,7}(?:[\s,;:|.\-]+\d{1,7}){11,}\b/g;
 const HEX_RUN = new RegExp(`[0-9a-fA-F]{2}(?:[\\s:,.\\-]?[0-9a-fA-F]{2}){${MIN_RUN / 2 - 1},}`, 'g');
 const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_RUN},}={0,2}`, 'g');
+const BASE64_START = /^[ \t]*[A-Za-z0-9+/]+={0,2}/;
+const BASE64_CHAR = /[A-Za-z0-9+/]/;
+
+/** The base64 run a line ends with (walked back from the end: linear whatever the line). */
+function trailingBase64(line: string): string {
+  const padded = line.trimEnd();
+  let end = padded.length;
+  while (end > 0 && padded.length - end < 2 && padded[end - 1] === '=') end--;
+  let start = end;
+  while (start > 0 && BASE64_CHAR.test(padded[start - 1]!)) start--;
+  return padded.slice(start);
+}
 /** Base32 stands alone: a stretch of a longer base64 run is not read as base32 too. */
 const BASE32_RUN = new RegExp(`(?<![A-Za-z0-9+/_-])[A-Za-z2-7]{${MIN_RUN},}=*(?![A-Za-z0-9+/_-])`, 'g');
 
@@ -97,7 +109,7 @@ function decodings(text: string, limit: number): View[] {
     views.push(...bytesToViews(Buffer.from(digits, 'hex'), 'hex', limit));
     views.push(...bytesToViews(Buffer.from(reverse(digits), 'hex'), 'reversed hex', limit));
   }
-  for (const [run] of text.matchAll(BASE64_RUN)) {
+  for (const run of [...[...text.matchAll(BASE64_RUN)].map(([run]) => run), ...wrappedBase64(text)]) {
     const name = /[-_]/.test(run) ? 'base64url' : 'base64';
     for (const offset of offsets(4)) views.push(...bytesToViews(Buffer.from(run.slice(offset), 'base64'), name, limit));
   }
@@ -112,6 +124,32 @@ function decodings(text: string, limit: number): View[] {
     }
   }
   return views;
+}
+
+/**
+ * Base64 wrapped over lines (MIME, PEM; real or JSON-escaped line breaks), each block joined into
+ * one run: a line that ends in a long base64 run, the following full lines, and the start of the
+ * line after them.
+ */
+function wrappedBase64(text: string): string[] {
+  const lines = text.split(/\r?\n|\\r?\\n/);
+  const blocks: string[] = [];
+  let block: string[] = [];
+  const close = (tail = '') => {
+    if (block.length > 0 && (block.length > 1 || tail)) blocks.push(block.join('') + tail);
+    block = [];
+  };
+  for (const line of lines) {
+    const whole = /^[ \t]*([A-Za-z0-9+/]{16,}={0,2})[ \t]*$/.exec(line);
+    if (block.length > 0 && whole) block.push(whole[1]!);
+    else {
+      close(block.length > 0 ? (BASE64_START.exec(line)?.[0].trim() ?? '') : '');
+      const end = trailingBase64(line);
+      if (end.replace(/=+$/, '').length >= MIN_RUN) block.push(end);
+    }
+  }
+  close();
+  return blocks;
 }
 
 /** Letters and digits only: a secret spelled out with separators between its characters still matches. */

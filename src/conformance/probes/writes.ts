@@ -119,18 +119,23 @@ export interface WriteStep {
   run(): Promise<void>;
 }
 
-/** One step per write tool: seed its target, call it once, compare what happened with its declared effect. */
+/** How often each write tool is called, each time on a fresh target: a fork that changes on a later call meets it. */
+export const WRITE_REPEATS = 2;
+
+/** Steps per write tool ({@link WRITE_REPEATS}): seed its target, call it once, compare what happened with its declared effect. */
 export function writeSteps(run: ProbeRun, seeder: TargetSeeder, session: ProbeSession, specs: readonly WriteProbeSpec[], values: Record<string, unknown>): WriteStep[] {
-  return specs.map((spec) => ({
-    label: `write ${spec.tool}`,
-    tool: spec.tool,
-    run: async () => {
-      const target = await seeder.seed(spec.target);
-      const filled = { ...values, target };
-      const attempt = await observedCall(run, session, 'write', spec.tool, fillTemplate(spec.arguments, filled));
-      if (attempt.outcome.timedOut) throw new Error('no answer within the timeout');
-      const observed = await observedChanges(run, attempt.changes);
-      run.record({ aspect: 'write.effect', tool: spec.tool, variant: 'declared effect', ...judgeWriteEffect(spec.tool, fillTemplate(spec.effect, filled), attempt, observed) });
-    },
-  }));
+  return specs.flatMap((spec) =>
+    Array.from({ length: WRITE_REPEATS }, (_, index) => ({
+      label: `write ${spec.tool}${index ? ' again' : ''}`,
+      tool: spec.tool,
+      run: async () => {
+        const target = await seeder.seed(spec.target);
+        const filled = { ...values, target };
+        const attempt = await observedCall(run, session, 'write', spec.tool, fillTemplate(spec.arguments, filled));
+        if (attempt.outcome.timedOut) throw new Error('no answer within the timeout');
+        const observed = await observedChanges(run, attempt.changes);
+        run.record({ aspect: 'write.effect', tool: spec.tool, variant: 'declared effect', ...judgeWriteEffect(spec.tool, fillTemplate(spec.effect, filled), attempt, observed) });
+      },
+    })),
+  );
 }
