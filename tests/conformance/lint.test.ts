@@ -59,6 +59,20 @@ describe('each kind of drift is caught at its file and line', () => {
     expect(report.findings.find((finding) => finding.ruleId === 'lint/eras-same-tools')!.message).toContain('missing b2_list_largest_files');
   });
 
+  test('a modern fixture copied over the legacy one, and a contract naming a fixture that is gone', async () => {
+    const checkout = writeCheckout();
+    const legacy = `${checkout.fixturesDir}/full.legacy.json`;
+    checkout.write(legacy, checkout.read(`${checkout.fixturesDir}/full.modern.json`));
+    const contract = JSON.parse(checkout.read(checkout.contractFile));
+    contract.profiles['read-only'].fixtures.legacy = `${checkout.fixturesDir}/read-only.old.json`;
+    checkout.write(checkout.contractFile, serializeFixture(contract));
+    const report = await lintOf(checkout);
+    expect(placed(report)).toEqual([
+      `lint/contract-fixture-paths ${checkout.contractFile}:${checkout.lineOf(checkout.contractFile, 'read-only.old.json')}`,
+      `lint/fixture-identity ${legacy}:${checkout.lineOf(legacy, '"era"')}`,
+    ]);
+  });
+
   test('counts per prefix that are not those of the names', async () => {
     const checkout = writeCheckout();
     const file = `${checkout.fixturesDir}/full.modern.json`;

@@ -27,6 +27,17 @@ export function contractProfiles(input: LintInput): RawFinding[] {
   ];
 }
 
+/** The fixture files each contract profile names exist in the checkout. */
+export function contractFixturePaths(input: LintInput): RawFinding[] {
+  const { file, contract, line } = input.contract!;
+  const present = new Set(input.fixtures.map((entry) => entry.file));
+  return Object.entries(contract.profiles).flatMap(([name, profile]) =>
+    Object.entries(profile.fixtures ?? {})
+      .filter(([, path]) => typeof path === 'string' && !present.has(path))
+      .map(([era, path]) => at(file, line(['profiles', name, 'fixtures', era]), { profileName: name, difference: `names ${path} as its ${era} fixture, and the checkout has no such fixture` }, { key: `${name}/fixtures/${era}` })),
+  );
+}
+
 /** Each profile's names and hash are its fixtures'. */
 export function contractNamesAndHash(input: LintInput): RawFinding[] {
   const { file, line } = input.contract!;

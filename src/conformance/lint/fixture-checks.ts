@@ -19,6 +19,14 @@ export function fixtureHashes(input: LintInput): RawFinding[] {
   });
 }
 
+/** A fixture records the profile and era its file name says (a copied file keeps the ones it was generated for). */
+export function fixtureIdentity(input: LintInput): RawFinding[] {
+  return input.fixtures.flatMap(({ file, profile, era, fixture, line }) => [
+    ...(fixture.profile === profile ? [] : [at(file, line(['profile']), { field: 'profile', recorded: fixture.profile, named: profile }, { key: 'profile', path: 'profile' })]),
+    ...(fixture.era === era ? [] : [at(file, line(['era']), { field: 'era', recorded: fixture.era, named: era }, { key: 'era', path: 'era' })]),
+  ]);
+}
+
 /** `names` is the names of the recorded tools, sorted as they are. */
 export function fixtureNames(input: LintInput): RawFinding[] {
   return input.fixtures.flatMap(({ file, fixture, line }) => {

@@ -16,12 +16,14 @@ function lintKind(run: (input: LintInput) => RawFinding[], part?: 'contract' | '
 
 export const LINT_KINDS: Record<string, CheckKind> = {
   'lint-fixture-hash': lintKind(fixtures.fixtureHashes),
+  'lint-fixture-identity': lintKind(fixtures.fixtureIdentity),
   'lint-fixture-names': lintKind(fixtures.fixtureNames),
   'lint-fixture-counts': lintKind(fixtures.fixtureCounts),
   'lint-fixture-derived': lintKind(fixtures.fixtureDerived),
   'lint-eras-agree': lintKind(fixtures.erasAgree),
   'lint-prompt-fixture-hash': lintKind(fixtures.promptFixtureHashes),
   'lint-contract-profiles': lintKind(contract.contractProfiles, 'contract'),
+  'lint-contract-fixture-paths': lintKind(contract.contractFixturePaths, 'contract'),
   'lint-contract-names-hash': lintKind(contract.contractNamesAndHash, 'contract'),
   'lint-contract-counts': lintKind(contract.contractCounts, 'contract'),
   'lint-contract-derived': lintKind(contract.contractDerived, 'contract'),
