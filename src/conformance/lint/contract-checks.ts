@@ -1,6 +1,6 @@
 import { confirmToolsOf, prefixCounts, requiredFieldsOf } from '../../contract/fixture.js';
 import type { RawFinding } from '../rules/types.js';
-import { at } from './fixture-checks.js';
+import { at } from './finding.js';
 import { fixtureProfiles, nameDifference } from './profiles.js';
 import type { LintInput } from './types.js';
 

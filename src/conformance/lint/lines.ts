@@ -1,11 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 
-/** A place in a file of the linted checkout: its path relative to the checkout's root, and a 1-based line. */
-export interface Place {
-  file: string;
-  line: number;
-}
-
 /**
  * Line numbers of a JSON text by JSON path (JSON is YAML, whose parser keeps source ranges): the
  * line of the key the path ends at, or of the nearest enclosing value it reaches.

@@ -1,7 +1,7 @@
 import type { RawFinding } from '../rules/types.js';
-import { at } from './fixture-checks.js';
+import { at } from './finding.js';
 import { lineOfOffset } from './lines.js';
-import { fixtureProfiles, fullProfile, knownNames } from './profiles.js';
+import { fixtureProfiles, knownNames } from './profiles.js';
 import type { LintInput, LintText } from './types.js';
 
 /** A tool-shaped name: `b2_`, `s3_` or `bz_` and lowercase words, not part of a path, a variable, a pattern or a wildcard (`s3_presign_*`). */
@@ -108,28 +108,5 @@ export function proseRetiredNames(input: LintInput): RawFinding[] {
       if (successor === undefined || known.has(name) || lineText.includes(successor)) return [];
       return [at(text.file, line, { successor }, { tool: name, key: name })];
     }),
-  );
-}
-
-/** Every tool a manifest lists is in the superset profile. */
-export function manifestUnknownTools(input: LintInput): RawFinding[] {
-  const full = fullProfile(input);
-  if (!full) return [];
-  return input.manifests.flatMap(({ file, tools }) =>
-    tools
-      .filter(({ name }) => !full.names.includes(name))
-      .map(({ name, line }) => {
-        const successor = input.naming.removed.get(name);
-        return at(file, line, { profileName: full.name, hint: successor ? `it was renamed to ${successor}` : 'remove it or add the tool' }, { tool: name, key: name });
-      }),
-  );
-}
-
-/** A manifest that lists tools lists every tool of the superset profile. */
-export function manifestMissingTools(input: LintInput): RawFinding[] {
-  const full = fullProfile(input);
-  if (!full) return [];
-  return input.manifests.flatMap(({ file, tools }) =>
-    full.names.filter((name) => !tools.some((tool) => tool.name === name)).map((name) => at(file, tools[0]?.line ?? 1, { profileName: full.name }, { tool: name, key: name })),
   );
 }

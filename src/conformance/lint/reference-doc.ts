@@ -1,5 +1,5 @@
 import type { RawFinding } from '../rules/types.js';
-import { at } from './fixture-checks.js';
+import { at } from './finding.js';
 import { fixtureProfiles, type FixtureProfile } from './profiles.js';
 import type { LintInput } from './types.js';
 

@@ -1,5 +1,6 @@
 import * as contract from '../../lint/contract-checks.js';
 import * as fixtures from '../../lint/fixture-checks.js';
+import * as manifests from '../../lint/manifest-checks.js';
 import * as prose from '../../lint/prose-checks.js';
 import * as reference from '../../lint/reference-doc.js';
 import type { LintInput } from '../../lint/types.js';
@@ -41,6 +42,6 @@ export const LINT_KINDS: Record<string, CheckKind> = {
   'lint-prose-backing-counts': lintKind(prose.proseBackingCounts, 'contract'),
   'lint-prose-unknown-names': lintKind(prose.proseUnknownNames),
   'lint-prose-retired-names': lintKind(prose.proseRetiredNames),
-  'lint-manifest-unknown-tools': lintKind(prose.manifestUnknownTools),
-  'lint-manifest-missing-tools': lintKind(prose.manifestMissingTools),
+  'lint-manifest-unknown-tools': lintKind(manifests.manifestUnknownTools),
+  'lint-manifest-missing-tools': lintKind(manifests.manifestMissingTools),
 };
