@@ -5,9 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { check, ConformError, diff, EXIT, loadRules, snapshot, type ConformanceReport } from '../../src/index.js';
+import { check, ConformError, diff, EXIT, lint, loadRules, snapshot, type ConformanceReport } from '../../src/index.js';
 import { contractMatchers, toPassContract } from '../../src/vitest.js';
 import { baselineSurface } from '../conformance/helpers/baseline.js';
+import { writeCheckout } from '../conformance/helpers/checkout.js';
 import { mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, type SurfaceHttpServer } from '../conformance/helpers/harness.js';
 import { reportSchemaValidator } from '../conformance/helpers/report-schema.js';
 
@@ -104,6 +105,20 @@ describe('diff, snapshot, loadRules', () => {
     expect(new Set(rules.map((rule) => rule.id)).size).toBe(rules.length);
     expect(rules.every((rule) => rule.id && rule.severity && rule.doc)).toBe(true);
     expect(() => loadRules('/nonexistent/rules')).toThrow();
+  });
+});
+
+describe('lint', () => {
+  it('returns the report lint --format json prints; a directory that is not a checkout is a ConformError', async () => {
+    const checkout = writeCheckout();
+    checkout.edit('README.md', 'the `read-only` (4) profile', 'the `read-only` (3) profile');
+    const report = await lint({ dir: checkout.root, config: false });
+    const cli = await runCli(['lint', checkout.root, '--no-config', '--format', 'json']);
+    expect(cli.code).toBe(EXIT.findings);
+    expect(withoutTimings(report)).toEqual(withoutTimings(JSON.parse(cli.stdout)));
+    expect(report.findings.map((finding) => [finding.ruleId, finding.location])).toEqual([['lint/prose-tool-count', { file: 'README.md', line: 3 }]]);
+    await expect(lint({ dir: tempDir() })).rejects.toMatchObject({ name: 'ConformError', code: 'usage', exitCode: EXIT.usage });
+    await expect(check({ lint: checkout.root, onlyProbes: true })).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('onlyProbes or lint') });
   });
 });
 
