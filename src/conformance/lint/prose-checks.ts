@@ -9,7 +9,7 @@ const TOOL_SHAPED = /(?<![A-Za-z0-9_\-./$^])((?:b2|s3|bz)_[a-z0-9]+(?:_[a-z0-9]+
 
 /**
  * Tool counts stated in prose, each with what it is a count of: a named profile's total
- * (`40 tools in the `full` profile`, `the `default` (37)`, a table row `| `full` | 40 |`), some
+ * (`40 tools in the `full` profile`, `the `default` (37)`, `the full 40`, a table row `| `full` | 40 |`), some
  * profile's count of a prefix (`19 s3_* tools`), or some profile's total (`40 tools`, `reports 37`).
  * A bare count below the smallest profile's total counts a subset (`gate calls on 15 tools`) and
  * is not judged.
@@ -20,7 +20,8 @@ const COUNT_CLAIMS: { pattern: RegExp; count: number; profile?: number; prefix?:
   { pattern: /^\|\s*`([a-z0-9-]+)`\s*\|\s*(\d+)\s*\|/gm, count: 2, profile: 1 },
   { pattern: /(?<![\d,.])\b(\d+) `?(b2|s3|bz)_\*`? tools\b/g, count: 1, prefix: 2 },
   { pattern: /(?<![\d,.])\b(\d+) (?:MCP )?tools\b(?! in the `?[a-z0-9-]+`? profile)/g, count: 1, bare: true },
-  { pattern: /\b(?:reports|the full) (\d+)\b/g, count: 1, bare: true },
+  { pattern: /\bthe (full) (\d+)\b/g, count: 2, profile: 1 },
+  { pattern: /\breports (\d+)\b/g, count: 1, bare: true },
 ];
 
 /** Prose held to the fixtures' counts: everything but the generated reference, which has its own rules. */

@@ -115,7 +115,7 @@ export function writeCheckout(layout: 'ours' | 'upstream' = 'ours'): Checkout {
   write(contractFile, serializeFixture(artifact));
   write(referenceDoc, layout === 'ours' ? renderProfilesDoc(artifact) : otherGeneratorDoc(artifact));
   write('README.md', ['# Demo B2 MCP server', '', 'It serves 6 tools in the `full` profile and 4 in `read-only`; the `read-only` (4) profile only reads.', '', 'Start with `b2_authorize_account`, then `b2_list_buckets`.', '', 'Backing: **Native B2 API client (in-repo) (3)**, AWS S3 SDK (2), Neither SDK: 1.', ''].join('\n'));
-  write('docs/usage.md', ['# Usage', '', '| Profile | Tools |', '| --- | ---: |', '| `full` | 6 |', '| `read-only` | 4 |', '', 'Your client may show fewer than 6 tools: `tools/list` reports 4 for a read-only key.', ''].join('\n'));
+  write('docs/usage.md', ['# Usage', '', '| Profile | Tools |', '| --- | ---: |', '| `full` | 6 |', '| `read-only` | 4 |', '', 'Your client may show fewer than 6 tools: `tools/list` reports 4 for a read-only key, and the full 6 with every capability.', ''].join('\n'));
   write('skills/cleanup/SKILL.md', ['# Cleanup', '', '1. Call `b2_list_largest_files` for the bucket.', '2. Delete with `b2_delete_bucket` once it is empty (it asks for confirmation).', ''].join('\n'));
   write('demo.plugin.json', `${JSON.stringify({ name: 'demo', tools: CHECKOUT_PROFILES.full!.map((name) => ({ name })) }, null, 2)}\n`);
   return {
