@@ -4,6 +4,7 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { argumentSteps, judgeUndeclared, undeclaredArgument } from '../../src/conformance/probes/arguments.js';
 import { changeText, mutationText } from '../../src/conformance/probes/attempt.js';
 import { judgeFormat } from '../../src/conformance/probes/format.js';
+import { judgeEffect, offTarget } from '../../src/conformance/probes/gate.js';
 import { callSurfaces, errorSummary, firstDifference, hasSignedUrl, quoteServerText, resultText } from '../../src/conformance/probes/results.js';
 import { CONSECUTIVE_TIMEOUT_LIMIT } from '../../src/conformance/probes/run-state.js';
 import { CanaryScanner } from '../../src/conformance/probes/secrets.js';
@@ -254,6 +255,26 @@ describe('undeclared arguments', () => {
     expect(run.observations.at(-1)!.variant).toBe('a: 1, b: 2');
     const silent = argumentSteps(run, fakeSession(sandbox, () => ({ outcome: { timedOut: true } })), [{ tool: { name: 'b2_z' } as never, prepare: async () => ({}) }], candidates);
     await expect(silent[0]!.run()).rejects.toThrow('no answer within the timeout');
+  });
+});
+
+describe('an approved gated call acts on its own target', () => {
+  const target = { bucketName: 'b', key: 'k', fileName: 'k' };
+  it.each([
+    [{ seq: 1, operation: 'DeleteObject', bucketName: 'b', fileName: 'k' }, undefined],
+    [{ seq: 1, operation: 'DeleteObject', bucketName: 'b' }, undefined],
+    [{ seq: 1, operation: 'DeleteObject', bucketName: 'b', fileName: 'k.old' }, 'its fileName is "k.old", the target\'s "k"'],
+    [{ seq: 1, operation: 'DeleteBucket', bucketName: 'other' }, 'its bucketName is "other", the target\'s "b"'],
+    [{ seq: 1, operation: 'DeleteKey', applicationKeyId: 'x' }, undefined],
+  ])('offTarget %#', (mutation, expected) => {
+    expect(offTarget(mutation, target)).toBe(expected);
+  });
+
+  it('judgeEffect fails a change of something else, and passes the one change of the target', () => {
+    const spec = { tool: 's3_delete_object', effect: 'mutation' as const };
+    const attempt = (fileName: string) => ({ outcome: outcome(text('deleted')), mutations: [{ seq: 1, operation: 'DeleteObject', bucketName: 'b', fileName }], changes: [], target });
+    expect(judgeEffect(spec, attempt('k'))).toEqual({ passed: true, detail: 'changed the sandbox once (DeleteObject)' });
+    expect(judgeEffect(spec, attempt('k.old'))).toEqual({ passed: false, detail: 'an approved s3_delete_object changed something else than the target it was called on (DeleteObject: its fileName is "k.old", the target\'s "k")' });
   });
 });
 

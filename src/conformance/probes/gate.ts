@@ -1,5 +1,6 @@
 import { judgeUndeclared, undeclaredArgument } from './arguments.js';
 import { changeText, mutationText, observedCall, type Attempt } from './attempt.js';
+import type { MutationRecord } from './sandbox.js';
 import { errorSummary, hasSignedUrl } from './results.js';
 import type { ProbeRun } from './run-state.js';
 import type { ElicitAnswer, ProbeSession } from './sessions.js';
@@ -45,8 +46,26 @@ export function judgeRefusal(spec: Pick<GateProbeSpec, 'tool' | 'effect'>, { out
   return { passed: true, detail: `refused with ${errorSummary(outcome)}; nothing changed` };
 }
 
-/** A consented call: exactly the effect the table names, once. */
-function judgeEffect(spec: GateProbeSpec, attempt: Attempt): { passed: boolean; detail: string } {
+/** The fields a mutation record names and the target value each must equal. */
+const TARGET_FIELDS: [keyof MutationRecord, string[]][] = [
+  ['bucketName', ['bucketName']],
+  ['fileName', ['fileName', 'key']],
+  ['applicationKeyId', ['applicationKeyId']],
+  ['memberAccountId', ['memberAccountId']],
+];
+
+/** Where the one change names something else than the probe's target (another bucket, file, key or member), or undefined. */
+export function offTarget(mutation: MutationRecord, target: TargetValues): string | undefined {
+  for (const [field, names] of TARGET_FIELDS) {
+    const expected = names.map((name) => target[name]).find((value) => value !== undefined);
+    const actual = mutation[field];
+    if (actual !== undefined && expected !== undefined && actual !== String(expected)) return `its ${field} is ${JSON.stringify(actual)}, the target's ${JSON.stringify(String(expected))}`;
+  }
+  return undefined;
+}
+
+/** A consented call: exactly the effect the table names, once, on the probe's own target. */
+export function judgeEffect(spec: Pick<GateProbeSpec, 'tool' | 'effect'>, attempt: Attempt & { target?: TargetValues }): { passed: boolean; detail: string } {
   const { outcome, mutations } = attempt;
   if (spec.effect === 'unavailable') {
     const refusal = judgeRefusal(spec, attempt);
@@ -59,6 +78,8 @@ function judgeEffect(spec: GateProbeSpec, attempt: Attempt): { passed: boolean; 
     return { passed: true, detail: 'returned a presigned URL; nothing changed' };
   }
   if (mutations.length !== 1) return { passed: false, detail: `an approved ${spec.tool} must change the sandbox exactly once; it made ${mutationText(mutations)}` };
+  const elsewhere = attempt.target && offTarget(mutations[0]!, attempt.target);
+  if (elsewhere) return { passed: false, detail: `an approved ${spec.tool} changed something else than the target it was called on (${mutations[0]!.operation}: ${elsewhere})` };
   return { passed: true, detail: `changed the sandbox once (${mutations[0]!.operation})` };
 }
 
@@ -77,7 +98,7 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
   let target: TargetValues | undefined;
   const argumentsFor = (template: Arguments, values: TargetValues) => fillTemplate(template, { ...run.values, target: values });
 
-  const attempt = async (session: ProbeSession, options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean; extra?: Arguments }): Promise<Attempt> => {
+  const attempt = async (session: ProbeSession, options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean; extra?: Arguments }): Promise<Attempt & { target: TargetValues }> => {
     const values = options.harmless ? await run.seeder.seed(spec.harmless!.target) : (target ??= await run.seeder.seed(spec.target));
     const args = { ...argumentsFor(options.harmless ? spec.harmless!.arguments : spec.trigger, values), ...options.extra };
     session.answer(options.answer ?? 'decline');
@@ -85,7 +106,7 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
     // No answer is no verdict: the step is incomplete, not a refusal or a failure.
     if (result.outcome.timedOut) throw new Error('no answer within the timeout');
     if ((result.mutations.length > 0 || result.changes.length > 0) && !options.harmless) target = undefined;
-    return result;
+    return { ...result, target: values };
   };
   const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) => run.run.record({ aspect, tool: spec.tool, variant, ...verdict });
   const { plain, elicit, block, era } = run;

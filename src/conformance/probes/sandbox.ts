@@ -170,6 +170,8 @@ export interface MutationRecord {
   bucketName?: string;
   fileName?: string;
   uploadId?: string;
+  applicationKeyId?: string;
+  memberAccountId?: string;
 }
 
 export async function mutationsSince(sandbox: ProbeSandbox, mark: number): Promise<MutationRecord[]> {
