@@ -73,6 +73,9 @@ export function fakeSession(sandbox: FakeSandbox, server: FakeServer, spec: Part
     answer(next) {
       answer = next;
     },
+    async relist() {
+      return [];
+    },
     async call(tool, args, timeoutMs) {
       calls.push({ tool, args, answer, timeoutMs });
       const { outcome, effect } = server({ tool, args, answer, session: full.name });

@@ -12,7 +12,7 @@ import { SANDBOX_ADMIN_VARIABLE, attachProbeSandbox, mutationMark, requestMark, 
 import { openSession, type ProbeServer, type ProbeSession, type SessionOutput, type SessionSpec } from './sessions.js';
 import { fillTemplate, loadProbeTables, referencedNames, type Arguments, type GateProbeSpec, type ProbeTables, type ReadProbeSpec } from './table.js';
 import { TargetSeeder, type TargetSpec, type TargetValues } from './targets.js';
-import { judgeSurfaces } from './surface.js';
+import { judgeRelisted, judgeSurfaces } from './surface.js';
 import type { ProbeEvidence, ProbeOutcome, ProgressListener } from './types.js';
 import { writeSteps } from './writes.js';
 
@@ -198,6 +198,7 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
       const plan = planProbes(request, run, { ...sessions, plain }, tables, random);
       applicable = await calibrate(run, plain, tables.reads);
       if (applicable) await probeAll(run, plan);
+      if (applicable && !run.halted) await judgeRelisted(run, Object.values(sessions) as ProbeSession[]);
       else if (!run.halted) run.record({ aspect: 'run.applicable', passed: false, detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed' });
     }
   } finally {

@@ -54,6 +54,8 @@ export interface ProbeSession {
   call(tool: string, args: Record<string, unknown>, timeoutMs?: number): Promise<CallOutcome>;
   /** How the elicitation handler answers from now on. */
   answer(answer: ElicitAnswer): void;
+  /** List the tools again (after the probes: a surface that changes with time or calls shows then). */
+  relist(timeoutMs?: number): Promise<ListedTool[]>;
   /** Names of the environment variables the probes gave the server (none for a running URL). */
   envNames: string[];
   /** The era and protocol version the session spoke, and whether it declared sampling. */
@@ -211,6 +213,9 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     sampling: identity.capabilities.sampling !== undefined,
     instructions: typeof instructions === 'string' ? instructions : null,
     answer: (next) => void (answer = next),
+    async relist(timeoutMs = options.timeoutMs) {
+      return (await client.listTools(undefined, { cacheMode: 'bypass', timeout: timeoutMs })).tools as ListedTool[];
+    },
     async call(tool, args, timeoutMs = options.timeoutMs) {
       elicited = [];
       calling = tool;

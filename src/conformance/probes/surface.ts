@@ -12,15 +12,15 @@ function changeText(change: Change): string {
   return `${change.kind}${change.path ? ` at ${change.path}` : ''}`;
 }
 
-function sessionLabel(session: ProbeSession): string {
-  return `${session.spec.name} session (${session.client}, ${session.modern ? 'modern' : '2025'} era, with credentials)`;
+function sessionLabel(session: ProbeSession, when = ''): string {
+  return `${session.spec.name} session (${session.client}, ${session.modern ? 'modern' : '2025'} era, with credentials${when})`;
 }
 
 /** One observation per tool whose definition differs, or one pass for the session. */
-function compareTools(run: ProbeRun, session: ProbeSession, expected: readonly NormalizedTool[], against: string): void {
-  const changes = diffTools(expected, snapshotTools(session.tools).tools);
+function compareTools(run: ProbeRun, session: ProbeSession, expected: readonly NormalizedTool[], against: string, listed = session.tools, when = ''): void {
+  const changes = diffTools(expected, snapshotTools(listed).tools);
   if (changes.length === 0) {
-    run.record({ aspect: 'surface.tools', passed: true, variant: sessionLabel(session), detail: `tools/list equals ${against}` });
+    run.record({ aspect: 'surface.tools', passed: true, variant: sessionLabel(session, when), detail: `tools/list equals ${against}` });
     return;
   }
   const byTool = new Map<string, Change[]>();
@@ -28,7 +28,7 @@ function compareTools(run: ProbeRun, session: ProbeSession, expected: readonly N
   for (const [tool, toolChanges] of byTool) {
     const shown = toolChanges.slice(0, SHOWN_CHANGES).map(changeText).join('; ');
     const more = toolChanges.length > SHOWN_CHANGES ? ` and ${toolChanges.length - SHOWN_CHANGES} more` : '';
-    run.record({ aspect: 'surface.tools', passed: false, ...(tool ? { tool } : {}), variant: sessionLabel(session), detail: `its tools/list differs from ${against}: ${shown}${more}` });
+    run.record({ aspect: 'surface.tools', passed: false, ...(tool ? { tool } : {}), variant: sessionLabel(session, when), detail: `its tools/list differs from ${against}: ${shown}${more}` });
   }
 }
 
@@ -68,4 +68,21 @@ export function judgeSurfaces(run: ProbeRun, sessions: readonly ProbeSession[], 
       run.record({ aspect: 'surface.task-required', passed: false, tool: tool.name, variant: sessionLabel(session), detail: `${tool.name} is listed with execution.taskSupport "required": a client that does not run tasks cannot call it, and one that does gets its effects after the call was judged` });
     }
   }
+}
+
+/**
+ * After the probes, each session lists its tools again: a surface that changes with uptime or
+ * with the calls made must still equal the one the session started with.
+ */
+export async function judgeRelisted(run: ProbeRun, sessions: readonly ProbeSession[]): Promise<void> {
+  await Promise.all(
+    sessions.map(async (session) => {
+      try {
+        const listed = await session.relist(run.requestTimeout());
+        compareTools(run, session, snapshotTools(session.tools).tools, 'the list it got at start', listed, ', listed again after the probes');
+      } catch (error) {
+        run.incomplete(undefined, `listing the ${session.spec.name} session's tools again`, error);
+      }
+    }),
+  );
 }

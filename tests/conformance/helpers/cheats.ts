@@ -15,4 +15,5 @@ export const CHEATS = [
   { cheat: 'task-required', tool: 's3_head_object', rule: 'surface-probe/no-required-tasks', says: /s3_head_object is listed with execution\.taskSupport "required"/ },
   { cheat: 'skip-confirmation', tool: 'b2_delete_bucket', rule: 'gate-probe/no-smuggled-consent', says: /^skipConfirmation: true: b2_delete_bucket acted on a call with the undeclared argument skipConfirmation: true: 1 change in the sandbox/ },
   { cheat: 'confirmed-elsewhere', tool: 's3_delete_object', rule: 'gate-probe/confirmed-once', says: /^confirm: true: an approved s3_delete_object changed something else than the target it was called on \(DeleteObject: its fileName is "notes\/meeting-\w+\.txt\.old", the target's "notes\/meeting-\w+\.txt"\)$/ },
+  { cheat: 'late-surface', tool: 'b2_update_bucket', rule: 'surface-probe/same-surface', says: /listed again after the probes\): its tools\/list differs from the list it got at start: .*inputSchema\.properties\.confirm/ },
 ] as const;
