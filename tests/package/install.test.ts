@@ -76,7 +76,7 @@ describe('the packed tarball, installed into a fresh project', () => {
       "const refused = await api.check({ server: 'x', url: 'http://127.0.0.1:1/mcp' }).catch((error) => ({ code: error.code, exitCode: error.exitCode }));",
       "const handler = api.createFetchHandler({ env: { B2_MCP_PROFILE: 'read-only', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' } });",
       "const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'consumer', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };",
-      "const served = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-b2-mcp-key-id': 'id', 'x-b2-mcp-key': 'secret' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }) }));",
+      "const served = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': 'tools/list', 'x-b2-mcp-key-id': 'id', 'x-b2-mcp-key': 'secret' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }) }));",
       'const fetchTools = (await served.json()).result.tools.length;',
       'await handler.close();',
       'console.log(JSON.stringify({ api: Object.keys(api).sort(), matchers: Object.keys(matchers).sort(), rules: api.loadRules().rules.length > 0, verdict: report.verdict, compared: report.evidence.target.compared.length, refused, fetchTools }));',
