@@ -192,6 +192,14 @@ describe('each kind of drift is caught at its file and line', () => {
   });
 });
 
+test('generated Markdown other than the profile reference is its source\'s text: the prose rules skip it', async () => {
+  const checkout = writeCheckout();
+  checkout.write('docs/rules/examples.md', '# Examples\n\n<!-- Generated from rules/examples.json; edit the rule file -->\n\nA poisoned text may name `b2_make_coffee` or claim 99 tools.\n');
+  expect(placed(await lintOf(checkout))).toEqual([]);
+  checkout.write('docs/rules/examples.md', '# Examples\n\nA page written by hand that names `b2_make_coffee`.\n');
+  expect(placed(await lintOf(checkout))).toEqual(['lint/unknown-tool-name docs/rules/examples.md:3']);
+});
+
 test('a symbolic link in the checkout is not followed: it could point at any file of the machine', async () => {
   const checkout = writeCheckout();
   const outside = join(tempDir(), 'notes.md');

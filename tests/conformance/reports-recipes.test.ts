@@ -91,8 +91,8 @@ test('every recipe in docs/ci.md runs, and each file it writes has the format it
       .replace(/\/tmp\/candidate/g, candidate)
       .replace(/\/tmp\/contract-diff\.md/g, join(cwd, 'contract-diff.md'))
       .replace(/node \.\.\/their-fork\/dist\/index\.js/g, forkCommand())
-      // The recipes run in a checkout of this repository: --lint reads it, with its config.
-      .replace(/--lint(?= |'|$)/g, `--lint ${PACKAGE_ROOT} --config ${join(PACKAGE_ROOT, 'b2-mcp-conform.config.json')}`);
+      // The recipes run in a checkout of this repository: --lint reads it.
+      .replace(/--lint(?= |'|$)/g, `--lint ${PACKAGE_ROOT}`);
   const runs: { recipe: string; args: string[]; plan: ReturnType<typeof reportPlan> }[] = [];
   for (const recipe of ciRecipes) {
     const args = splitCommandLine(substitute(recipe)).map((arg) => (!arg.startsWith('-') && !isAbsolute(arg) && /\//.test(arg) && existsSync(join(PACKAGE_ROOT, arg)) ? join(PACKAGE_ROOT, arg) : arg));

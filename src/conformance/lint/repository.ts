@@ -77,6 +77,16 @@ function manifests(root: string): LintManifest[] {
   return [...new Set(candidates)].flatMap((file) => manifestOf(root, file) ?? []);
 }
 
+/**
+ * Markdown that says near its top that it is generated (a `<!-- Generated …` line among its first
+ * five) belongs to its source: lint cannot tell its prose from the data it renders (rule examples
+ * quoting invented tool names), so the prose rules skip it. The profile reference is generated
+ * too and has rules of its own.
+ */
+function isGenerated(text: string): boolean {
+  return text.split('\n', 5).some((line) => /^<!--\s*generated\b/i.test(line));
+}
+
 /** What our own generator would write for this contract, when it could have written it (a contract with every part the reference shows). */
 function generatorOutput(text: string, contract: LintInput['contract']): string | undefined {
   if (!text.startsWith(`${PROFILES_DOC_MARKER}\n`) || !contract) return undefined;
@@ -125,7 +135,7 @@ export function readRepository(root: string): LintInput {
     ...(contract ? { contract } : {}),
     naming: namingPolicyFor(contract?.contract ?? bundled, bundled),
     ...(doc ? { referenceDoc: { ...doc, ...(expected !== undefined ? { expected } : {}) } } : {}),
-    prose: proseFiles.map((file) => readText(root, file)),
+    prose: proseFiles.map((file) => readText(root, file)).filter((text) => text.file === docFile || !isGenerated(text.text)),
     manifests: manifests(root),
   };
 }
