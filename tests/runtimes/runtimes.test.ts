@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingTools, REGISTRY_TOOLS } from '../../scripts/registry-tools.js';
+import { packageRoot } from '../../src/server/package-info.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { describeGuardSuites, targetAt, type GuardTarget } from '../support/http-guard-support.js';
+import { describeGuardSuites, GUARD_SUITES, targetAt, type GuardTarget } from '../support/http-guard-support.js';
 import { JSON_HEADERS, legacyInitialize, modernMessage, standardHeaders } from '../support/http-client.js';
 import { ALL_KEY_CAPABILITIES, createKey, sandboxCredentials, startTestSandbox } from '../support/sandbox-harness.js';
 import { serverEnv } from '../support/server-harness.js';
@@ -72,3 +75,11 @@ for (const runtime of RUNTIMES) {
     });
   });
 }
+
+describe('docs/deploy.md', () => {
+  it('says what was run: the runtimes and their versions, and how many guard cases in how many settings', () => {
+    const doc = readFileSync(join(packageRoot(), 'docs', 'deploy.md'), 'utf8').replace(/\s+/g, ' ');
+    for (const tool of RUNTIMES.flatMap((runtime) => runtime.tools)) expect(doc).toContain(`\`${REGISTRY_TOOLS[tool].package}\` ${REGISTRY_TOOLS[tool].version}`);
+    expect(doc).toContain(`${GUARD_SUITES.flatMap((suite) => suite.cases).length} cases in ${GUARD_SUITES.length} settings`);
+  });
+});
