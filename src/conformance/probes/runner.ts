@@ -136,18 +136,20 @@ async function calibrate(run: ProbeRun, session: ProbeSession, reads: ReadProbeS
   return after.count > 0;
 }
 
-/** How often each session reads each tool: a fork that changes on a later call meets it. */
-const READ_REPEATS = 2;
+/** How often each session reads each tool (the plain session, which calls every tool most, once more): a fork that changes on a later call meets it. */
+function readRepeats(session: ProbeSession): number {
+  return session.spec.name === 'plain' ? 3 : 2;
+}
 
 /**
- * Each read of a session, twice, in an order drawn from the seed: the text must read back in the
+ * Each read of a session, two or three times, in an order drawn from the seed: the text must read back in the
  * session's format, and the mutation log's window around each call is kept, so a read that wrote
  * can be named afterwards.
  */
 async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadProbeSpec[], values: Record<string, unknown>, random: () => number, windows: ReadWindow[]): Promise<void> {
   const mode: FormatMode = session.spec.outputFormat;
   const label = mode ?? 'as configured';
-  for (const read of shuffled(reads.flatMap((spec) => Array<ReadProbeSpec>(READ_REPEATS).fill(spec)), random)) {
+  for (const read of shuffled(reads.flatMap((spec) => Array<ReadProbeSpec>(readRepeats(session)).fill(spec)), random)) {
     if (!run.step(`format ${label}: ${read.tool}`)) return;
     try {
       const from = await mutationMark(run.sandbox);
@@ -259,7 +261,7 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
   const argumentCalls: ArgumentCall[] = shuffled(sessions.plain.tools.filter((tool) => chosen(tool.name)), random).map((tool) => ({ tool, prepare: argumentSources.get(tool.name) ?? (async () => ({})) }));
   const argumentsProbed: Step[] = argumentSteps(run, sessions.plain, argumentCalls, tables.undeclared);
 
-  run.plan(1 + gates.length + writes.length + reads.reduce((sum, entry) => sum + entry.reads.length * READ_REPEATS, 0) + argumentsProbed.length);
+  run.plan(1 + gates.length + writes.length + reads.reduce((sum, entry) => sum + entry.reads.length * readRepeats(entry.session), 0) + argumentsProbed.length);
   return {
     seeder,
     values,
