@@ -5,6 +5,7 @@ import { argumentSteps, judgeUndeclared, undeclaredArgument } from '../../src/co
 import { changeText, mutationText } from '../../src/conformance/probes/attempt.js';
 import { judgeFormat } from '../../src/conformance/probes/format.js';
 import { judgeEffect, offTarget } from '../../src/conformance/probes/gate.js';
+import { readMutationSteps } from '../../src/conformance/probes/reads.js';
 import { callSurfaces, errorSummary, firstDifference, hasSignedUrl, quoteServerText, resultText } from '../../src/conformance/probes/results.js';
 import { CONSECUTIVE_TIMEOUT_LIMIT } from '../../src/conformance/probes/run-state.js';
 import { CanaryScanner } from '../../src/conformance/probes/secrets.js';
@@ -255,6 +256,31 @@ describe('undeclared arguments', () => {
     expect(run.observations.at(-1)!.variant).toBe('a: 1, b: 2');
     const silent = argumentSteps(run, fakeSession(sandbox, () => ({ outcome: { timedOut: true } })), [{ tool: { name: 'b2_z' } as never, prepare: async () => ({}) }], candidates);
     await expect(silent[0]!.run()).rejects.toThrow('no answer within the timeout');
+  });
+});
+
+describe('reads change nothing', () => {
+  it('a mutation only one read tool was running during is pinned on it; one several were running during makes each a suspect, called again alone', async () => {
+    const sandbox = new FakeSandbox();
+    const run = probeRun(sandbox);
+    const session = fakeSession(sandbox, ({ tool }) => ({ outcome: text('ok'), ...(tool === 'b2_sneaky' ? { effect: { log: ['b2_create_bucket'] } } : {}) }));
+    sandbox.apply({ log: ['b2_create_bucket', 'PutObject'] });
+    const windows = [
+      { tool: 'b2_lone', args: {}, session, from: 0, to: 1 },
+      { tool: 'b2_sneaky', args: { id: 1 }, session, from: 1, to: 2 },
+      { tool: 'b2_honest', args: {}, session, from: 1, to: 2 },
+      { tool: 'b2_quiet', args: {}, session, from: 2, to: 2 },
+    ];
+    const steps = await readMutationSteps(run, windows, 0);
+    expect(steps.map(({ label }) => label)).toEqual(['read b2_sneaky again, alone', 'read b2_honest again, alone']);
+    for (const step of steps) await step.run();
+    expect(session.calls.map(({ tool, args }) => [tool, args])).toEqual([['b2_sneaky', { id: 1 }], ['b2_honest', {}]]);
+    expect(run.observations.map(({ tool, passed, detail }) => [tool, passed, detail])).toEqual([
+      ['b2_lone', false, 'b2_lone only reads, yet a call of it made 1 change in the sandbox (b2_create_bucket)'],
+      ['b2_quiet', true, 'changed nothing'],
+      ['b2_sneaky', false, 'b2_sneaky only reads, yet a call of it made 1 change in the sandbox (b2_create_bucket)'],
+      ['b2_honest', true, 'changed nothing'],
+    ]);
   });
 });
 
