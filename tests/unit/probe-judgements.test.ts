@@ -489,6 +489,11 @@ describe('the probe run: budget, timeouts, canaries', () => {
       ['b2_err', 'protocol error: application key (reversed)', 'the application key given to the server appeared reversed in the protocol error of b2_err'],
     ]);
     expect(run.counts().leaks).toBe(7);
+    run.searchMessages([
+      { message: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `part ${key.slice(0, 12)}` } }, tool: 'b2_halves' },
+      { message: { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: key.slice(12) }] } }, tool: 'b2_halves' },
+    ] as never);
+    expect(run.observations.at(-1)).toMatchObject({ tool: 'b2_halves', variant: 'messages of one call (split across messages): application key (raw)' });
     run.scan('stderr', Buffer.from(key).toString('hex'));
     expect(run.observations.at(-1)).toEqual({ aspect: 'secret.leak', passed: false, variant: 'stderr: application key (hex)', detail: 'the application key given to the server appeared hex in its stderr' });
     run.record({ aspect: 'x', passed: true, detail: `said ${key}` });

@@ -54,13 +54,16 @@ export function messageSurfaces(message: JSONRPCMessage): Surface[] {
   return [{ place: 'message', text: json(message), value: message }];
 }
 
-/** Every string of a message, in document order and run together: a secret split across neighbouring fields reads whole here. */
+/** Keys whose strings are protocol structure, not payload: they would sit between the halves of a split secret. */
+const STRUCTURAL_KEYS = new Set(['jsonrpc', 'id', 'method', 'type', 'level', 'logger']);
+
+/** Every payload string of a message, in document order and run together: a secret split across neighbouring fields reads whole here. */
 export function joinedStrings(value: unknown): string {
   const parts: string[] = [];
   const visit = (node: unknown): void => {
     if (typeof node === 'string') parts.push(node);
     else if (Array.isArray(node)) node.forEach(visit);
-    else if (node && typeof node === 'object') Object.values(node).forEach(visit);
+    else if (node && typeof node === 'object') for (const [key, child] of Object.entries(node)) if (!(STRUCTURAL_KEYS.has(key) && typeof child === 'string')) visit(child);
   };
   visit(value);
   return parts.join('');

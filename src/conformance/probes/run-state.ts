@@ -117,23 +117,42 @@ export class ProbeRun {
    * The one search over everything the server sent (results with their `_meta`, errors,
    * notifications, requests, instructions, tools/list), run once every token the sandbox issued
    * is known. Each part of a message is searched by its place, then all its strings run together,
-   * for a secret split across neighbouring fields.
+   * for a secret split across neighbouring fields; then the messages of one call run together, for
+   * one split across them (a log line and the result).
    */
   searchMessages(received: readonly ReceivedMessage[]): void {
-    for (const { message, tool } of received) {
-      const found = new Set<string>();
-      const search = (place: string, text: string) => {
-        for (const leak of this.scanner.scan(text)) {
-          if (found.has(leak.canary) && place.endsWith('(split across fields)')) continue;
-          found.add(leak.canary);
-          this.reportLeak(place, leak, tool);
-        }
-      };
-      const surfaces = messageSurfaces(message);
-      for (const { place, text } of surfaces) search(place, text);
-      for (const { place, value } of surfaces) if (value !== null && typeof value === 'object') search(`${place} (split across fields)`, joinedStrings(value));
-      if (surfaces.length > 1) search('message (split across fields)', joinedStrings(message));
+    let call: { tool: string; messages: ReceivedMessage[]; found: Set<string> } | undefined;
+    const endCall = () => {
+      if (call && call.messages.length > 1) {
+        const joined = call.messages.map(({ message }) => joinedStrings(message)).join('');
+        for (const leak of this.scanner.scan(joined)) if (!call.found.has(leak.canary)) this.reportLeak('messages of one call (split across messages)', leak, call.tool);
+      }
+      call = undefined;
+    };
+    for (const entry of received) {
+      if (entry.tool !== call?.tool) endCall();
+      if (entry.tool && !call) call = { tool: entry.tool, messages: [], found: new Set() };
+      call?.messages.push(entry);
+      for (const canary of this.searchMessage(entry)) call?.found.add(canary);
     }
+    endCall();
+  }
+
+  /** One message, part by part and then its strings run together; the canaries it holds. */
+  private searchMessage({ message, tool }: ReceivedMessage): Set<string> {
+    const found = new Set<string>();
+    const search = (place: string, text: string) => {
+      for (const leak of this.scanner.scan(text)) {
+        if (found.has(leak.canary) && place.endsWith('(split across fields)')) continue;
+        found.add(leak.canary);
+        this.reportLeak(place, leak, tool);
+      }
+    };
+    const surfaces = messageSurfaces(message);
+    for (const { place, text } of surfaces) search(place, text);
+    for (const { place, value } of surfaces) if (value !== null && typeof value === 'object') search(`${place} (split across fields)`, joinedStrings(value));
+    if (surfaces.length > 1) search('message (split across fields)', joinedStrings(message));
+    return found;
   }
 
   private reportLeak(place: string, leak: Leak, tool: string | undefined): void {
