@@ -10,6 +10,8 @@ import type { TextField } from './visible-text.js';
  * model-visible text. A set is data: patterns with ids, the cues some of them need beside them,
  * and how each is read (advice when negated, a reference to another tool, an encoded run).
  */
+export type Encoding = 'base64' | 'hex' | 'percent';
+
 export interface PatternSpec {
   id: string;
   pattern: string;
@@ -20,8 +22,8 @@ export interface PatternSpec {
   with?: string[];
   /** Another pattern of the same set must also match the same text (claims that only count in numbers). */
   needsAnother?: boolean;
-  /** The match is an encoded run: it counts when it decodes to text that one of the set's `decoded` patterns matches. */
-  decode?: 'base64' | 'hex';
+  /** The match is an encoded run: it counts when it decodes to text in which the set's `decoded` patterns find two different words. */
+  decode?: Encoding;
   /** The fields this pattern reads; default: the set's. */
   fields?: TextField[];
 }
@@ -181,11 +183,41 @@ function refersToAnotherTool(name: string, calledATool: boolean, owner: TextOwne
 
 const PRINTABLE = /^[\x20-\x7e\t\n\r]+$/;
 
-function decodeRun(run: string, encoding: 'base64' | 'hex'): string | undefined {
+function decodeBytes(run: string, encoding: Encoding): string | undefined {
+  if (encoding === 'percent') {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return undefined;
+    }
+  }
   const cleaned = encoding === 'hex' ? run.replace(/\\x|0x|[\s:]/gi, '') : run;
   if (encoding === 'hex' && cleaned.length % 2 !== 0) return undefined;
-  const decoded = Buffer.from(cleaned, encoding).toString('latin1');
-  return PRINTABLE.test(decoded) && /[a-z]{3,}\s+[a-z]{2,}/i.test(decoded) ? decoded : undefined;
+  return Buffer.from(cleaned, encoding).toString('latin1');
+}
+
+/** Data such as a JWT's claims or a cursor decodes to JSON: a structure, not instructions. */
+function isJson(text: string): boolean {
+  if (!/^\s*[[{]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function decodeRun(run: string, encoding: Encoding): string | undefined {
+  const decoded = decodeBytes(run, encoding);
+  if (decoded === undefined || !PRINTABLE.test(decoded) || isJson(decoded)) return undefined;
+  return /[a-z]{3,}\s+[a-z]{2,}/i.test(decoded) ? decoded : undefined;
+}
+
+/** Instructions use more than one instruction word; one ("run the tests") is an example, not a payload. */
+function readsAsInstructions(decoded: string, patterns: RegExp[]): boolean {
+  const words = new Set<string>();
+  for (const regex of patterns) for (const match of decoded.matchAll(regex)) words.add(match[0].toLowerCase());
+  return words.size >= 2;
 }
 
 function shown(text: string): string {
@@ -208,7 +240,7 @@ function matchPattern(pattern: CompiledPattern, set: CompiledSet, text: string, 
     let beside: string | undefined;
     if (pattern.decode) {
       const decoded = decodeRun(match[0], pattern.decode);
-      if (decoded === undefined || !set.decoded.some((regex) => firstMatch(regex, decoded))) continue;
+      if (decoded === undefined || !readsAsInstructions(decoded, set.decoded)) continue;
       beside = `decodes to "${shown(decoded)}"`;
     }
     if (pattern.with) {
