@@ -130,8 +130,8 @@ describe.concurrent('the CLI', () => {
     expect(outcome.code, outcome.stderr).toBe(0);
     const frames = outcome.stderr.split('\r\x1b[2K').filter(Boolean);
     const total = Number(/^probes 1\/(\d+) · calibration: /.exec(frames[0]!)?.[1]);
-    // calibration; six gate steps for s3_delete_object, one more in the other era and one per consent-looking word; the two reads of s3_head_object three times in the plain session and twice in each of the three others; one undeclared-argument call per tool
-    expect(total).toBe(1 + 6 + 1 + 5 + 2 * 3 + 2 * 2 * 3 + 2);
+    // calibration; six gate steps for s3_delete_object, one more in the other era and one per consent-looking word; the two reads of s3_head_object three times in the plain session, twice in the era session and once in the two others; one undeclared-argument call per tool
+    expect(total).toBe(1 + 6 + 1 + 5 + 2 * 3 + 2 * 2 + 2 * 1 * 2 + 2);
     expect(frames).toContain(`probes 2/${total} · gate s3_delete_object: no confirm`);
     expect(frames.at(-1)).toMatch(new RegExp(`^probes ${total}/${total} · `));
     expect(outcome.stderr.endsWith('\r\x1b[2K')).toBe(true);

@@ -136,13 +136,19 @@ async function calibrate(run: ProbeRun, session: ProbeSession, reads: ReadProbeS
   return after.count > 0;
 }
 
-/** How often each session reads each tool (the plain session, which calls every tool most, once more): a fork that changes on a later call meets it. */
+/**
+ * How often each session reads each tool: the plain session, which calls every tool most, three
+ * times, the other-era session twice, the others once; a fork that changes on a later call in a
+ * process meets it.
+ */
+const READ_REPEATS: Record<SessionSpec['name'], number> = { plain: 3, era: 2, elicit: 1, block: 1 };
+
 function readRepeats(session: ProbeSession): number {
-  return session.spec.name === 'plain' ? 3 : 2;
+  return READ_REPEATS[session.spec.name];
 }
 
 /**
- * Each read of a session, two or three times, in an order drawn from the seed: the text must read back in the
+ * Each read of a session, as often as {@link READ_REPEATS} says, in an order drawn from the seed: the text must read back in the
  * session's format, and the mutation log's window around each call is kept, so a read that wrote
  * can be named afterwards.
  */
