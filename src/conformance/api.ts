@@ -97,7 +97,7 @@ export interface DiffOptions extends JudgeOptions {
 export interface LintOptions extends JudgeOptions {
   /** The checkout to lint, relative to `cwd` (default: the git root of `cwd`, else `cwd`). */
   dir?: string;
-  /** Rule pack (default: the lint pack). */
+  /** Rule pack (default: the pack whose baseline is a repository). */
   pack?: string;
 }
 

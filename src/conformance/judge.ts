@@ -10,7 +10,7 @@ export function today(): string {
 }
 
 /**
- * Evaluate the rules of the pack (and of `alsoPacks`: `check --lint` runs the lint pack too),
+ * Evaluate the rules of the pack (and of `alsoPacks`: `check --lint` runs the lockstep pack too),
  * apply the config's suppressions, then the rules about suppressions. With `onlyProbes`, the
  * rules that judge the listed surface are left out. A suppression of a rule that did not run
  * (another command's rule) is not stale: it had nothing to hide.

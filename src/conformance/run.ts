@@ -299,7 +299,7 @@ function loadInputs(request: CheckRequest) {
   return { ...inputs, ...lintInputs(request, inputs.ruleSet) };
 }
 
-/** `check --lint`: the checkout and the lint pack, judged with the check in one report. */
+/** `check --lint`: the checkout and the lockstep pack, judged with the check in one report. */
 function lintInputs(request: CheckRequest, ruleSet: RuleSet): { lint?: { input: LintInput; pack: PackDefinition } } {
   if (request.lint === undefined) return {};
   return { lint: { input: readRepository(lintRoot(request.lint.dir, request.cwd ?? process.cwd())), pack: lintPack(ruleSet) } };

@@ -23,12 +23,11 @@ export interface ModernBlock {
   } | null;
 }
 
-export interface PrefixCounts {
-  total: number;
-  b2: number;
-  s3: number;
-  bz: number;
-}
+/** The name prefixes a contract counts tools by. */
+export const TOOL_PREFIXES = ['b2', 's3', 'bz'] as const;
+export type ToolPrefix = (typeof TOOL_PREFIXES)[number];
+
+export type PrefixCounts = { total: number } & Record<ToolPrefix, number>;
 
 /** One `fixtures/tool-contract/<profile>.<era>.json` file. */
 export interface ToolFixture {
@@ -86,12 +85,9 @@ export interface FixtureInput {
 }
 
 export function prefixCounts(names: readonly string[]): PrefixCounts {
-  return {
-    total: names.length,
-    b2: names.filter((n) => n.startsWith('b2_')).length,
-    s3: names.filter((n) => n.startsWith('s3_')).length,
-    bz: names.filter((n) => n.startsWith('bz_')).length,
-  };
+  const counts = { total: names.length } as PrefixCounts;
+  for (const prefix of TOOL_PREFIXES) counts[prefix] = names.filter((name) => name.startsWith(`${prefix}_`)).length;
+  return counts;
 }
 
 function schemaProperties(tool: NormalizedTool): Record<string, unknown> {

@@ -10,7 +10,7 @@ export function lintRoot(dir: string | undefined, cwd: string): string {
 
 /** The pack lint runs: the one named, else the one whose baseline is a repository. */
 export function lintPack(ruleSet: RuleSet, name?: string): PackDefinition {
-  if (name !== undefined) return selectPack(ruleSet, name);
+  if (name !== undefined) return selectPack(ruleSet, name, 'repository');
   const pack = ruleSet.packs.find((candidate) => candidate.baseline === 'repository');
   if (!pack) throw new ConformError('config', 'no rule pack has the repository baseline that lint runs; reinstall the checker');
   return pack;

@@ -1,3 +1,4 @@
+import type { ToolPrefix } from '../../contract/fixture.js';
 import type { RawFinding } from '../rules/types.js';
 import { at } from './finding.js';
 import { lineOfOffset } from './lines.js';
@@ -46,7 +47,7 @@ export function proseToolCounts(input: LintInput): RawFinding[] {
         if (profileGroup && !named) continue; // not a profile of this checkout (a table of something else)
         if (bare && stated < smallest) continue;
         claimed.add(offset);
-        const prefix = prefixGroup ? (match[prefixGroup] as 'b2' | 's3' | 'bz') : undefined;
+        const prefix = prefixGroup ? (match[prefixGroup] as ToolPrefix) : undefined;
         const fits = named ? named.counts.total === stated : profiles.some((profile) => (prefix ? profile.counts[prefix] : profile.counts.total) === stated);
         if (fits) continue;
         const expected = named ? `${named.counts.total} (${named.name})` : prefix ? profiles.map((profile) => `${profile.counts[prefix]} (${profile.name})`).join(', ') : totals;

@@ -1,3 +1,4 @@
+import { TOOL_PREFIXES, type ToolPrefix } from '../../contract/fixture.js';
 import type { RawFinding } from '../rules/types.js';
 import { at } from './finding.js';
 import { fixtureProfiles, type FixtureProfile } from './profiles.js';
@@ -17,7 +18,7 @@ interface Section {
   /** Tool names listed under a prefix heading or on a prefix line, with their lines. */
   names: Map<string, number>;
   /** `### `b2_*` Tools (21)`: a count a heading states. */
-  headingCounts: { prefix: 'b2' | 's3' | 'bz'; count: number; line: number }[];
+  headingCounts: { prefix: ToolPrefix; count: number; line: number }[];
   lines: { text: string; line: number }[];
 }
 
@@ -26,7 +27,7 @@ export function parseReferenceDoc(text: string): { rows: Map<string, TableRow>; 
   const rows = new Map<string, TableRow>();
   const sections = new Map<string, Section>();
   let section: Section | undefined;
-  let listPrefix: 'b2' | 's3' | 'bz' | undefined;
+  let listPrefix: ToolPrefix | undefined;
   text.split('\n').forEach((raw, index) => {
     const line = index + 1;
     const row = /^\|\s*`([^`]+)`\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|(.*)$/.exec(raw);
@@ -47,7 +48,7 @@ export function parseReferenceDoc(text: string): { rows: Map<string, TableRow>; 
     section.lines.push({ text: raw, line });
     if (heading) {
       const prefixHeading = /`(b2|s3|bz)_\*`[^(]*(?:\((\d+)\))?/.exec(heading[2]!);
-      listPrefix = prefixHeading ? (prefixHeading[1] as 'b2' | 's3' | 'bz') : undefined;
+      listPrefix = prefixHeading ? (prefixHeading[1] as ToolPrefix) : undefined;
       if (prefixHeading?.[2]) section.headingCounts.push({ prefix: listPrefix!, count: Number(prefixHeading[2]), line });
       return;
     }
@@ -99,7 +100,7 @@ export function referenceDocCounts(input: LintInput): RawFinding[] {
   for (const [name, row] of rows) {
     const profile = profileNamed(profiles, name);
     if (!profile) continue;
-    for (const group of ['total', 'b2', 's3', 'bz'] as const) {
+    for (const group of ['total', ...TOOL_PREFIXES] as const) {
       if (row.counts[group] !== profile.counts[group]) out.push(at(file, row.line, { profileName: name, group, stated: row.counts[group], actual: profile.counts[group], fixture: profile.fixture.file }, { key: `${name}/${group}` }));
     }
   }

@@ -49,10 +49,14 @@ function loadPacks(dir: string, ajv: ReturnType<typeof jsonSchemaValidator> | un
   return packs;
 }
 
-/** The pack named (or the default one); an unknown name is a usage error listing the packs. */
-export function selectPack(ruleSet: RuleSet, name?: string): PackDefinition {
-  const pack = name === undefined ? ruleSet.packs.find((candidate) => candidate.default) : ruleSet.packs.find((candidate) => candidate.name === name);
-  if (!pack) throw new ConformError('usage', `unknown pack "${name}" (available: ${ruleSet.packs.map((candidate) => candidate.name).join(', ')})`);
+/**
+ * The pack named (or the default one) among those for what is judged: a server and its fixtures
+ * (check, diff, snapshot), or a checkout's files (lint). An unknown name is a usage error listing them.
+ */
+export function selectPack(ruleSet: RuleSet, name?: string, judged: 'server' | 'repository' = 'server'): PackDefinition {
+  const candidates = ruleSet.packs.filter((candidate) => (candidate.baseline === 'repository') === (judged === 'repository'));
+  const pack = name === undefined ? candidates.find((candidate) => candidate.default) : candidates.find((candidate) => candidate.name === name);
+  if (!pack) throw new ConformError('usage', `unknown pack "${name}" (available: ${candidates.map((candidate) => candidate.name).join(', ')})`);
   return pack;
 }
 

@@ -16,9 +16,12 @@ test('exactly one pack is the default, and every rule belongs to packs that exis
   }
 });
 
-test('the default pack runs every rule, so a run without --pack is what it was before packs', () => {
+test('the default pack runs every rule that judges a server, so a run without --pack is what it was before packs', () => {
   const fallback = selectPack(ruleSet);
-  expect(ruleSet.rules.filter((rule) => !rule.packs.includes(fallback.name)).map((rule) => rule.id)).toEqual([]);
+  const repositoryPacks = ruleSet.packs.filter((pack) => pack.baseline === 'repository').map((pack) => pack.name);
+  const judgesServers = ruleSet.rules.filter((rule) => !rule.packs.every((pack) => repositoryPacks.includes(pack)));
+  expect(repositoryPacks.length).toBeGreaterThan(0);
+  expect(judgesServers.filter((rule) => !rule.packs.includes(fallback.name)).map((rule) => rule.id)).toEqual([]);
 });
 
 test('a snapshot pack leaves out every rule that needs a contract or a naming policy', async () => {
@@ -45,6 +48,9 @@ test('an unknown --pack is a usage error (exit 2) listing the packs', async () =
   const outcome = await runCli(['check', '--pack', 'nonesuch', '--server', 'node -e 0', '--fixtures', '.']);
   expect(outcome.code).toBe(2);
   expect(outcome.stderr).toMatch(/unknown pack "nonesuch" \(available: b2, generic\)/);
+  const lintPack = await runCli(['check', '--pack', 'lockstep', '--server', 'node -e 0', '--fixtures', '.']);
+  expect(lintPack.code).toBe(2);
+  expect(lintPack.stderr).toMatch(/unknown pack "lockstep" \(available: b2, generic\)/);
 });
 
 test('a snapshot pack without --fixtures says how to take the snapshot', async () => {
