@@ -11,6 +11,8 @@ COPY bin ./bin
 COPY src ./src
 COPY scripts ./scripts
 COPY bench ./bench
+COPY deploy ./deploy
+COPY api ./api
 RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
