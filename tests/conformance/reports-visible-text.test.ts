@@ -111,7 +111,8 @@ describe('bounds', () => {
     expect(shown).toContain('a long sentence of the new text');
     expect(shown).toContain('…');
     expect(shown).not.toContain('the end.');
-    expect(shown.length).toBeLessThan(huge.length / 2);
+    // The text's 2,000 sentences are cut to a few dozen, however long the rest of the report grows.
+    expect(shown.split('a long sentence of the new text').length - 1).toBeLessThan(200);
   });
 
   test('JSON keeps the whole text; --verbose shows it in full', () => {
