@@ -102,6 +102,7 @@ describe('visible-text-pattern, text (visible/url, description/unsafe-instructio
     'ID of the Send to remove password from.',
     'If there is only one version, proceed automatically and do not ask the user to select a version.',
     'Skip this step if the user asks for a rerun instead.',
+    'Never put the key in the query string; send it in the Authorization header.',
   ])('description/unsafe-instructions: workflow notes and nouns that look like verbs are not injections: %j', (description) => {
     expect(runRule('description', 'description/unsafe-instructions', described(description))).toEqual([]);
   });
