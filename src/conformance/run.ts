@@ -20,7 +20,7 @@ import { namingPolicyFor, type PolicyInUse } from './naming-policy.js';
 import type { Finding } from './findings.js';
 import { BUNDLED, toolVersions } from './package-root.js';
 import type { ProbeServer } from './probes/sessions.js';
-import type { ProbeOutcome, ProgressListener } from './probes/types.js';
+import type { ProbeObservation, ProbeOutcome, ProgressListener } from './probes/types.js';
 import { loadRules, selectPack, type PackDefinition, type RuleSet } from './rules/engine.js';
 import type { RuleContext, ScopedChange } from './rules/types.js';
 import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
@@ -381,7 +381,7 @@ function judgeWithProbes(inputs: ReturnType<typeof loadInputs>, context: RuleCon
     const leaks = context.probes.scanner.scan(JSON.stringify({ findings: judged.findings, evidence }));
     if (leaks.length > 0) {
       context.probes.observations.push(
-        ...leaks.map((leak) => ({ aspect: 'secret.leak', passed: false, variant: `this report: ${leak.canary} (${leak.encoding})`, detail: `the ${leak.canary} given to the server appeared in this report (masked)` })),
+        ...leaks.map((leak): ProbeObservation => ({ aspect: 'secret.leak', passed: false, variant: `this report: ${leak.canary} (${leak.encoding})`, detail: `the ${leak.canary} given to the server appeared in this report (masked)` })),
       );
       judged = judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes, inputs.lint ? [inputs.lint.pack] : []);
       const mask = (text: string) => context.probes!.scanner.mask(text);

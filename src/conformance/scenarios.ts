@@ -30,9 +30,12 @@ export interface ScenarioFile {
   scenarios: (Scenario & { goldenValue?: unknown })[];
 }
 
+/** Every aspect a scenario expectation or `--call-tool` records, the one list rules may name. */
+export const SCENARIO_ASPECTS = ['scenario.call', 'scenario.is-error', 'scenario.assertion', 'scenario.golden', 'scenario.latency', 'call.text-block', 'call.undeclared-argument'] as const;
+
 /** One expectation of one scenario, met or not; rules pick the aspects they judge. */
 export interface ScenarioObservation {
-  aspect: 'scenario.call' | 'scenario.is-error' | 'scenario.assertion' | 'scenario.golden' | 'scenario.latency' | 'call.text-block' | 'call.undeclared-argument';
+  aspect: (typeof SCENARIO_ASPECTS)[number];
   passed: boolean;
   scenario: string;
   tool: string;

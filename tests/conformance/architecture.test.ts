@@ -1,12 +1,14 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { expect, test } from 'vitest';
 import { CHANGE_KINDS } from '../../src/conformance/diff.js';
-import { PACKAGE_ROOT } from '../../src/conformance/package-root.js';
+import { BUNDLED, PACKAGE_ROOT } from '../../src/conformance/package-root.js';
+import { PASS_ONLY_ASPECTS, PROBE_ASPECTS } from '../../src/conformance/probes/aspects.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
 import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
+import { SCENARIO_ASPECTS } from '../../src/conformance/scenarios.js';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -94,6 +96,39 @@ test('each change kind the differ names maps to exactly one diff rule, with a cl
     expect(matching[0]!.frozenSeverity).toBe('error');
   }
   expect(diffRules).toHaveLength(CHANGE_KINDS.length);
+});
+
+/** The aspects the bundled rules of a check kind name, sorted. */
+function judgedAspects(kind: string): string[] {
+  const named = loadRules().rules.filter((rule) => rule.check.kind === kind).flatMap((rule) => rule.check.aspects as string[]);
+  return [...new Set(named)].sort();
+}
+
+test('every aspect a probe or a scenario records that can fail is judged by a rule, and rules name no other', () => {
+  const canFail = PROBE_ASPECTS.filter((aspect) => !PASS_ONLY_ASPECTS.includes(aspect));
+  expect(judgedAspects('probe-observations')).toEqual([...canFail].sort());
+  expect(judgedAspects('scenario-observations')).toEqual([...SCENARIO_ASPECTS].sort());
+});
+
+test('every listed aspect is named in the checker outside its list, where a probe or scenario records it', () => {
+  const texts = CHECKER_FILES.map((file) => readFileSync(file, 'utf8'));
+  for (const aspect of [...PROBE_ASPECTS, ...SCENARIO_ASPECTS]) {
+    const mentions = texts.reduce((count, text) => count + text.split(`'${aspect}'`).length - 1, 0);
+    expect(mentions, aspect).toBeGreaterThanOrEqual(2);
+  }
+});
+
+test('a rule naming an aspect nothing records fails rule validation, naming the rule', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rules-aspect-'));
+  try {
+    cpSync(BUNDLED.rulesDir, dir, { recursive: true });
+    const file = join(dir, 'secret-probe.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"secret.leak"', '"secret.leek"'));
+    expect(() => loadRules(dir)).not.toThrow();
+    expect(() => loadRules(dir, { validate: true })).toThrow(/rule secret-probe\/canary-leak \(secret-probe\.json\): check parameters \/aspects\/0 must be equal to one of the allowed values/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('bin/b2-mcp-conform.ts stays a thin entry point', () => {

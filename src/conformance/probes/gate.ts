@@ -2,6 +2,7 @@ import { judgeUndeclared, undeclaredArgument } from './arguments.js';
 import { changeText, mutationText, observedCall, type Attempt } from './attempt.js';
 import type { MutationRecord } from './sandbox.js';
 import { errorSummary, hasSignedUrl } from './results.js';
+import type { ProbeAspect } from './aspects.js';
 import type { ProbeRun } from './run-state.js';
 import type { ElicitAnswer, ProbeSession } from './sessions.js';
 import { fillTemplate, type Arguments, type GateProbeSpec } from './table.js';
@@ -108,7 +109,7 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
     if ((result.mutations.length > 0 || result.changes.length > 0) && !options.harmless) target = undefined;
     return { ...result, target: values };
   };
-  const observe = (aspect: string, variant: string, verdict: { passed: boolean; detail: string }) => run.run.record({ aspect, tool: spec.tool, variant, ...verdict });
+  const observe = (aspect: ProbeAspect, variant: string, verdict: { passed: boolean; detail: string }) => run.run.record({ aspect, tool: spec.tool, variant, ...verdict });
   const { plain, elicit, block, era } = run;
 
   const steps: GateStep[] = [{ label: 'no confirm', run: async () => observe('gate.unconfirmed', 'no confirm', judgeRefusal(spec, await attempt(plain, {}))) }];

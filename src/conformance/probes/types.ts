@@ -1,3 +1,4 @@
+import type { ProbeAspect } from './aspects.js';
 import type { CanaryScanner } from './secrets.js';
 
 /**
@@ -5,8 +6,8 @@ import type { CanaryScanner } from './secrets.js';
  * rules in rules/*.json pick the aspects they judge, so the probes never name a rule id.
  */
 export interface ProbeObservation {
-  /** Dotted aspect a rule selects, e.g. `gate.declined`, `format.toon`, `secret.leak`. */
-  aspect: string;
+  /** Dotted aspect a rule selects, e.g. `gate.declined`, `format.toon`, `secret.leak` (see aspects.ts). */
+  aspect: ProbeAspect;
   passed: boolean;
   tool?: string;
   /** What was tried, e.g. `decline`, `confirm: true`, `toon`; part of the finding's fingerprint. */

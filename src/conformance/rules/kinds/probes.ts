@@ -1,20 +1,26 @@
+import { PROBE_ASPECTS } from '../../probes/aspects.js';
 import type { CheckKind, RawFinding } from '../types.js';
 
-/** The parameters of a kind that judges observations: which aspects (`gate.refused`, `scenario.golden`, …) it reports. */
-export const ASPECTS_PARAMS: CheckKind['params'] = {
-  type: 'object',
-  properties: { aspects: { type: 'array', items: { type: 'string', pattern: '^[a-z]+\\.[a-z-]+$' }, minItems: 1 } },
-  required: ['aspects'],
-  additionalProperties: false,
-};
+/**
+ * The parameters of a kind that judges observations: which of the aspects its observations may
+ * have (`gate.declined`, `scenario.golden`, …) it reports; naming any other fails rule validation.
+ */
+export function aspectsParams(known: readonly string[]): CheckKind['params'] {
+  return {
+    type: 'object',
+    properties: { aspects: { type: 'array', items: { enum: [...known] }, minItems: 1 } },
+    required: ['aspects'],
+    additionalProperties: false,
+  };
+}
 
 /**
- * Every failed probe observation of the given aspects (see src/conformance/probes/types.ts),
+ * Every failed probe observation of the given aspects (see src/conformance/probes/aspects.ts),
  * one finding per tool and variant, in scope `probes`. The rule's message can use `{detail}`
  * and `{variant}` (the step, e.g. `elicitation declined`).
  */
 const probeObservations: CheckKind = {
-  params: ASPECTS_PARAMS,
+  params: aspectsParams(PROBE_ASPECTS),
   needs: ['probes'],
   run(params, context) {
     const aspects = new Set(params.aspects as string[]);

@@ -1,5 +1,6 @@
+import { SCENARIO_ASPECTS } from '../../scenarios.js';
 import type { CheckKind, RawFinding } from '../types.js';
-import { ASPECTS_PARAMS } from './probes.js';
+import { aspectsParams } from './probes.js';
 
 /**
  * Every unmet expectation of the given aspects of a scenario file (see src/conformance/scenarios.ts),
@@ -7,7 +8,7 @@ import { ASPECTS_PARAMS } from './probes.js';
  * and `{detail}`.
  */
 const scenarioObservations: CheckKind = {
-  params: ASPECTS_PARAMS,
+  params: aspectsParams(SCENARIO_ASPECTS),
   needs: ['scenarios'],
   run(params, context) {
     const aspects = new Set(params.aspects as string[]);
