@@ -101,10 +101,13 @@ export interface RawFinding {
 
 export type Need = 'live' | 'contract' | 'naming' | 'changes' | 'suppressions' | 'probes' | 'scenarios' | 'snapshot' | 'lint';
 
-/** A generic check: a pure function of its parameters and the context. */
-export interface CheckKind {
+/**
+ * A generic check: a pure function of its parameters and the context. `Params` is their type as
+ * the schema admits them (rule validation holds the rule files to the schema).
+ */
+export interface CheckKind<Params = Record<string, unknown>> {
   /** JSON Schema of the parameters a rule passes (next to `kind`). */
   params: Record<string, unknown>;
   needs: Need[];
-  run(params: Record<string, unknown>, context: RuleContext): RawFinding[];
+  run(params: Params, context: RuleContext): RawFinding[];
 }

@@ -79,7 +79,7 @@ const CONNECTION = { enum: [...CONNECTIONS] };
  * protocol version), since a server may show a tool only to clients that can serve it.
  * Between looks of different eras, the keys one era's tool definition does not have are left out.
  */
-const looksEqual: CheckKind = {
+const looksEqual: CheckKind<{ reference: string; eraSpecificKeys: string[]; compare: 'all' | 'same-capabilities' }> = {
   params: {
     type: 'object',
     properties: { reference: CONNECTION, eraSpecificKeys: { type: 'array', items: { type: 'string' } }, compare: { enum: ['all', 'same-capabilities'] } },
@@ -97,7 +97,7 @@ const looksEqual: CheckKind = {
     for (const [look, base] of comparedWith(looks, reference, params.compare === 'same-capabilities')) {
       if (isJudged(look.connection) && isJudged(base.connection) && look.hash !== base.hash) continue;
       const sameEra = look.observation.era === base.observation.era;
-      const omit = new Set(sameEra ? [] : (params.eraSpecificKeys as string[]));
+      const omit = new Set(sameEra ? [] : params.eraSpecificKeys);
       const cacheKey = `${base.connection}/${sameEra}`;
       const toolsOfBase = () => {
         if (!toolsCache.has(cacheKey)) toolsCache.set(cacheKey, visibleTools(base.listed, omit));

@@ -2,7 +2,7 @@ import type { CheckKind, RawFinding } from '../types.js';
 import { PART_SCHEMA, compileRegex, listedTools, walkKeys, walkProperties, type ToolPart } from './traverse.js';
 
 /** No object key at any depth of the given tool parts may be one of `keys`. */
-const forbiddenKeys: CheckKind = {
+const forbiddenKeys: CheckKind<{ keys: string[]; caseInsensitive?: boolean; parts: ToolPart[] }> = {
   params: {
     type: 'object',
     properties: {
@@ -15,10 +15,10 @@ const forbiddenKeys: CheckKind = {
   needs: ['live'],
   run(params, context) {
     const fold = (key: string) => (params.caseInsensitive ? key.toLowerCase() : key);
-    const forbidden = new Set((params.keys as string[]).map(fold));
+    const forbidden = new Set(params.keys.map(fold));
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
-      for (const part of params.parts as ToolPart[]) {
+      for (const part of params.parts) {
         walkKeys(tool[part], part, (key, _child, path) => {
           if (forbidden.has(fold(key))) out.push({ tool: tool.name, path, scope, data: { key } });
         });
@@ -32,7 +32,7 @@ const forbiddenKeys: CheckKind = {
  * Declared property names (in `properties` maps of the given parts) must not match any of
  * `patterns`, unless listed in `allow`. `scope` picks top-level input fields or nested ones.
  */
-const propertyNamePattern: CheckKind = {
+const propertyNamePattern: CheckKind<{ patterns: string[]; flags?: string; allow?: string[]; scope: 'top-level' | 'nested'; parts: ToolPart[] }> = {
   params: {
     type: 'object',
     properties: {
@@ -46,12 +46,12 @@ const propertyNamePattern: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const patterns = (params.patterns as string[]).map((pattern) => compileRegex(pattern, params.flags));
-    const allow = new Set((params.allow as string[] | undefined) ?? []);
+    const patterns = params.patterns.map((pattern) => compileRegex(pattern, params.flags));
+    const allow = new Set(params.allow ?? []);
     const nested = params.scope === 'nested';
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
-      for (const part of params.parts as ToolPart[]) {
+      for (const part of params.parts) {
         walkProperties(tool[part], part, ({ name, path, depth }) => {
           if (nested !== depth > 0 || allow.has(name)) return;
           const match = patterns.find((pattern) => pattern.test(name));

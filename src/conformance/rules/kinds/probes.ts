@@ -19,11 +19,11 @@ export function aspectsParams(known: readonly string[]): CheckKind['params'] {
  * one finding per tool and variant, in scope `probes`. The rule's message can use `{detail}`
  * and `{variant}` (the step, e.g. `elicitation declined`).
  */
-const probeObservations: CheckKind = {
+const probeObservations: CheckKind<{ aspects: string[] }> = {
   params: aspectsParams(PROBE_ASPECTS),
   needs: ['probes'],
   run(params, context) {
-    const aspects = new Set(params.aspects as string[]);
+    const aspects = new Set(params.aspects);
     const out: RawFinding[] = [];
     for (const observation of context.probes?.observations ?? []) {
       if (observation.passed || !aspects.has(observation.aspect)) continue;

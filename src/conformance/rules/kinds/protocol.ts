@@ -102,14 +102,14 @@ const discoverShape: CheckKind = {
 };
 
 /** Every connection learns a server name and version (serverInfo). */
-const serverInfoPresent: CheckKind = {
+const serverInfoPresent: CheckKind<{ fields: ('name' | 'version')[] }> = {
   params: { type: 'object', properties: { fields: { type: 'array', items: { enum: ['name', 'version'] }, minItems: 1 } }, required: ['fields'] },
   needs: ['live'],
   run(params, context) {
     const out: RawFinding[] = [];
     for (const surface of context.surfaces) {
       const info = surface.observation.serverInfo as Record<string, unknown> | null;
-      for (const field of params.fields as string[]) {
+      for (const field of params.fields) {
         const value = info?.[field];
         if (typeof value !== 'string' || value.trim() === '') out.push({ scope: surface.connection, path: `serverInfo.${field}`, key: field, data: { field } });
       }

@@ -7,11 +7,11 @@ import { aspectsParams } from './probes.js';
  * one finding per scenario and pointer, in scope `scenarios`. The message can use `{scenario}`
  * and `{detail}`.
  */
-const scenarioObservations: CheckKind = {
+const scenarioObservations: CheckKind<{ aspects: string[] }> = {
   params: aspectsParams(SCENARIO_ASPECTS),
   needs: ['scenarios'],
   run(params, context) {
-    const aspects = new Set(params.aspects as string[]);
+    const aspects = new Set(params.aspects);
     const out: RawFinding[] = [];
     for (const observation of context.scenarios?.observations ?? []) {
       if (observation.passed || !aspects.has(observation.aspect)) continue;

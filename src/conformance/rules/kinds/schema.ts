@@ -130,14 +130,14 @@ function schemaProblem(schema: unknown, part: string): SchemaProblem | undefined
 }
 
 /** Every present schema part must be valid in the dialect it declares, and self-consistent. */
-const schemaCompiles: CheckKind = {
+const schemaCompiles: CheckKind<{ parts: ToolPart[] }> = {
   params: { type: 'object', properties: { parts: PART_SCHEMA }, required: ['parts'] },
   needs: ['live'],
   run(params, context) {
     const verdicts = new Map<string, SchemaProblem | undefined>();
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
-      for (const part of params.parts as ToolPart[]) {
+      for (const part of params.parts) {
         const schema = tool[part];
         if (schema === undefined) continue;
         const key = `${part}:${JSON.stringify(schema)}`;
@@ -151,7 +151,7 @@ const schemaCompiles: CheckKind = {
 };
 
 /** Every present schema part must be in one of `dialects` (a schema without `$schema` is in the default one). */
-const schemaDialect: CheckKind = {
+const schemaDialect: CheckKind<{ parts: ToolPart[]; dialects: DialectName[] }> = {
   params: {
     type: 'object',
     properties: { parts: PART_SCHEMA, dialects: { type: 'array', items: { enum: [...DIALECT_NAMES] }, minItems: 1 } },
@@ -159,10 +159,10 @@ const schemaDialect: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const allowed = params.dialects as DialectName[];
+    const allowed = params.dialects;
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
-      for (const part of params.parts as ToolPart[]) {
+      for (const part of params.parts) {
         const schema = tool[part];
         if (schema === undefined) continue;
         const declared = declaredDialect(schema);
@@ -179,7 +179,7 @@ const schemaDialect: CheckKind = {
 };
 
 /** The root of a schema part must carry `equals` keywords with exactly those values, and the `present` ones. */
-const schemaRoot: CheckKind = {
+const schemaRoot: CheckKind<{ part: ToolPart; equals?: Record<string, unknown>; present?: string[] }> = {
   params: {
     type: 'object',
     properties: {
@@ -191,9 +191,9 @@ const schemaRoot: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const part = params.part as ToolPart;
-    const equals = (params.equals as Record<string, unknown> | undefined) ?? {};
-    const present = (params.present as string[] | undefined) ?? [];
+    const part = params.part;
+    const equals = params.equals ?? {};
+    const present = params.present ?? [];
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       const schema = tool[part];
@@ -216,7 +216,7 @@ const schemaRoot: CheckKind = {
  * Structural limits that keep a schema cheap and self-contained for every client. A part too
  * deep to be read at all was replaced on arrival (see reading-limits.ts); it is reported here.
  */
-const schemaLimits: CheckKind = {
+const schemaLimits: CheckKind<{ parts: ToolPart[]; maxDepth?: number; maxProperties?: number; maxRefs?: number; localRefsOnly?: boolean; noRefCycles?: boolean }> = {
   params: {
     type: 'object',
     properties: {
@@ -231,8 +231,8 @@ const schemaLimits: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const parts = params.parts as ToolPart[];
-    const maxDepth = typeof params.maxDepth === 'number' ? params.maxDepth : undefined;
+    const parts = params.parts;
+    const maxDepth = params.maxDepth;
     const out: RawFinding[] = [];
     for (const { surface, scope } of judgedSurfaces(context)) {
       for (const cut of surface.observation.bounded) {
@@ -295,7 +295,7 @@ function analysedAsBacktracking(pattern: string): boolean {
  * many other places in that part use it: a schema repeating one pattern thousands of times is one
  * problem, not thousands.
  */
-const schemaPatterns: CheckKind = {
+const schemaPatterns: CheckKind<{ parts: ToolPart[] }> = {
   params: { type: 'object', properties: { parts: PART_SCHEMA }, required: ['parts'] },
   needs: ['live'],
   run(params, context) {
@@ -306,7 +306,7 @@ const schemaPatterns: CheckKind = {
       return verdicts.get(pattern)!;
     };
     for (const { tool, scope } of listedTools(context)) {
-      for (const part of params.parts as ToolPart[]) {
+      for (const part of params.parts) {
         const places = new Map<string, string[]>();
         const found = (pattern: string, path: string) => {
           if (!backtracks(pattern)) return;

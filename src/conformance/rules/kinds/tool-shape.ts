@@ -72,7 +72,7 @@ const propertyShape: CheckKind = {
 };
 
 /** Every tool carries each annotation key, with a value of the given JSON type. */
-const annotationsPresent: CheckKind = {
+const annotationsPresent: CheckKind<{ keys: string[]; type: 'boolean' | 'string' | 'number' }> = {
   params: {
     type: 'object',
     properties: { keys: { type: 'array', items: { type: 'string' }, minItems: 1 }, type: { enum: ['boolean', 'string', 'number'] } },
@@ -83,7 +83,7 @@ const annotationsPresent: CheckKind = {
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       const annotations = annotationsOf(tool);
-      for (const key of params.keys as string[]) {
+      for (const key of params.keys) {
         const value = annotations[key];
         if (typeof value !== params.type) {
           out.push({ tool: tool.name, path: joinPath('annotations', key), scope, data: { key, type: params.type, actual: value === undefined ? 'absent' : JSON.stringify(value) } });
@@ -95,7 +95,7 @@ const annotationsPresent: CheckKind = {
 };
 
 /** The listed annotations may not all hold `value` at once (e.g. read-only and destructive). */
-const annotationsExclusive: CheckKind = {
+const annotationsExclusive: CheckKind<{ keys: string[]; value: unknown }> = {
   params: {
     type: 'object',
     properties: { keys: { type: 'array', items: { type: 'string' }, minItems: 2 }, value: {} },
@@ -103,7 +103,7 @@ const annotationsExclusive: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const keys = params.keys as string[];
+    const keys = params.keys;
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       const annotations = annotationsOf(tool);

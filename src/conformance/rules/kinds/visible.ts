@@ -25,7 +25,7 @@ function shown(match: string, show: unknown): string {
  * No text in the given fields matches a pattern. One finding per text and pattern, naming where
  * it sits and what matched (as code points with `show: code-points`, for invisible characters).
  */
-const visibleTextPattern: CheckKind = {
+const visibleTextPattern: CheckKind<{ fields: TextField[]; patterns: { name: string; pattern: string; flags?: string }[]; show?: 'text' | 'code-points' }> = {
   params: {
     type: 'object',
     properties: {
@@ -42,9 +42,9 @@ const visibleTextPattern: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const patterns = (params.patterns as { name: string; pattern: string; flags?: string }[]).map((item) => ({ name: item.name, regex: compileRegex(item.pattern, item.flags) }));
+    const patterns = params.patterns.map((item) => ({ name: item.name, regex: compileRegex(item.pattern, item.flags) }));
     const out: RawFinding[] = [];
-    for (const text of textsIn(context, params.fields as TextField[])) {
+    for (const text of textsIn(context, params.fields)) {
       for (const { name, regex } of patterns) {
         regex.lastIndex = 0;
         const match = regex.exec(text.text);
@@ -65,12 +65,12 @@ function asciiLookAlike(char: string): string | undefined {
 }
 
 /** Names (tools, properties, prompts, arguments) contain no character that imitates ASCII. */
-const visibleNameConfusable: CheckKind = {
+const visibleNameConfusable: CheckKind<{ fields: TextField[] }> = {
   params: { type: 'object', properties: { fields: FIELDS }, required: ['fields'], additionalProperties: false },
   needs: ['live'],
   run(params, context) {
     const out: RawFinding[] = [];
-    for (const text of textsIn(context, params.fields as TextField[])) {
+    for (const text of textsIn(context, params.fields)) {
       const lookAlikes = [...text.text].filter((char) => char > '\x7f').flatMap((char) => {
         const ascii = asciiLookAlike(char);
         return ascii ? [`${codePoint(char)} looks like "${ascii}"`] : [];
@@ -91,11 +91,11 @@ function* wireTools(context: RuleContext) {
 }
 
 /** Every top-level key of every listed tool is one the protocol defines. */
-const toolKeysKnown: CheckKind = {
+const toolKeysKnown: CheckKind<{ known: string[] }> = {
   params: { type: 'object', properties: { known: { type: 'array', items: { type: 'string' }, minItems: 1 } }, required: ['known'], additionalProperties: false },
   needs: ['live'],
   run(params, context) {
-    const known = new Set(params.known as string[]);
+    const known = new Set(params.known);
     const out: RawFinding[] = [];
     for (const { tool, surface } of wireTools(context)) {
       for (const key of Object.keys(tool)) {
@@ -121,7 +121,7 @@ function offOrigin(src: unknown, origin: string | null, allowedSchemes: readonly
 }
 
 /** Every icon of every tool is embedded (an allowed scheme such as data:) or served from the server's own origin. */
-const iconsOnOrigin: CheckKind = {
+const iconsOnOrigin: CheckKind<{ allowSchemes: string[] }> = {
   params: { type: 'object', properties: { allowSchemes: { type: 'array', items: { type: 'string' } } }, required: ['allowSchemes'], additionalProperties: false },
   needs: ['live'],
   run(params, context) {
@@ -129,7 +129,7 @@ const iconsOnOrigin: CheckKind = {
     for (const { tool, surface } of wireTools(context)) {
       const icons = Array.isArray(tool.icons) ? tool.icons : [];
       icons.forEach((icon: unknown, index: number) => {
-        const problem = offOrigin(isObject(icon) ? icon.src : undefined, surface.origin, params.allowSchemes as string[]);
+        const problem = offOrigin(isObject(icon) ? icon.src : undefined, surface.origin, params.allowSchemes);
         if (problem) out.push({ tool: tool.name, path: `icons[${index}].src`, scope: surface.connection, data: { problem } });
       });
     }
