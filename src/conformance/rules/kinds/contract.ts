@@ -21,7 +21,7 @@ function liveGroups(names: readonly string[], groupBy: string, context: RuleCont
 }
 
 /** Tool counts per prefix (or per backing category) equal the contract's counts for the profile. */
-const countsEqualContract: CheckKind = {
+const countsEqualContract: CheckKind<{ groupBy: 'prefix' | 'backing' }> = {
   params: { type: 'object', properties: { groupBy: { enum: ['prefix', 'backing'] } }, required: ['groupBy'] },
   needs: ['live', 'contract'],
   run(params, context) {
@@ -33,7 +33,7 @@ const countsEqualContract: CheckKind = {
     delete expected.total;
     const out: RawFinding[] = [];
     for (const { surface, scope } of judgedSurfaces(context)) {
-      const actual = liveGroups(surface.names, String(params.groupBy), context);
+      const actual = liveGroups(surface.names, params.groupBy, context);
       for (const group of [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort()) {
         if ((expected[group] ?? 0) !== (actual[group] ?? 0)) {
           out.push({ scope, key: group, data: { group, expected: expected[group] ?? 0, actual: actual[group] ?? 0 } });

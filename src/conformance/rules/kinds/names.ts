@@ -4,7 +4,7 @@ import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 import { compileRegex, judgedSurfaces, listedTools } from './traverse.js';
 
 /** Names that match `when` (all names when absent) must match `pattern`. */
-const namePattern: CheckKind = {
+const namePattern: CheckKind<{ pattern: string; when?: string; flags?: string }> = {
   params: {
     type: 'object',
     properties: { pattern: { type: 'string' }, when: { type: 'string' }, flags: { type: 'string' } },
@@ -17,7 +17,7 @@ const namePattern: CheckKind = {
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       if (when && !when.test(tool.name)) continue;
-      if (!pattern.test(tool.name)) out.push({ tool: tool.name, scope, data: { pattern: String(params.pattern) } });
+      if (!pattern.test(tool.name)) out.push({ tool: tool.name, scope, data: { pattern: params.pattern } });
     }
     return out;
   },

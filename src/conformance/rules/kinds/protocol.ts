@@ -1,13 +1,15 @@
 import { ToolSchema } from '@modelcontextprotocol/core';
 import { ToolSchema as WitnessToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { deepEqual, joinPath } from '../../diff.js';
+import type { ConnectionId } from '../../connections.js';
 import type { LiveSurface } from '../../snapshot.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 import { listedTools } from './traverse.js';
 
-const CONNECTION = { enum: ['modern', 'legacy', 'witness'] };
+const COMPARED_CONNECTIONS = ['modern', 'legacy', 'witness'] as const;
+const CONNECTION = { enum: [...COMPARED_CONNECTIONS] };
 
-function surfaceOf(context: RuleContext, connection: unknown): LiveSurface | undefined {
+function surfaceOf(context: RuleContext, connection: ConnectionId): LiveSurface | undefined {
   return context.surfaces.find((surface) => surface.connection === connection);
 }
 
@@ -49,7 +51,7 @@ function promptsDifference(a: LiveSurface, b: LiveSurface): string | undefined {
 }
 
 /** Two connections (e.g. modern and legacy) list the same tools (or prompts), byte for byte after normalization. */
-const erasEqual: CheckKind = {
+const erasEqual: CheckKind<{ a: (typeof COMPARED_CONNECTIONS)[number]; b: (typeof COMPARED_CONNECTIONS)[number]; of: 'tools' | 'prompts' }> = {
   params: { type: 'object', properties: { a: CONNECTION, b: CONNECTION, of: { enum: ['tools', 'prompts'] } }, required: ['a', 'b', 'of'] },
   needs: ['live'],
   run(params, context) {
@@ -62,7 +64,7 @@ const erasEqual: CheckKind = {
 };
 
 /** The modern era's cache hint (on `tools/list` or `server/discover`) is the contract's approved one. */
-const cacheHintApproved: CheckKind = {
+const cacheHintApproved: CheckKind<{ source: 'tools/list' | 'server/discover' }> = {
   params: { type: 'object', properties: { source: { enum: ['tools/list', 'server/discover'] } }, required: ['source'] },
   needs: ['live', 'contract'],
   run(params, context) {
@@ -81,7 +83,7 @@ const cacheHintApproved: CheckKind = {
 };
 
 /** `server/discover` offers the pinned revision and advertises the named capability as an object. */
-const discoverShape: CheckKind = {
+const discoverShape: CheckKind<{ mustOffer: string; capability: string }> = {
   params: { type: 'object', properties: { mustOffer: { type: 'string' }, capability: { type: 'string' } }, required: ['mustOffer', 'capability'] },
   needs: ['live'],
   run(params, context) {
@@ -89,11 +91,11 @@ const discoverShape: CheckKind = {
     if (!modern) return [];
     const discover = modern.observation.discover;
     const out: RawFinding[] = [];
-    if (!discover?.supportedVersions.includes(String(params.mustOffer))) {
+    if (!discover?.supportedVersions.includes(params.mustOffer)) {
       out.push({ scope: 'modern', path: 'modern.discover.supportedVersions', key: 'version', data: { problem: `does not list ${params.mustOffer}` } });
     }
     const capabilities = (discover?.capabilities ?? {}) as Record<string, unknown>;
-    const capability = capabilities[String(params.capability)];
+    const capability = capabilities[params.capability];
     if (capability === null || typeof capability !== 'object' || Array.isArray(capability)) {
       out.push({ scope: 'modern', path: `modern.discover.capabilities.${params.capability}`, key: 'capability', data: { problem: `has no "${params.capability}" capability object` } });
     }

@@ -13,7 +13,7 @@ function annotationsOf(tool: ListedTool): Record<string, unknown> {
 }
 
 /** An input property is offered exactly when an annotation has a value (e.g. `confirm` ⇔ destructive). */
-const propertyIffAnnotation: CheckKind = {
+const propertyIffAnnotation: CheckKind<{ property: string; annotation: string; value: unknown }> = {
   params: {
     type: 'object',
     properties: { property: { type: 'string' }, annotation: { type: 'string' }, value: {} },
@@ -21,8 +21,7 @@ const propertyIffAnnotation: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const property = String(params.property);
-    const annotation = String(params.annotation);
+    const { property, annotation } = params;
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       const offered = property in inputProperties(tool);
@@ -45,7 +44,7 @@ const propertyIffAnnotation: CheckKind = {
 };
 
 /** Where an input property exists, it has the given `type` and/or is never required. */
-const propertyShape: CheckKind = {
+const propertyShape: CheckKind<{ property: string; type?: string; notRequired?: true }> = {
   params: {
     type: 'object',
     properties: { property: { type: 'string' }, type: { type: 'string' }, notRequired: { const: true } },
@@ -53,7 +52,7 @@ const propertyShape: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const property = String(params.property);
+    const property = params.property;
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       const schema = inputProperties(tool)[property];
@@ -116,7 +115,7 @@ const annotationsExclusive: CheckKind<{ keys: string[]; value: unknown }> = {
 };
 
 /** A top-level text field of every tool has a length within [min, max]. */
-const textLength: CheckKind = {
+const textLength: CheckKind<{ field: 'description' | 'title'; min?: number; max?: number; skipMissing?: boolean }> = {
   params: {
     type: 'object',
     properties: {
@@ -129,14 +128,14 @@ const textLength: CheckKind = {
   },
   needs: ['live'],
   run(params, context) {
-    const field = String(params.field);
+    const field = params.field;
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
       const value = tool[field];
       const text = typeof value === 'string' ? value.trim() : '';
       if (params.skipMissing && text === '') continue;
-      const min = typeof params.min === 'number' ? params.min : 0;
-      const max = typeof params.max === 'number' ? params.max : Infinity;
+      const min = params.min ?? 0;
+      const max = params.max ?? Infinity;
       if (text.length < min || text.length > max) {
         out.push({ tool: tool.name, path: field, scope, data: { length: text.length, min, max: Number.isFinite(max) ? max : 'none' } });
       }
