@@ -95,8 +95,7 @@ function names(finding: Finding, difference: RawDifference): boolean {
  */
 const WAITING: Record<string, string> = {
   '@modelcontextprotocol/server-filesystem@2025.7.1→2025.11.25': 'udiff: an annotations change of edit_file the raw reader sees is named by no finding',
-  '@cyanheads/git-mcp-server@2.10.5': 'poison: poisoning/exfiltration on git_push ("Uploads local commits to the remote"); tschema: schema/pattern-backtracking warning on git_commit\'s author email pattern',
-  '@cyanheads/git-mcp-server@2.15.3': 'poison: poisoning/exfiltration on git_push ("Uploads local commits to the remote")',
+  '@cyanheads/git-mcp-server@2.10.5': 'tschema: schema/pattern-backtracking warning on git_commit\'s author email pattern',
 };
 
 /**
