@@ -15,9 +15,12 @@ describe('probe judgements on an answer without a result', () => {
     expect(judgeUndeclared('b2_x', 'force: true', empty)).toEqual({ passed: false, detail: 'b2_x accepted the undeclared argument force: true instead of refusing the call' });
   });
 
-  it('a write answered with nothing is judged by its effect', () => {
-    const spec = { tool: 'b2_w', target: { kind: 'none' }, arguments: {}, effect: { mutations: ['a', 'b'], state: { 'version added': 1, 'bucket changed': 2 } } };
-    expect(judgeWriteEffect(spec, empty)).toEqual({ passed: false, detail: 'b2_w must do exactly this: logs a, b; 1 version added, 2 bucket changed; it made no change in the sandbox' });
+  it('a write answered with nothing is judged by its effect: first the operations, then the store', () => {
+    const logged = { mutations: [{ operation: 'upload_file', bucketName: 'pics', fileName: 'a.txt' }, { operation: 'hide_file' }], changes: [] };
+    expect(judgeWriteEffect('b2_w', logged, empty, [])).toEqual({ passed: false, detail: 'b2_w must log exactly upload_file of pics/a.txt, hide_file; it logged nothing' });
+    const stored = { mutations: [], changes: [{ change: 'version added', bucket: 'pics', key: 'a.txt', size: 3 }] };
+    expect(judgeWriteEffect('b2_w', stored, empty, [])).toEqual({ passed: false, detail: 'b2_w must change exactly what it declares; the store shows missing version added pics/a.txt (size 3)' });
+    expect(judgeWriteEffect('b2_w', { mutations: [], changes: [] }, empty, [])).toMatchObject({ passed: true });
   });
 });
 
@@ -28,7 +31,7 @@ describe('each probe call is counted under its own kind', () => {
     const session = fakeSession(sandbox, () => ({ outcome: text('ok') }));
     await argumentSteps(run, session, [{ tool: { name: 'b2_a' } as never, prepare: async () => ({}) }], [{ force: true }])[0]!.run();
     const seeder = { seed: async () => ({}) } as unknown as TargetSeeder;
-    await writeSteps(run, seeder, session, [{ tool: 'b2_w', target: { kind: 'none' }, arguments: {}, effect: { mutations: [], state: {} } }], {})[0]!.run();
+    await writeSteps(run, seeder, session, [{ tool: 'b2_w', target: { kind: 'none' }, arguments: {}, effect: { mutations: [], changes: [] } }], {})[0]!.run();
     expect(run.counts()).toMatchObject({ argument: 1, write: 1, gate: 0, read: 0 });
   });
 
@@ -38,7 +41,10 @@ describe('each probe call is counted under its own kind', () => {
     const session = fakeSession(sandbox, () => ({ outcome: text('K005secretsecretsecret+/x') }));
     await run.call(session, 'read', 'b2_one', {});
     await run.call(session, 'read', 'b2_two', {});
-    expect(run.observations.map(({ tool }) => tool)).toEqual(['b2_one', 'b2_two']);
+    // The messages are searched once, at the end of the run, as the probe sessions record them.
+    const answer = (id: number) => ({ jsonrpc: '2.0' as const, id, result: { content: [{ type: 'text', text: 'K005secretsecretsecret+/x' }] } });
+    run.searchMessages([{ tool: 'b2_one', message: answer(1) }, { tool: 'b2_two', message: answer(2) }, { tool: 'b2_two', message: answer(3) }]);
+    expect(run.observations.filter(({ aspect }) => aspect === 'secret.leak').map(({ tool }) => tool)).toEqual(['b2_one', 'b2_two']);
   });
 });
 
