@@ -19,6 +19,8 @@
  * Decisions come from a seeded PRNG consumed once per rule per eligible request, so the same
  * request sequence always sees the same faults.
  */
+
+import { seededRandom } from './seeded-random.js';
 export const FAULT_KINDS = ['500', '503', '429', 'reset', 'stall', 'garbage', 'badjson'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -133,21 +135,9 @@ export function parseFaultSpec(spec: string): FaultSpec {
   return result;
 }
 
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export class FaultInjector {
   private spec: FaultSpec | null = null;
-  private random: () => number = prng(1);
+  private random: () => number = seededRandom(1);
   /** Faults injected so far, by kind (reported by the admin API). */
   readonly injected = new Map<FaultKind, number>();
 
@@ -157,7 +147,7 @@ export class FaultInjector {
 
   configure(spec: FaultSpec | null): void {
     this.spec = spec;
-    this.random = prng(spec?.seed ?? 1);
+    this.random = seededRandom(spec?.seed ?? 1);
     this.injected.clear();
   }
 
