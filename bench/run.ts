@@ -45,17 +45,18 @@ const file = join(packageRoot(), 'bench', 'results', 'latest.json');
 const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { sections?: Record<string, unknown> }) : {};
 const sections: Record<string, unknown> = { ...previous.sections };
 const toRun = process.argv.includes('--render') ? [] : requested.length > 0 ? requested : Object.keys(SECTIONS);
+const round2 = (value: number): number => Math.round(value * 100) / 100;
 const loadAtStart = loadavg()[0]!;
 for (const name of toRun) {
   process.stderr.write(`bench: ${name}…\n`);
-  sections[name] = { measuredAt: new Date().toISOString(), ...(await SECTIONS[name]!() as object) };
+  // Each section keeps the load it was measured under: a run of some sections leaves the others' figures as they were.
+  sections[name] = { measuredAt: new Date().toISOString(), loadAverage1m: round2(loadavg()[0]!), ...(await SECTIONS[name]!() as object) };
 }
-const round2 = (value: number): number => Math.round(value * 100) / 100;
+const wholeRun = toRun.length === Object.keys(SECTIONS).length;
 const results = {
-  machine:
-    toRun.length > 0
-      ? { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', platform: process.platform, loadAverage1m: { start: round2(loadAtStart), end: round2(loadavg()[0]!) } }
-      : (previous as { machine?: unknown }).machine,
+  machine: wholeRun
+    ? { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', platform: process.platform, loadAverage1m: { start: round2(loadAtStart), end: round2(loadavg()[0]!) } }
+    : (previous as { machine?: unknown }).machine,
   sections,
 };
 mkdirSync(dirname(file), { recursive: true });

@@ -166,7 +166,7 @@ export const TARGETS: readonly Target[] = [
   {
     figure: 'Static check `--pack generic --era modern --no-probes` of a stdio server with 1,000 described tools: checker CPU time with the tool-poisoning rules on ÷ off, interleaved (medians)',
     section: 'manyTools',
-    shown: (s) => (s.withPoisoning ? `+${fmt(s.cpuGrowthPercent)}% CPU (${fmt(s.withPoisoning.cpuMs, ' ms')} with the ${fmt(s.poisoningRules)} \`poisoning/\` rules, ${fmt(s.withoutPoisoning.cpuMs, ' ms')} without); wall +${fmt(s.wallGrowthPercent)}% (${fmt(s.withPoisoning.wallMs, ' ms')}, ${fmt(s.withoutPoisoning.wallMs, ' ms')})` : 'not measured'),
+    shown: (s) => (s.withPoisoning ? `+${fmt(s.cpuGrowthPercent)}% CPU (${fmt(s.withPoisoning.cpuMs, ' ms')} with the ${fmt(s.poisoningRules)} \`poisoning/\` rules, ${fmt(s.withoutPoisoning.cpuMs, ' ms')} without); wall +${fmt(s.wallGrowthPercent)}% (${fmt(s.withPoisoning.wallMs, ' ms')}, ${fmt(s.withoutPoisoning.wallMs, ' ms')})${s.loadAverage1m !== undefined ? `; load average ${fmt(s.loadAverage1m)} when measured` : ''}` : 'not measured'),
     value: (s) => s.cpuGrowthPercent,
     bound: { op: '<=', limit: 20, text: '≤ +20%' },
   },
