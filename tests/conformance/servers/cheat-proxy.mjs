@@ -18,37 +18,15 @@
 //   skip-confirmation    treats an undeclared `skipConfirmation: true` as confirm: true
 //   confirmed-elsewhere  once a call is confirmed, acts on another key than the one asked for
 //   late-surface         after ten tool calls in one process, lists the tool without `confirm`
-import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { authToken, proxyArguments, spawnServer } from './proxy-support.mjs';
 
-const argv = process.argv.slice(2);
-const separator = argv.indexOf('--');
-if (separator < 1 || separator === argv.length - 1) {
-  process.stderr.write('usage: cheat-proxy.mjs <cheat>[=<tool>] ... -- <command> [args...]\n');
-  process.exit(2);
-}
-const cheats = new Map(argv.slice(0, separator).map((spec) => spec.split('=')));
-const [command, ...args] = argv.slice(separator + 1);
-const applies = (cheat, tool) => cheats.has(cheat) && (cheats.get(cheat) === undefined || cheats.get(cheat) === tool);
-
-const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-process.stdin.on('end', () => child.stdin.end());
-for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
+const { named: cheats, command, args, applies } = proxyArguments('cheat-proxy.mjs <cheat>[=<tool>] ... -- <command> [args...]');
+const child = spawnServer(command, args);
 
 const secret = process.env.B2_APPLICATION_KEY ?? '';
 const credentialed = secret !== '';
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
-
-let tokenPromise;
-function authToken() {
-  tokenPromise ??= (async () => {
-    const basic = Buffer.from(`${process.env.B2_APPLICATION_KEY_ID}:${secret}`).toString('base64');
-    const response = await fetch(`${process.env.B2_API_URL}/b2api/v4/b2_authorize_account`, { headers: { authorization: `Basic ${basic}` } });
-    return (await response.json()).authorizationToken;
-  })();
-  return tokenPromise;
-}
 
 function base32(text) {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -30,20 +30,11 @@
 //   stall-gated        never answers calls of gated tools
 //   reject-auto        refuses to start with B2_MCP_OUTPUT_FORMAT=auto (never scoped)
 //   ignore-api-url     starts the server against a dead B2_API_URL instead of the given one
-import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { authToken, proxyArguments, spawnServer } from './proxy-support.mjs';
 
-const argv = process.argv.slice(2);
-const separator = argv.indexOf('--');
-if (separator < 1 || separator === argv.length - 1) {
-  process.stderr.write('usage: probe-proxy.mjs <flaw>[=<tool>] ... -- <command> [args...]\n');
-  process.exit(2);
-}
-/** flaw → tool it is limited to (undefined: every tool). */
-const flaws = new Map(argv.slice(0, separator).map((spec) => spec.split('=')));
-const [command, ...args] = argv.slice(separator + 1);
-const applies = (flaw, tool) => flaws.has(flaw) && (flaws.get(flaw) === undefined || flaws.get(flaw) === tool);
+const { named: flaws, command, args, applies } = proxyArguments('probe-proxy.mjs <flaw>[=<tool>] ... -- <command> [args...]');
 
 if (flaws.has('reject-auto') && process.env.B2_MCP_OUTPUT_FORMAT === 'auto') {
   process.stderr.write('config error: B2_MCP_OUTPUT_FORMAT must be json or toon\n');
@@ -55,25 +46,12 @@ if (flaws.has('ignore-api-url')) env.B2_API_URL = 'http://127.0.0.1:9';
 const blockEmulated = flaws.has('block-as-allow') && env.B2_DESTRUCTIVE_POLICY === 'block';
 if (blockEmulated) env.B2_DESTRUCTIVE_POLICY = 'allow';
 
-const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'inherit'] });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-process.stdin.on('end', () => child.stdin.end());
-for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
+const child = spawnServer(command, args, env);
 
 const secret = process.env.B2_APPLICATION_KEY ?? '';
 if (flaws.has('log-key')) process.stderr.write(`debug: authorizing with application key ${secret}\n`);
 if (flaws.has('log-file-key') && env.B2_LOG_FILE) appendFileSync(env.B2_LOG_FILE, `debug: authorizing with application key ${secret}\n`);
 
-/** A B2 auth token issued to the server's key, as a fork that logs its session would have one. */
-let tokenPromise;
-function authToken() {
-  tokenPromise ??= (async () => {
-    const basic = Buffer.from(`${process.env.B2_APPLICATION_KEY_ID}:${secret}`).toString('base64');
-    const response = await fetch(`${process.env.B2_API_URL}/b2api/v4/b2_authorize_account`, { headers: { authorization: `Basic ${basic}` } });
-    return (await response.json()).authorizationToken;
-  })();
-  return tokenPromise;
-}
 if (flaws.has('log-token')) authToken().then((token) => process.stderr.write(`debug: session token ${token}\n`), () => {});
 
 /** Every admin API the fork can find: the one it was told about, and the ports next to the B2 API. */
