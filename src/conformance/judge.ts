@@ -4,6 +4,18 @@ import { sortFindings } from './findings.js';
 import { evaluate, judgesProbes, type PackDefinition, type RuleSet } from './rules/engine.js';
 import type { RuleContext } from './rules/types.js';
 
+/** What every judging command (check, diff, lint) reads its rules and config from. */
+export interface JudgeSettings {
+  /** --config's file; false ignores every config file (--no-config). */
+  configFile?: string | false;
+  /** Let a config file turn off, lower or suppress integrity rules. */
+  allowIntegrityOverrides?: boolean;
+  rulesDir?: string;
+  cwd?: string;
+  /** YYYY-MM-DD; suppressions expire after it. Defaults to today (UTC). */
+  today?: string;
+}
+
 /** Today (UTC) as YYYY-MM-DD: the day suppressions expire against. */
 export function today(): string {
   return new Date().toISOString().slice(0, 10);

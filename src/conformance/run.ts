@@ -3,7 +3,7 @@ import type { ProfileName } from '../contract/constants.js';
 import type { ToolFixture } from '../contract/fixture.js';
 import type { LoadedContract, ToolRename } from '../contract/artifact.js';
 import { loadConfig } from './config.js';
-import { judge, today } from './judge.js';
+import { judge, today, type JudgeSettings } from './judge.js';
 import { lintPack, lintRoot } from './lint/pack.js';
 import { lintEvidence, readRepository } from './lint/repository.js';
 import type { LintInput } from './lint/types.js';
@@ -53,7 +53,7 @@ export function durationLabel(ms: number): string {
   return `${ms} ms`;
 }
 
-export interface CheckRequest {
+export interface CheckRequest extends JudgeSettings {
   /** As typed by the user; aliases are resolved here. */
   profile: string;
   /** Null checks the bundled b2-mcp pinned to the profile. */
@@ -62,14 +62,6 @@ export interface CheckRequest {
   contractFile?: string;
   era: EraChoice;
   timeoutMs: number;
-  /** --config's file; false ignores every config file (--no-config). */
-  configFile?: string | false;
-  /** Let a config file turn off, lower or suppress integrity rules. */
-  allowIntegrityOverrides?: boolean;
-  rulesDir?: string;
-  cwd?: string;
-  /** YYYY-MM-DD; suppressions expire after it. Defaults to today (UTC). */
-  today?: string;
   /** Run the live probes against a sandbox too (the CLI turns this on for the bundled server). */
   probes?: boolean;
   /** Judge the probes only: no static rules, and exit 4 when the probes are not applicable. */
@@ -528,16 +520,11 @@ async function checkCallTools(calls: readonly ToolCall[], observations: Awaited<
   });
 }
 
-export interface DiffRequest {
+export interface DiffRequest extends JudgeSettings {
   before: string;
   after: string;
   /** Whose recorded renames apply; default: the contract beside `after`, else beside `before`, else the bundled one. */
   contractFile?: string;
-  configFile?: string | false;
-  allowIntegrityOverrides?: boolean;
-  rulesDir?: string;
-  cwd?: string;
-  today?: string;
   /** The rule pack to run; default: the pack marked default. */
   pack?: string;
 }

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.js';
 import type { Evidence } from '../evidence.js';
 import { configEvidence } from '../evidence.js';
-import { judge, today } from '../judge.js';
+import { judge, today, type JudgeSettings } from '../judge.js';
 import { toolVersions } from '../package-root.js';
 import { loadRules } from '../rules/engine.js';
 import type { RuleContext } from '../rules/types.js';
@@ -9,14 +9,9 @@ import type { RunResult } from '../run.js';
 import { lintPack, lintRoot } from './pack.js';
 import { lintEvidence, readRepository } from './repository.js';
 
-export interface LintRequest {
+export interface LintRequest extends JudgeSettings {
   /** The checkout to lint (default: the git root of `cwd`, else `cwd`). */
   dir?: string;
-  configFile?: string | false;
-  allowIntegrityOverrides?: boolean;
-  rulesDir?: string;
-  cwd?: string;
-  today?: string;
   /** The rule pack; default: the pack whose baseline is a repository. */
   pack?: string;
 }
