@@ -72,7 +72,11 @@ function stopSandboxProcess(child: ChildProcess): Promise<void> {
 }
 
 async function admin(details: SandboxDetails, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${details.adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${details.adminToken}` }, body: JSON.stringify(body) });
+  const response = await fetch(`${details.adminUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${details.adminToken}` },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`admin ${path}: HTTP ${response.status} ${await response.text()}`);
 }
 
@@ -90,7 +94,13 @@ async function seedVersions(details: SandboxDetails, api: B2NativeApi, versions:
   const batches = 10;
   for (let i = 0; i < batches; i++) {
     const count = Math.floor(bulk / batches) + (i < bulk % batches ? 1 : 0);
-    await admin(details, '/bulk-versions', { bucketName: BUCKET, namePrefix: `range-${i}/`, count, size: 1000 + 997 * i, versionsPerName: i % 2 === 0 ? 1 : 2 });
+    await admin(details, '/bulk-versions', {
+      bucketName: BUCKET,
+      namePrefix: `range-${i}/`,
+      count,
+      size: 1000 + 997 * i,
+      versionsPerName: i % 2 === 0 ? 1 : 2,
+    });
   }
   for (const [i, size] of MARKER_SIZES.entries()) {
     await admin(details, '/files', { bucketName: BUCKET, fileName: `range-${i}/marker-${i}`, text: 'm'.repeat(size) });
@@ -102,7 +112,11 @@ export async function benchLargestFiles(versions = 1_000_000, pageSize = LISTING
   const gc = collector();
   const { child, details } = await startSandboxProcess();
   try {
-    const client = createB2NativeClient({ apiUrl: details.apiUrl, applicationKeyId: details.applicationKeyId, applicationKey: details.applicationKey });
+    const client = createB2NativeClient({
+      apiUrl: details.apiUrl,
+      applicationKeyId: details.applicationKeyId,
+      applicationKey: details.applicationKey,
+    });
     const seedSeconds = await seedVersions(details, client, versions);
     await client.authorize();
 
@@ -134,7 +148,8 @@ export async function benchLargestFiles(versions = 1_000_000, pageSize = LISTING
     clearInterval(timer);
     sample();
 
-    if (result.truncated || result.scanned !== versions) throw new Error(`scan incomplete: ${result.scanned} of ${versions} (${result.stopped_by})`);
+    if (result.truncated || result.scanned !== versions)
+      throw new Error(`scan incomplete: ${result.scanned} of ${versions} (${result.stopped_by})`);
     const top = result.files.slice(0, MARKER_SIZES.length).map((f) => f.size_bytes);
     if (top.join() !== MARKER_SIZES.join()) throw new Error(`unexpected top sizes ${top.join()}`);
 

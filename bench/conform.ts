@@ -58,7 +58,14 @@ process.exit(0);
 
 function timedRun(args: string[], options: { input?: string } = {}): { ms: number; stdout: string } {
   const started = performance.now();
-  const result = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, input: options.input, stdio: ['pipe', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const result = spawnSync(process.execPath, args, {
+    cwd: PACKAGE_ROOT,
+    input: options.input,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+  });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`benchmark run failed (exit ${result.status}): ${String(result.stderr).split('\n')[0]}`);
   return { ms, stdout: result.stdout };
@@ -76,7 +83,15 @@ function summary(samples: number[]): { medianMs: number; minMs: number; maxMs: n
 
 const STATIC_CHECK = [CONFORM, 'check', '--profile', 'default', '--format', 'json', '--no-probes'];
 /** The same check of the built server spawned over stdio (three stdio connections instead of loopback HTTP). */
-const STDIO_CHECK = [...STATIC_CHECK, '--server', `node ${BUNDLED.serverEntry}`, '--env', 'B2_MCP_PROFILE=default', '--env', 'B2_SECRET_SINK=off'];
+const STDIO_CHECK = [
+  ...STATIC_CHECK,
+  '--server',
+  `node ${BUNDLED.serverEntry}`,
+  '--env',
+  'B2_MCP_PROFILE=default',
+  '--env',
+  'B2_SECRET_SINK=off',
+];
 
 /**
  * Wall time of the static part of `b2-mcp-conform check --profile default` end to end (a fresh
@@ -123,12 +138,39 @@ export function benchProbes(runs = 3): Record<string, unknown> {
   for (let run = 0; run < runs; run++) {
     for (const profile of profiles) {
       const { ms, stdout } = timedRun([CONFORM, 'check', '--only-probes', '--profile', profile, '--format', 'json']);
-      const probes = (JSON.parse(stdout) as { evidence: { probes: { durationMs: number; gate: { calls: number; tools: number }; writes: { calls: number }; arguments: { calls: number }; format: { calls: number }; failed: number; combinations: string[] } } }).evidence.probes;
+      const probes = (
+        JSON.parse(stdout) as {
+          evidence: {
+            probes: {
+              durationMs: number;
+              gate: { calls: number; tools: number };
+              writes: { calls: number };
+              arguments: { calls: number };
+              format: { calls: number };
+              failed: number;
+              combinations: string[];
+            };
+          };
+        }
+      ).evidence.probes;
       if (probes.failed > 0) throw new Error(`benchmark run found ${probes.failed} failing probes (profile ${profile})`);
       wall[profile]!.push(ms);
       probing[profile]!.push(probes.durationMs);
-      calls[profile] = { gatedTools: probes.gate.tools, gateCalls: probes.gate.calls, writeCalls: probes.writes.calls, argumentCalls: probes.arguments.calls, readCalls: probes.format.calls, sessions: probes.combinations.length, combinations: probes.combinations };
+      calls[profile] = {
+        gatedTools: probes.gate.tools,
+        gateCalls: probes.gate.calls,
+        writeCalls: probes.writes.calls,
+        argumentCalls: probes.arguments.calls,
+        readCalls: probes.format.calls,
+        sessions: probes.combinations.length,
+        combinations: probes.combinations,
+      };
     }
   }
-  return { runs, ...Object.fromEntries(profiles.map((profile) => [profile, { wall: summary(wall[profile]!), probes: summary(probing[profile]!), ...calls[profile] }])) };
+  return {
+    runs,
+    ...Object.fromEntries(
+      profiles.map((profile) => [profile, { wall: summary(wall[profile]!), probes: summary(probing[profile]!), ...calls[profile] }]),
+    ),
+  };
 }

@@ -215,7 +215,11 @@ class Workload {
   }
 
   /** One tool call, classified; undefined when the call budget is spent. */
-  async call(tool: string, args: Record<string, unknown>, options: { read?: boolean; target?: Target; repeat?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    options: { read?: boolean; target?: Target; repeat?: boolean } = {},
+  ): Promise<Record<string, unknown> | undefined> {
     if (this.exhausted) return undefined;
     this.issued += 1;
     const signature = options.target ? this.signature(options.target) : undefined;
@@ -229,10 +233,23 @@ class Workload {
       const text = ((result.content as Array<{ text?: string }> | undefined)?.[0]?.text ?? '').slice(0, 300);
       const shape = TOOL_ERROR_SHAPE.exec(text);
       const outcome = !result.isError ? 'ok' : shape && !text.includes(UNEXPECTED) ? 'clear_error' : 'unclear';
-      record = { tool, read: options.read ?? false, outcome, text, ms: performance.now() - started, ...(result.isError && shape ? { code: shape[1]! } : {}) };
+      record = {
+        tool,
+        read: options.read ?? false,
+        outcome,
+        text,
+        ms: performance.now() - started,
+        ...(result.isError && shape ? { code: shape[1]! } : {}),
+      };
       if (outcome === 'ok' && signature) signature.successes += 1;
     } catch (error) {
-      record = { tool, read: options.read ?? false, outcome: 'unclear', text: `client: ${(error as Error).message}`.slice(0, 300), ms: performance.now() - started };
+      record = {
+        tool,
+        read: options.read ?? false,
+        outcome: 'unclear',
+        text: `client: ${(error as Error).message}`.slice(0, 300),
+        ms: performance.now() - started,
+      };
       result = undefined;
     }
     this.records.push(record);
@@ -278,7 +295,12 @@ const structured = (result: Record<string, unknown> | undefined): Record<string,
  * A secret-producing creation (gated, confirmed). When it fails, the caller repeats it once with
  * the same idempotency key, as a model would: that must never create a second one.
  */
-async function createWithSecret(work: Workload, tool: string, args: Record<string, unknown>, name: string): Promise<Record<string, unknown> | undefined> {
+async function createWithSecret(
+  work: Workload,
+  tool: string,
+  args: Record<string, unknown>,
+  name: string,
+): Promise<Record<string, unknown> | undefined> {
   const target: Target = { operation: tool, name, certain: true };
   let created = structured(await work.call(tool, { ...args, confirm: true }, { target }));
   work.resolveKeyNames();
@@ -303,19 +325,41 @@ async function cycle(work: Workload, setup: Setup, lane: number, round: number, 
     return result;
   };
 
-  const created = structured(await step('b2_create_bucket', { bucketName, bucketType: 'allPrivate' }, { operation: 'b2_create_bucket', name: bucketName, certain: true }));
+  const created = structured(
+    await step(
+      'b2_create_bucket',
+      { bucketName, bucketType: 'allPrivate' },
+      { operation: 'b2_create_bucket', name: bucketName, certain: true },
+    ),
+  );
   const bucketId = created?.bucketId as string | undefined;
   if (bucketId) {
-    await step('b2_update_bucket', { bucketId, bucketInfo: { soak: tag }, confirm: true }, { operation: 'b2_update_bucket', name: bucketName, certain: true });
-    await step('b2_set_bucket_notification_rules', { bucketId, eventNotificationRules: [], confirm: true }, { operation: 'b2_set_bucket_notification_rules', name: bucketName, certain: true });
+    await step(
+      'b2_update_bucket',
+      { bucketId, bucketInfo: { soak: tag }, confirm: true },
+      { operation: 'b2_update_bucket', name: bucketName, certain: true },
+    );
+    await step(
+      'b2_set_bucket_notification_rules',
+      { bucketId, eventNotificationRules: [], confirm: true },
+      { operation: 'b2_set_bucket_notification_rules', name: bucketName, certain: true },
+    );
     await step(
       's3_put_bucket_lifecycle',
-      { bucket: bucketName, rules: [{ id: 'expire-tmp', status: 'Enabled', filter: { prefix: 'tmp/' }, expiration: { days: 30 } }], confirm: true },
+      {
+        bucket: bucketName,
+        rules: [{ id: 'expire-tmp', status: 'Enabled', filter: { prefix: 'tmp/' }, expiration: { days: 30 } }],
+        confirm: true,
+      },
       { operation: 'PutBucketLifecycleConfiguration', name: bucketName, certain: true },
     );
   }
 
-  const put = await step('s3_put_object', { bucket: ASSETS, key: `${prefix}/a.txt`, content, contentType: 'text/plain' }, { operation: 'PutObject', name: `${prefix}/a.txt`, certain: true });
+  const put = await step(
+    's3_put_object',
+    { bucket: ASSETS, key: `${prefix}/a.txt`, content, contentType: 'text/plain' },
+    { operation: 'PutObject', name: `${prefix}/a.txt`, certain: true },
+  );
   const copied = put
     ? await step(
         's3_copy_object',
@@ -325,7 +369,13 @@ async function cycle(work: Workload, setup: Setup, lane: number, round: number, 
     : undefined;
 
   const multipartKey = `${prefix}/multipart.bin`;
-  const upload = structured(await step('s3_create_multipart_upload', { bucket: ASSETS, key: multipartKey }, { operation: 'CreateMultipartUpload', name: multipartKey, certain: true }));
+  const upload = structured(
+    await step(
+      's3_create_multipart_upload',
+      { bucket: ASSETS, key: multipartKey },
+      { operation: 'CreateMultipartUpload', name: multipartKey, certain: true },
+    ),
+  );
   const uploadId = upload?.uploadId as string | undefined;
   if (uploadId && put && round % 2 === 0) {
     const part = structured(
@@ -343,37 +393,77 @@ async function cycle(work: Workload, setup: Setup, lane: number, round: number, 
       );
     }
   } else if (uploadId) {
-    await step('s3_abort_multipart_upload', { bucket: ASSETS, key: multipartKey, uploadId, confirm: true }, { operation: 'AbortMultipartUpload', name: multipartKey, certain: true });
+    await step(
+      's3_abort_multipart_upload',
+      { bucket: ASSETS, key: multipartKey, uploadId, confirm: true },
+      { operation: 'AbortMultipartUpload', name: multipartKey, certain: true },
+    );
   }
 
-  await step('s3_delete_object', { bucket: ASSETS, key: `${prefix}/b.txt`, confirm: true }, { operation: 'DeleteObject', name: `${prefix}/b.txt`, certain: copied !== undefined });
-  await step('s3_delete_objects', { bucket: ASSETS, objects: [{ key: `${prefix}/a.txt` }], confirm: true }, { operation: 'DeleteObjects', name: `${prefix}/a.txt`, certain: false });
+  await step(
+    's3_delete_object',
+    { bucket: ASSETS, key: `${prefix}/b.txt`, confirm: true },
+    { operation: 'DeleteObject', name: `${prefix}/b.txt`, certain: copied !== undefined },
+  );
+  await step(
+    's3_delete_objects',
+    { bucket: ASSETS, objects: [{ key: `${prefix}/a.txt` }], confirm: true },
+    { operation: 'DeleteObjects', name: `${prefix}/a.txt`, certain: false },
+  );
 
   // Shared per lane: idempotent settings whose log entries must still match the calls one to one.
-  await step('b2_update_file_legal_hold', { ...locked, legalHold: round % 2 === 0 ? 'on' : 'off', confirm: true }, { operation: 'b2_update_file_legal_hold', name: locked.fileName, certain: true });
+  await step(
+    'b2_update_file_legal_hold',
+    { ...locked, legalHold: round % 2 === 0 ? 'on' : 'off', confirm: true },
+    { operation: 'b2_update_file_legal_hold', name: locked.fileName, certain: true },
+  );
   await step(
     'b2_update_file_retention',
-    { ...locked, fileRetention: { mode: 'governance', retainUntilTimestamp: work.sandbox.store.now() + 60 * 86_400_000 + round * 1000 }, confirm: true },
+    {
+      ...locked,
+      fileRetention: { mode: 'governance', retainUntilTimestamp: work.sandbox.store.now() + 60 * 86_400_000 + round * 1000 },
+      confirm: true,
+    },
     { operation: 'b2_update_file_retention', name: locked.fileName, certain: true },
   );
 
-  const key = await createWithSecret(work, 'b2_create_key', { keyName: `soak-key-${tag}`, capabilities: ['listBuckets', 'listFiles'], idempotencyKey: `key-${tag}` }, `soak-key-${tag}`);
+  const key = await createWithSecret(
+    work,
+    'b2_create_key',
+    { keyName: `soak-key-${tag}`, capabilities: ['listBuckets', 'listFiles'], idempotencyKey: `key-${tag}` },
+    `soak-key-${tag}`,
+  );
   const applicationKeyId = key?.applicationKeyId as string | undefined;
-  if (applicationKeyId) await step('b2_delete_key', { applicationKeyId, confirm: true }, { operation: 'b2_delete_key', name: `soak-key-${tag}`, certain: true });
+  if (applicationKeyId)
+    await step(
+      'b2_delete_key',
+      { applicationKeyId, confirm: true },
+      { operation: 'b2_delete_key', name: `soak-key-${tag}`, certain: true },
+    );
 
   const adminAccountId = work.sandbox.accountId;
   const memberEmail = `member-${tag}@soak.example.com`;
-  const member = await createWithSecret(work, 'b2_create_group_member', { adminAccountId, groupId: setup.groupId, memberEmail, idempotencyKey: `member-${tag}` }, memberEmail);
+  const member = await createWithSecret(
+    work,
+    'b2_create_group_member',
+    { adminAccountId, groupId: setup.groupId, memberEmail, idempotencyKey: `member-${tag}` },
+    memberEmail,
+  );
   const memberAccountId = (member?.groupMember as { accountId?: unknown } | undefined)?.accountId;
   if (typeof memberAccountId === 'string') {
-    await step('b2_eject_group_member', { adminAccountId, groupId: setup.groupId, memberAccountId, confirm: true }, { operation: 'b2_eject_group_member', name: memberEmail, certain: true });
+    await step(
+      'b2_eject_group_member',
+      { adminAccountId, groupId: setup.groupId, memberAccountId, confirm: true },
+      { operation: 'b2_eject_group_member', name: memberEmail, certain: true },
+    );
   }
   if (round % 4 === 0) {
     const email = `trial-${tag}@soak.example.com`;
     await createWithSecret(work, 'b2_reserve_trial_create_account', { email, term: 7, storage: 1, idempotencyKey: `trial-${tag}` }, email);
   }
 
-  if (bucketId) await step('b2_delete_bucket', { bucketId, confirm: true }, { operation: 'b2_delete_bucket', name: bucketName, certain: true });
+  if (bucketId)
+    await step('b2_delete_bucket', { bucketId, confirm: true }, { operation: 'b2_delete_bucket', name: bucketName, certain: true });
 }
 
 /** The name a log entry is matched on: the object, the key's name, the bucket, or the member. */
@@ -398,7 +488,13 @@ async function prepare(sandbox: RunningSandbox): Promise<Setup> {
   const unfinished = sandbox.store.listUnfinishedLargeFiles(assets.bucketId, { maxFileCount: 1 }).files[0]!;
   const lockedFiles: Setup['lockedFiles'] = [];
   for (let n = 0; n < 8; n++) {
-    lockedFiles.push(await admin<{ fileId: string; fileName: string }>(sandbox, 'POST', '/files', { bucketName: LOCKED, fileName: `soak/locked-${n}.txt`, text: `locked ${n}` }));
+    lockedFiles.push(
+      await admin<{ fileId: string; fileName: string }>(sandbox, 'POST', '/files', {
+        bucketName: LOCKED,
+        fileName: `soak/locked-${n}.txt`,
+        text: `locked ${n}`,
+      }),
+    );
   }
   return {
     assetsBucketId: assets.bucketId,
@@ -431,7 +527,10 @@ function readTools(sandbox: RunningSandbox, setup: Setup): Array<[string, Record
     ['s3_list_multipart_uploads', { bucket: ASSETS }],
     ['s3_list_parts', { bucket: ASSETS, key: setup.unfinished.key, uploadId: setup.unfinished.uploadId }],
     ['s3_get_presigned_url', { bucket: ASSETS, key: setup.smallKey, operation: 'GetObject' }],
-    ['s3_get_presigned_upload_part_url', { bucket: ASSETS, key: setup.unfinished.key, uploadId: setup.unfinished.uploadId, partNumbers: [1, 2] }],
+    [
+      's3_get_presigned_upload_part_url',
+      { bucket: ASSETS, key: setup.unfinished.key, uploadId: setup.unfinished.uploadId, partNumbers: [1, 2] },
+    ],
   ];
 }
 
@@ -441,7 +540,10 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoak
   const sandbox = await startSandbox({ seed: 'demo', idSalt: 'fault-soak' });
   let connection: ServerConnection | undefined;
   try {
-    const key = await admin<{ applicationKeyId: string; applicationKey: string }>(sandbox, 'POST', '/keys', { keyName: 'fault-soak', capabilities: [...B2_CAPABILITIES] });
+    const key = await admin<{ applicationKeyId: string; applicationKey: string }>(sandbox, 'POST', '/keys', {
+      keyName: 'fault-soak',
+      capabilities: [...B2_CAPABILITIES],
+    });
     connection = new ServerConnection({
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
@@ -457,7 +559,13 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoak
     });
     await connection.open();
     const setup = await prepare(sandbox);
-    const work = new Workload(sandbox, connection, readTools(sandbox, setup), options.calls, options.warmUpCalls ?? Math.min(200, Math.floor(options.calls / 10)));
+    const work = new Workload(
+      sandbox,
+      connection,
+      readTools(sandbox, setup),
+      options.calls,
+      options.warmUpCalls ?? Math.min(200, Math.floor(options.calls / 10)),
+    );
     const logStart = sandbox.store.mutations.list().at(-1)?.seq ?? 0;
     await admin(sandbox, 'PUT', '/faults', { spec: options.faults });
 
@@ -468,7 +576,9 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoak
     await Promise.all(Array.from({ length: options.lanes ?? 4 }, (_, index) => lane(index)));
 
     const injected = (await admin<{ injected: Record<string, number> }>(sandbox, 'GET', '/faults')).injected;
-    const faulted = (await admin<{ requests: Array<{ api: 'native' | 's3'; fault?: string }> }>(sandbox, 'GET', '/requests')).requests.filter((r) => r.fault);
+    const faulted = (
+      await admin<{ requests: Array<{ api: 'native' | 's3'; fault?: string }> }>(sandbox, 'GET', '/requests')
+    ).requests.filter((r) => r.fault);
     const faultedRequests = { native: faulted.filter((r) => r.api === 'native').length, s3: faulted.filter((r) => r.api === 's3').length };
     await admin(sandbox, 'DELETE', '/faults');
     const rssEndMb = readRss(connection.pid, 'VmRSS');
@@ -531,7 +641,17 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<FaultSoak
 /** The brief's fault mix: 20% of native and S3 responses fail as 500, 503, 429, reset or a 2 s stall. */
 export const SOAK_FAULTS = 'rate=0.2,kinds=500|503|429|reset|stall,stallMs=2000,retryAfter=1,seed=2026';
 
-const SOAK_SUMMARY_FIELDS = ['calls', 'ok', 'clearErrors', 'unclear', 'crashes', 'duplicateMutations', 'rssStartMb', 'rssEndMb', 'rssGrowthMb'] as const;
+const SOAK_SUMMARY_FIELDS = [
+  'calls',
+  'ok',
+  'clearErrors',
+  'unclear',
+  'crashes',
+  'duplicateMutations',
+  'rssStartMb',
+  'rssEndMb',
+  'rssGrowthMb',
+] as const;
 type SoakSummary = Pick<FaultSoakReport, (typeof SOAK_SUMMARY_FIELDS)[number]>;
 
 /** 2,000 calls (by default) at the brief's fault mix, summarized for `npm run bench`. */

@@ -34,7 +34,10 @@ export function benchHostileSchemas(rounds = 3): Record<string, unknown> {
   return {
     rounds,
     ...Object.fromEntries(
-      HOSTILE_CASES.map((hostile, index) => [hostile.name, { wallMs: median(samples[index]!.map((run) => run.wallMs)), peakRssMb: median(samples[index]!.map((run) => run.peakRssMb)) }]),
+      HOSTILE_CASES.map((hostile, index) => [
+        hostile.name,
+        { wallMs: median(samples[index]!.map((run) => run.wallMs)), peakRssMb: median(samples[index]!.map((run) => run.peakRssMb)) },
+      ]),
     ),
   };
 }

@@ -2,7 +2,18 @@ import { Agent, createServer, request, type IncomingMessage, type Server, type S
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { REDIS_SERVER, startRedis } from './redis-server.js';
-import { CONCURRENCY, listTools, MEASURED, percentile, round, run, startServer, stopServer, WARM_UP, type BenchServer } from './http-throughput.js';
+import {
+  CONCURRENCY,
+  listTools,
+  MEASURED,
+  percentile,
+  round,
+  run,
+  startServer,
+  stopServer,
+  WARM_UP,
+  type BenchServer,
+} from './http-throughput.js';
 
 /** Sequential requests per side when comparing Redis on and off (after the warm-up). */
 const LATENCY_PAIRS = 400;
@@ -28,10 +39,13 @@ async function roundRobinProxy(upstreams: readonly URL[]): Promise<{ url: string
   const send = (incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse, attempt: number): void => {
     const target = upstreams[next++ % upstreams.length]!;
     const headers = { ...incoming.headers, host: target.host };
-    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers, agent }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const forwarded = request(
+      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers, agent },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     forwarded.once('error', (error) => {
       if (outgoing.headersSent || attempt > 0) return void outgoing.destroy(error);
       retried += 1;
@@ -56,7 +70,13 @@ async function throughputBehindProxy(servers: readonly BenchServer[]): Promise<T
     const latencies = await run(proxy.url, MEASURED);
     const elapsedMs = performance.now() - started;
     const sorted = latencies.sort((a, b) => a - b);
-    return { instances: servers.length, proxyRetries: proxy.retried(), rps: Math.round((latencies.length / elapsedMs) * 1000), p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)) };
+    return {
+      instances: servers.length,
+      proxyRetries: proxy.retried(),
+      rps: Math.round((latencies.length / elapsedMs) * 1000),
+      p50Ms: round(percentile(sorted, 50)),
+      p99Ms: round(percentile(sorted, 99)),
+    };
   } finally {
     proxy.agent.destroy();
     await new Promise<void>((resolve) => proxy.server.close(() => resolve()));

@@ -62,7 +62,8 @@ export async function listTools(url: string): Promise<number> {
   const started = performance.now();
   const response = await fetch(url, { method: 'POST', headers: HEADERS, body: BODY });
   const text = await response.text();
-  if (response.status !== 200 || !text.includes('"tools":[')) throw new Error(`tools/list failed: HTTP ${response.status} ${text.slice(0, 200)}`);
+  if (response.status !== 200 || !text.includes('"tools":['))
+    throw new Error(`tools/list failed: HTTP ${response.status} ${text.slice(0, 200)}`);
   return performance.now() - started;
 }
 
@@ -80,7 +81,8 @@ export async function run(url: string, total: number, concurrency = CONCURRENCY)
   return latencies;
 }
 
-export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+export const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 export const round = (value: number): number => Math.round(value * 10) / 10;
 
 /** Modern `tools/list` over HTTP with raw fetch at concurrency 8, after a warm-up. */

@@ -24,15 +24,33 @@ export const LIST_SIZES_MIB = [1, 10, 40] as const;
 export function measuredCheck(serverArgs: string, argv: string[]): { code: number; wallMs: number; peakRssMb: number; stderr: string } {
   const args = ['check', '--server', `"${process.execPath}" "${SERVER}" ${serverArgs}`, ...argv];
   const started = performance.now();
-  const result = spawnSync(process.execPath, ['--input-type=module', '-', JSON.stringify(args)], { cwd: PACKAGE_ROOT, input: MEASURED_CHECK, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-', JSON.stringify(args)], {
+    cwd: PACKAGE_ROOT,
+    input: MEASURED_CHECK,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+  });
   const wallMs = Math.round(performance.now() - started);
   const outcome = result.status === 0 ? (JSON.parse(result.stdout) as { code: number; maxRssKb: number }) : undefined;
-  if (!outcome) throw new Error(`check of hostile-stdio.mjs ${serverArgs} did not run (exit ${result.status}): ${String(result.stderr).split('\n')[0]}`);
+  if (!outcome)
+    throw new Error(
+      `check of hostile-stdio.mjs ${serverArgs} did not run (exit ${result.status}): ${String(result.stderr).split('\n')[0]}`,
+    );
   return { code: outcome.code, wallMs, peakRssMb: Math.round(outcome.maxRssKb / 1024), stderr: String(result.stderr) };
 }
 
 function measure(mebibytes: number): { wallMs: number; peakRssMb: number } {
-  const run = measuredCheck(`big ${mebibytes}`, ['--era', 'modern', '--no-probes', '--format', 'json', '--timeout', '300000', '--max-message-bytes', '64MiB']);
+  const run = measuredCheck(`big ${mebibytes}`, [
+    '--era',
+    'modern',
+    '--no-probes',
+    '--format',
+    'json',
+    '--timeout',
+    '300000',
+    '--max-message-bytes',
+    '64MiB',
+  ]);
   // Exit 1 is the expected outcome: the padded tools are all findings against the bundled contract.
   if (run.code !== 1) throw new Error(`large-list run of ${mebibytes} MiB failed (exit ${run.code}): ${run.stderr.split('\n')[0]}`);
   return { wallMs: run.wallMs, peakRssMb: run.peakRssMb };
@@ -52,7 +70,9 @@ function growth(values: readonly number[]): number {
  */
 export function benchLargeLists(rounds = 3): Record<string, unknown> {
   const samples = LIST_SIZES_MIB.map(() => [] as ReturnType<typeof measure>[]);
-  for (let round = 0; round < rounds; round++) LIST_SIZES_MIB.forEach((size, index) => samples[index]!.push(measure(size)));
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, size] of LIST_SIZES_MIB.entries()) samples[index]!.push(measure(size));
+  }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const runs = samples.map((runsOfSize, index) => ({
     mebibytes: LIST_SIZES_MIB[index]!,

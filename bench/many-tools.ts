@@ -35,26 +35,45 @@ function toolAt(index: number): Record<string, unknown> {
   const properties = Object.fromEntries(
     ['bucketId', 'prefix', 'maxCount', 'startToken', 'region'].map((name, position) => [
       name,
-      { type: position === 2 ? 'integer' : 'string', description: `The ${name} of the ${noun}; see the ${noun} documentation for its format.`, ...(position === 4 ? { enum: ['us-west-004', 'eu-central-003'], default: 'us-west-004' } : {}) },
+      {
+        type: position === 2 ? 'integer' : 'string',
+        description: `The ${name} of the ${noun}; see the ${noun} documentation for its format.`,
+        ...(position === 4 ? { enum: ['us-west-004', 'eu-central-003'], default: 'us-west-004' } : {}),
+      },
     ]),
   );
-  return { name: `b2_${verb}_${noun}_${index}`, description, inputSchema: { type: 'object', properties, required: ['bucketId'] }, annotations: { readOnlyHint: verb !== 'delete' } };
+  return {
+    name: `b2_${verb}_${noun}_${index}`,
+    description,
+    inputSchema: { type: 'object', properties, required: ['bucketId'] },
+    annotations: { readOnlyHint: verb !== 'delete' },
+  };
 }
 
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
 
 function snapshotOf(server: string[], out: string): void {
-  const result = spawnSync(process.execPath, [CONFORM, 'snapshot', '--pack', 'generic', ...server, '--era', 'modern', '--out', out], { cwd: PACKAGE_ROOT, encoding: 'utf8', env: ENV });
+  const result = spawnSync(process.execPath, [CONFORM, 'snapshot', '--pack', 'generic', ...server, '--era', 'modern', '--out', out], {
+    cwd: PACKAGE_ROOT,
+    encoding: 'utf8',
+    env: ENV,
+  });
   if (result.status !== 0) throw new Error(`many-tools snapshot failed (exit ${result.status}): ${String(result.stderr).split('\n')[0]}`);
 }
 
 /** One check in a fresh process: its wall time and the checker's own CPU time (the server's is not counted). */
 function measure(argv: string[]): { wallMs: number; cpuMs: number } {
   const started = performance.now();
-  const result = spawnSync(process.execPath, ['--input-type=module', '-', JSON.stringify(argv)], { cwd: PACKAGE_ROOT, input: MEASURED_CHECK, encoding: 'utf8', env: ENV });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-', JSON.stringify(argv)], {
+    cwd: PACKAGE_ROOT,
+    input: MEASURED_CHECK,
+    encoding: 'utf8',
+    env: ENV,
+  });
   const wallMs = performance.now() - started;
   const outcome = result.status === 0 ? (JSON.parse(result.stdout) as { code: number; cpuMs: number }) : undefined;
-  if (!outcome || outcome.code > 1) throw new Error(`many-tools check failed (exit ${outcome?.code ?? result.status}): ${String(result.stderr).split('\n')[0]}`);
+  if (!outcome || outcome.code > 1)
+    throw new Error(`many-tools check failed (exit ${outcome?.code ?? result.status}): ${String(result.stderr).split('\n')[0]}`);
   return { wallMs, cpuMs: outcome.cpuMs };
 }
 
@@ -68,12 +87,20 @@ export function benchManyTools(rounds = 5): Record<string, unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-many-tools-'));
   try {
     const surface = join(dir, 'surface.json');
-    writeFileSync(surface, JSON.stringify({ serverInfo: { name: 'many-tools', version: '1.0.0' }, tools: Array.from({ length: TOOLS }, (_, index) => toolAt(index)) }));
+    writeFileSync(
+      surface,
+      JSON.stringify({
+        serverInfo: { name: 'many-tools', version: '1.0.0' },
+        tools: Array.from({ length: TOOLS }, (_, index) => toolAt(index)),
+      }),
+    );
     const server = ['--server', `"${process.execPath}" "${SERVER}" "${surface}" --honest`];
     const snapshot = join(dir, 'snapshot');
     snapshotOf(server, snapshot);
     const off = join(dir, 'poisoning-off.json');
-    const poisoning = loadRules().rules.filter((rule) => rule.category === 'poisoning').map((rule) => rule.id);
+    const poisoning = loadRules()
+      .rules.filter((rule) => rule.category === 'poisoning')
+      .map((rule) => rule.id);
     writeFileSync(off, JSON.stringify({ rules: Object.fromEntries(poisoning.map((id) => [id, 'off'])) }));
     const check = ['check', '--pack', 'generic', ...server, '--fixtures', snapshot, '--era', 'modern', '--no-probes', '--format', 'json'];
     const withScan: ReturnType<typeof measure>[] = [];
@@ -83,11 +110,22 @@ export function benchManyTools(rounds = 5): Record<string, unknown> {
       withoutScan.push(measure([...check, '--config', off]));
     }
     const median = (values: number[]) => Math.round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!);
-    const figures = (runs: ReturnType<typeof measure>[]) => ({ wallMs: median(runs.map((one) => one.wallMs)), cpuMs: median(runs.map((one) => one.cpuMs)) });
+    const figures = (runs: ReturnType<typeof measure>[]) => ({
+      wallMs: median(runs.map((one) => one.wallMs)),
+      cpuMs: median(runs.map((one) => one.cpuMs)),
+    });
     const on = figures(withScan);
     const offFigures = figures(withoutScan);
     const growth = (a: number, b: number) => Math.round(((a - b) / b) * 1000) / 10;
-    return { tools: TOOLS, rounds, poisoningRules: poisoning.length, withPoisoning: on, withoutPoisoning: offFigures, cpuGrowthPercent: growth(on.cpuMs, offFigures.cpuMs), wallGrowthPercent: growth(on.wallMs, offFigures.wallMs) };
+    return {
+      tools: TOOLS,
+      rounds,
+      poisoningRules: poisoning.length,
+      withPoisoning: on,
+      withoutPoisoning: offFigures,
+      cpuGrowthPercent: growth(on.cpuMs, offFigures.cpuMs),
+      wallGrowthPercent: growth(on.wallMs, offFigures.wallMs),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

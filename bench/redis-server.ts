@@ -14,7 +14,6 @@ export interface RedisProcess {
   start(): Promise<void>;
 }
 
-
 function launch(port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
   const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],

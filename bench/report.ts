@@ -1,8 +1,6 @@
 /** Renders `docs/benchmarks.md` from `bench/results/latest.json`; never edited by hand. */
 
-import { fmt, TARGETS, verdictOf, type Verdict } from './targets.js';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { fmt, type Json, TARGETS, verdictOf, type Verdict } from './targets.js';
 
 const row = (cells: Array<string | number>): string => `| ${cells.join(' | ')} |`;
 
@@ -10,10 +8,17 @@ const STATUS: Record<Verdict, string> = { met: '✅ met', missed: '❌ missed', 
 
 /** One row per target, each marked met or missed from the figure in the results file. */
 function summary(s: Json): string[] {
-  const lines = ['## Summary', '', row(['Figure (what exactly was measured)', 'Measured', 'Target', 'Status']), row(['---', '---:', '---:', '---'])];
+  const lines = [
+    '## Summary',
+    '',
+    row(['Figure (what exactly was measured)', 'Measured', 'Target', 'Status']),
+    row(['---', '---:', '---:', '---']),
+  ];
   for (const target of TARGETS) {
     const section = s[target.section] as Json | undefined;
-    lines.push(row([target.figure, section ? target.shown(section) : 'not measured', target.bound?.text ?? '', STATUS[verdictOf(target, section)]]));
+    lines.push(
+      row([target.figure, section ? target.shown(section) : 'not measured', target.bound?.text ?? '', STATUS[verdictOf(target, section)]]),
+    );
   }
   return lines;
 }
@@ -29,14 +34,32 @@ function resultText(r: Json): string[] {
     '### Per shape class',
     '',
     row(['Shape', 'Entries', 'Pretty JSON', 'Compact JSON', 'TOON', 'auto', 'TOON saving', 'auto saving']),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
   for (const [shape, g] of Object.entries(r.shapes as Json)) {
-    lines.push(row([shape, g.entries, fmt(g.pretty.tokensO200k), fmt(g.compact.tokensO200k), fmt(g.toon.tokensO200k), fmt(g.auto.tokensO200k), `${g.toonSavingVsCompactPct}%`, `${g.autoSavingVsCompactPct}%`]));
+    lines.push(
+      row([
+        shape,
+        g.entries,
+        fmt(g.pretty.tokensO200k),
+        fmt(g.compact.tokensO200k),
+        fmt(g.toon.tokensO200k),
+        fmt(g.auto.tokensO200k),
+        `${g.toonSavingVsCompactPct}%`,
+        `${g.autoSavingVsCompactPct}%`,
+      ]),
+    );
   }
-  lines.push('', '### Per corpus entry (tokens o200k / cl100k; bytes)', '', row(['Entry', 'Tool', 'Shape', 'Pretty', 'Compact', 'TOON', 'auto']), row(['---', '---', '---', '---:', '---:', '---:', '---:']));
+  lines.push(
+    '',
+    '### Per corpus entry (tokens o200k / cl100k; bytes)',
+    '',
+    row(['Entry', 'Tool', 'Shape', 'Pretty', 'Compact', 'TOON', 'auto']),
+    row(['---', '---', '---', '---:', '---:', '---:', '---:']),
+  );
   const cell = (s: Json) => `${fmt(s.tokensO200k)} / ${fmt(s.tokensCl100k)}; ${fmt(s.bytes)} B`;
-  for (const e of r.entries as Json[]) lines.push(row([e.id, `\`${e.tool}\``, e.shape, cell(e.pretty), cell(e.compact), cell(e.toon), cell(e.auto)]));
+  for (const e of r.entries as Json[])
+    lines.push(row([e.id, `\`${e.tool}\``, e.shape, cell(e.pretty), cell(e.compact), cell(e.toon), cell(e.auto)]));
   return lines;
 }
 

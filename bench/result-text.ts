@@ -31,14 +31,24 @@ interface Sizes {
 }
 
 function sizes(text: string): Sizes {
-  return { bytes: Buffer.byteLength(text), chars: text.length, tokensO200k: encodeO200k(text).length, tokensCl100k: encodeCl100k(text).length };
+  return {
+    bytes: Buffer.byteLength(text),
+    chars: text.length,
+    tokensO200k: encodeO200k(text).length,
+    tokensCl100k: encodeCl100k(text).length,
+  };
 }
 
 const renderAs = (value: unknown, format: 'json' | 'toon' | 'auto'): string =>
   (successResult({ structured: value }, { format }).content[0] as { text: string }).text;
 
 function add(a: Sizes, b: Sizes): Sizes {
-  return { bytes: a.bytes + b.bytes, chars: a.chars + b.chars, tokensO200k: a.tokensO200k + b.tokensO200k, tokensCl100k: a.tokensCl100k + b.tokensCl100k };
+  return {
+    bytes: a.bytes + b.bytes,
+    chars: a.chars + b.chars,
+    tokensO200k: a.tokensO200k + b.tokensO200k,
+    tokensCl100k: a.tokensCl100k + b.tokensCl100k,
+  };
 }
 const ZERO: Sizes = { bytes: 0, chars: 0, tokensO200k: 0, tokensCl100k: 0 };
 const pct = (part: number, whole: number): number => Math.round((1 - part / whole) * 1000) / 10;
@@ -59,14 +69,24 @@ export async function benchResultText() {
   if (corpus.length === 0) throw new Error('fixtures/result-corpus is empty; run npm run generate:corpus');
   const tokenizers = { o200k: 'gpt-tokenizer o200k_base', cl100k: 'gpt-tokenizer cl100k_base' };
   const entries = corpus.map((entry) => {
-    const value = (successResult({ structured: entry.value }, { format: 'json' }).structuredContent) as unknown;
+    const value = successResult({ structured: entry.value }, { format: 'json' }).structuredContent as unknown;
     const pretty = sizes(JSON.stringify(value, null, 2));
     const compact = sizes(renderAs(value, 'json'));
     const toon = sizes(renderAs(value, 'toon'));
     const autoText = renderAs(value, 'auto');
     const auto = sizes(autoText);
     const bestIsToon = toon.tokensO200k < compact.tokensO200k;
-    return { id: entry.id, tool: entry.tool, shape: entry.shape, pretty, compact, toon, auto, autoPickedToon: autoText !== renderAs(value, 'json'), bestIsToon };
+    return {
+      id: entry.id,
+      tool: entry.tool,
+      shape: entry.shape,
+      pretty,
+      compact,
+      toon,
+      auto,
+      autoPickedToon: autoText !== renderAs(value, 'json'),
+      bestIsToon,
+    };
   });
   const byShape: Record<string, { entries: number; pretty: Sizes; compact: Sizes; toon: Sizes; auto: Sizes }> = {};
   for (const e of entries) {
@@ -80,7 +100,11 @@ export async function benchResultText() {
   const shapes = Object.fromEntries(
     Object.entries(byShape).map(([shape, g]) => [
       shape,
-      { ...g, toonSavingVsCompactPct: pct(g.toon.tokensO200k, g.compact.tokensO200k), autoSavingVsCompactPct: pct(g.auto.tokensO200k, g.compact.tokensO200k) },
+      {
+        ...g,
+        toonSavingVsCompactPct: pct(g.toon.tokensO200k, g.compact.tokensO200k),
+        autoSavingVsCompactPct: pct(g.auto.tokensO200k, g.compact.tokensO200k),
+      },
     ]),
   );
   const listings = entries.filter((e) => e.shape === 'flat-table' || e.shape === 'keyed-table');

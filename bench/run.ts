@@ -50,16 +50,24 @@ const loadAtStart = loadavg()[0]!;
 for (const name of toRun) {
   process.stderr.write(`bench: ${name}…\n`);
   // Each section keeps the load it was measured under: a run of some sections leaves the others' figures as they were.
-  sections[name] = { measuredAt: new Date().toISOString(), loadAverage1m: round2(loadavg()[0]!), ...(await SECTIONS[name]!() as object) };
+  sections[name] = { measuredAt: new Date().toISOString(), loadAverage1m: round2(loadavg()[0]!), ...((await SECTIONS[name]!()) as object) };
 }
 const wholeRun = toRun.length === Object.keys(SECTIONS).length;
 const results = {
   machine: wholeRun
-    ? { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', platform: process.platform, loadAverage1m: { start: round2(loadAtStart), end: round2(loadavg()[0]!) } }
+    ? {
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        platform: process.platform,
+        loadAverage1m: { start: round2(loadAtStart), end: round2(loadavg()[0]!) },
+      }
     : (previous as { machine?: unknown }).machine,
   sections,
 };
 mkdirSync(dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(join(packageRoot(), 'docs', 'benchmarks.md'), renderBenchmarksDoc(results));
-process.stdout.write(`wrote bench/results/latest.json and docs/benchmarks.md\n\n${renderBenchmarksDoc(results).split('\n## Result text')[0]}`);
+process.stdout.write(
+  `wrote bench/results/latest.json and docs/benchmarks.md\n\n${renderBenchmarksDoc(results).split('\n## Result text')[0]}`,
+);

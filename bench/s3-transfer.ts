@@ -96,7 +96,12 @@ export async function benchS3Transfer(sizeBytes: number = GiB): Promise<S3Transf
   try {
     sandbox.store.createBucket({ bucketName: 'bench-transfer', bucketType: 'allPrivate' });
     const key = sandbox.store.createKey({ keyName: 'bench', capabilities: ['listBuckets', 'listFiles', 'readFiles', 'writeFiles'] });
-    const s3 = createS3Adapter({ endpoint: sandbox.s3Url, region: 'us-west-004', accessKeyId: key.applicationKeyId, secretAccessKey: key.applicationKey });
+    const s3 = createS3Adapter({
+      endpoint: sandbox.s3Url,
+      region: 'us-west-004',
+      accessKeyId: key.applicationKeyId,
+      secretAccessKey: key.applicationKey,
+    });
     const context: ToolContext = {
       config: loadConfig({ B2_MCP_PROFILE: 'full', B2_ALLOW_LOCAL_FILES: 'true', B2_FILE_ROOT: directory, B2_SECRET_SINK: 'off' }, 'stdio'),
       logger: createLogger({ level: 'silent', redact: (record) => record }),
@@ -116,7 +121,10 @@ export async function benchS3Transfer(sizeBytes: number = GiB): Promise<S3Transf
     // Load the SDK and warm the connection path before measuring.
     await s3.headBucket('bench-transfer');
 
-    const minted = (await tool('s3_get_presigned_url').handler({ bucket: 'bench-transfer', key: 'big.bin', operation: 'PutObject', expiresIn: 3600 }, context)) as {
+    const minted = (await tool('s3_get_presigned_url').handler(
+      { bucket: 'bench-transfer', key: 'big.bin', operation: 'PutObject', expiresIn: 3600 },
+      context,
+    )) as {
       structured: { url: string };
     };
     const uploaded = createHash('md5');

@@ -74,7 +74,12 @@ export async function benchStartup(runs = 7): Promise<StartupResults> {
     const { response } = await coldStart(profile);
     const tools = (JSON.parse(response) as { result: { tools: unknown[] } }).result.tools;
     const text = JSON.stringify(tools);
-    toolsList[profile] = { tools: tools.length, bytes: Buffer.byteLength(text), tokensO200k: encodeO200k(text).length, tokensCl100k: encodeCl100k(text).length };
+    toolsList[profile] = {
+      tools: tools.length,
+      bytes: Buffer.byteLength(text),
+      tokensO200k: encodeO200k(text).length,
+      tokensCl100k: encodeCl100k(text).length,
+    };
   }
   const times = samples.map((s) => s.ms);
   return {

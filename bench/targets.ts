@@ -4,7 +4,9 @@
  * `docs/benchmarks.md` marks every row met or missed from it.
  */
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** A recorded results file, read loosely: targets reach deep into sections whose shapes vary by section. */
+// biome-ignore lint/suspicious/noExplicitAny: sections are read by deep property paths, each checked by its target
+export type Json = Record<string, any>;
 
 export interface Target {
   /** What exactly was measured, as the summary row names it. */
@@ -19,7 +21,8 @@ export interface Target {
 }
 
 export const fmt = (n: unknown, unit = ''): string => (typeof n === 'number' ? `${n.toLocaleString('en-US')}${unit}` : 'not measured');
-const ratio = (a: unknown, b: unknown): number | undefined => (typeof a === 'number' && typeof b === 'number' && b > 0 ? Math.round((a / b) * 100) / 100 : undefined);
+const ratio = (a: unknown, b: unknown): number | undefined =>
+  typeof a === 'number' && typeof b === 'number' && b > 0 ? Math.round((a / b) * 100) / 100 : undefined;
 
 function toolsListRow(profile: string, bound?: Target['bound']): Target {
   return {
@@ -40,7 +43,9 @@ function probesRow(profile: string, bound?: Target['bound']): Target {
     section: 'probes',
     shown: (s) => {
       const p = s[profile];
-      return p ? `${fmt(p.wall?.medianMs, ' ms')} (probes themselves ${fmt(p.probes?.medianMs, ' ms')}; ${fmt(p.gateCalls)} gate calls on ${fmt(p.gatedTools)} tools, ${fmt(p.writeCalls)} write calls, ${fmt(p.argumentCalls)} undeclared-argument calls, ${fmt(p.readCalls)} reads)` : 'not measured';
+      return p
+        ? `${fmt(p.wall?.medianMs, ' ms')} (probes themselves ${fmt(p.probes?.medianMs, ' ms')}; ${fmt(p.gateCalls)} gate calls on ${fmt(p.gatedTools)} tools, ${fmt(p.writeCalls)} write calls, ${fmt(p.argumentCalls)} undeclared-argument calls, ${fmt(p.readCalls)} reads)`
+        : 'not measured';
     },
     value: (s) => s[profile]?.wall?.medianMs,
     ...(bound ? { bound } : {}),
@@ -90,9 +95,11 @@ export const TARGETS: readonly Target[] = [
     bound: { op: '<=', limit: 1200, text: '≤ 1,200 ms' },
   },
   {
-    figure: 'Static check `check --profile default --no-probes --format json --server "node dist/bin/b2-mcp.js"` over stdio, fresh process (median)',
+    figure:
+      'Static check `check --profile default --no-probes --format json --server "node dist/bin/b2-mcp.js"` over stdio, fresh process (median)',
     section: 'conform',
-    shown: (s) => `${fmt(s.stdioCheck?.medianMs, ' ms')} (one plain SDK-client \`tools/list\`: ${fmt(s.oneToolsListClient?.medianMs, ' ms')})`,
+    shown: (s) =>
+      `${fmt(s.stdioCheck?.medianMs, ' ms')} (one plain SDK-client \`tools/list\`: ${fmt(s.oneToolsListClient?.medianMs, ' ms')})`,
     value: (s) => s.stdioCheck?.medianMs,
   },
   {
@@ -110,9 +117,11 @@ export const TARGETS: readonly Target[] = [
     bound: { op: '<=', limit: 1.25, text: '≤ ×1.25' },
   },
   {
-    figure: 'Floor of the separate connections: as many plain SDK clients as a check opens, in one process and in parallel, each spawning its own stdio server and listing its tools once, interleaved in the same run (median)',
+    figure:
+      'Floor of the separate connections: as many plain SDK clients as a check opens, in one process and in parallel, each spawning its own stdio server and listing its tools once, interleaved in the same run (median)',
     section: 'conform',
-    shown: (s) => `${fmt(s.parallelToolsListClients?.medianMs, ' ms')} (${fmt(s.parallelToolsListClients?.connections)} clients; one: ${fmt(s.oneToolsListClient?.medianMs, ' ms')})`,
+    shown: (s) =>
+      `${fmt(s.parallelToolsListClients?.medianMs, ' ms')} (${fmt(s.parallelToolsListClients?.connections)} clients; one: ${fmt(s.oneToolsListClient?.medianMs, ' ms')})`,
     value: (s) => s.parallelToolsListClients?.medianMs,
   },
   {
@@ -128,9 +137,11 @@ export const TARGETS: readonly Target[] = [
     value: (s) => ratio(s.stdioCheck?.medianMs, s.parallelToolsListClients?.medianMs),
   },
   {
-    figure: 'Floor of the embedded shape: as many plain SDK clients as a check opens, in one process and in parallel, to one loopback HTTP server it spawns, interleaved in the same run (median)',
+    figure:
+      'Floor of the embedded shape: as many plain SDK clients as a check opens, in one process and in parallel, to one loopback HTTP server it spawns, interleaved in the same run (median)',
     section: 'conform',
-    shown: (s) => `${fmt(s.parallelHttpToolsListClients?.medianMs, ' ms')} (×${fmt(ratio(s.parallelHttpToolsListClients?.medianMs, s.oneToolsListClient?.medianMs))} one plain SDK-client \`tools/list\`)`,
+    shown: (s) =>
+      `${fmt(s.parallelHttpToolsListClients?.medianMs, ' ms')} (×${fmt(ratio(s.parallelHttpToolsListClients?.medianMs, s.oneToolsListClient?.medianMs))} one plain SDK-client \`tools/list\`)`,
     value: (s) => s.parallelHttpToolsListClients?.medianMs,
   },
   {
@@ -164,14 +175,19 @@ export const TARGETS: readonly Target[] = [
     bound: { op: '<=', limit: 6.5, text: '≤ ×6.5' },
   },
   {
-    figure: 'Static check `--pack generic --era modern --no-probes` of a stdio server with 1,000 described tools: checker CPU time with the tool-poisoning rules on ÷ off, interleaved (medians)',
+    figure:
+      'Static check `--pack generic --era modern --no-probes` of a stdio server with 1,000 described tools: checker CPU time with the tool-poisoning rules on ÷ off, interleaved (medians)',
     section: 'manyTools',
-    shown: (s) => (s.withPoisoning ? `+${fmt(s.cpuGrowthPercent)}% CPU (${fmt(s.withPoisoning.cpuMs, ' ms')} with the ${fmt(s.poisoningRules)} \`poisoning/\` rules, ${fmt(s.withoutPoisoning.cpuMs, ' ms')} without); wall +${fmt(s.wallGrowthPercent)}% (${fmt(s.withPoisoning.wallMs, ' ms')}, ${fmt(s.withoutPoisoning.wallMs, ' ms')})${s.loadAverage1m !== undefined ? `; load average ${fmt(s.loadAverage1m)} when measured` : ''}` : 'not measured'),
+    shown: (s) =>
+      s.withPoisoning
+        ? `+${fmt(s.cpuGrowthPercent)}% CPU (${fmt(s.withPoisoning.cpuMs, ' ms')} with the ${fmt(s.poisoningRules)} \`poisoning/\` rules, ${fmt(s.withoutPoisoning.cpuMs, ' ms')} without); wall +${fmt(s.wallGrowthPercent)}% (${fmt(s.withPoisoning.wallMs, ' ms')}, ${fmt(s.withoutPoisoning.wallMs, ' ms')})${s.loadAverage1m !== undefined ? `; load average ${fmt(s.loadAverage1m)} when measured` : ''}`
+        : 'not measured',
     value: (s) => s.cpuGrowthPercent,
     bound: { op: '<=', limit: 20, text: '≤ +20%' },
   },
   {
-    figure: 'Static check `check --no-probes` of a stdio server with one tool of 200,000 properties, each with the pattern `^(a+)+$`: wall time (median, fresh process)',
+    figure:
+      'Static check `check --no-probes` of a stdio server with one tool of 200,000 properties, each with the pattern `^(a+)+$`: wall time (median, fresh process)',
     section: 'hostileSchemas',
     shown: (s) => fmt(s.wide200k?.wallMs, ' ms'),
     value: (s) => s.wide200k?.wallMs,
@@ -185,19 +201,22 @@ export const TARGETS: readonly Target[] = [
     bound: { op: '<=', limit: 512, text: '≤ 512 MB' },
   },
   {
-    figure: 'Static check `check --no-probes` of a stdio server with one tool of 6,600 such properties (19,803 keys and items, just under the 20,000 judged whole): wall time, checker peak RSS (medians)',
+    figure:
+      'Static check `check --no-probes` of a stdio server with one tool of 6,600 such properties (19,803 keys and items, just under the 20,000 judged whole): wall time, checker peak RSS (medians)',
     section: 'hostileSchemas',
     shown: (s) => (s.wideJudged ? `${fmt(s.wideJudged.wallMs, ' ms')}, ${fmt(s.wideJudged.peakRssMb, ' MB')}` : 'not measured'),
     value: (s) => s.wideJudged?.wallMs,
   },
   {
-    figure: 'Static check `check --no-probes` of a stdio server with one input schema 1,500 objects deep: wall time, checker peak RSS (medians)',
+    figure:
+      'Static check `check --no-probes` of a stdio server with one input schema 1,500 objects deep: wall time, checker peak RSS (medians)',
     section: 'hostileSchemas',
     shown: (s) => (s.deep ? `${fmt(s.deep.wallMs, ' ms')}, ${fmt(s.deep.peakRssMb, ' MB')}` : 'not measured'),
     value: (s) => s.deep?.wallMs,
   },
   {
-    figure: 'Static check `check --no-probes` of a stdio server with 40 tools of 6,600 such properties each (12 MB of schemas; the parts past 100,000 keys and items in all are cut): wall time, checker peak RSS (medians)',
+    figure:
+      'Static check `check --no-probes` of a stdio server with 40 tools of 6,600 such properties each (12 MB of schemas; the parts past 100,000 keys and items in all are cut): wall time, checker peak RSS (medians)',
     section: 'hostileSchemas',
     shown: (s) => (s.dense ? `${fmt(s.dense.wallMs, ' ms')}, ${fmt(s.dense.peakRssMb, ' MB')}` : 'not measured'),
     value: (s) => s.dense?.wallMs,
@@ -205,7 +224,8 @@ export const TARGETS: readonly Target[] = [
   {
     figure: 'Fault soak, 20% injected faults: unclear answers + crashes + duplicate mutations',
     section: 'faults',
-    shown: (s) => `${fmt(s.calls)} calls: ${fmt(s.unclear)} unclear, ${fmt(s.crashes)} crashes, ${fmt(s.duplicateMutations)} duplicate mutations; RSS growth ${fmt(s.rssGrowthMb, ' MB')}`,
+    shown: (s) =>
+      `${fmt(s.calls)} calls: ${fmt(s.unclear)} unclear, ${fmt(s.crashes)} crashes, ${fmt(s.duplicateMutations)} duplicate mutations; RSS growth ${fmt(s.rssGrowthMb, ' MB')}`,
     value: (s) => (typeof s.unclear === 'number' ? s.unclear + s.crashes + s.duplicateMutations : undefined),
     bound: { op: '=', limit: 0, text: '0' },
   },
@@ -219,20 +239,24 @@ export const TARGETS: readonly Target[] = [
   {
     figure: 'HTTP `tools/list` at concurrency 8 through a loopback round-robin proxy, 1 instance',
     section: 'httpScale',
-    shown: (s) => `${fmt(s.one?.rps, ' req/s')} (p50 ${fmt(s.one?.p50Ms, ' ms')}, p99 ${fmt(s.one?.p99Ms, ' ms')}; load average ${fmt(s.loadAverage)} when measured)`,
+    shown: (s) =>
+      `${fmt(s.one?.rps, ' req/s')} (p50 ${fmt(s.one?.p50Ms, ' ms')}, p99 ${fmt(s.one?.p99Ms, ' ms')}; load average ${fmt(s.loadAverage)} when measured)`,
     value: (s) => s.one?.rps,
   },
   {
     figure: 'The same through the proxy to 3 instances (same cores)',
     section: 'httpScale',
-    shown: (s) => `${fmt(s.three?.rps, ' req/s')} (×${fmt(ratio(s.three?.rps, s.one?.rps))} of 1 instance; p50 ${fmt(s.three?.p50Ms, ' ms')}, p99 ${fmt(s.three?.p99Ms, ' ms')})`,
+    shown: (s) =>
+      `${fmt(s.three?.rps, ' req/s')} (×${fmt(ratio(s.three?.rps, s.one?.rps))} of 1 instance; p50 ${fmt(s.three?.p50Ms, ' ms')}, p99 ${fmt(s.three?.p99Ms, ' ms')})`,
     value: (s) => s.three?.rps,
   },
   {
     figure: 'Latency Redis-shared limits add to one HTTP `tools/list` (median; one at a time, interleaved with Redis off)',
     section: 'httpScale',
     shown: (s) =>
-      s.redis?.skipped ? `not measured (${s.redis.skipped})` : `${fmt(s.redis?.addedP50Ms, ' ms')} (${fmt(s.redis?.onP50Ms, ' ms')} on vs ${fmt(s.redis?.offP50Ms, ' ms')} off; p90 ${fmt(s.redis?.onP90Ms, ' ms')} vs ${fmt(s.redis?.offP90Ms, ' ms')}; mean +${fmt(s.redis?.addedMeanMs, ' ms')})`,
+      s.redis?.skipped
+        ? `not measured (${s.redis.skipped})`
+        : `${fmt(s.redis?.addedP50Ms, ' ms')} (${fmt(s.redis?.onP50Ms, ' ms')} on vs ${fmt(s.redis?.offP50Ms, ' ms')} off; p90 ${fmt(s.redis?.onP90Ms, ' ms')} vs ${fmt(s.redis?.offP90Ms, ' ms')}; mean +${fmt(s.redis?.addedMeanMs, ' ms')})`,
     value: (s) => s.redis?.addedP50Ms,
   },
   {
@@ -254,14 +278,20 @@ export const TARGETS: readonly Target[] = [
   {
     figure: '`auto` token saving on listings vs compact JSON (o200k)',
     section: 'resultText',
-    shown: (s) => (s.auto ? `${s.auto.listingSavingVsCompactPct}% (${s.auto.listingSavingWithinBoundsPct}% leaving out ${s.auto.beyondToonBounds.join(', ') || 'none'}, beyond the TOON bounds)` : 'not measured'),
+    shown: (s) =>
+      s.auto
+        ? `${s.auto.listingSavingVsCompactPct}% (${s.auto.listingSavingWithinBoundsPct}% leaving out ${s.auto.beyondToonBounds.join(', ') || 'none'}, beyond the TOON bounds)`
+        : 'not measured',
     value: (s) => s.auto?.listingSavingVsCompactPct,
     bound: { op: '>=', limit: 35, text: '≥ 35%' },
   },
   {
     figure: 'Our TOON encoder ÷ `@toon-format/toon`, throughput',
     section: 'resultText',
-    shown: (s) => (s.encoderThroughput ? `×${s.encoderThroughput.ratio} (${s.encoderThroughput.oursMBps} vs ${s.encoderThroughput.officialMBps} MB/s)` : 'not measured'),
+    shown: (s) =>
+      s.encoderThroughput
+        ? `×${s.encoderThroughput.ratio} (${s.encoderThroughput.oursMBps} vs ${s.encoderThroughput.officialMBps} MB/s)`
+        : 'not measured',
     value: (s) => s.encoderThroughput?.ratio,
     bound: { op: '>=', limit: 1, text: '≥ ×1.0' },
   },

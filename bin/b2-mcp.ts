@@ -7,7 +7,7 @@ import { packageVersion } from '../src/server/package-info.js';
 const debug = process.argv.includes('--debug');
 // The AWS SDK prints a multi-line Node-version notice to stderr on first use; stderr carries our
 // JSON log lines, so keep it quiet unless the operator asked for it.
-process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 function fail(error: unknown): never {
   if (error instanceof UsageError) {
@@ -32,7 +32,10 @@ const program = new Command('b2-mcp')
     return defaultTransport(process.env) === 'http' ? runHttp(process.env, { host: '127.0.0.1' }) : runStdio(process.env);
   });
 
-program.command('stdio').description('serve MCP over stdin/stdout (both protocol eras)').action(() => runStdio(process.env));
+program
+  .command('stdio')
+  .description('serve MCP over stdin/stdout (both protocol eras)')
+  .action(() => runStdio(process.env));
 
 program
   .command('http')
@@ -49,7 +52,10 @@ program
   .option('--seed <seed>', 'initial data: demo or none', 'demo')
   .option('--state <file>', 'load state from and save it to this JSON file')
   .option('--faults <spec>', 'inject failures, e.g. rate=0.2,kinds=500|503|429|reset|stall')
-  .option('--s3-upstream <url>', 'hand out this S3-compatible server as s3ApiUrl instead of the sandbox S3 API (secret key in $B2_SANDBOX_S3_SECRET_ACCESS_KEY)')
+  .option(
+    '--s3-upstream <url>',
+    'hand out this S3-compatible server as s3ApiUrl instead of the sandbox S3 API (secret key in $B2_SANDBOX_S3_SECRET_ACCESS_KEY)',
+  )
   .option('--s3-upstream-access-key-id <id>', "the upstream's access key id (default: $B2_SANDBOX_S3_ACCESS_KEY_ID)")
   .action(async (options: Record<string, string | undefined>) => {
     const { runSandboxCommand, SandboxUsageError } = await import('../src/sandbox/cli.js');

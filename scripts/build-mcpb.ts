@@ -28,7 +28,10 @@ export function buildBundle(output = BUNDLE): void {
     for (const file of ['package.json', 'package-lock.json', 'LICENSE']) cpSync(join(packageRoot(), file), join(stage, file));
     cpSync(MANIFEST, join(stage, 'manifest.json'));
     cpSync(join(packageRoot(), 'dist', 'bin'), join(stage, 'dist', 'bin'), { recursive: true, filter: (path) => !path.endsWith('.d.ts') });
-    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: stage, stdio: 'inherit' });
+    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: stage,
+      stdio: 'inherit',
+    });
     rmSync(output, { force: true });
     mcpb(['pack', stage, output]);
   } finally {

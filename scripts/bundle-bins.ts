@@ -18,9 +18,15 @@ const zodEnglishMessagesOnly: Plugin = {
   name: 'zod-english-messages-only',
   setup(plugin) {
     plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${sep}zod${sep}v4${sep}`) ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' } : undefined,
+      args.importer.includes(`${sep}zod${sep}v4${sep}`)
+        ? { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' }
+        : undefined,
     );
-    plugin.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: dirname(args.path), loader: 'js' }));
+    plugin.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
   },
 };
 
@@ -40,7 +46,9 @@ for (const bin of ['b2-mcp', 'b2-mcp-conform']) {
     allowOverwrite: true,
     external: ['@aws-sdk/*', '@smithy/*'],
     // Bundled CommonJS dependencies call require() for Node built-ins.
-    banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);",
+    },
     plugins: [zodEnglishMessagesOnly],
     logLevel: 'warning',
   });

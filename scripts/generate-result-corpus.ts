@@ -18,12 +18,47 @@ const root = packageRoot();
 const outDir = join(root, 'fixtures', 'result-corpus');
 const sandbox = await startSandbox({ seed: 'demo', idSalt: 'result-corpus' });
 const admin = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${sandbox.adminUrl}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.adminToken}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${sandbox.adminUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.adminToken}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${await response.text()}`);
   return response.json() as Promise<Record<string, unknown>>;
 };
-const ALL = ['listKeys', 'writeKeys', 'deleteKeys', 'listBuckets', 'readBuckets', 'writeBuckets', 'deleteBuckets', 'listFiles', 'readFiles', 'shareFiles', 'writeFiles', 'deleteFiles', 'readBucketEncryption', 'writeBucketEncryption', 'readBucketRetentions', 'writeBucketRetentions', 'readFileRetentions', 'writeFileRetentions', 'readFileLegalHolds', 'writeFileLegalHolds', 'bypassGovernance', 'readBucketReplications', 'writeBucketReplications', 'readBucketNotifications', 'writeBucketNotifications'];
-const key = (await admin('POST', '/keys', { keyName: 'corpus', capabilities: ALL, applicationKeyId: '0051corpuskey0000000000001', applicationKey: 'K005CorpusSecretValue0000000000' })) as { applicationKeyId: string; applicationKey: string };
+const ALL = [
+  'listKeys',
+  'writeKeys',
+  'deleteKeys',
+  'listBuckets',
+  'readBuckets',
+  'writeBuckets',
+  'deleteBuckets',
+  'listFiles',
+  'readFiles',
+  'shareFiles',
+  'writeFiles',
+  'deleteFiles',
+  'readBucketEncryption',
+  'writeBucketEncryption',
+  'readBucketRetentions',
+  'writeBucketRetentions',
+  'readFileRetentions',
+  'writeFileRetentions',
+  'readFileLegalHolds',
+  'writeFileLegalHolds',
+  'bypassGovernance',
+  'readBucketReplications',
+  'writeBucketReplications',
+  'readBucketNotifications',
+  'writeBucketNotifications',
+];
+const key = (await admin('POST', '/keys', {
+  keyName: 'corpus',
+  capabilities: ALL,
+  applicationKeyId: '0051corpuskey0000000000001',
+  applicationKey: 'K005CorpusSecretValue0000000000',
+})) as { applicationKeyId: string; applicationKey: string };
 
 const client = new Client({ name: 'result-corpus', version: '1' });
 await client.connect(
@@ -45,7 +80,11 @@ await client.connect(
 );
 
 async function call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = (await client.callTool({ name: tool, arguments: args })) as { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ text: string }> };
+  const result = (await client.callTool({ name: tool, arguments: args })) as {
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+    content: Array<{ text: string }>;
+  };
   if (result.isError || !result.structuredContent) throw new Error(`${tool} ${JSON.stringify(args)}: ${result.content[0]?.text}`);
   return result.structuredContent;
 }
@@ -57,7 +96,7 @@ const upload = await call('s3_create_multipart_upload', { bucket: 'demo-private-
 const buckets = (await call('b2_list_buckets', {})).buckets as Array<{ bucketId: string; bucketName: string }>;
 const bucketId = (name: string) => buckets.find((b) => b.bucketName === name)!.bucketId;
 const groups = await call('b2_list_groups', { adminAccountId: sandbox.accountId });
-const groupId = String(((groups.groups as Array<Record<string, unknown>>)[0] ?? {}).groupId);
+const groupId = String((groups.groups as Array<Record<string, unknown>>)[0]?.groupId);
 
 type Spec = [id: string, tool: string, args: Record<string, unknown>, shape: CorpusEntry['shape']];
 const SPECS: Spec[] = [
@@ -81,7 +120,12 @@ const SPECS: Spec[] = [
   ['multipart-uploads', 's3_list_multipart_uploads', { bucket: 'demo-private-assets' }, 'flat-table'],
   ['parts', 's3_list_parts', { bucket: 'demo-private-assets', key: 'uploads/in-progress.bin', uploadId: upload.uploadId }, 'mixed'],
   ['presigned-get', 's3_get_presigned_url', { bucket: 'demo-private-assets', key: 'docs/readme.txt', operation: 'GetObject' }, 'nested'],
-  ['presigned-parts', 's3_get_presigned_upload_part_url', { bucket: 'demo-private-assets', key: 'uploads/in-progress.bin', uploadId: upload.uploadId, partNumbers: [1, 2, 3] }, 'mixed'],
+  [
+    'presigned-parts',
+    's3_get_presigned_upload_part_url',
+    { bucket: 'demo-private-assets', key: 'uploads/in-progress.bin', uploadId: upload.uploadId, partNumbers: [1, 2, 3] },
+    'mixed',
+  ],
   ['object-text', 's3_get_object', { bucket: 'demo-private-assets', key: 'docs/readme.txt' }, 'nested'],
   ['objects-1000', 's3_list_objects_v2', { bucket: 'corpus-large-listing', maxKeys: 1000 }, 'flat-table'],
   ['versions-1000', 's3_list_object_versions', { bucket: 'corpus-large-listing', maxKeys: 1000 }, 'flat-table'],

@@ -31,7 +31,10 @@ process.on('SIGINT', stopAll);
 process.on('SIGTERM', stopAll);
 
 function startSandbox(): Promise<SandboxDetails> {
-  const sandbox = spawn(process.execPath, [BUNDLED.serverEntry, 'sandbox', '--port', '0', '--seed', 'demo'], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  const sandbox = spawn(process.execPath, [BUNDLED.serverEntry, 'sandbox', '--port', '0', '--seed', 'demo'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
   children.push(sandbox);
   return new Promise((resolve, reject) => {
     sandbox.once('exit', (code) => reject(new Error(`the sandbox exited with code ${code} before it was ready`)));
@@ -39,18 +42,41 @@ function startSandbox(): Promise<SandboxDetails> {
   });
 }
 
-const inspectorCli = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')), 'cli/build/cli.js');
+const inspectorCli = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
+  'cli/build/cli.js',
+);
 
 try {
   const sandbox = await startSandbox();
-  const env = { B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: sandbox.applicationKeyId, B2_APPLICATION_KEY: sandbox.applicationKey, B2_MCP_PROFILE: process.env.B2_MCP_PROFILE ?? 'full' };
+  const env = {
+    B2_API_URL: sandbox.apiUrl,
+    B2_APPLICATION_KEY_ID: sandbox.applicationKeyId,
+    B2_APPLICATION_KEY: sandbox.applicationKey,
+    B2_MCP_PROFILE: process.env.B2_MCP_PROFILE ?? 'full',
+  };
   console.log(`sandbox: ${sandbox.apiUrl} (demo data); server: b2-mcp stdio, profile ${env.B2_MCP_PROFILE}`);
-  const inspector = spawn(process.execPath, [inspectorCli, ...Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]), process.execPath, BUNDLED.serverEntry, 'stdio'], {
-    stdio: 'inherit',
-    detached: true,
-    // Loopback only, and no browser opened for you: open the URL the Inspector prints.
-    env: { ...process.env, HOST: '127.0.0.1', MCP_AUTO_OPEN_ENABLED: 'false', NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${new URL('./loopback-only.js', import.meta.url).href}`.trim() },
-  });
+  const inspector = spawn(
+    process.execPath,
+    [
+      inspectorCli,
+      ...Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
+      process.execPath,
+      BUNDLED.serverEntry,
+      'stdio',
+    ],
+    {
+      stdio: 'inherit',
+      detached: true,
+      // Loopback only, and no browser opened for you: open the URL the Inspector prints.
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        MCP_AUTO_OPEN_ENABLED: 'false',
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${new URL('./loopback-only.js', import.meta.url).href}`.trim(),
+      },
+    },
+  );
   children.push(inspector);
   inspector.once('exit', (code) => {
     stopAll();

@@ -51,7 +51,22 @@ export function installRealServers(log: (line: string) => void = console.log): v
       const prefix = prefixOf(server);
       mkdirSync(prefix, { recursive: true });
       log(`installing ${name}@${version} into ${prefix}`);
-      execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `${name}@${version}`], { stdio: 'inherit' });
+      execFileSync(
+        'npm',
+        [
+          'install',
+          '--prefix',
+          prefix,
+          '--no-save',
+          '--no-package-lock',
+          '--no-audit',
+          '--no-fund',
+          '--ignore-scripts',
+          '--loglevel=error',
+          `${name}@${version}`,
+        ],
+        { stdio: 'inherit' },
+      );
     }
   }
 }

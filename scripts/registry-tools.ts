@@ -47,7 +47,11 @@ export const toolBinary = (name: ToolName): string => join(toolDir(name), REGIST
 
 function isInstalled(name: ToolName): boolean {
   const manifest = join(toolDir(name), 'package.json');
-  return existsSync(manifest) && existsSync(toolBinary(name)) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === REGISTRY_TOOLS[name].version;
+  return (
+    existsSync(manifest) &&
+    existsSync(toolBinary(name)) &&
+    (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === REGISTRY_TOOLS[name].version
+  );
 }
 
 /** Installs the named tools not yet in the cache (install scripts run: Bun and Deno place their binary in one). */
@@ -58,7 +62,21 @@ export function installRegistryTools(names: readonly ToolName[], log: (line: str
     const prefix = prefixOf(tool);
     mkdirSync(prefix, { recursive: true });
     log(`installing ${tool.package}@${tool.version} into ${prefix}`);
-    execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `${tool.package}@${tool.version}`], { stdio: 'inherit' });
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        prefix,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        `${tool.package}@${tool.version}`,
+      ],
+      { stdio: 'inherit' },
+    );
   }
 }
 

@@ -6,7 +6,16 @@
 import { loadRules as loadRuleFiles, type RuleSet } from './conformance/rules/engine.js';
 
 export { check, diff, lint, snapshot } from './conformance/api.js';
-export type { CheckOptions, ConformanceReport, DiffOptions, JudgeOptions, LintOptions, SnapshotOptions, SnapshotResult, TargetOptions } from './conformance/api.js';
+export type {
+  CheckOptions,
+  ConformanceReport,
+  DiffOptions,
+  JudgeOptions,
+  LintOptions,
+  SnapshotOptions,
+  SnapshotResult,
+  TargetOptions,
+} from './conformance/api.js';
 export { ConformError, EXIT, type FailureCode } from './conformance/errors.js';
 export { SEVERITIES, type ChangeClass, type Finding, type Severity } from './conformance/findings.js';
 export type { Evidence } from './conformance/evidence.js';

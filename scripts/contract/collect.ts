@@ -24,7 +24,13 @@ export async function collectTools(url: URL, era: Era): Promise<Collected> {
     const listed = await client.listTools(undefined, { cacheMode: 'refresh' });
     const instructions = client.getInstructions() ?? null;
     const serverCapabilities = (client.getServerCapabilities() as Record<string, unknown> | undefined) ?? null;
-    if (era === 'legacy') return { protocolVersion: client.getNegotiatedProtocolVersion?.() ?? '', tools: listed.tools as ListedTool[], instructions, serverCapabilities };
+    if (era === 'legacy')
+      return {
+        protocolVersion: client.getNegotiatedProtocolVersion?.() ?? '',
+        tools: listed.tools as ListedTool[],
+        instructions,
+        serverCapabilities,
+      };
     const discover = client.getDiscoverResult();
     const hint = listed as { ttlMs?: number; cacheScope?: string };
     return {

@@ -56,7 +56,11 @@ function sdkVersions(): Record<string, string> {
 async function fixturesFor(profile: ProfileName, sdk: Record<string, string>): Promise<ToolFixture[]> {
   const runtime = await createRuntime({ B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' }, 'http');
   // The server's own (absent) key: a pinned profile needs none, and the client sends no credential headers.
-  const { server, drain } = await serveOverHttp(runtime, { port: 0, host: '127.0.0.1', settings: loadHttpSettings({ B2_HTTP_CREDENTIAL_MODE: 'server' }) });
+  const { server, drain } = await serveOverHttp(runtime, {
+    port: 0,
+    host: '127.0.0.1',
+    settings: loadHttpSettings({ B2_HTTP_CREDENTIAL_MODE: 'server' }),
+  });
   try {
     const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
     const fixtures: ToolFixture[] = [];
@@ -85,7 +89,10 @@ async function fixturesFor(profile: ProfileName, sdk: Record<string, string>): P
 
 /** Prompt fixtures come from the server's own session for the profile, prompts switched on. */
 async function promptFixtureFor(profile: ProfileName, sdk: Record<string, string>): Promise<PromptFixture> {
-  const runtime = await createRuntime({ B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_ENABLE_MCP_PROMPTS: 'true' }, 'http');
+  const runtime = await createRuntime(
+    { B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_ENABLE_MCP_PROMPTS: 'true' },
+    'http',
+  );
   const { prompts } = await runtime.sessionFor();
   return buildPromptFixture({
     profile,
@@ -112,7 +119,11 @@ function namingPolicy(): NamingPolicy {
   };
 }
 
-function artifactFrom(modern: Map<ProfileName, ToolFixture>, promptFixtures: Map<ProfileName, PromptFixture>, sdk: Record<string, string>): ContractArtifact {
+function artifactFrom(
+  modern: Map<ProfileName, ToolFixture>,
+  promptFixtures: Map<ProfileName, PromptFixture>,
+  sdk: Record<string, string>,
+): ContractArtifact {
   const toolBacking = backingOf();
   const profiles = {} as Record<ProfileName, ContractProfile>;
   for (const profile of PROFILE_NAMES) {

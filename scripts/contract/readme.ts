@@ -1,16 +1,18 @@
 import { ENVIRONMENT_VARIABLES } from '../../src/server/config.js';
 
-export const CONFIG_TABLE_START = '<!-- config-table:start (generated from src/server/config.ts; run npm run generate:contract) -->';
-export const CONFIG_TABLE_END = '<!-- config-table:end -->';
+const CONFIG_TABLE_START = '<!-- config-table:start (generated from src/server/config.ts; run npm run generate:contract) -->';
+const CONFIG_TABLE_END = '<!-- config-table:end -->';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 
-export function renderConfigTable(): string {
+function renderConfigTable(): string {
   const rows = ENVIRONMENT_VARIABLES.map((v) => {
     const values = v.values ? v.values.map((x) => `\`${x}\``).join(', ') : '';
     const stdio = v.defaults?.stdio ? `\`${v.defaults.stdio}\`` : '';
     const http = v.defaults?.http ? `\`${v.defaults.http}\`` : '';
-    const description = v.fromFile ? `${v.description} Or \`${v.name}_FILE\`: a file holding it (one trailing newline dropped; not both).` : v.description;
+    const description = v.fromFile
+      ? `${v.description} Or \`${v.name}_FILE\`: a file holding it (one trailing newline dropped; not both).`
+      : v.description;
     return `| \`${v.name}\` | ${cell(values)} | ${stdio} | ${http} | ${cell(description)} |`;
   });
   return ['| Variable | Values | Default (stdio) | Default (http) | Meaning |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
