@@ -1,10 +1,10 @@
-import type { B2Bucket, B2BucketTypeFilter, B2CorsRule, B2CreateBucketRequest, B2ListBucketsRequest, B2NotificationRule, B2UpdateBucketRequest } from '../b2/types.js';
+import type { B2Bucket, B2CreateBucketRequest, B2ListBucketsRequest, B2UpdateBucketRequest } from '../b2/types.js';
 import { checkBucketInfo, checkCorsRules } from './bucket-settings.js';
 import { ToolError } from '../errors.js';
-import type { ToolDefinition, ToolHandler } from './definition.js';
+import { defineTool, type GateTrigger, type ToolDefinition, type ToolHandler } from './definition.js';
 import { redactNotificationRules } from './notification-redaction.js';
 import { checkWebhookUrl } from './webhook-guard.js';
-import { array, boolean, constant, integer, nullable, object, oneOf, string, stringMap, type JsonSchema, type ToolArgs } from './schema.js';
+import { array, boolean, constant, givenArgs, integer, nullable, object, oneOf, string, stringMap, toolInput, type ArgsOf, type Schema } from './schema.js';
 
 const BUCKET_TYPES = ['allPublic', 'allPrivate'] as const;
 
@@ -14,7 +14,7 @@ const bucketInfo = stringMap(
   { maxProperties: 10 },
 );
 
-const headerList = (minItems: number): JsonSchema =>
+const headerList = (minItems: number): Schema<string[]> =>
   array(string({ minLength: 1, maxLength: 999 }), minItems > 0 ? { minItems, maxItems: 100 } : { maxItems: 100 });
 
 const corsRules = array(
@@ -50,23 +50,22 @@ const serverSideEncryption = object({ mode: oneOf(['none', 'SSE-B2']), algorithm
 
 const bucketId = string({ minLength: 1 });
 
-function bucketWouldBePublic(args: ToolArgs): string | undefined {
+function bucketWouldBePublic(args: Pick<UpdateBucketArgs, 'bucketType'>): string | undefined {
   return args.bucketType === 'allPublic' ? 'make every file in the bucket publicly downloadable' : undefined;
 }
 
 /** Each update that removes a protection or widens exposure, in the order they are reported. */
-function updateBucketEffects(args: ToolArgs): string | undefined {
+const updateBucketEffects: GateTrigger<typeof updateBucketInput> = (args) => {
   const effects: string[] = [];
   const publicEffect = bucketWouldBePublic(args);
   if (publicEffect) effects.push(publicEffect);
   if (args.fileLockEnabled === false) effects.push('turn Object Lock off');
-  const encryption = args.defaultServerSideEncryption as { mode?: unknown } | undefined;
-  if (encryption?.mode === 'none') effects.push('turn default encryption off');
-  const retention = args.defaultRetention as { mode?: unknown } | undefined;
+  if (args.defaultServerSideEncryption?.mode === 'none') effects.push('turn default encryption off');
+  const retention = args.defaultRetention;
   if (retention && retention.mode === null) effects.push('clear the default retention');
   // The arguments alone cannot tell a shorter period (or compliance to governance) from a longer one.
   else if (retention) effects.push('replace the default retention, which may shorten or relax it');
-  const rules = Array.isArray(args.lifecycleRules) ? (args.lifecycleRules as Array<Record<string, unknown>>) : [];
+  const rules = Array.isArray(args.lifecycleRules) ? args.lifecycleRules : [];
   if (rules.some((rule) => rule.daysFromHidingToDeleting !== undefined && rule.daysFromHidingToDeleting !== null)) {
     effects.push('schedule deletion of hidden file versions');
   }
@@ -75,7 +74,7 @@ function updateBucketEffects(args: ToolArgs): string | undefined {
   }
   if (args.replicationConfiguration !== undefined) effects.push('change replication, copying data to another bucket');
   return effects.length > 0 ? effects.join(' and ') : undefined;
-}
+};
 
 const notificationRule = object(
   {
@@ -104,26 +103,31 @@ const SETTING_FIELDS = [
   'defaultRetention', 'replicationConfiguration',
 ] as const;
 
-function settingsOf(args: ToolArgs): Partial<B2UpdateBucketRequest> {
-  if (args.bucketInfo !== undefined) checkBucketInfo(args.bucketInfo as Record<string, string>);
-  if (args.corsRules !== undefined) checkCorsRules(args.corsRules as B2CorsRule[]);
-  const settings: Record<string, unknown> = {};
-  for (const field of SETTING_FIELDS) if (args[field] !== undefined) settings[field] = args[field];
-  return settings as Partial<B2UpdateBucketRequest>;
+function settingsOf(args: Pick<UpdateBucketArgs, (typeof SETTING_FIELDS)[number]>): Partial<B2UpdateBucketRequest> {
+  if (args.bucketInfo !== undefined) checkBucketInfo(args.bucketInfo);
+  if (args.corsRules !== undefined) checkCorsRules(args.corsRules);
+  return givenArgs(args, SETTING_FIELDS);
 }
+
+const listBucketsInput = toolInput({
+  bucketId: string(),
+  bucketName: string(),
+  bucketTypes: array(oneOf(['allPublic', 'allPrivate', 'snapshot', 'all']), { maxItems: 4 }),
+  limit: integer(1, 1000, { default: 100 }),
+});
 
 /**
  * B2 returns every matching bucket; the tool caps the list. A bucket-restricted key may not list
  * without a filter, so without one the tool asks for each of the key's buckets by id.
  */
-const listBuckets: ToolHandler = async (args, context) => {
+const listBuckets: ToolHandler<typeof listBucketsInput> = async (args, context) => {
   const b2 = context.b2();
   const { signal } = context;
-  const limit = (args.limit as number | undefined) ?? DEFAULT_BUCKET_LIMIT;
-  const types: B2ListBucketsRequest = args.bucketTypes === undefined ? {} : { bucketTypes: args.bucketTypes as B2BucketTypeFilter[] };
+  const limit = args.limit ?? DEFAULT_BUCKET_LIMIT;
+  const types: B2ListBucketsRequest = args.bucketTypes === undefined ? {} : { bucketTypes: args.bucketTypes };
   let buckets: B2Bucket[];
   if (args.bucketId !== undefined || args.bucketName !== undefined) {
-    const request: B2ListBucketsRequest = { ...types, bucketId: args.bucketId as string | undefined, bucketName: args.bucketName as string | undefined };
+    const request: B2ListBucketsRequest = { ...types, ...givenArgs(args, ['bucketId', 'bucketName']) };
     buckets = (await b2.listBuckets(request, { signal })).buckets;
   } else {
     const allowed = (await b2.authorize({ signal })).allowed.buckets;
@@ -149,174 +153,175 @@ const listBuckets: ToolHandler = async (args, context) => {
   };
 };
 
-const createBucket: ToolHandler = async (args, context) => {
+const createBucketInput = toolInput(
+  {
+    bucketName: string({ minLength: 6, maxLength: 63, pattern: '^[A-Za-z0-9-]+$' }),
+    bucketType: oneOf(BUCKET_TYPES),
+    bucketInfo,
+    corsRules,
+    lifecycleRules,
+    defaultServerSideEncryption: serverSideEncryption,
+    fileLockEnabled: boolean(),
+  },
+  ['bucketName', 'bucketType'],
+);
+
+const createBucket: ToolHandler<typeof createBucketInput> = async (args, context) => {
   const request: B2CreateBucketRequest = {
-    bucketName: args.bucketName as string,
-    bucketType: args.bucketType as B2CreateBucketRequest['bucketType'],
+    bucketName: args.bucketName,
+    bucketType: args.bucketType,
     ...settingsOf(args),
   };
   return { structured: await context.b2().createBucket(request, { signal: context.signal }) };
 };
 
-const updateBucket: ToolHandler = async (args, context) => {
+const updateBucketInput = toolInput(
+  {
+    bucketId,
+    bucketType: oneOf(BUCKET_TYPES),
+    bucketInfo,
+    corsRules,
+    lifecycleRules,
+    defaultServerSideEncryption: serverSideEncryption,
+    fileLockEnabled: boolean(),
+    defaultRetention: object(
+      {
+        mode: nullable(oneOf(['governance', 'compliance'])),
+        period: nullable(object({ duration: integer(1, 36500), unit: oneOf(['days', 'years']) }, ['duration', 'unit'])),
+      },
+      ['mode', 'period'],
+      { description: 'mode null clears the default retention.' },
+    ),
+    replicationConfiguration: object({
+      asReplicationSource: object(
+        {
+          sourceApplicationKeyId: string({ minLength: 1 }),
+          replicationRules: array(
+            object(
+              {
+                replicationRuleName: string({ minLength: 1, maxLength: 64 }),
+                destinationBucketId: string({ minLength: 1 }),
+                fileNamePrefix: string(),
+                includeExistingFiles: boolean(),
+                isEnabled: boolean(),
+                priority: integer(1, 2147483647),
+              },
+              ['replicationRuleName', 'destinationBucketId', 'isEnabled', 'priority'],
+            ),
+            { maxItems: 10 },
+          ),
+        },
+        ['sourceApplicationKeyId', 'replicationRules'],
+      ),
+      asReplicationDestination: object(
+        { sourceToDestinationKeyMapping: stringMap(string({ minLength: 1 }), string({ minLength: 1 })) },
+        ['sourceToDestinationKeyMapping'],
+      ),
+    }),
+    ifRevisionIs: integer(1, Number.MAX_SAFE_INTEGER, { description: 'Apply only if the bucket revision still matches.' }),
+  },
+  ['bucketId'],
+);
+
+type UpdateBucketArgs = ArgsOf<typeof updateBucketInput>;
+
+const updateBucket: ToolHandler<typeof updateBucketInput> = async (args, context) => {
   const settings = settingsOf(args);
   if (args.bucketType === undefined && Object.keys(settings).length === 0) {
     throw new ToolError(400, 'bad_request', 'Nothing to update: give at least one setting to change besides bucketId and ifRevisionIs.');
   }
   const request: B2UpdateBucketRequest = {
-    bucketId: args.bucketId as string,
-    ...(args.bucketType !== undefined && { bucketType: args.bucketType as B2UpdateBucketRequest['bucketType'] }),
-    ...(args.ifRevisionIs !== undefined && { ifRevisionIs: args.ifRevisionIs as number }),
+    bucketId: args.bucketId,
+    ...givenArgs(args, ['bucketType', 'ifRevisionIs']),
     ...settings,
   };
   return { structured: await context.b2().updateBucket(request, { signal: context.signal }) };
 };
 
-const deleteBucket: ToolHandler = async (args, context) => ({
-  structured: await context.b2().deleteBucket({ bucketId: args.bucketId as string }, { signal: context.signal }),
+const deleteBucketInput = toolInput({ bucketId }, ['bucketId']);
+
+const deleteBucket: ToolHandler<typeof deleteBucketInput> = async (args, context) => ({
+  structured: await context.b2().deleteBucket({ bucketId: args.bucketId }, { signal: context.signal }),
 });
 
-const getNotificationRules: ToolHandler = async (args, context) => ({
-  structured: redactNotificationRules(await context.b2().getBucketNotificationRules({ bucketId: args.bucketId as string }, { signal: context.signal })),
+const getNotificationRulesInput = toolInput({ bucketId }, ['bucketId']);
+
+const getNotificationRules: ToolHandler<typeof getNotificationRulesInput> = async (args, context) => ({
+  structured: redactNotificationRules(await context.b2().getBucketNotificationRules({ bucketId: args.bucketId }, { signal: context.signal })),
 });
 
-const setNotificationRules: ToolHandler = async (args, context) => {
-  const rules = (args.eventNotificationRules as B2NotificationRule[]).map((rule) => ({ ...rule, objectNamePrefix: rule.objectNamePrefix ?? '' }));
+const setNotificationRulesInput = toolInput({ bucketId, eventNotificationRules: array(notificationRule, { maxItems: 50 }) }, ['bucketId', 'eventNotificationRules']);
+
+const setNotificationRules: ToolHandler<typeof setNotificationRulesInput> = async (args, context) => {
+  const rules = args.eventNotificationRules.map((rule) => ({ ...rule, objectNamePrefix: rule.objectNamePrefix ?? '' }));
   for (const rule of rules) await checkWebhookUrl(rule.targetConfiguration.url);
-  const response = await context.b2().setBucketNotificationRules({ bucketId: args.bucketId as string, eventNotificationRules: rules }, { signal: context.signal });
+  const response = await context.b2().setBucketNotificationRules({ bucketId: args.bucketId, eventNotificationRules: rules }, { signal: context.signal });
   return { structured: redactNotificationRules(response) };
 };
 
 export const bucketTools: ToolDefinition[] = [
-  {
+  defineTool({
     name: 'b2_list_buckets',
     title: 'List buckets',
     description: 'List buckets visible to the key, optionally by id, name or type; truncated: true when capped at limit.',
-    input: {
-      properties: {
-        bucketId: string(),
-        bucketName: string(),
-        bucketTypes: array(oneOf(['allPublic', 'allPrivate', 'snapshot', 'all']), { maxItems: 4 }),
-        limit: integer(1, 1000, { default: 100 }),
-      },
-    },
+    input: listBucketsInput,
     backing: 'nativeB2Sdk',
     capabilities: ['listBuckets'],
     effect: 'read',
     handler: listBuckets,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_create_bucket',
     title: 'Create bucket',
     description: 'Create a bucket with optional info, CORS, lifecycle, encryption and Object Lock; allPublic needs confirmation.',
-    input: {
-      properties: {
-        bucketName: string({ minLength: 6, maxLength: 63, pattern: '^[A-Za-z0-9-]+$' }),
-        bucketType: oneOf(BUCKET_TYPES),
-        bucketInfo,
-        corsRules,
-        lifecycleRules,
-        defaultServerSideEncryption: serverSideEncryption,
-        fileLockEnabled: boolean(),
-      },
-      required: ['bucketName', 'bucketType'],
-    },
+    input: createBucketInput,
     backing: 'nativeB2Sdk',
     capabilities: ['writeBuckets'],
     effect: 'write',
     gate: bucketWouldBePublic,
     handler: createBucket,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_update_bucket',
     title: 'Update bucket',
     description: 'Change a bucket\'s type, info, CORS, lifecycle, encryption, default retention or replication; exposing data or removing a protection needs confirmation.',
-    input: {
-      properties: {
-        bucketId,
-        bucketType: oneOf(BUCKET_TYPES),
-        bucketInfo,
-        corsRules,
-        lifecycleRules,
-        defaultServerSideEncryption: serverSideEncryption,
-        fileLockEnabled: boolean(),
-        defaultRetention: object(
-          {
-            mode: nullable(oneOf(['governance', 'compliance'])),
-            period: nullable(object({ duration: integer(1, 36500), unit: oneOf(['days', 'years']) }, ['duration', 'unit'])),
-          },
-          ['mode', 'period'],
-          { description: 'mode null clears the default retention.' },
-        ),
-        replicationConfiguration: object({
-          asReplicationSource: object(
-            {
-              sourceApplicationKeyId: string({ minLength: 1 }),
-              replicationRules: array(
-                object(
-                  {
-                    replicationRuleName: string({ minLength: 1, maxLength: 64 }),
-                    destinationBucketId: string({ minLength: 1 }),
-                    fileNamePrefix: string(),
-                    includeExistingFiles: boolean(),
-                    isEnabled: boolean(),
-                    priority: integer(1, 2147483647),
-                  },
-                  ['replicationRuleName', 'destinationBucketId', 'isEnabled', 'priority'],
-                ),
-                { maxItems: 10 },
-              ),
-            },
-            ['sourceApplicationKeyId', 'replicationRules'],
-          ),
-          asReplicationDestination: object(
-            { sourceToDestinationKeyMapping: stringMap(string({ minLength: 1 }), string({ minLength: 1 })) },
-            ['sourceToDestinationKeyMapping'],
-          ),
-        }),
-        ifRevisionIs: integer(1, Number.MAX_SAFE_INTEGER, { description: 'Apply only if the bucket revision still matches.' }),
-      },
-      required: ['bucketId'],
-    },
+    input: updateBucketInput,
     backing: 'nativeB2Sdk',
     capabilities: ['writeBuckets'],
     effect: 'idempotent-write',
     gate: updateBucketEffects,
     handler: updateBucket,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_delete_bucket',
     title: 'Delete bucket',
     description: 'Permanently delete an empty bucket.',
-    input: { properties: { bucketId }, required: ['bucketId'] },
+    input: deleteBucketInput,
     backing: 'nativeB2Sdk',
     capabilities: ['deleteBuckets'],
     effect: 'idempotent-write',
     gate: () => 'permanently delete the bucket',
     handler: deleteBucket,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_get_bucket_notification_rules',
     title: 'Get bucket notification rules',
     description: 'Get a bucket\'s event notification rules, webhook URL paths, signing secrets and header values redacted.',
-    input: { properties: { bucketId }, required: ['bucketId'] },
+    input: getNotificationRulesInput,
     backing: 'nativeB2Sdk',
     capabilities: ['readBucketNotifications', 'writeBucketNotifications'],
     effect: 'read',
     handler: getNotificationRules,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_set_bucket_notification_rules',
     title: 'Set bucket notification rules',
     description: 'Replace ALL event notification rules of a bucket ([] removes them); webhooks must be public https endpoints.',
-    input: {
-      properties: { bucketId, eventNotificationRules: array(notificationRule, { maxItems: 50 }) },
-      required: ['bucketId', 'eventNotificationRules'],
-    },
+    input: setNotificationRulesInput,
     backing: 'nativeB2Sdk',
     capabilities: ['writeBucketNotifications'],
     effect: 'idempotent-write',
     gate: () => 'replace every event notification rule of the bucket',
     handler: setNotificationRules,
-  },
+  }),
 ];

@@ -1,6 +1,5 @@
-import type { B2Region } from '../b2/types.js';
-import type { ToolDefinition, ToolHandler } from './definition.js';
-import { integer, nullable, oneOf, string, type ToolArgs } from './schema.js';
+import { defineTool, type ToolDefinition, type ToolHandler } from './definition.js';
+import { givenArgs, integer, nullable, oneOf, string, toolInput } from './schema.js';
 
 const accountId = string({ minLength: 1 });
 const email = string({ format: 'email', maxLength: 254 });
@@ -10,42 +9,58 @@ const idempotencyKey = string({ minLength: 1, maxLength: 200, description: 'Repe
 const DEFAULT_GROUP_COUNT = 100;
 const DEFAULT_MEMBER_COUNT = 100;
 
-/** Copies the optional arguments that were given. */
-function given(args: ToolArgs, names: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const name of names) if (args[name] !== undefined) out[name] = args[name];
-  return out;
-}
+const listGroupsInput = toolInput(
+  {
+    adminAccountId: accountId,
+    groupName: string(),
+    maxGroupCount: integer(1, 100, { default: 100 }),
+    startGroupId: integer(0, Number.MAX_SAFE_INTEGER),
+  },
+  ['adminAccountId'],
+);
 
-const listGroups: ToolHandler = async (args, context) => {
+const listGroups: ToolHandler<typeof listGroupsInput> = async (args, context) => {
   const request = {
-    adminAccountId: args.adminAccountId as string,
-    maxGroupCount: (args.maxGroupCount as number | undefined) ?? DEFAULT_GROUP_COUNT,
-    ...given(args, ['groupName', 'startGroupId']),
+    adminAccountId: args.adminAccountId,
+    maxGroupCount: args.maxGroupCount ?? DEFAULT_GROUP_COUNT,
+    ...givenArgs(args, ['groupName', 'startGroupId']),
   };
   return { structured: await context.partner().listGroups(request, { signal: context.signal }) };
 };
 
-const listGroupMembers: ToolHandler = async (args, context) => {
+const listGroupMembersInput = toolInput(
+  {
+    adminAccountId: accountId,
+    groupId: string({ minLength: 1 }),
+    maxMemberCount: integer(1, 1000, { default: 100 }),
+    startEmail: string(),
+  },
+  ['adminAccountId', 'groupId'],
+);
+
+const listGroupMembers: ToolHandler<typeof listGroupMembersInput> = async (args, context) => {
   const request = {
-    adminAccountId: args.adminAccountId as string,
-    groupId: args.groupId as string,
-    maxMemberCount: (args.maxMemberCount as number | undefined) ?? DEFAULT_MEMBER_COUNT,
-    ...given(args, ['startEmail']),
+    adminAccountId: args.adminAccountId,
+    groupId: args.groupId,
+    maxMemberCount: args.maxMemberCount ?? DEFAULT_MEMBER_COUNT,
+    ...givenArgs(args, ['startEmail']),
   };
   return { structured: await context.partner().listGroupMembers(request, { signal: context.signal }) };
 };
 
-const ejectGroupMember: ToolHandler = async (args, context) => {
-  const request = { adminAccountId: args.adminAccountId as string, groupId: args.groupId as string, memberAccountId: args.memberAccountId as string, ...given(args, ['email']) };
+const ejectGroupMemberInput = toolInput({ adminAccountId: accountId, groupId: string({ minLength: 1 }), memberAccountId: accountId, email }, ['adminAccountId', 'groupId', 'memberAccountId']);
+
+const ejectGroupMember: ToolHandler<typeof ejectGroupMemberInput> = async (args, context) => {
+  const request = { adminAccountId: args.adminAccountId, groupId: args.groupId, memberAccountId: args.memberAccountId, ...givenArgs(args, ['email']) };
   return { structured: await context.partner().ejectGroupMember(request, { signal: context.signal }) };
 };
 
-const createGroupMember: ToolHandler = async (args, context) => {
+const createGroupMemberInput = toolInput({ adminAccountId: accountId, groupId: string({ minLength: 1 }), memberEmail: email, region, idempotencyKey }, ['adminAccountId', 'groupId', 'memberEmail', 'idempotencyKey']);
+
+const createGroupMember: ToolHandler<typeof createGroupMemberInput> = async (args, context) => {
   const partner = context.partner();
-  const adminAccountId = args.adminAccountId as string;
-  const groupId = args.groupId as string;
-  const request = { adminAccountId, groupId, memberEmail: args.memberEmail as string, ...(args.region != null && { region: args.region as B2Region }) };
+  const { adminAccountId, groupId } = args;
+  const request = { adminAccountId, groupId, memberEmail: args.memberEmail, ...(args.region != null && { region: args.region }) };
   // The secret flow (ledger, idempotency, undo) loads on first use, not at start-up.
   const { createWithSecret } = await import('../secrets/create-secret.js');
   return createWithSecret(args, context, {
@@ -60,14 +75,16 @@ const createGroupMember: ToolHandler = async (args, context) => {
   });
 };
 
+const reserveTrialAccountInput = toolInput({ email, region, term: integer(7, 30), storage: integer(1, 50), idempotencyKey }, ['email', 'term', 'storage', 'idempotencyKey']);
+
 /** Served in inline mode only (the registry's rule): B2 cannot undo a trial account. */
-const reserveTrialAccount: ToolHandler = async (args, context) => {
+const reserveTrialAccount: ToolHandler<typeof reserveTrialAccountInput> = async (args, context) => {
   const partner = context.partner();
   const request = {
-    email: args.email as string,
-    term: args.term as number,
-    storage: args.storage as number,
-    ...(args.region != null && { region: args.region as B2Region }),
+    email: args.email,
+    term: args.term,
+    storage: args.storage,
+    ...(args.region != null && { region: args.region }),
   };
   // The secret flow (ledger, idempotency, undo) loads on first use, not at start-up.
   const { createWithSecret } = await import('../secrets/create-secret.js');
@@ -79,67 +96,45 @@ const reserveTrialAccount: ToolHandler = async (args, context) => {
 };
 
 export const partnerTools: ToolDefinition[] = [
-  {
+  defineTool({
     name: 'b2_list_groups',
     title: 'List Partner groups',
     description: 'List the Groups of a Partner admin account.',
-    input: {
-      properties: {
-        adminAccountId: accountId,
-        groupName: string(),
-        maxGroupCount: integer(1, 100, { default: 100 }),
-        startGroupId: integer(0, Number.MAX_SAFE_INTEGER),
-      },
-      required: ['adminAccountId'],
-    },
+    input: listGroupsInput,
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',
     partner: true,
     effect: 'read',
     handler: listGroups,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_list_group_members',
     title: 'List Partner group members',
     description: 'List the member accounts of a Partner group.',
-    input: {
-      properties: {
-        adminAccountId: accountId,
-        groupId: string({ minLength: 1 }),
-        maxMemberCount: integer(1, 1000, { default: 100 }),
-        startEmail: string(),
-      },
-      required: ['adminAccountId', 'groupId'],
-    },
+    input: listGroupMembersInput,
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',
     partner: true,
     effect: 'read',
     handler: listGroupMembers,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_eject_group_member',
     title: 'Eject Partner group member',
     description: 'Remove a member account from a Partner group; the API cannot re-add it.',
-    input: {
-      properties: { adminAccountId: accountId, groupId: string({ minLength: 1 }), memberAccountId: accountId, email },
-      required: ['adminAccountId', 'groupId', 'memberAccountId'],
-    },
+    input: ejectGroupMemberInput,
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',
     partner: true,
     effect: 'idempotent-write',
     gate: () => 'eject the member from the group for good',
     handler: ejectGroupMember,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_create_group_member',
     title: 'Create Partner group member',
     description: 'Create a new B2 account inside a Partner group. Its application key is written to the server\'s secret sink and redacted from the result, or returned once when the operator chose inline secrets.',
-    input: {
-      properties: { adminAccountId: accountId, groupId: string({ minLength: 1 }), memberEmail: email, region, idempotencyKey },
-      required: ['adminAccountId', 'groupId', 'memberEmail', 'idempotencyKey'],
-    },
+    input: createGroupMemberInput,
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',
     partner: true,
@@ -147,15 +142,12 @@ export const partnerTools: ToolDefinition[] = [
     secretProducing: true,
     gate: () => 'create a real, non-deletable B2 account and its durable key',
     handler: createGroupMember,
-  },
-  {
+  }),
+  defineTool({
     name: 'b2_reserve_trial_create_account',
     title: 'Reserve Partner trial account',
     description: 'Reserve a Partner trial account (term in days, storage in TB). Offered only when the operator chose inline secrets: the result carries the new account\'s application key once, so store it securely.',
-    input: {
-      properties: { email, region, term: integer(7, 30), storage: integer(1, 50), idempotencyKey },
-      required: ['email', 'term', 'storage', 'idempotencyKey'],
-    },
+    input: reserveTrialAccountInput,
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',
     partner: true,
@@ -164,5 +156,5 @@ export const partnerTools: ToolDefinition[] = [
     fileSinkRefusal: 'the file secret sink does not support trial accounts (B2 cannot undo one if the ledger write fails); only B2_SECRET_SINK=inline serves it',
     gate: () => 'create a real trial account and its durable key',
     handler: reserveTrialAccount,
-  },
+  }),
 ];

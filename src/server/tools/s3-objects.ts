@@ -5,8 +5,8 @@ import { prepareLocalTarget, readLocalFile, saveStream, SAVE_IDLE_TIMEOUT_MS } f
 import { parseByteRange, requestedWindow, widenRange } from '../s3/ranged-read.js';
 import { badArguments, INLINE_OBJECT_BYTES, requireCapability } from '../s3/rules.js';
 import { ToolError } from '../errors.js';
-import type { ToolDefinition, ToolHandler } from './definition.js';
-import { array, boolean, integer, object, oneOf, string, stringMap, type ToolArgs } from './schema.js';
+import { defineTool, type ToolDefinition, type ToolHandler } from './definition.js';
+import { array, boolean, integer, object, oneOf, string, stringMap, toolInput } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 const key = string({ minLength: 1 });
@@ -15,37 +15,59 @@ const metadata = stringMap(string({ minLength: 1, maxLength: 128 }), string({ ma
 const acl = oneOf(['private', 'public-read'], { description: 'Ignored by B2.' });
 
 /** Arguments as the schema guarantees them (validated before a handler runs). */
-type Args<T> = ToolArgs & T;
 
 const s3Uri = (ref: ObjectRef) => `s3://${ref.bucket}/${ref.key}${ref.versionId ? ` (version ${ref.versionId})` : ''}`;
 
-const listObjects: ToolHandler = async (args, context) => {
-  const a = args as Args<{ bucket: string; prefix?: string; delimiter?: string; maxKeys?: number; continuationToken?: string; startAfter?: string }>;
+const listObjectsInput = toolInput(
+  {
+    bucket,
+    prefix: string(),
+    delimiter: string({ maxLength: 16 }),
+    maxKeys: integer(1, 1000, { default: 1000 }),
+    continuationToken: string(),
+    startAfter: string(),
+  },
+  ['bucket'],
+);
+
+const listObjects: ToolHandler<typeof listObjectsInput> = async (args, context) => {
   const s3 = await context.s3();
   return {
     structured: await s3.listObjectsV2(
-      { bucket: a.bucket, prefix: a.prefix, delimiter: a.delimiter, maxKeys: a.maxKeys ?? 1000, continuationToken: a.continuationToken, startAfter: a.startAfter },
+      { bucket: args.bucket, prefix: args.prefix, delimiter: args.delimiter, maxKeys: args.maxKeys ?? 1000, continuationToken: args.continuationToken, startAfter: args.startAfter },
       { signal: context.signal },
     ),
   };
 };
 
-const listVersions: ToolHandler = async (args, context) => {
-  const a = args as Args<{ bucket: string; prefix?: string; delimiter?: string; maxKeys?: number; keyMarker?: string; versionIdMarker?: string }>;
-  if (a.versionIdMarker !== undefined && a.keyMarker === undefined) throw badArguments('versionIdMarker needs keyMarker (the key that version belongs to).');
+const listVersionsInput = toolInput(
+  {
+    bucket,
+    prefix: string(),
+    delimiter: string({ maxLength: 16 }),
+    maxKeys: integer(1, 1000, { default: 1000 }),
+    keyMarker: string(),
+    versionIdMarker: string(),
+  },
+  ['bucket'],
+);
+
+const listVersions: ToolHandler<typeof listVersionsInput> = async (args, context) => {
+  if (args.versionIdMarker !== undefined && args.keyMarker === undefined) throw badArguments('versionIdMarker needs keyMarker (the key that version belongs to).');
   const s3 = await context.s3();
   return {
     structured: await s3.listObjectVersions(
-      { bucket: a.bucket, prefix: a.prefix, delimiter: a.delimiter, maxKeys: a.maxKeys ?? 1000, keyMarker: a.keyMarker, versionIdMarker: a.versionIdMarker },
+      { bucket: args.bucket, prefix: args.prefix, delimiter: args.delimiter, maxKeys: args.maxKeys ?? 1000, keyMarker: args.keyMarker, versionIdMarker: args.versionIdMarker },
       { signal: context.signal },
     ),
   };
 };
 
-const headObject: ToolHandler = async (args, context) => {
-  const a = args as Args<ObjectRef>;
+const headObjectInput = toolInput({ bucket, key, versionId }, ['bucket', 'key']);
+
+const headObject: ToolHandler<typeof headObjectInput> = async (args, context) => {
   const s3 = await context.s3();
-  return { structured: await s3.headObject({ bucket: a.bucket, key: a.key, versionId: a.versionId }, { signal: context.signal }) };
+  return { structured: await s3.headObject({ bucket: args.bucket, key: args.key, versionId: args.versionId }, { signal: context.signal }) };
 };
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|csv|x-ndjson|toml)\b|[^;]*\+(json|xml)\b)/i;
@@ -86,19 +108,29 @@ async function readWithin(body: Readable, limit: number): Promise<Buffer | undef
   return Buffer.concat(chunks);
 }
 
-const getObject: ToolHandler = async (args, context) => {
-  const a = args as Args<ObjectRef & { range?: string; saveToPath?: string }>;
-  const ref: ObjectRef = { bucket: a.bucket, key: a.key, ...(a.versionId ? { versionId: a.versionId } : {}) };
+const getObjectInput = toolInput(
+  {
+    bucket,
+    key,
+    versionId,
+    range: string({ pattern: '^bytes=[0-9]*-[0-9]*$', description: 'HTTP byte range.' }),
+    saveToPath: string({ minLength: 1, description: 'Stream the object to this local file instead.' }),
+  },
+  ['bucket', 'key'],
+);
+
+const getObject: ToolHandler<typeof getObjectInput> = async (args, context) => {
+  const ref: ObjectRef = { bucket: args.bucket, key: args.key, ...(args.versionId ? { versionId: args.versionId } : {}) };
   // Refuse a bad destination before anything is downloaded.
-  const target = a.saveToPath !== undefined ? await prepareLocalTarget(context.config, a.saveToPath) : undefined;
+  const target = args.saveToPath !== undefined ? await prepareLocalTarget(context.config, args.saveToPath) : undefined;
   const s3 = await context.s3();
   // An inline ranged read fetches past its window, so a secret it cuts is still seen whole.
-  const range = a.range !== undefined && !target ? parseByteRange(a.range) : undefined;
+  const range = args.range !== undefined && !target ? parseByteRange(args.range) : undefined;
   const margin = context.redaction.scanMargin;
-  const object = await s3.getObject({ ...ref, range: range ? widenRange(range, margin) : a.range }, { signal: context.signal });
+  const object = await s3.getObject({ ...ref, range: range ? widenRange(range, margin) : args.range }, { signal: context.signal });
   if (target) {
     const bytes = await saveStream(object.body, target, { idleTimeoutMs: SAVE_IDLE_TIMEOUT_MS, signal: context.signal });
-    const slice = a.range ? ` (${object.contentRange ?? a.range})` : '';
+    const slice = args.range ? ` (${object.contentRange ?? args.range})` : '';
     return { text: `Saved ${bytes} bytes of ${s3Uri({ ...ref, versionId: object.versionId ?? ref.versionId })}${slice} to ${target.path}.` };
   }
   const limit = range ? INLINE_OBJECT_BYTES + 2 * margin : INLINE_OBJECT_BYTES;
@@ -127,19 +159,25 @@ function decodeBase64(content: string): Buffer {
   return Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
 }
 
-const putObject: ToolHandler = async (args, context) => {
-  const a = args as Args<{
-    bucket: string;
-    key: string;
-    content?: string;
-    filePath?: string;
-    contentType?: string;
-    metadata?: Record<string, string>;
-    serverSideEncryption?: 'AES256';
-  }>;
-  if (a.content !== undefined && a.filePath !== undefined) throw badArguments('Give content or filePath, not both.');
-  if (a.content === undefined && a.filePath === undefined) throw badArguments('Give content (base64; "" makes an empty object) or filePath.');
-  const body = a.content !== undefined ? decodeBase64(a.content) : await readLocalFile(context.config, a.filePath!, INLINE_OBJECT_BYTES, context.protectedValues());
+const putObjectInput = toolInput(
+  {
+    bucket,
+    key,
+    content: string({ description: 'Body, base64-encoded.' }),
+    filePath: string({ minLength: 1 }),
+    contentType: string(),
+    metadata,
+    acl,
+    serverSideEncryption: oneOf(['AES256']),
+    storageClass: string({ description: 'Ignored by B2.' }),
+  },
+  ['bucket', 'key'],
+);
+
+const putObject: ToolHandler<typeof putObjectInput> = async (args, context) => {
+  if (args.content !== undefined && args.filePath !== undefined) throw badArguments('Give content or filePath, not both.');
+  if (args.content === undefined && args.filePath === undefined) throw badArguments('Give content (base64; "" makes an empty object) or filePath.');
+  const body = args.content !== undefined ? decodeBase64(args.content) : await readLocalFile(context.config, args.filePath!, INLINE_OBJECT_BYTES, context.protectedValues());
   if (body.length > INLINE_OBJECT_BYTES) {
     throw new ToolError(
       413,
@@ -149,52 +187,58 @@ const putObject: ToolHandler = async (args, context) => {
   }
   const s3 = await context.s3();
   const result = await s3.putObject(
-    { bucket: a.bucket, key: a.key, body, contentType: a.contentType, metadata: a.metadata, serverSideEncryption: a.serverSideEncryption },
+    { bucket: args.bucket, key: args.key, body, contentType: args.contentType, metadata: args.metadata, serverSideEncryption: args.serverSideEncryption },
     { signal: context.signal },
   );
   return { text: `Uploaded ${result.size} bytes to ${s3Uri({ ...result, versionId: result.versionId })}${result.etag ? `, ETag ${result.etag}` : ''}.` };
 };
 
-const copyObject: ToolHandler = async (args, context) => {
-  const a = args as Args<{
-    sourceBucket: string;
-    sourceKey: string;
-    sourceVersionId?: string;
-    destinationBucket: string;
-    destinationKey: string;
-    metadataDirective?: 'COPY' | 'REPLACE';
-    metadata?: Record<string, string>;
-    contentType?: string;
-  }>;
-  const directive = a.metadataDirective ?? 'COPY';
-  if (directive === 'COPY' && (a.metadata !== undefined || a.contentType !== undefined)) {
+const copyObjectInput = toolInput(
+  {
+    sourceBucket: bucket,
+    sourceKey: key,
+    sourceVersionId: versionId,
+    destinationBucket: bucket,
+    destinationKey: key,
+    metadataDirective: oneOf(['COPY', 'REPLACE'], { default: 'COPY' }),
+    metadata,
+    contentType: string(),
+    acl,
+  },
+  ['sourceBucket', 'sourceKey', 'destinationBucket', 'destinationKey'],
+);
+
+const copyObject: ToolHandler<typeof copyObjectInput> = async (args, context) => {
+  const directive = args.metadataDirective ?? 'COPY';
+  if (directive === 'COPY' && (args.metadata !== undefined || args.contentType !== undefined)) {
     throw badArguments('metadata and contentType take effect only with metadataDirective "REPLACE" (COPY keeps the source\'s).');
   }
   const s3 = await context.s3();
   const result = await s3.copyObject(
     {
-      sourceBucket: a.sourceBucket,
-      sourceKey: a.sourceKey,
-      sourceVersionId: a.sourceVersionId,
-      destinationBucket: a.destinationBucket,
-      destinationKey: a.destinationKey,
+      sourceBucket: args.sourceBucket,
+      sourceKey: args.sourceKey,
+      sourceVersionId: args.sourceVersionId,
+      destinationBucket: args.destinationBucket,
+      destinationKey: args.destinationKey,
       metadataDirective: directive,
-      metadata: a.metadata,
-      contentType: a.contentType,
+      metadata: args.metadata,
+      contentType: args.contentType,
     },
     { signal: context.signal },
   );
-  const source = s3Uri({ bucket: a.sourceBucket, key: a.sourceKey, versionId: result.copySourceVersionId ?? a.sourceVersionId });
-  const destination = s3Uri({ bucket: a.destinationBucket, key: a.destinationKey, versionId: result.versionId });
+  const source = s3Uri({ bucket: args.sourceBucket, key: args.sourceKey, versionId: result.copySourceVersionId ?? args.sourceVersionId });
+  const destination = s3Uri({ bucket: args.destinationBucket, key: args.destinationKey, versionId: result.versionId });
   return { text: `Copied ${source} to ${destination}${result.etag ? `, ETag ${result.etag}` : ''}.` };
 };
 
-const deleteObject: ToolHandler = async (args, context) => {
-  const a = args as Args<ObjectRef>;
+const deleteObjectInput = toolInput({ bucket, key, versionId }, ['bucket', 'key']);
+
+const deleteObject: ToolHandler<typeof deleteObjectInput> = async (args, context) => {
   const s3 = await context.s3();
-  const result = await s3.deleteObject({ bucket: a.bucket, key: a.key, versionId: a.versionId }, { signal: context.signal });
-  const target = s3Uri({ bucket: a.bucket, key: a.key });
-  if (a.versionId) return { text: `Deleted version ${a.versionId} of ${target} permanently${result.deleteMarker ? ' (it was a delete marker)' : ''}.` };
+  const result = await s3.deleteObject({ bucket: args.bucket, key: args.key, versionId: args.versionId }, { signal: context.signal });
+  const target = s3Uri({ bucket: args.bucket, key: args.key });
+  if (args.versionId) return { text: `Deleted version ${args.versionId} of ${target} permanently${result.deleteMarker ? ' (it was a delete marker)' : ''}.` };
   if (result.deleteMarker) {
     return { text: `${target} is now hidden by delete marker ${result.versionId ?? '(no id)'}; earlier versions remain until deleted by versionId.` };
   }
@@ -202,17 +246,26 @@ const deleteObject: ToolHandler = async (args, context) => {
   return { text: `Deleted ${target}; the bucket keeps no versions, so the object is gone for good (S3 answers the same when the key did not exist).` };
 };
 
-const deleteObjects: ToolHandler = async (args, context) => {
-  const a = args as Args<{ bucket: string; objects: Array<{ key: string; versionId?: string }>; quiet?: boolean; bypassGovernance?: boolean }>;
-  const bypassGovernance = a.bypassGovernance === true;
+const deleteObjectsInput = toolInput(
+  {
+    bucket,
+    objects: array(object({ key, versionId }, ['key']), { minItems: 1, maxItems: 1000 }),
+    quiet: boolean({ default: true, description: 'Report failures only.' }),
+    bypassGovernance: boolean({ description: 'Needs the bypassGovernance capability.' }),
+  },
+  ['bucket', 'objects'],
+);
+
+const deleteObjects: ToolHandler<typeof deleteObjectsInput> = async (args, context) => {
+  const bypassGovernance = args.bypassGovernance === true;
   if (bypassGovernance) requireCapability(context.capabilities, 'bypassGovernance', 'Deleting with bypassGovernance');
-  const quiet = a.quiet ?? true;
+  const quiet = args.quiet ?? true;
   const s3 = await context.s3();
-  const result = await s3.deleteObjects({ bucket: a.bucket, objects: a.objects, quiet, bypassGovernance }, { signal: context.signal });
+  const result = await s3.deleteObjects({ bucket: args.bucket, objects: args.objects, quiet, bypassGovernance }, { signal: context.signal });
   return {
     structured: {
-      bucket: a.bucket,
-      requested: a.objects.length,
+      bucket: args.bucket,
+      requested: args.objects.length,
       failed: result.errors.length,
       ...(quiet ? {} : { deleted: result.deleted }),
       errors: result.errors,
@@ -221,153 +274,90 @@ const deleteObjects: ToolHandler = async (args, context) => {
 };
 
 export const s3ObjectTools: ToolDefinition[] = [
-  {
+  defineTool({
     name: 's3_list_objects_v2',
     title: 'List objects',
     description: 'List a bucket\'s objects with prefix, delimiter and continuation-token paging.',
-    input: {
-      properties: {
-        bucket,
-        prefix: string(),
-        delimiter: string({ maxLength: 16 }),
-        maxKeys: integer(1, 1000, { default: 1000 }),
-        continuationToken: string(),
-        startAfter: string(),
-      },
-      required: ['bucket'],
-    },
+    input: listObjectsInput,
     backing: 'awsS3Sdk',
     capabilities: ['listFiles'],
     effect: 'read',
     handler: listObjects,
-  },
-  {
+  }),
+  defineTool({
     name: 's3_list_object_versions',
     title: 'List object versions',
     description: 'List a bucket\'s object versions and delete markers, with prefix, delimiter and key/version-marker paging.',
-    input: {
-      properties: {
-        bucket,
-        prefix: string(),
-        delimiter: string({ maxLength: 16 }),
-        maxKeys: integer(1, 1000, { default: 1000 }),
-        keyMarker: string(),
-        versionIdMarker: string(),
-      },
-      required: ['bucket'],
-    },
+    input: listVersionsInput,
     backing: 'awsS3Sdk',
     capabilities: ['listFiles'],
     effect: 'read',
     handler: listVersions,
-  },
-  {
+  }),
+  defineTool({
     name: 's3_head_object',
     title: 'Head object',
     description: 'Get an object\'s metadata (size, type, ETag, dates, user metadata, lock state).',
-    input: { properties: { bucket, key, versionId }, required: ['bucket', 'key'] },
+    input: headObjectInput,
     backing: 'awsS3Sdk',
     capabilities: ['readFiles'],
     effect: 'read',
     handler: headObject,
-  },
-  {
+  }),
+  defineTool({
     name: 's3_get_object',
     title: 'Get object',
     description: 'Read an object: up to 1 MiB inline (base64 if binary); larger needs range, saveToPath (local file) or a presigned URL.',
-    input: {
-      properties: {
-        bucket,
-        key,
-        versionId,
-        range: string({ pattern: '^bytes=[0-9]*-[0-9]*$', description: 'HTTP byte range.' }),
-        saveToPath: string({ minLength: 1, description: 'Stream the object to this local file instead.' }),
-      },
-      required: ['bucket', 'key'],
-    },
+    input: getObjectInput,
     backing: 'awsS3Sdk',
     capabilities: ['readFiles'],
     effect: 'local-write',
     handler: getObject,
-  },
-  {
+  }),
+  defineTool({
     name: 's3_put_object',
     title: 'Put object',
     description: 'Upload an object of up to 1 MiB from content (base64) or filePath (local file); overwriting makes a new version.',
-    input: {
-      properties: {
-        bucket,
-        key,
-        content: string({ description: 'Body, base64-encoded.' }),
-        filePath: string({ minLength: 1 }),
-        contentType: string(),
-        metadata,
-        acl,
-        serverSideEncryption: oneOf(['AES256']),
-        storageClass: string({ description: 'Ignored by B2.' }),
-      },
-      required: ['bucket', 'key'],
-    },
+    input: putObjectInput,
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
     handler: putObject,
-  },
-  {
+  }),
+  defineTool({
     name: 's3_copy_object',
     title: 'Copy object',
     description: 'Copy an object (or one version) to a new key or bucket, keeping or replacing its metadata.',
-    input: {
-      properties: {
-        sourceBucket: bucket,
-        sourceKey: key,
-        sourceVersionId: versionId,
-        destinationBucket: bucket,
-        destinationKey: key,
-        metadataDirective: oneOf(['COPY', 'REPLACE'], { default: 'COPY' }),
-        metadata,
-        contentType: string(),
-        acl,
-      },
-      required: ['sourceBucket', 'sourceKey', 'destinationBucket', 'destinationKey'],
-    },
+    input: copyObjectInput,
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
     handler: copyObject,
-  },
-  {
+  }),
+  defineTool({
     name: 's3_delete_object',
     title: 'Delete object',
     description: 'Delete an object: with versionId that version is gone for good; without, a delete marker hides it.',
-    input: { properties: { bucket, key, versionId }, required: ['bucket', 'key'] },
+    input: deleteObjectInput,
     backing: 'awsS3Sdk',
     capabilities: ['deleteFiles'],
     effect: 'write',
     gate: () => 'delete the object',
     handler: deleteObject,
-  },
-  {
+  }),
+  defineTool({
     name: 's3_delete_objects',
     title: 'Delete objects',
     description: 'Delete many objects or versions in one request.',
-    input: {
-      properties: {
-        bucket,
-        objects: array(object({ key, versionId }, ['key']), { minItems: 1, maxItems: 1000 }),
-        quiet: boolean({ default: true, description: 'Report failures only.' }),
-        bypassGovernance: boolean({ description: 'Needs the bypassGovernance capability.' }),
-      },
-      required: ['bucket', 'objects'],
-    },
+    input: deleteObjectsInput,
     backing: 'awsS3Sdk',
     capabilities: ['deleteFiles'],
     effect: 'write',
-    gate: (args: ToolArgs) => {
+    gate: (args) => {
       const count = Array.isArray(args.objects) ? args.objects.length : 0;
       const bypass = args.bypassGovernance === true ? ', bypassing governance retention' : '';
       return `delete ${count} object(s)${bypass}`;
     },
     handler: deleteObjects,
-  },
+  }),
 ];

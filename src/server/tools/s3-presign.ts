@@ -1,6 +1,6 @@
 import { badArguments, MIN_PART_BYTES, requireCapability } from '../s3/rules.js';
-import type { ToolDefinition, ToolHandler } from './definition.js';
-import { array, integer, oneOf, string, type ToolArgs } from './schema.js';
+import { defineTool, type ToolDefinition, type ToolHandler } from './definition.js';
+import { array, integer, oneOf, string, toolInput } from './schema.js';
 
 const bucket = string({ minLength: 1 });
 const key = string({ minLength: 1 });
@@ -14,73 +14,84 @@ const DEFAULT_EXPIRES_IN = 3600;
 const MAX_PART_URLS_PER_CALL = 100;
 const expiry = (signedAt: number, expiresIn: number) => new Date(signedAt + expiresIn * 1000).toISOString();
 
-const presignObject: ToolHandler = async (args, context) => {
-  const a = args as ToolArgs & { bucket: string; key: string; operation: 'GetObject' | 'PutObject'; versionId?: string; contentType?: string; expiresIn?: number };
-  const expiresIn = a.expiresIn ?? DEFAULT_EXPIRES_IN;
+const presignObjectInput = toolInput(
+  {
+    bucket,
+    key,
+    operation: oneOf(['GetObject', 'PutObject']),
+    versionId: string({ minLength: 1, description: 'GetObject only.' }),
+    contentType: string({ description: 'PutObject only; the upload must send it.' }),
+    expiresIn,
+  },
+  ['bucket', 'key', 'operation'],
+);
+
+const presignObject: ToolHandler<typeof presignObjectInput> = async (args, context) => {
+  const expiresIn = args.expiresIn ?? DEFAULT_EXPIRES_IN;
   // The narrowed schema hides what the key cannot do; a caller bypassing it still meets this check.
-  if (a.operation === 'PutObject') {
+  if (args.operation === 'PutObject') {
     requireCapability(context.capabilities, 'writeFiles', 'A PutObject URL');
-    if (a.versionId !== undefined) throw badArguments('versionId applies to GetObject URLs only.');
+    if (args.versionId !== undefined) throw badArguments('versionId applies to GetObject URLs only.');
   } else {
     requireCapability(context.capabilities, 'readFiles', 'A GetObject URL');
-    if (a.contentType !== undefined) throw badArguments('contentType applies to PutObject URLs only.');
+    if (args.contentType !== undefined) throw badArguments('contentType applies to PutObject URLs only.');
   }
   const s3 = await context.s3();
   const signedAt = Date.now();
   const url =
-    a.operation === 'PutObject'
-      ? await s3.presignPutObject({ bucket: a.bucket, key: a.key, contentType: a.contentType, expiresIn })
-      : await s3.presignGetObject({ bucket: a.bucket, key: a.key, versionId: a.versionId, expiresIn });
+    args.operation === 'PutObject'
+      ? await s3.presignPutObject({ bucket: args.bucket, key: args.key, contentType: args.contentType, expiresIn })
+      : await s3.presignGetObject({ bucket: args.bucket, key: args.key, versionId: args.versionId, expiresIn });
   return {
     structured: {
       url,
-      operation: a.operation,
-      method: a.operation === 'PutObject' ? 'PUT' : 'GET',
-      bucket: a.bucket,
-      key: a.key,
-      ...(a.versionId ? { versionId: a.versionId } : {}),
-      ...(a.contentType ? { requiredHeaders: { 'Content-Type': a.contentType } } : {}),
+      operation: args.operation,
+      method: args.operation === 'PutObject' ? 'PUT' : 'GET',
+      bucket: args.bucket,
+      key: args.key,
+      ...(args.versionId ? { versionId: args.versionId } : {}),
+      ...(args.contentType ? { requiredHeaders: { 'Content-Type': args.contentType } } : {}),
       expiresIn,
       expiresAt: expiry(signedAt, expiresIn),
     },
   };
 };
 
-const presignParts: ToolHandler = async (args, context) => {
-  const a = args as ToolArgs & { bucket: string; key: string; uploadId: string; partNumbers: number[]; expiresIn?: number };
-  if (a.partNumbers.length > MAX_PART_URLS_PER_CALL) {
+const presignPartsInput = toolInput(
+  {
+    bucket,
+    key,
+    uploadId: string({ minLength: 1 }),
+    partNumbers: array(integer(1, 10000), { minItems: 1, maxItems: 10000 }),
+    expiresIn,
+  },
+  ['bucket', 'key', 'uploadId', 'partNumbers'],
+);
+
+const presignParts: ToolHandler<typeof presignPartsInput> = async (args, context) => {
+  if (args.partNumbers.length > MAX_PART_URLS_PER_CALL) {
     throw badArguments(
-      `partNumbers lists ${a.partNumbers.length} part numbers; one call mints at most ${MAX_PART_URLS_PER_CALL} URLs. Ask for the rest in further calls, ${MAX_PART_URLS_PER_CALL} at a time.`,
+      `partNumbers lists ${args.partNumbers.length} part numbers; one call mints at most ${MAX_PART_URLS_PER_CALL} URLs. Ask for the rest in further calls, ${MAX_PART_URLS_PER_CALL} at a time.`,
     );
   }
-  if (new Set(a.partNumbers).size !== a.partNumbers.length) throw badArguments('partNumbers must not repeat a part number.');
-  const expiresIn = a.expiresIn ?? DEFAULT_EXPIRES_IN;
+  if (new Set(args.partNumbers).size !== args.partNumbers.length) throw badArguments('partNumbers must not repeat a part number.');
+  const expiresIn = args.expiresIn ?? DEFAULT_EXPIRES_IN;
   const s3 = await context.s3();
   const signedAt = Date.now();
   const parts: Array<{ partNumber: number; url: string }> = [];
-  for (const partNumber of a.partNumbers) {
-    parts.push({ partNumber, url: await s3.presignUploadPart({ bucket: a.bucket, key: a.key, uploadId: a.uploadId, partNumber, expiresIn }) });
+  for (const partNumber of args.partNumbers) {
+    parts.push({ partNumber, url: await s3.presignUploadPart({ bucket: args.bucket, key: args.key, uploadId: args.uploadId, partNumber, expiresIn }) });
   }
   return {
-    structured: { bucket: a.bucket, key: a.key, uploadId: a.uploadId, expiresIn, expiresAt: expiry(signedAt, expiresIn), minimumPartSize: MIN_PART_BYTES, parts },
+    structured: { bucket: args.bucket, key: args.key, uploadId: args.uploadId, expiresIn, expiresAt: expiry(signedAt, expiresIn), minimumPartSize: MIN_PART_BYTES, parts },
   };
 };
 
-const presignedUrl: ToolDefinition = {
+const presignedUrl: ToolDefinition = defineTool({
   name: 's3_get_presigned_url',
   title: 'Get presigned URL',
   description: 'Mint a time-limited URL for one object; anyone holding it can use it until it expires. PutObject URLs need confirmation.',
-  input: {
-    properties: {
-      bucket,
-      key,
-      operation: oneOf(['GetObject', 'PutObject']),
-      versionId: string({ minLength: 1, description: 'GetObject only.' }),
-      contentType: string({ description: 'PutObject only; the upload must send it.' }),
-      expiresIn,
-    },
-    required: ['bucket', 'key', 'operation'],
-  },
+  input: presignObjectInput,
   backing: 'awsS3Sdk',
   capabilities: ['readFiles', 'writeFiles'],
   effect: 'idempotent-write',
@@ -113,27 +124,18 @@ const presignedUrl: ToolDefinition = {
     }
     return undefined;
   },
-};
+});
 
 export const s3PresignTools: ToolDefinition[] = [
   presignedUrl,
-  {
+  defineTool({
     name: 's3_get_presigned_upload_part_url',
     title: 'Get presigned upload-part URLs',
     description: 'Mint time-limited PUT URLs for parts of a multipart upload; s3_complete_multipart_upload needs the ETag each PUT returns.',
-    input: {
-      properties: {
-        bucket,
-        key,
-        uploadId: string({ minLength: 1 }),
-        partNumbers: array(integer(1, 10000), { minItems: 1, maxItems: 10000 }),
-        expiresIn,
-      },
-      required: ['bucket', 'key', 'uploadId', 'partNumbers'],
-    },
+    input: presignPartsInput,
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
     effect: 'idempotent-write',
     handler: presignParts,
-  },
+  }),
 ];
