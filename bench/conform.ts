@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CONNECTIONS_FOR } from '../src/conformance/connections.js';
+import { CONNECTIONS_FOR } from '../src/conformance/connect/connections.js';
 import { BUNDLED, PACKAGE_ROOT } from '../src/conformance/package-root.js';
 
 const CONFORM = join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp-conform.js');

@@ -17,8 +17,8 @@ export type {
   TargetOptions,
 } from './conformance/api.js';
 export { ConformError, EXIT, type FailureCode } from './conformance/errors.js';
-export { SEVERITIES, type ChangeClass, type Finding, type Severity } from './conformance/findings.js';
-export type { Evidence } from './conformance/evidence.js';
+export { SEVERITIES, type ChangeClass, type Finding, type Severity } from './conformance/rules/findings.js';
+export type { Evidence } from './conformance/report/evidence.js';
 export type { ReportFinding } from './conformance/report/json.js';
 export type { RuleDefinition } from './conformance/rules/types.js';
 export type { RuleSet };

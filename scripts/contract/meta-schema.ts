@@ -1,11 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { JSON_SCHEMA_OPTIONS } from '../../src/conformance/json-schema.js';
+import { JSON_SCHEMA_OPTIONS } from '../../src/conformance/connect/json-schema.js';
 
 // Ajv's standalone module is CommonJS: under NodeNext its default import is the module object's default.
 const standaloneCode = standaloneModule as unknown as typeof standaloneModule.default;
 
-export const META_SCHEMA_VALIDATOR_PATH = 'src/conformance/json-schema-meta.generated.ts';
+export const META_SCHEMA_VALIDATOR_PATH = 'src/conformance/connect/json-schema-meta.generated.ts';
 
 /** The one runtime helper Ajv's generated code requires, imported instead of required. */
 const EQUAL_REQUIRE = 'require("ajv/dist/runtime/equal").default';

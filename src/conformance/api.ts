@@ -4,17 +4,17 @@
  * `code` and `exitCode` are the CLI's. The run, the clients and the reports load on first use,
  * so the CLI can start a server before it pays for them.
  */
-import type { ClientInfo } from './client-identities.js';
-import type { EraChoice } from './connections.js';
+import type { ClientInfo } from './connect/client-identities.js';
+import type { EraChoice } from './connect/connections.js';
 import { ConformError } from './errors.js';
-import { SEVERITIES, type Severity } from './findings.js';
-import type { Evidence } from './evidence.js';
+import { SEVERITIES, type Severity } from './rules/findings.js';
+import type { Evidence } from './report/evidence.js';
 import type { ReportFinding } from './report/json.js';
 import type { ProgressListener } from './probes/types.js';
-import type { Prepared, RunResult } from './run.js';
-import type { WrittenFixture } from './snapshot.js';
-import { callerCallback, withoutSdkConsole } from './sdk-console.js';
-import { httpTarget, stdioTarget, type Target } from './target.js';
+import type { Prepared, RunResult } from './commands/run.js';
+import type { WrittenFixture } from './snapshot/snapshot.js';
+import { callerCallback, withoutSdkConsole } from './connect/sdk-console.js';
+import { httpTarget, stdioTarget, type Target } from './connect/target.js';
 
 /** How to reach the server under audit. Neither `server` nor `url`: the bundled b2-mcp. */
 export interface TargetOptions {
@@ -199,7 +199,7 @@ function lintDirOf(options: CheckOptions): { lint?: { dir?: string } } {
 /** `check`, returning the run itself (the CLI renders every format from it). */
 export async function checkRun(options: CheckOptions, prepared: Prepared = {}): Promise<RunResult> {
   const target = targetOf(options);
-  const { runCheck } = await import('./run.js');
+  const { runCheck } = await import('./commands/run.js');
   const request: Parameters<typeof runCheck>[0] = {
     profile: options.profile ?? 'default',
     target,
@@ -237,7 +237,7 @@ export async function check(options: CheckOptions = {}): Promise<ConformanceRepo
 
 /** `diff`, returning the run itself. */
 export async function diffRun(options: DiffOptions): Promise<RunResult> {
-  const { runDiff } = await import('./run.js');
+  const { runDiff } = await import('./commands/run.js');
   return runDiff({
     before: options.before,
     after: options.after,
@@ -279,7 +279,7 @@ export async function lint(options: LintOptions = {}): Promise<ConformanceReport
 
 /** Write fixtures of a live server in the generator's format. */
 export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult> {
-  const { runSnapshot } = await import('./run.js');
+  const { runSnapshot } = await import('./commands/run.js');
   const request: Parameters<typeof runSnapshot>[0] = {
     profile: options.profile ?? 'default',
     target: targetOf(options),

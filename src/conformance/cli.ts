@@ -2,18 +2,18 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConformError, EXIT } from './errors.js';
-import { SEVERITIES, type Severity } from './findings.js';
+import { SEVERITIES, type Severity } from './rules/findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
-import { CONNECTIONS_FOR, type EraChoice } from './connections.js';
-import type { RunResult } from './run.js';
+import { CONNECTIONS_FOR, type EraChoice } from './connect/connections.js';
+import type { RunResult } from './commands/run.js';
 import { checkRun, DEFAULT_TIMEOUT_MS, diffRun, lintRun, probeSeedOf, snapshot as takeSnapshot, targetOf, type TargetOptions } from './api.js';
 import { FORMATS } from './report/formats.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, formatBytes, parseByteSize } from './reading-limits.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, formatBytes, parseByteSize } from './connect/reading-limits.js';
 import { reportPlan } from './report/plan.js';
-import { launchServers } from './stdio-transport.js';
-import { startBundledServer } from './bundled.js';
-import { parseClientInfo, type ClientInfo } from './client-identities.js';
-import { parsePairs, resolveContractProfile, resolveProfile } from './target.js';
+import { launchServers } from './connect/stdio-transport.js';
+import { startBundledServer } from './connect/bundled.js';
+import { parseClientInfo, type ClientInfo } from './connect/client-identities.js';
+import { parsePairs, resolveContractProfile, resolveProfile } from './connect/target.js';
 import { jsonSafe } from './report/escape/json.js';
 import { terminalSafe } from './report/escape/terminal.js';
 
@@ -38,7 +38,7 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 async function toolCallsOf(specs: readonly string[], cwd: string) {
-  const { parseToolCall } = await import('./scenarios.js');
+  const { parseToolCall } = await import('./probes/scenarios.js');
   return specs.map((spec) => parseToolCall(spec, cwd));
 }
 
@@ -155,7 +155,7 @@ function waitForSignal(): Promise<void> {
  */
 async function serveSandboxEnv(profile: string, contractFile: string | undefined, checkerFile: string, io: Io): Promise<number> {
   const { checkerEnvLines, sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
-  const { contractInUse } = await import('./run.js');
+  const { contractInUse } = await import('./commands/run.js');
   const { file, contract } = contractInUse(contractFile, []);
   const name = resolveContractProfile(profile, Object.keys(contract.profiles), file);
   const contractProfile = contract.profiles[name as keyof typeof contract.profiles];

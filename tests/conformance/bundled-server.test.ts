@@ -4,9 +4,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { PROFILE_NAMES } from '../../src/contract/constants.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
-import { runCheck } from '../../src/conformance/run.js';
-import { bundledEnvironment } from '../../src/conformance/bundled.js';
-import { httpTarget, stdioTarget } from '../../src/conformance/target.js';
+import { runCheck } from '../../src/conformance/commands/run.js';
+import { bundledEnvironment } from '../../src/conformance/connect/bundled.js';
+import { httpTarget, stdioTarget } from '../../src/conformance/connect/target.js';
 
 /**
  * The shipped server against the shipped contract: the embedded default of `check` (no

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { colorWanted, crashReport } from '../../src/conformance/cli.js';
-import { ChildStdioTransport } from '../../src/conformance/stdio-transport.js';
+import { ChildStdioTransport } from '../../src/conformance/connect/stdio-transport.js';
 import { baselineSurface } from './helpers/baseline.js';
 import { SERVERS_DIR, mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
 

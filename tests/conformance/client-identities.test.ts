@@ -3,11 +3,11 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { CLIENT_IDENTITIES, declinedRequests, parseClientInfo, presentedIdentity } from '../../src/conformance/client-identities.js';
-import { observe } from '../../src/conformance/connect.js';
-import { CONNECTIONS_FOR, type ConnectionId } from '../../src/conformance/connections.js';
+import { CLIENT_IDENTITIES, declinedRequests, parseClientInfo, presentedIdentity } from '../../src/conformance/connect/client-identities.js';
+import { observe } from '../../src/conformance/connect/connect.js';
+import { CONNECTIONS_FOR, type ConnectionId } from '../../src/conformance/connect/connections.js';
 import { ConformError } from '../../src/conformance/errors.js';
-import { httpTarget, stdioTarget } from '../../src/conformance/target.js';
+import { httpTarget, stdioTarget } from '../../src/conformance/connect/target.js';
 import { SERVERS_DIR, removeTempDirs, tempDir } from './helpers/harness.js';
 
 afterAll(removeTempDirs);

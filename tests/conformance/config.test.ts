@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { applySuppressions, loadConfig } from '../../src/conformance/config.js';
+import { applySuppressions, loadConfig } from '../../src/conformance/rules/config.js';
 import { ConformError } from '../../src/conformance/errors.js';
-import type { Finding } from '../../src/conformance/findings.js';
+import type { Finding } from '../../src/conformance/rules/findings.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
 import { baselineSurface } from './helpers/baseline.js';
 import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
@@ -142,9 +142,9 @@ describe('config applied to a live check', () => {
 
 describe('a config that fails to load', () => {
   test('stops the servers launched early for the check, and names the config', async () => {
-    const { runCheck } = await import('../../src/conformance/run.js');
-    const { launchServers } = await import('../../src/conformance/stdio-transport.js');
-    const { CONNECTIONS_FOR } = await import('../../src/conformance/connections.js');
+    const { runCheck } = await import('../../src/conformance/commands/run.js');
+    const { launchServers } = await import('../../src/conformance/connect/stdio-transport.js');
+    const { CONNECTIONS_FOR } = await import('../../src/conformance/connect/connections.js');
     const target = { kind: 'stdio' as const, command: process.execPath, args: [join(import.meta.dirname, 'servers', 'silent.mjs')], env: {} };
     const launched = launchServers(target, CONNECTIONS_FOR.both);
     await Promise.all(Object.values(launched).map((transport) => transport!.launch()));

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { contractBeside, loadContract } from '../../src/conformance/fixtures.js';
-import { namingPolicyFor, namingPolicyProblem } from '../../src/conformance/naming-policy.js';
+import { contractBeside, loadContract } from '../../src/conformance/diff/fixtures.js';
+import { namingPolicyFor, namingPolicyProblem } from '../../src/conformance/diff/naming-policy.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
-import { pairFixtureFiles } from '../../src/conformance/run.js';
-import { profileSpellings, resolveContractProfile } from '../../src/conformance/target.js';
+import { pairFixtureFiles } from '../../src/conformance/commands/run.js';
+import { profileSpellings, resolveContractProfile } from '../../src/conformance/connect/target.js';
 import { removeTempDirs, tempDir, writeJson } from './helpers/harness.js';
 
 afterAll(() => removeTempDirs());

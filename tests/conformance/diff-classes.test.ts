@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TOOL_CHANGE_KINDS, type ToolChangeKind } from '../../src/conformance/diff.js';
-import { runDiff } from '../../src/conformance/run.js';
+import { TOOL_CHANGE_KINDS, type ToolChangeKind } from '../../src/conformance/diff/diff.js';
+import { runDiff } from '../../src/conformance/commands/run.js';
 import { baselineSurface, type Surface } from './helpers/baseline.js';
 import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from './helpers/harness.js';
 

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { buildToolFixture, serializeFixture, type ToolFixture } from '../../src/contract/fixture.js';
 import type { ListedTool } from '../../src/contract/normalize.js';
-import { diffExecution } from '../../src/conformance/diff.js';
+import { diffExecution } from '../../src/conformance/diff/diff.js';
 import { ConformError } from '../../src/conformance/errors.js';
-import type { Finding } from '../../src/conformance/findings.js';
+import type { Finding } from '../../src/conformance/rules/findings.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import { render } from '../../src/conformance/report/index.js';
 import { shownValue } from '../../src/conformance/rules/kinds/changes.js';
-import { runDiff, type RunResult } from '../../src/conformance/run.js';
+import { runDiff, type RunResult } from '../../src/conformance/commands/run.js';
 import { removeTempDirs, tempDir, writeJson } from './helpers/harness.js';
 
 /**

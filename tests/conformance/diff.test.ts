@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { snapshotTools } from '../../src/contract/normalize.js';
-import { diffSchema, diffTools, explainDrift, type Change } from '../../src/conformance/diff.js';
+import { diffSchema, diffTools, explainDrift, type Change } from '../../src/conformance/diff/diff.js';
 
 function schemaChanges(before: unknown, after: unknown): Pick<Change, 'kind' | 'path'>[] {
   const out: Pick<Change, 'kind' | 'path'>[] = [];

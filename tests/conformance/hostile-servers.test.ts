@@ -3,10 +3,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { boundedFetch } from '../../src/conformance/http-reading.js';
+import { boundedFetch } from '../../src/conformance/connect/http-reading.js';
 import { openSession } from '../../src/conformance/probes/sessions.js';
-import { ReadBudget, ReadLimitError, boundMessage, nestingDepth, parseByteSize, type BoundedPart } from '../../src/conformance/reading-limits.js';
-import { httpTarget } from '../../src/conformance/target.js';
+import { ReadBudget, ReadLimitError, boundMessage, nestingDepth, parseByteSize, type BoundedPart } from '../../src/conformance/connect/reading-limits.js';
+import { httpTarget } from '../../src/conformance/connect/target.js';
 import { profileHash } from '../../src/contract/normalize.js';
 import { SERVERS_DIR, removeTempDirs, runCli, tempDir, type CliOutcome } from './helpers/harness.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { jsonSchemaValidator } from '../../src/conformance/json-schema.js';
-import { metaSchemaErrors } from '../../src/conformance/schema-dialects.js';
+import { jsonSchemaValidator } from '../../src/conformance/connect/json-schema.js';
+import { metaSchemaErrors } from '../../src/conformance/connect/schema-dialects.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'tool-contract');
 const META = 'https://json-schema.org/draft/2020-12/schema';

@@ -4,7 +4,7 @@ import { encode } from '@toon-format/toon';
 import { describe, expect, test } from 'vitest';
 import { PROFILE_NAMES } from '../../src/contract/constants.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
-import { loadFixtureSet } from '../../src/conformance/fixtures.js';
+import { loadFixtureSet } from '../../src/conformance/diff/fixtures.js';
 import { judgeFormat } from '../../src/conformance/probes/format.js';
 import { canarySecret } from '../../src/conformance/probes/sandbox.js';
 import { CanaryScanner } from '../../src/conformance/probes/secrets.js';

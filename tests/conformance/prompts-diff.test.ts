@@ -2,10 +2,10 @@ import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildPromptFixture, type PromptFixture, type PromptInput } from '../../src/contract/prompt-fixture.js';
-import { PROMPT_CHANGE_KINDS, type PromptChangeKind } from '../../src/conformance/diff.js';
+import { PROMPT_CHANGE_KINDS, type PromptChangeKind } from '../../src/conformance/diff/diff.js';
 import { render } from '../../src/conformance/report/index.js';
 import { locate } from '../../src/conformance/report/locations.js';
-import { runDiff } from '../../src/conformance/run.js';
+import { runDiff } from '../../src/conformance/commands/run.js';
 import { baselinePrompts, baselineSurface, type Surface, type SurfacePrompt } from './helpers/baseline.js';
 import { check, firedRules, mutate, PROFILE, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
 import { reportSchemaValidator } from './helpers/report-schema.js';
@@ -240,7 +240,7 @@ describe('snapshot', () => {
     const recorded = promptFixtureOf(recordedPrompts());
     const dir = fixtureSetWith(recorded);
     // Re-snapshot the unchanged server into the directory that already has the recorded fixture.
-    const { runSnapshot } = await import('../../src/conformance/run.js');
+    const { runSnapshot } = await import('../../src/conformance/commands/run.js');
     await runSnapshot({ profile: PROFILE, target: server.target('baseline'), outDir: dir, era: 'both', timeoutMs: 15_000 });
     const rewritten = JSON.parse(readFileSync(join(dir, `${PROFILE}.json`), 'utf8')) as PromptFixture;
     expect(rewritten.hash).toBe(recorded.hash);

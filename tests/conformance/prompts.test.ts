@@ -5,8 +5,8 @@ import { PROMPT_FIXTURES_DIR, TOOL_FIXTURES_DIR } from '../../src/contract/artif
 import { profileHash } from '../../src/contract/normalize.js';
 import type { PromptFixture } from '../../src/contract/prompt-fixture.js';
 import { BUNDLED, PACKAGE_ROOT } from '../../src/conformance/package-root.js';
-import { runCheck } from '../../src/conformance/run.js';
-import { stdioTarget } from '../../src/conformance/target.js';
+import { runCheck } from '../../src/conformance/commands/run.js';
+import { stdioTarget } from '../../src/conformance/connect/target.js';
 import { removeTempDirs, runCli, tempDir } from './helpers/harness.js';
 import { reportSchemaValidator } from './helpers/report-schema.js';
 

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Evidence } from '../../src/conformance/evidence.js';
-import { sortFindings, type Finding } from '../../src/conformance/findings.js';
+import type { Evidence } from '../../src/conformance/report/evidence.js';
+import { sortFindings, type Finding } from '../../src/conformance/rules/findings.js';
 import { render } from '../../src/conformance/report/index.js';
 import { MARKDOWN_LIMIT } from '../../src/conformance/report/markdown.js';
 import { summarize } from '../../src/conformance/report/summary.js';
 import { compactDiff, wordDiff } from '../../src/conformance/report/word-diff.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
-import type { RunResult } from '../../src/conformance/run.js';
+import type { RunResult } from '../../src/conformance/commands/run.js';
 import { emptyEvidence, findingOf } from './helpers/report-input.js';
 
 const rules = loadRules();

@@ -5,7 +5,7 @@ import { afterAll, expect, test } from 'vitest';
 import { main } from '../../src/conformance/cli.js';
 import { PACKAGE_ROOT } from '../../src/conformance/package-root.js';
 import { reportPlan } from '../../src/conformance/report/plan.js';
-import { splitCommandLine } from '../../src/conformance/target.js';
+import { splitCommandLine } from '../../src/conformance/connect/target.js';
 import { baselineSurface } from './helpers/baseline.js';
 import { SERVERS_DIR, removeTempDirs, tempDir, writeJson } from './helpers/harness.js';
 

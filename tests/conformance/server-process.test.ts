@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/conformance/package-root.js';
-import { ChildStdioTransport } from '../../src/conformance/stdio-transport.js';
+import { ChildStdioTransport } from '../../src/conformance/connect/stdio-transport.js';
 
 /** The process group and session ids of a process, from /proc/<pid>/stat (fields 5 and 6). */
 function groupAndSession(pid: number | 'self'): { group: number; session: number } {
@@ -56,7 +56,7 @@ describe.skipIf(process.platform === 'win32')('a spawned server runs in a sessio
       const fifo = join(dir, 'alive');
       execFileSync('mkfifo', [fifo]);
       const server = `require('node:fs').openSync(${JSON.stringify(fifo)}, 'w'); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000)`;
-      const transport = join(PACKAGE_ROOT, 'dist', 'src', 'conformance', 'stdio-transport.js');
+      const transport = join(PACKAGE_ROOT, 'dist', 'src', 'conformance', 'connect', 'stdio-transport.js');
       const checker = `import { ChildStdioTransport } from ${JSON.stringify(transport)};
         const t = new ChildStdioTransport({ command: process.execPath, args: ['-e', ${JSON.stringify(server)}], env: {} });
         await t.start(); setInterval(() => {}, 1000);`;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { stdioTarget } from '../../src/conformance/target.js';
+import { stdioTarget } from '../../src/conformance/connect/target.js';
 import { baselinePrompts, baselineSurface, type SurfaceTool } from './helpers/baseline.js';
 import { check, firedRules, PROFILE, SERVERS_DIR, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson } from './helpers/harness.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { describeTarget, httpTarget, parsePairs, redact, secretValuesOf, splitCommandLine, stdioTarget } from '../../src/conformance/target.js';
+import { describeTarget, httpTarget, parsePairs, redact, secretValuesOf, splitCommandLine, stdioTarget } from '../../src/conformance/connect/target.js';
 
 describe('--server command lines split like a shell, without expansion', () => {
   test.each([

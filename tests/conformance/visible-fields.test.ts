@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runDiff } from '../../src/conformance/run.js';
-import { diffVisibleFields } from '../../src/conformance/visible-fields.js';
+import { runDiff } from '../../src/conformance/commands/run.js';
+import { diffVisibleFields } from '../../src/conformance/diff/visible-fields.js';
 import { baselineSurface, type Surface } from './helpers/baseline.js';
 import { check, firedRules, mutate, PROFILE, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from './helpers/harness.js';
 

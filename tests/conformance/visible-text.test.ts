@@ -3,8 +3,8 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
 import type { RuleContext } from '../../src/conformance/rules/types.js';
-import { runCheck } from '../../src/conformance/run.js';
-import { stdioTarget } from '../../src/conformance/target.js';
+import { runCheck } from '../../src/conformance/commands/run.js';
+import { stdioTarget } from '../../src/conformance/connect/target.js';
 import { baselineSurface, type SurfaceTool } from './helpers/baseline.js';
 import { PROFILE, SERVERS_DIR, removeTempDirs, runCli, snapshotFixtures, tempDir, writeContract, writeJson } from './helpers/harness.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { splitCommandLine } from '../../src/conformance/target.js';
+import { splitCommandLine } from '../../src/conformance/connect/target.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { createKey, startTestSandbox, type SandboxKey } from '../support/sandbox-harness.js';
 import { SERVER_BIN, startHttpServer, type HttpServer } from '../support/server-harness.js';

@@ -23,7 +23,7 @@ describe('generated contract files', () => {
       'fixtures/tool-contract/full.modern.json',
       'fixtures/tool-contract/read-only.legacy.json',
       'fixtures/tool-contract/read-only.modern.json',
-      'src/conformance/json-schema-meta.generated.ts',
+      'src/conformance/connect/json-schema-meta.generated.ts',
     ]);
     for (const [path, content] of files) {
       expect(readFileSync(join(root, path), 'utf8'), path).toBe(content);

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
 import type { RuleContext } from '../../src/conformance/rules/types.js';
 import { snapshotTools } from '../../src/contract/normalize.js';
-import { diffTools } from '../../src/conformance/diff.js';
-import { protocolVersionsOf, recordedSurface, recordLooks } from '../../src/conformance/snapshot-manifest.js';
+import { diffTools } from '../../src/conformance/diff/diff.js';
+import { protocolVersionsOf, recordedSurface, recordLooks } from '../../src/conformance/snapshot/manifest.js';
 import { contextOf, ruleCheck } from '../support/rule-context.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalSchema, diffModernBlock, diffSchema, diffTools, driftParts, explainDrift, joinPath, renameSimilarity, type Change } from '../../src/conformance/diff.js';
+import { canonicalSchema, diffModernBlock, diffSchema, diffTools, driftParts, explainDrift, joinPath, renameSimilarity, type Change } from '../../src/conformance/diff/diff.js';
 import type { NormalizedTool } from '../../src/contract/normalize.js';
 
 /**

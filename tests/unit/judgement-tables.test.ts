@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ContractArtifact } from '../../src/contract/artifact.js';
-import { namingPolicyFor } from '../../src/conformance/naming-policy.js';
+import { namingPolicyFor } from '../../src/conformance/diff/naming-policy.js';
 import { judgeRefusal } from '../../src/conformance/probes/gate.js';
 import { NAME_KINDS } from '../../src/conformance/rules/kinds/names.js';
 import type { RuleContext } from '../../src/conformance/rules/types.js';

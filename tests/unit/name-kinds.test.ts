@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { namingPolicyFor } from '../../src/conformance/naming-policy.js';
+import { namingPolicyFor } from '../../src/conformance/diff/naming-policy.js';
 import { NAME_KINDS } from '../../src/conformance/rules/kinds/names.js';
 import type { RuleContext } from '../../src/conformance/rules/types.js';
 import { contextOf, named, publishedContract, ruleCheck, surface } from '../support/rule-context.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConformError } from '../../src/conformance/errors.js';
-import { loadPatternLibrary } from '../../src/conformance/poisoning.js';
+import { loadPatternLibrary } from '../../src/conformance/rules/poisoning.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
 import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
 import type { RawFinding, RuleContext } from '../../src/conformance/rules/types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHECK_KINDS } from '../../src/conformance/rules/kinds/index.js';
-import { metaSchemaErrors } from '../../src/conformance/schema-dialects.js';
+import { metaSchemaErrors } from '../../src/conformance/connect/schema-dialects.js';
 import { contextOf, surface } from '../support/rule-context.js';
 
 /** The schema kinds' edges: reference resolution, meta-schema paths, which keys are judged at all. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, expect, test } from 'vitest';
-import { callerCallback, withoutSdkConsole } from '../../src/conformance/sdk-console.js';
+import { callerCallback, withoutSdkConsole } from '../../src/conformance/connect/sdk-console.js';
 
 // The guard wraps whatever console methods exist when it is first used: record through them.
 const printed: string[] = [];

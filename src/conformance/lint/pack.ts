@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { gitRootOf } from '../config.js';
+import { gitRootOf } from '../rules/config.js';
 import { ConformError } from '../errors.js';
 import { selectPack, type PackDefinition, type RuleSet } from '../rules/engine.js';
 

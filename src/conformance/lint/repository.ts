@@ -4,8 +4,8 @@ import { PROFILES_DOC_PATH, TOOL_FIXTURES_DIR, type ContractArtifact } from '../
 import type { Era } from '../../contract/constants.js';
 import { PROFILES_DOC_MARKER, renderProfilesDoc } from '../../contract/profiles-doc.js';
 import { ConformError } from '../errors.js';
-import { CONTRACT_LOCATIONS, loadContract, parseFixture, parsePromptFixture, promptFixturePath } from '../fixtures.js';
-import { namingPolicyFor } from '../naming-policy.js';
+import { CONTRACT_LOCATIONS, loadContract, parseFixture, parsePromptFixture, promptFixturePath } from '../diff/fixtures.js';
+import { namingPolicyFor } from '../diff/naming-policy.js';
 import { BUNDLED } from '../package-root.js';
 import { jsonLines } from './lines.js';
 import type { LintEvidence, LintInput, LintManifest, LintText } from './types.js';

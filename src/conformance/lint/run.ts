@@ -1,11 +1,11 @@
-import { loadConfig } from '../config.js';
-import type { Evidence } from '../evidence.js';
-import { configEvidence } from '../evidence.js';
-import { judge, today, type JudgeSettings } from '../judge.js';
+import { loadConfig } from '../rules/config.js';
+import type { Evidence } from '../report/evidence.js';
+import { configEvidence } from '../report/evidence.js';
+import { judge, today, type JudgeSettings } from '../rules/judge.js';
 import { toolVersions } from '../package-root.js';
 import { loadRules } from '../rules/engine.js';
 import type { RuleContext } from '../rules/types.js';
-import type { RunResult } from '../run.js';
+import type { RunResult } from '../commands/run.js';
 import { lintPack, lintRoot } from './pack.js';
 import { lintEvidence, readRepository } from './repository.js';
 

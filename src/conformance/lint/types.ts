@@ -2,7 +2,7 @@ import type { LoadedContract } from '../../contract/artifact.js';
 import type { Era } from '../../contract/constants.js';
 import type { ToolFixture } from '../../contract/fixture.js';
 import type { PromptFixture } from '../../contract/prompt-fixture.js';
-import type { PolicyInUse } from '../naming-policy.js';
+import type { PolicyInUse } from '../diff/naming-policy.js';
 
 /** The line of a JSON path in the file it was read from (the key, or the nearest value the path reaches). */
 export type LineOf = (path: readonly (string | number)[]) => number;

@@ -1,7 +1,7 @@
 import type { Era } from '../../contract/constants.js';
 import type { ToolFixture } from '../../contract/fixture.js';
-import type { ClientInfo, IdentityName } from '../client-identities.js';
-import { LEGACY_PROTOCOL_VERSIONS } from '../connections.js';
+import type { ClientInfo, IdentityName } from '../connect/client-identities.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../connect/connections.js';
 import { argumentSteps, type ArgumentCall } from './arguments.js';
 import { seededRandom } from '../../sandbox/seeded-random.js';
 import { newSeed, pick, shuffled } from './draw.js';

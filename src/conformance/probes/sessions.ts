@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import type { ListedTool } from '../../contract/normalize.js';
-import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityName } from '../client-identities.js';
-import { boundedFetch } from '../http-reading.js';
-import { ReadBudget } from '../reading-limits.js';
-import { LEGACY_PROTOCOL_VERSIONS } from '../connections.js';
-import { ChildStdioTransport } from '../stdio-transport.js';
-import type { HttpTarget } from '../target.js';
+import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityName } from '../connect/client-identities.js';
+import { boundedFetch } from '../connect/http-reading.js';
+import { ReadBudget } from '../connect/reading-limits.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../connect/connections.js';
+import { ChildStdioTransport } from '../connect/stdio-transport.js';
+import type { HttpTarget } from '../connect/target.js';
 
 export type ElicitAnswer = 'accept' | 'decline' | 'cancel';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConformError } from '../errors.js';
-import { jsonSchemaValidator } from '../json-schema.js';
+import { jsonSchemaValidator } from '../connect/json-schema.js';
 import { BUNDLED } from '../package-root.js';
 import type { TargetSpec } from './targets.js';
 

@@ -1,4 +1,4 @@
-import type { Evidence } from '../evidence.js';
+import type { Evidence } from './evidence.js';
 import { configLine } from './verdict.js';
 
 const short = (hash: string) => hash.slice(0, 12);

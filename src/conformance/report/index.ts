@@ -1,5 +1,5 @@
-import type { Severity } from '../findings.js';
-import type { RunResult } from '../run.js';
+import type { Severity } from '../rules/findings.js';
+import type { RunResult } from '../commands/run.js';
 import { renderGithub } from './github.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';

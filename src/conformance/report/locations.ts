@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gitRootOf } from '../config.js';
-import type { Finding } from '../findings.js';
-import type { RunResult } from '../run.js';
+import { gitRootOf } from '../rules/config.js';
+import type { Finding } from '../rules/findings.js';
+import type { RunResult } from '../commands/run.js';
 
 export interface SourceLocation {
   /**

@@ -1,4 +1,4 @@
-import { severityRank, type ChangeClass, type Finding, type Severity } from '../findings.js';
+import { severityRank, type ChangeClass, type Finding, type Severity } from '../rules/findings.js';
 
 /** The glyph of each mark, in the terminal report and on the review page. */
 export const GLYPH: Record<Severity, string> = { error: '✖', warning: '⚠', info: 'ℹ' };

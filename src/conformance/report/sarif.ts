@@ -1,9 +1,9 @@
-import type { Finding, Severity } from '../findings.js';
+import type { Finding, Severity } from '../rules/findings.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CHECKER_NAME, CHECKER_VERSION, PACKAGE_ROOT } from '../package-root.js';
-import type { RunResult } from '../run.js';
+import type { RunResult } from '../commands/run.js';
 import { jsonSafe } from './escape/json.js';
 import { locate } from './locations.js';
 import { plainTextLine } from './shown-text.js';

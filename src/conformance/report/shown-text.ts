@@ -1,4 +1,4 @@
-import type { Finding } from '../findings.js';
+import type { Finding } from '../rules/findings.js';
 import { compactDiff, wordDiff, type DiffPart } from './word-diff.js';
 
 /**

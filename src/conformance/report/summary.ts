@@ -1,4 +1,4 @@
-import { CHANGE_CLASSES, subjectOf, type ChangeClass, type Finding } from '../findings.js';
+import { CHANGE_CLASSES, subjectOf, type ChangeClass, type Finding } from '../rules/findings.js';
 
 export interface Summary {
   /** Unsuppressed findings. */

@@ -1,5 +1,5 @@
-import type { Evidence } from '../evidence.js';
-import { SEVERITIES, atOrAbove, type Finding, type Severity } from '../findings.js';
+import type { Evidence } from './evidence.js';
+import { SEVERITIES, atOrAbove, type Finding, type Severity } from '../rules/findings.js';
 
 export interface Verdict {
   failOn: Severity;

@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConformError } from '../errors.js';
-import { jsonSchemaValidator } from '../json-schema.js';
-import { fingerprintOf, type Finding, type Severity } from '../findings.js';
+import { jsonSchemaValidator } from '../connect/json-schema.js';
+import { fingerprintOf, type Finding, type Severity } from './findings.js';
 import { BUNDLED } from '../package-root.js';
 import { CHECK_KINDS } from './kinds/index.js';
 import type { CheckKind, RawFinding, RuleContext, RuleDefinition } from './types.js';

@@ -1,13 +1,13 @@
 import type { LoadedContract } from '../../contract/artifact.js';
 import type { LintInput } from '../lint/types.js';
-import type { Refusal } from '../connect.js';
-import type { Change } from '../diff.js';
-import type { PolicyInUse } from '../naming-policy.js';
-import type { ChangeClass, Scope, Severity } from '../findings.js';
+import type { Refusal } from '../connect/connect.js';
+import type { Change } from '../diff/diff.js';
+import type { PolicyInUse } from '../diff/naming-policy.js';
+import type { ChangeClass, Scope, Severity } from './findings.js';
 import type { ProbeOutcome } from '../probes/types.js';
-import type { ScenarioOutcome } from '../scenarios.js';
-import type { LiveSurface } from '../snapshot.js';
-import type { SnapshotManifest } from '../snapshot-manifest.js';
+import type { ScenarioOutcome } from '../probes/scenarios.js';
+import type { LiveSurface } from '../snapshot/snapshot.js';
+import type { SnapshotManifest } from '../snapshot/manifest.js';
 
 /** A rule as written in rules/*.json. */
 export interface RuleDefinition {

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ContractArtifact } from '../../../src/contract/artifact.js';
 import { prefixCounts, type ToolFixture } from '../../../src/contract/fixture.js';
 import { profileHash } from '../../../src/contract/normalize.js';
-import { bundledEnvironment } from '../../../src/conformance/bundled.js';
-import type { Finding } from '../../../src/conformance/findings.js';
-import { loadContract } from '../../../src/conformance/fixtures.js';
+import { bundledEnvironment } from '../../../src/conformance/connect/bundled.js';
+import type { Finding } from '../../../src/conformance/rules/findings.js';
+import { loadContract } from '../../../src/conformance/diff/fixtures.js';
 import { BUNDLED } from '../../../src/conformance/package-root.js';
-import { runCheck, runDiff, runSnapshot, type RunResult } from '../../../src/conformance/run.js';
-import { stdioTarget } from '../../../src/conformance/target.js';
+import { runCheck, runDiff, runSnapshot, type RunResult } from '../../../src/conformance/commands/run.js';
+import { stdioTarget } from '../../../src/conformance/connect/target.js';
 import { removeTempDirs, runCli, tempDir } from '../helpers/harness.js';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { judgeScenario, loadScenarios } from '../../../src/conformance/scenarios.js';
+import { judgeScenario, loadScenarios } from '../../../src/conformance/probes/scenarios.js';
 import { removeTempDirs, runCli, tempDir, writeJson } from '../helpers/harness.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));

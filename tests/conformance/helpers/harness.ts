@@ -7,12 +7,12 @@ import { fileURLToPath } from 'node:url';
 import type { ContractArtifact, ContractProfile } from '../../../src/contract/artifact.js';
 import { APPROVED_CACHE_HINT, BACKING_CATEGORIES, BACKING_CATEGORY_NAMES, CONTRACT_ISSUE, CONTRACT_VERSION, MCP_REVISION, type BackingCategory } from '../../../src/contract/constants.js';
 import { prefixCounts, type ToolFixture } from '../../../src/contract/fixture.js';
-import type { EraChoice } from '../../../src/conformance/connections.js';
+import type { EraChoice } from '../../../src/conformance/connect/connections.js';
 import { main } from '../../../src/conformance/cli.js';
-import { loadContract } from '../../../src/conformance/fixtures.js';
+import { loadContract } from '../../../src/conformance/diff/fixtures.js';
 import { BUNDLED } from '../../../src/conformance/package-root.js';
-import { runCheck, runSnapshot, type RunResult } from '../../../src/conformance/run.js';
-import { httpTarget, type Target } from '../../../src/conformance/target.js';
+import { runCheck, runSnapshot, type RunResult } from '../../../src/conformance/commands/run.js';
+import { httpTarget, type Target } from '../../../src/conformance/connect/target.js';
 import { BASELINE_BACKING, type Surface } from './baseline.js';
 
 export const SERVERS_DIR = fileURLToPath(new URL('../servers/', import.meta.url));

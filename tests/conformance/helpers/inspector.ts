@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ProfileName } from '../../../src/contract/constants.js';
 import { snapshotTools, type ListedTool, type ToolSnapshot } from '../../../src/contract/normalize.js';
-import { bundledEnvironment } from '../../../src/conformance/bundled.js';
+import { bundledEnvironment } from '../../../src/conformance/connect/bundled.js';
 import { BUNDLED } from '../../../src/conformance/package-root.js';
-import { runCheck } from '../../../src/conformance/run.js';
-import { stdioTarget } from '../../../src/conformance/target.js';
+import { runCheck } from '../../../src/conformance/commands/run.js';
+import { stdioTarget } from '../../../src/conformance/connect/target.js';
 
 /** The MCP Inspector's command line (a devDependency): a client with its own SDK, not ours. */
 const INSPECTOR_CLI = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/inspector/cli/build/cli.js', import.meta.url));

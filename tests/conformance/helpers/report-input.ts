@@ -1,6 +1,6 @@
 /** Hand-made report input: findings shaped as the engine makes them, and evidence of a run that looked at nothing. */
-import type { Evidence } from '../../../src/conformance/evidence.js';
-import { fingerprintOf, type Finding } from '../../../src/conformance/findings.js';
+import type { Evidence } from '../../../src/conformance/report/evidence.js';
+import { fingerprintOf, type Finding } from '../../../src/conformance/rules/findings.js';
 import type { RuleSet } from '../../../src/conformance/rules/engine.js';
 
 export function findingOf(rules: RuleSet, ruleId: string, tool: string, fields: Partial<Finding> & { message: string; scopes: string[]; profile: string }): Finding {

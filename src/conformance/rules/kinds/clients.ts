@@ -1,7 +1,7 @@
 import { stable } from '../../../contract/normalize.js';
-import { CONNECTIONS, ERA_OF, isJudged } from '../../connections.js';
-import type { LiveSurface } from '../../snapshot.js';
-import { capabilityNames, visibleTools } from '../../snapshot-manifest.js';
+import { CONNECTIONS, ERA_OF, isJudged } from '../../connect/connections.js';
+import type { LiveSurface } from '../../snapshot/snapshot.js';
+import { capabilityNames, visibleTools } from '../../snapshot/manifest.js';
 import type { CheckKind, RawFinding } from '../types.js';
 
 /** Who a look presented as, for a reader: product, clientInfo, capabilities and protocol version. */

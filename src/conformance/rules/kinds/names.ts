@@ -1,5 +1,5 @@
 import { compareCodeUnits } from '../../../contract/normalize.js';
-import type { PolicyInUse } from '../../naming-policy.js';
+import type { PolicyInUse } from '../../diff/naming-policy.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 import { compileRegex, judgedSurfaces, listedTools } from './traverse.js';
 

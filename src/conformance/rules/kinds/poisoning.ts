@@ -1,6 +1,6 @@
-import { findHits, loadPatternLibrary, mayHit, patternSet, toolKey, type Hit, type PatternLibrary, type TextOwner } from '../../poisoning.js';
-import type { Change } from '../../diff.js';
-import { placeOf, visibleTexts, type TextField, type VisibleText } from '../../visible-text.js';
+import { findHits, loadPatternLibrary, mayHit, patternSet, toolKey, type Hit, type PatternLibrary, type TextOwner } from '../poisoning.js';
+import type { Change } from '../../diff/diff.js';
+import { placeOf, visibleTexts, type TextField, type VisibleText } from '../visible-text.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 
 const SETS = { type: 'array', items: { type: 'string' }, minItems: 1 } as const;

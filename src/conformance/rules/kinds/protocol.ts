@@ -1,8 +1,8 @@
 import { ToolSchema } from '@modelcontextprotocol/core';
 import { ToolSchema as WitnessToolSchema } from '@modelcontextprotocol/sdk/types.js';
-import { deepEqual, joinPath } from '../../diff.js';
-import type { ConnectionId } from '../../connections.js';
-import type { LiveSurface } from '../../snapshot.js';
+import { deepEqual, joinPath } from '../../diff/diff.js';
+import type { ConnectionId } from '../../connect/connections.js';
+import type { LiveSurface } from '../../snapshot/snapshot.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 import { listedTools } from './traverse.js';
 

@@ -1,9 +1,9 @@
-import { SCENARIO_ASPECTS } from '../../scenarios.js';
+import { SCENARIO_ASPECTS } from '../../probes/scenarios.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import { aspectsParams } from './probes.js';
 
 /**
- * Every unmet expectation of the given aspects of a scenario file (see src/conformance/scenarios.ts),
+ * Every unmet expectation of the given aspects of a scenario file (see src/conformance/probes/scenarios.ts),
  * one finding per scenario and pointer, in scope `scenarios`. The message can use `{scenario}`
  * and `{detail}`.
  */

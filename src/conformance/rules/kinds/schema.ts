@@ -1,8 +1,8 @@
-import { deepEqual, joinPath } from '../../diff.js';
-import { DIALECT_NAMES, anchorKeyword, declaredDialect, metaSchemaErrors, type DialectName } from '../../schema-dialects.js';
+import { deepEqual, joinPath } from '../../diff/diff.js';
+import { DIALECT_NAMES, anchorKeyword, declaredDialect, metaSchemaErrors, type DialectName } from '../../connect/schema-dialects.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import safeRegex from 'safe-regex2';
-import { MAX_LISTING_MEMBERS, MAX_NESTING, MAX_PART_MEMBERS, nestingDepth, partTooDeep, partTooLarge } from '../../reading-limits.js';
+import { MAX_LISTING_MEMBERS, MAX_NESTING, MAX_PART_MEMBERS, nestingDepth, partTooDeep, partTooLarge } from '../../connect/reading-limits.js';
 import { PART_SCHEMA, isObject, judgedSurfaces, listedTools, walkKeys, type ToolPart } from './traverse.js';
 
 /** `/properties/a` → `properties.a` */

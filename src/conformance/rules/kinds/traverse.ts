@@ -1,6 +1,6 @@
 import type { ListedTool } from '../../../contract/normalize.js';
-import { joinPath } from '../../diff.js';
-import type { LiveSurface } from '../../snapshot.js';
+import { joinPath } from '../../diff/diff.js';
+import type { LiveSurface } from '../../snapshot/snapshot.js';
 import type { RuleContext } from '../types.js';
 
 /**

@@ -1,7 +1,7 @@
 import unhomoglyph from 'unhomoglyph';
-import { joinPath } from '../../diff.js';
-import { CONNECTION_SPECS } from '../../connections.js';
-import { placeOf, TEXT_FIELDS, visibleTexts, type TextField, type VisibleText } from '../../visible-text.js';
+import { joinPath } from '../../diff/diff.js';
+import { CONNECTION_SPECS } from '../../connect/connections.js';
+import { placeOf, TEXT_FIELDS, visibleTexts, type TextField, type VisibleText } from '../visible-text.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 import { compileRegex, isObject } from './traverse.js';
 

@@ -2,12 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Document, LineCounter } from 'yaml';
-import { ConformError } from './errors.js';
-import { jsonSchemaValidator } from './json-schema.js';
-import { BUNDLED } from './package-root.js';
-import type { ClientInfo } from './client-identities.js';
-import type { judgeUndeclared } from './probes/arguments.js';
-import type { CallOutcome, ProbeServer } from './probes/sessions.js';
+import { ConformError } from '../errors.js';
+import { jsonSchemaValidator } from '../connect/json-schema.js';
+import { BUNDLED } from '../package-root.js';
+import type { ClientInfo } from '../connect/client-identities.js';
+import type { judgeUndeclared } from './arguments.js';
+import type { CallOutcome, ProbeServer } from './sessions.js';
 
 /** One pointer assertion on a result's structuredContent. */
 export interface Assertion {
@@ -244,8 +244,8 @@ export function judgeScenario(scenario: ScenarioFile['scenarios'][number], outco
  * probe sandbox), and judge every expectation. The call's latency is measured on `now`.
  */
 export async function runScenarios(scenarios: ScenarioFile | undefined, calls: readonly ToolCall[], server: ProbeServer, options: { timeoutMs: number; modern: boolean; now: () => number; clientInfo?: readonly ClientInfo[]; maxMessageBytes?: number }): Promise<ScenarioOutcome> {
-  const { openSession } = await import('./probes/sessions.js');
-  const { judgeUndeclared } = await import('./probes/arguments.js');
+  const { openSession } = await import('./sessions.js');
+  const { judgeUndeclared } = await import('./arguments.js');
   let session: Awaited<ReturnType<typeof openSession>>;
   try {
     session = await openSession(server, { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' }, { env: {}, timeoutMs: options.timeoutMs, modern: options.modern, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}), ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}) });

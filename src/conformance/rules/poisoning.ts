@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConformError } from './errors.js';
-import { jsonSchemaValidator } from './json-schema.js';
-import { BUNDLED } from './package-root.js';
+import { ConformError } from '../errors.js';
+import { jsonSchemaValidator } from '../connect/json-schema.js';
+import { BUNDLED } from '../package-root.js';
 import type { TextField } from './visible-text.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ToolFixture } from '../contract/fixture.js';
+import type { ToolFixture } from '../../contract/fixture.js';
 import { deepEqual, diffExecution, joinPath, type Change } from './diff.js';
 
 type Visible = Pick<ToolFixture, 'names' | 'titles' | 'instructions' | 'serverCapabilities' | 'execution' | 'icons'>;

@@ -1,14 +1,14 @@
-import type { CacheHint, ModernBlock } from '../contract/fixture.js';
-import type { Refusal } from './connect.js';
-import type { ConnectionId } from './connections.js';
-import type { ConformConfig } from './config.js';
-import type { Drift } from './diff.js';
-import type { Finding } from './findings.js';
-import type { ProbeEvidence } from './probes/types.js';
-import type { PromptComparison } from './prompts.js';
-import type { SuppressionOutcome } from './rules/types.js';
-import type { LiveSurface } from './snapshot.js';
-import type { LintEvidence } from './lint/types.js';
+import type { CacheHint, ModernBlock } from '../../contract/fixture.js';
+import type { Refusal } from '../connect/connect.js';
+import type { ConnectionId } from '../connect/connections.js';
+import type { ConformConfig } from '../rules/config.js';
+import type { Drift } from '../diff/diff.js';
+import type { Finding } from '../rules/findings.js';
+import type { ProbeEvidence } from '../probes/types.js';
+import type { PromptComparison } from '../snapshot/prompts.js';
+import type { SuppressionOutcome } from '../rules/types.js';
+import type { LiveSurface } from '../snapshot/snapshot.js';
+import type { LintEvidence } from '../lint/types.js';
 
 export interface ConnectionEvidence {
   client: { package: string; version: string };

@@ -1,36 +1,36 @@
 import { join } from 'node:path';
-import type { ProfileName } from '../contract/constants.js';
-import type { ToolFixture } from '../contract/fixture.js';
-import type { LoadedContract, ToolRename } from '../contract/artifact.js';
-import { loadConfig } from './config.js';
-import { judge, today, type JudgeSettings } from './judge.js';
-import { lintPack, lintRoot } from './lint/pack.js';
-import { lintEvidence, readRepository } from './lint/repository.js';
-import type { LintInput } from './lint/types.js';
-import { observe, type ConnectOptions } from './connect.js';
-import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from './connections.js';
-import { diffModernBlock, diffTools, explainDrift, type Change, type DiffOptions } from './diff.js';
-import { counterpartOf, diffContracts, keyCapabilitiesChange, sdkChanges } from './contract-diff.js';
-import { ConformError } from './errors.js';
-import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from './evidence.js';
-import { protocolVersionsOf, readSnapshotManifest, recordedSurface, recordLooks, writeSnapshotManifest, type SnapshotManifest } from './snapshot-manifest.js';
-import { noEraAccepted } from './diagnosis.js';
-import { contractBeside, contractGaps, findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from './fixtures.js';
-import { namingPolicyFor, type PolicyInUse } from './naming-policy.js';
-import type { Finding } from './findings.js';
-import { BUNDLED, toolVersions } from './package-root.js';
-import type { ProbeServer } from './probes/sessions.js';
-import type { ProbeObservation, ProbeOutcome, ProgressListener } from './probes/types.js';
-import { loadRules, selectPack, type PackDefinition, type RuleSet } from './rules/engine.js';
-import type { RuleContext, ScopedChange } from './rules/types.js';
-import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from './prompts.js';
-import { bothRecord, diffVisibleFields, unrecordedFields } from './visible-fields.js';
-import { loadScenarios, runScenarios, type ScenarioFile, type ScenarioOutcome, type ToolCall } from './scenarios.js';
-import { snapshotAll, writeSnapshot, type LiveSurface, type WrittenFixture } from './snapshot.js';
-import { launchServers, stopServers, type LaunchedServers } from './stdio-transport.js';
-import { startBundledServer, type BundledServer } from './bundled.js';
-import type { ClientInfo } from './client-identities.js';
-import { describeTarget, profileSpellings, resolveContractProfile, resolveProfile, type Target } from './target.js';
+import type { ProfileName } from '../../contract/constants.js';
+import type { ToolFixture } from '../../contract/fixture.js';
+import type { LoadedContract, ToolRename } from '../../contract/artifact.js';
+import { loadConfig } from '../rules/config.js';
+import { judge, today, type JudgeSettings } from '../rules/judge.js';
+import { lintPack, lintRoot } from '../lint/pack.js';
+import { lintEvidence, readRepository } from '../lint/repository.js';
+import type { LintInput } from '../lint/types.js';
+import { observe, type ConnectOptions } from '../connect/connect.js';
+import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from '../connect/connections.js';
+import { diffModernBlock, diffTools, explainDrift, type Change, type DiffOptions } from '../diff/diff.js';
+import { counterpartOf, diffContracts, keyCapabilitiesChange, sdkChanges } from '../diff/contract.js';
+import { ConformError } from '../errors.js';
+import { configEvidence, connectionEvidence, type Evidence, type HashComparison } from '../report/evidence.js';
+import { protocolVersionsOf, readSnapshotManifest, recordedSurface, recordLooks, writeSnapshotManifest, type SnapshotManifest } from '../snapshot/manifest.js';
+import { noEraAccepted } from '../connect/diagnosis.js';
+import { contractBeside, contractGaps, findPromptFixture, listFixtureFiles, loadContract, loadFixtureSet, type FixtureSet } from '../diff/fixtures.js';
+import { namingPolicyFor, type PolicyInUse } from '../diff/naming-policy.js';
+import type { Finding } from '../rules/findings.js';
+import { BUNDLED, toolVersions } from '../package-root.js';
+import type { ProbeServer } from '../probes/sessions.js';
+import type { ProbeObservation, ProbeOutcome, ProgressListener } from '../probes/types.js';
+import { loadRules, selectPack, type PackDefinition, type RuleSet } from '../rules/engine.js';
+import type { RuleContext, ScopedChange } from '../rules/types.js';
+import { diffPrompts, explainPromptDrift, observableViews, viewsHash, type PromptComparison } from '../snapshot/prompts.js';
+import { bothRecord, diffVisibleFields, unrecordedFields } from '../diff/visible-fields.js';
+import { loadScenarios, runScenarios, type ScenarioFile, type ScenarioOutcome, type ToolCall } from '../probes/scenarios.js';
+import { snapshotAll, writeSnapshot, type LiveSurface, type WrittenFixture } from '../snapshot/snapshot.js';
+import { launchServers, stopServers, type LaunchedServers } from '../connect/stdio-transport.js';
+import { startBundledServer, type BundledServer } from '../connect/bundled.js';
+import type { ClientInfo } from '../connect/client-identities.js';
+import { describeTarget, profileSpellings, resolveContractProfile, resolveProfile, type Target } from '../connect/target.js';
 
 /** The outcome every report renders. */
 export interface RunResult {
@@ -340,7 +340,7 @@ function probeServerOf(target: Target | null, profile: string): ProbeServer {
 }
 
 async function probe(request: CheckRequest, inputs: ReturnType<typeof loadInputs>, budget: Budget): Promise<ProbeOutcome> {
-  const { runProbes } = await import('./probes/runner.js');
+  const { runProbes } = await import('../probes/runner.js');
   return runProbes({
     capabilities: inputs.contractProfile.capabilities,
     fixture: Object.values(inputs.fixtures.byEra)[0]!,
@@ -509,7 +509,7 @@ function scenarioEvidence(outcome: ScenarioOutcome): NonNullable<Evidence['scena
 async function checkCallTools(calls: readonly ToolCall[], observations: Awaited<ReturnType<typeof observe>>['observations']): Promise<ToolCall[]> {
   if (calls.length === 0) return [];
   const listed = Object.values(observations).flatMap((observation) => observation!.wireTools);
-  const [{ loadProbeTables }, { undeclaredArgument }] = await Promise.all([import('./probes/table.js'), import('./probes/arguments.js')]);
+  const [{ loadProbeTables }, { undeclaredArgument }] = await Promise.all([import('../probes/table.js'), import('../probes/arguments.js')]);
   const { undeclared } = loadProbeTables();
   return calls.map((call) => {
     const tool = listed.find((candidate) => candidate.name === call.tool);

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { PROMPT_FIXTURES_DIR, TOOL_FIXTURES_DIR, type LoadedContract } from '../contract/artifact.js';
-import { ERAS, type Era } from '../contract/constants.js';
-import { toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
-import { profileHash } from '../contract/normalize.js';
-import type { PromptFixture } from '../contract/prompt-fixture.js';
-import { ConformError } from './errors.js';
-import { profileSpellings } from './target.js';
+import { PROMPT_FIXTURES_DIR, TOOL_FIXTURES_DIR, type LoadedContract } from '../../contract/artifact.js';
+import { ERAS, type Era } from '../../contract/constants.js';
+import { toolFixtureFileName, type ToolFixture } from '../../contract/fixture.js';
+import { profileHash } from '../../contract/normalize.js';
+import type { PromptFixture } from '../../contract/prompt-fixture.js';
+import { ConformError } from '../errors.js';
+import { profileSpellings } from '../connect/target.js';
 import { namingPolicyProblem } from './naming-policy.js';
 
 /** The fixtures of one profile, by era, with the file each came from, and its prompt fixture. */

@@ -1,5 +1,5 @@
-import type { LoadedContract, NamingPolicy, ToolRename } from '../contract/artifact.js';
-import { ConformError } from './errors.js';
+import type { LoadedContract, NamingPolicy, ToolRename } from '../../contract/artifact.js';
+import { ConformError } from '../errors.js';
 
 /** The naming policy a run applies, and where it came from. */
 export interface PolicyInUse {

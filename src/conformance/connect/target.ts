@@ -1,5 +1,5 @@
-import { PROFILE_ALIASES, PROFILE_NAMES, resolveProfileName, type ProfileName } from '../contract/constants.js';
-import { ConformError } from './errors.js';
+import { PROFILE_ALIASES, PROFILE_NAMES, resolveProfileName, type ProfileName } from '../../contract/constants.js';
+import { ConformError } from '../errors.js';
 
 /** A server spawned as a child process, spoken to over stdio. */
 export interface StdioTarget {

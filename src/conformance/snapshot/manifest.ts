@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERAS, type Era } from '../contract/constants.js';
-import { stable, type ListedTool, type NormalizedTool, type ToolSnapshot } from '../contract/normalize.js';
-import type { Refusal } from './connect.js';
-import { isJudged, type ConnectionId } from './connections.js';
-import { ConformError } from './errors.js';
+import { ERAS, type Era } from '../../contract/constants.js';
+import { stable, type ListedTool, type NormalizedTool, type ToolSnapshot } from '../../contract/normalize.js';
+import type { Refusal } from '../connect/connect.js';
+import { isJudged, type ConnectionId } from '../connect/connections.js';
+import { ConformError } from '../errors.js';
 import type { LiveSurface, WrittenFixture } from './snapshot.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { LoadedContract, LoadedContractProfile } from '../contract/artifact.js';
-import { compareCodeUnits } from '../contract/normalize.js';
+import type { LoadedContract, LoadedContractProfile } from '../../contract/artifact.js';
+import { compareCodeUnits } from '../../contract/normalize.js';
 import { deepEqual, joinPath, type Change } from './diff.js';
-import { profileSpellings } from './target.js';
+import { profileSpellings } from '../connect/target.js';
 
 /** The name a profile has in another contract, under any spelling of it (`phase1-default` is `default`). */
 export function counterpartOf(name: string, other: LoadedContract): string | undefined {

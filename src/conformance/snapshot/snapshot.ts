@@ -1,14 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildToolFixture, serializeFixture, toolFixtureFileName, type ToolFixture } from '../contract/fixture.js';
-import type { ListedTool, ToolSnapshot } from '../contract/normalize.js';
-import type { PromptFixture } from '../contract/prompt-fixture.js';
-import type { Observation, Observations } from './connect.js';
-import type { ConnectionId } from './connections.js';
-import { ConformError } from './errors.js';
-import { promptFixturePath } from './fixtures.js';
+import { buildToolFixture, serializeFixture, toolFixtureFileName, type ToolFixture } from '../../contract/fixture.js';
+import type { ListedTool, ToolSnapshot } from '../../contract/normalize.js';
+import type { PromptFixture } from '../../contract/prompt-fixture.js';
+import type { Observation, Observations } from '../connect/connect.js';
+import type { ConnectionId } from '../connect/connections.js';
+import { ConformError } from '../errors.js';
+import { promptFixturePath } from '../diff/fixtures.js';
 import { livePrompts, snapshotPromptFixture, type LivePrompts } from './prompts.js';
-import type { Target } from './target.js';
+import type { Target } from '../connect/target.js';
 
 /** One connection's tools, raw (for text rules) and normalized + hashed exactly as the generator does. */
 export interface LiveSurface extends ToolSnapshot {

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { ProfileName } from '../contract/constants.js';
-import { ConformError } from './errors.js';
-import { BUNDLED } from './package-root.js';
+import type { ProfileName } from '../../contract/constants.js';
+import { ConformError } from '../errors.js';
+import { BUNDLED } from '../package-root.js';
 import { inheritedEnvironment } from './stdio-transport.js';
 import { redact, type HttpTarget } from './target.js';
 

@@ -1,8 +1,8 @@
 import { applySuppressions, severityResolver, type ConformConfig } from './config.js';
-import { ConformError } from './errors.js';
+import { ConformError } from '../errors.js';
 import { sortFindings } from './findings.js';
-import { evaluate, judgesProbes, type PackDefinition, type RuleSet } from './rules/engine.js';
-import type { RuleContext } from './rules/types.js';
+import { evaluate, judgesProbes, type PackDefinition, type RuleSet } from './engine.js';
+import type { RuleContext } from './types.js';
 
 /** What every judging command (check, diff, lint) reads its rules and config from. */
 export interface JudgeSettings {

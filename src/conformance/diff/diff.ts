@@ -1,7 +1,7 @@
-import type { ModernBlock } from '../contract/fixture.js';
-import type { ToolRename } from '../contract/artifact.js';
-import { compareCodeUnits, stable, type NormalizedTool } from '../contract/normalize.js';
-import { declaredDialect } from './schema-dialects.js';
+import type { ModernBlock } from '../../contract/fixture.js';
+import type { ToolRename } from '../../contract/artifact.js';
+import { compareCodeUnits, stable, type NormalizedTool } from '../../contract/normalize.js';
+import { declaredDialect } from '../connect/schema-dialects.js';
 
 /**
  * MCP tool annotation hints: the value a client assumes when a hint is absent, and the change kind

@@ -1,6 +1,6 @@
-import { CONNECTION_SPECS } from './connections.js';
-import { joinPath } from './diff.js';
-import type { LiveSurface } from './snapshot.js';
+import { CONNECTION_SPECS } from '../connect/connections.js';
+import { joinPath } from '../diff/diff.js';
+import type { LiveSurface } from '../snapshot/snapshot.js';
 
 /**
  * Everything a server sends that a client may hand to its model, as strings with where they came

@@ -1,4 +1,4 @@
-import { LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Era } from '../contract/constants.js';
+import { LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Era } from '../../contract/constants.js';
 import type { IdentityCapabilities, IdentityName } from './client-identities.js';
 
 /** Every released protocol version before the modern era, newest first: a 2025-era connection accepts whichever of them the server chooses. */

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConformError } from './errors.js';
+import { ConformError } from '../errors.js';
 import { severityRank, type Finding, type Severity } from './findings.js';
-import { jsonSchemaValidator } from './json-schema.js';
-import type { RuleSet } from './rules/engine.js';
-import type { RuleDefinition, SuppressionOutcome } from './rules/types.js';
+import { jsonSchemaValidator } from '../connect/json-schema.js';
+import type { RuleSet } from './engine.js';
+import type { RuleDefinition, SuppressionOutcome } from './types.js';
 
 export const DEFAULT_CONFIG_FILE = 'b2-mcp-conform.config.json';
 

@@ -1,7 +1,7 @@
 import { SdkError } from '@modelcontextprotocol/client';
-import { MODERN_PROTOCOL_VERSION } from '../contract/constants.js';
+import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import { CONNECTIONS, CONNECTION_SPECS, type ConnectionId } from './connections.js';
-import { ConformError } from './errors.js';
+import { ConformError } from '../errors.js';
 import type { HttpTrace, OddAnswer } from './http-reading.js';
 import { formatBytes, type ReadBudget } from './reading-limits.js';
 import type { ChildDiagnostics } from './stdio-transport.js';

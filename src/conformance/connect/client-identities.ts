@@ -1,4 +1,4 @@
-import { ConformError } from './errors.js';
+import { ConformError } from '../errors.js';
 
 /**
  * Who the checker says it is. A server under audit must not be able to tell the checker from an
