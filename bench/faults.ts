@@ -124,7 +124,7 @@ async function admin<T>(sandbox: RunningSandbox, method: string, path: string, b
   const response = await fetch(`${sandbox.adminUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${sandbox.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`sandbox admin ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
   return (await response.json()) as T;

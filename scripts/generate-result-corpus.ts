@@ -21,7 +21,7 @@ const admin = async (method: string, path: string, body?: unknown) => {
   const response = await fetch(`${sandbox.adminUrl}${path}`, {
     method,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.adminToken}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${await response.text()}`);
   return response.json() as Promise<Record<string, unknown>>;

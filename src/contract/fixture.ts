@@ -81,7 +81,7 @@ export interface FixtureInput {
   serverCapabilities: Record<string, unknown> | null;
   /** The tools as sent over the wire, when an SDK client may have dropped keys (`execution`, `icons`); default `tools`. */
   wireTools?: readonly ListedTool[];
-  modern?: ModernBlock;
+  modern?: ModernBlock | undefined;
 }
 
 export function prefixCounts(names: readonly string[]): PrefixCounts {

@@ -106,10 +106,10 @@ export interface KeyPolicy {
 
 export interface ServerConfig {
   transport: Transport;
-  credentials?: Credentials;
+  credentials?: Credentials | undefined;
   apiUrl: string;
   /** A pinned profile, or undefined to derive the surface from the key's capabilities. */
-  profile?: ProfileName;
+  profile?: ProfileName | undefined;
   registerAllTools: boolean;
   outputFormat: OutputFormat;
   destructivePolicy: DestructivePolicy;
@@ -117,7 +117,7 @@ export interface ServerConfig {
   /** How long a 2025-era client may take to answer a confirmation question. */
   elicitationTimeoutMs: number;
   secretSink: SecretSinkMode;
-  secretSinkFile?: string;
+  secretSinkFile?: string | undefined;
   /** Why the secret tools are stubs although the sink was not switched off (set at start-up). */
   secretSinkUnavailable?: string;
   keyPolicy: KeyPolicy;
@@ -127,7 +127,7 @@ export interface ServerConfig {
   /** True for the default folder, created on first use; an operator's root must exist. */
   createFileRoot: boolean;
   region: string;
-  logFile?: string;
+  logFile?: string | undefined;
   logLevel: LogLevel;
   promptsEnabled: boolean;
 }

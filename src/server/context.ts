@@ -23,9 +23,9 @@ export interface ToolContext {
   /** The S3 data-plane adapter for this credential, created on first use (loads the AWS SDK then). */
   s3(): Promise<S3Adapter>;
   /** The process's durable-secret sink (file ledger or inline); absent when the sink is off. */
-  secrets?: SecretStore;
+  secrets?: SecretStore | undefined;
   /** A non-secret id of the calling credential; idempotency keys are scoped to it. */
-  callerId?: string;
+  callerId?: string | undefined;
   /**
    * What no local file may carry to B2: the server's and the caller's key ids and keys, every
    * configured secret, and the secrets of keys and accounts this server created.

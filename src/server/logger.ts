@@ -14,7 +14,7 @@ export interface Logger {
 export interface LoggerOptions {
   level: LogLevel;
   /** Absolute path of an owner-only log file; stderr when absent. Never stdout (protocol frames). */
-  file?: string;
+  file?: string | undefined;
   /** Applied to every record before it is written (secret redaction). */
   redact: (record: Record<string, unknown>) => unknown;
 }

@@ -35,7 +35,7 @@ export interface ServerRuntime {
   sanitizer: Sanitizer;
   states: ConfirmationStates;
   /** The durable-secret sink, opened once at start-up; absent when the sink is off. */
-  secrets?: SecretStore;
+  secrets?: SecretStore | undefined;
   /**
    * The session for a credential (the process's own when omitted), created once and cached by
    * a fingerprint of the credential. HTTP `headers` mode calls it per request. A `ceiling`
@@ -81,7 +81,7 @@ export interface SessionBinding {
   prompts: readonly PromptDefinition[];
   capabilities: ReadonlySet<string> | null;
   /** Absent when the process runs without a key (pinned profile): calls needing B2 then fail clearly. */
-  backends?: Backends;
+  backends?: Backends | undefined;
   /** A non-secret id of the credential (see `callerIdOf`). */
   callerId?: string;
   /** What no local file may carry to B2 (see `ToolContext.protectedValues`). */

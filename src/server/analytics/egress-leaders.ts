@@ -14,7 +14,7 @@ export const DEFAULT_EGRESS_DAYS = 30;
 
 export interface EgressLeadersRequest {
   by: EgressGrouping;
-  days?: number;
+  days?: number | undefined;
   limit: number;
   limits?: Partial<ReportScanLimits>;
   budgetMs?: number;

@@ -27,7 +27,7 @@ export interface LargestFilesApi extends BucketLookupApi {
 
 export interface LargestFilesRequest {
   bucketName: string;
-  prefix?: string;
+  prefix?: string | undefined;
   /** How many files to return (k). */
   limit: number;
   /** Stop after listing this many versions. */

@@ -31,7 +31,7 @@ export interface UnfinishedUploadsApi extends BucketLookupApi {
 export interface UnfinishedUploadsRequest {
   bucketName: string;
   /** Only uploads started at least this many days ago. */
-  olderThanDays?: number;
+  olderThanDays?: number | undefined;
   /** Report at most this many uploads. */
   maxUploads: number;
   budgetMs?: number;

@@ -16,7 +16,7 @@ export const PERIOD_DAYS: Record<GrowthPeriod, number> = { month: 30, quarter: 9
 export interface UsageGrowthRequest {
   period: GrowthPeriod;
   /** Overrides the period's length. */
-  days?: number;
+  days?: number | undefined;
   order: GrowthOrder;
   limit: number;
   limits?: Partial<ReportScanLimits>;

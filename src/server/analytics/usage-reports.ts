@@ -69,9 +69,9 @@ export interface ReportScanRequest {
   /** Read reports dated on or after the UTC day `days` days before today. */
   days: number;
   measure: UsageMeasure;
-  limits?: Partial<ReportScanLimits>;
-  budgetMs?: number;
-  now?: () => number;
+  limits?: Partial<ReportScanLimits> | undefined;
+  budgetMs?: number | undefined;
+  now?: (() => number) | undefined;
   signal: AbortSignal;
 }
 

@@ -36,11 +36,11 @@ export interface ObjectSummary {
 
 export interface ListObjectsInput {
   bucket: string;
-  prefix?: string;
-  delimiter?: string;
-  maxKeys?: number;
-  continuationToken?: string;
-  startAfter?: string;
+  prefix?: string | undefined;
+  delimiter?: string | undefined;
+  maxKeys?: number | undefined;
+  continuationToken?: string | undefined;
+  startAfter?: string | undefined;
 }
 
 export interface ListObjectsResult {
@@ -56,11 +56,11 @@ export interface ListObjectsResult {
 
 export interface ListVersionsInput {
   bucket: string;
-  prefix?: string;
-  delimiter?: string;
-  maxKeys?: number;
-  keyMarker?: string;
-  versionIdMarker?: string;
+  prefix?: string | undefined;
+  delimiter?: string | undefined;
+  maxKeys?: number | undefined;
+  keyMarker?: string | undefined;
+  versionIdMarker?: string | undefined;
 }
 
 export interface ObjectVersion {
@@ -95,7 +95,7 @@ export interface ListVersionsResult {
 export interface ObjectRef {
   bucket: string;
   key: string;
-  versionId?: string;
+  versionId?: string | undefined;
 }
 
 export interface ObjectInfo {
@@ -123,9 +123,9 @@ export interface PutObjectInput {
   bucket: string;
   key: string;
   body: Buffer;
-  contentType?: string;
-  metadata?: Record<string, string>;
-  serverSideEncryption?: 'AES256';
+  contentType?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+  serverSideEncryption?: 'AES256' | undefined;
 }
 
 export interface PutObjectResult {
@@ -139,12 +139,12 @@ export interface PutObjectResult {
 export interface CopyObjectInput {
   sourceBucket: string;
   sourceKey: string;
-  sourceVersionId?: string;
+  sourceVersionId?: string | undefined;
   destinationBucket: string;
   destinationKey: string;
   metadataDirective: 'COPY' | 'REPLACE';
-  metadata?: Record<string, string>;
-  contentType?: string;
+  metadata?: Record<string, string> | undefined;
+  contentType?: string | undefined;
 }
 
 export interface CopyObjectResult {
@@ -174,9 +174,9 @@ export interface DeleteObjectsResult {
 export interface CreateMultipartInput {
   bucket: string;
   key: string;
-  contentType?: string;
-  metadata?: Record<string, string>;
-  serverSideEncryption?: 'AES256';
+  contentType?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+  serverSideEncryption?: 'AES256' | undefined;
 }
 
 export interface UploadPartCopyInput {
@@ -186,9 +186,9 @@ export interface UploadPartCopyInput {
   partNumber: number;
   sourceBucket: string;
   sourceKey: string;
-  sourceVersionId?: string;
+  sourceVersionId?: string | undefined;
   /** `bytes=first-last`. */
-  sourceRange?: string;
+  sourceRange?: string | undefined;
 }
 
 export interface CompletedPart {
@@ -200,8 +200,8 @@ export interface ListPartsInput {
   bucket: string;
   key: string;
   uploadId: string;
-  maxParts?: number;
-  partNumberMarker?: number;
+  maxParts?: number | undefined;
+  partNumberMarker?: number | undefined;
 }
 
 export interface ListPartsResult {
@@ -215,11 +215,11 @@ export interface ListPartsResult {
 
 export interface ListUploadsInput {
   bucket: string;
-  prefix?: string;
-  delimiter?: string;
-  maxUploads?: number;
-  keyMarker?: string;
-  uploadIdMarker?: string;
+  prefix?: string | undefined;
+  delimiter?: string | undefined;
+  maxUploads?: number | undefined;
+  keyMarker?: string | undefined;
+  uploadIdMarker?: string | undefined;
 }
 
 export interface ListUploadsResult {
@@ -248,7 +248,7 @@ export interface S3Adapter {
   listObjectsV2(input: ListObjectsInput, options?: CallOptions): Promise<ListObjectsResult>;
   listObjectVersions(input: ListVersionsInput, options?: CallOptions): Promise<ListVersionsResult>;
   headObject(input: ObjectRef, options?: CallOptions): Promise<ObjectInfo>;
-  getObject(input: ObjectRef & { range?: string }, options?: CallOptions): Promise<ObjectBody>;
+  getObject(input: ObjectRef & { range?: string | undefined }, options?: CallOptions): Promise<ObjectBody>;
   putObject(input: PutObjectInput, options?: CallOptions): Promise<PutObjectResult>;
   copyObject(input: CopyObjectInput, options?: CallOptions): Promise<CopyObjectResult>;
   deleteObject(input: ObjectRef, options?: CallOptions): Promise<DeleteObjectResult>;
@@ -266,7 +266,7 @@ export interface S3Adapter {
   deleteBucketLifecycle(bucket: string, options?: CallOptions): Promise<void>;
   presignGetObject(input: ObjectRef & { expiresIn: number }): Promise<string>;
   /** With `contentType`, the upload must send exactly that Content-Type (it is signed). */
-  presignPutObject(input: { bucket: string; key: string; contentType?: string; expiresIn: number }): Promise<string>;
+  presignPutObject(input: { bucket: string; key: string; contentType?: string | undefined; expiresIn: number }): Promise<string>;
   presignUploadPart(input: { bucket: string; key: string; uploadId: string; partNumber: number; expiresIn: number }): Promise<string>;
 }
 
@@ -371,7 +371,7 @@ function unreadableSuccess(error: unknown): S3Error | undefined {
 }
 
 /** Every S3 listing answer says whether it is truncated; one that does not is not a listing. */
-function requireListing<T extends { IsTruncated?: boolean }>(out: T, operation: string): T {
+function requireListing<T extends { IsTruncated?: boolean | undefined }>(out: T, operation: string): T {
   if (out.IsTruncated === undefined) throw new S3Error(502, 'invalid_response', `S3 answered ${operation} with a body that is not a listing (no IsTruncated).`);
   return out;
 }
@@ -396,10 +396,15 @@ function sameMultipartEtag(etag: string, parts: CompletedPart[]): boolean {
   return unquoted(etag).toLowerCase() === `${hash.digest('hex')}-${parts.length}`;
 }
 
+/** `T` with each member that may be undefined made optional instead: what `defined` leaves of it. */
+type Defined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
+
 /** Drop undefined members so results serialize without noise. */
-function defined<T extends Record<string, unknown>>(value: T): T {
+function defined<T extends Record<string, unknown>>(value: T): Defined<T> {
   for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
-  return value;
+  return value as Defined<T>;
 }
 
 /** `x-amz-copy-source`: bucket/key percent-encoded (slashes kept), with an optional version. */
@@ -788,17 +793,17 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
 }
 
 interface HeadOutput {
-  VersionId?: string;
-  ContentType?: string;
-  ContentLength?: number;
-  ContentRange?: string;
-  ETag?: string;
-  LastModified?: Date;
-  Metadata?: Record<string, string>;
-  ServerSideEncryption?: string;
-  ObjectLockMode?: string;
-  ObjectLockRetainUntilDate?: Date;
-  ObjectLockLegalHoldStatus?: string;
+  VersionId?: string | undefined;
+  ContentType?: string | undefined;
+  ContentLength?: number | undefined;
+  ContentRange?: string | undefined;
+  ETag?: string | undefined;
+  LastModified?: Date | undefined;
+  Metadata?: Record<string, string> | undefined;
+  ServerSideEncryption?: string | undefined;
+  ObjectLockMode?: string | undefined;
+  ObjectLockRetainUntilDate?: Date | undefined;
+  ObjectLockLegalHoldStatus?: string | undefined;
 }
 
 function objectInfo(ref: ObjectRef, out: HeadOutput): ObjectInfo {

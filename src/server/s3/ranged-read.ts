@@ -8,7 +8,7 @@ import type { Sanitizer } from '../policy/sanitize.js';
 import { ToolError } from '../errors.js';
 
 /** A `bytes=` range as the tool's schema admits it: first-last, first- or -suffix. */
-export type ByteRange = { first: number; last?: number } | { suffix: number };
+export type ByteRange = { first: number; last: number | undefined } | { suffix: number };
 
 export function parseByteRange(range: string): ByteRange | undefined {
   const match = /^bytes=(\d*)-(\d*)$/.exec(range);
@@ -28,7 +28,7 @@ export function widenRange(range: ByteRange, margin: number): string {
 }
 
 /** Where the fetched bytes start in the object, and its size, from `bytes first-last/size`. */
-function fetchedPlace(contentRange: string | undefined, fetchedLength: number): { start: number; size?: number } {
+function fetchedPlace(contentRange: string | undefined, fetchedLength: number): { start: number; size: number | undefined } {
   const match = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(contentRange ?? '');
   // No Content-Range: the store sent the whole object.
   if (!match) return { start: 0, size: fetchedLength };
@@ -54,7 +54,7 @@ export function requestedWindow(range: ByteRange, fetchedLength: number, content
 }
 
 /** The bytes of the object from `first` on (up to `length`), and where they start. */
-export type ReadAround = (first: number, length: number) => Promise<{ bytes: Buffer; contentRange?: string }>;
+export type ReadAround = (first: number, length: number) => Promise<{ bytes: Buffer; contentRange?: string | undefined }>;
 
 /**
  * A ranged copy must not cut a secret either: its new object would hold a piece of it, too

@@ -38,7 +38,7 @@ export const LEGACY_SESSION_IDLE_MS = 30 * 60_000;
 /** What the platform knows about the connection that the request itself does not say. */
 export interface PeerInfo {
   /** The socket's remote address, when there is a socket. */
-  address?: string;
+  address?: string | undefined;
 }
 
 export interface HttpService {

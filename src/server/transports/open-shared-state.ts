@@ -4,7 +4,7 @@ import { inProcessState, type RedisSettings, type SharedState } from './shared-s
 
 export interface SharedStateOptions {
   limits: LimitSettings;
-  redis?: RedisSettings;
+  redis?: RedisSettings | undefined;
   /** How long a legacy session may stay idle before it is closed. */
   sessionIdleMs: number;
   logger: Logger;
