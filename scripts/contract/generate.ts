@@ -18,7 +18,7 @@ import {
   CONTRACT_ISSUE,
   CONTRACT_VERSION,
   ERAS,
-  MCP_REVISION,
+  MODERN_PROTOCOL_VERSION,
   NAMING_POLICY,
   PROFILE_NAMES,
   PROMPT_CONTRACT_ISSUE,
@@ -148,7 +148,7 @@ function artifactFrom(
   return {
     contractVersion: CONTRACT_VERSION,
     issue: CONTRACT_ISSUE,
-    mcpRevision: MCP_REVISION,
+    mcpRevision: MODERN_PROTOCOL_VERSION,
     approvedCacheHint: { ...APPROVED_CACHE_HINT },
     sdk,
     backingCategories: BACKING_CATEGORIES,

@@ -7,7 +7,6 @@ export const PROMPT_CONTRACT_ISSUE = 166;
 
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
-export const MCP_REVISION = MODERN_PROTOCOL_VERSION;
 
 export const SERVER_NAME = 'backblaze-b2';
 

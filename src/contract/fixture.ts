@@ -2,7 +2,7 @@ import {
   CONTRACT_ISSUE,
   CONTRACT_VERSION,
   LEGACY_PROTOCOL_VERSION,
-  MCP_REVISION,
+  MODERN_PROTOCOL_VERSION,
   type Era,
 } from './constants.js';
 import { compareCodeUnits, snapshotTools, stable, type ListedTool, type NormalizedTool } from './normalize.js';
@@ -111,13 +111,13 @@ export function confirmToolsOf(tools: readonly NormalizedTool[]): string[] {
 }
 
 /** The `title` of every listed tool that has one, by name in UTF-16 code-unit order. */
-export function titlesOf(tools: readonly ListedTool[]): Record<string, string> {
+function titlesOf(tools: readonly ListedTool[]): Record<string, string> {
   const titled = tools.filter((tool) => typeof tool.name === 'string' && typeof tool.title === 'string');
   return Object.fromEntries(titled.map((tool) => [tool.name, tool.title as string]).sort(([a], [b]) => compareCodeUnits(a!, b!)));
 }
 
 /** One key of every listed tool that has it, by name in UTF-16 code-unit order, normalized. */
-export function toolKeyOf(tools: readonly ListedTool[], key: string): Record<string, unknown> {
+function toolKeyOf(tools: readonly ListedTool[], key: string): Record<string, unknown> {
   const having = tools.filter((tool) => typeof tool.name === 'string' && tool[key] !== undefined);
   return Object.fromEntries(having.map((tool) => [tool.name, stable(tool[key])] as const).sort(([a], [b]) => compareCodeUnits(a, b)));
 }
@@ -132,7 +132,7 @@ export function buildToolFixture(input: FixtureInput): ToolFixture {
     era: input.era,
     protocolVersion: input.era === 'legacy' ? LEGACY_PROTOCOL_VERSION : input.protocolVersion,
     transport: input.transport,
-    mcpRevision: MCP_REVISION,
+    mcpRevision: MODERN_PROTOCOL_VERSION,
     sdk: input.sdk,
     capabilities: input.capabilities,
     counts: prefixCounts(names),

@@ -56,7 +56,7 @@ export function stable(value: unknown, parentKey?: string): unknown {
   );
 }
 
-export function normalizeTool(tool: ListedTool): NormalizedTool {
+function normalizeTool(tool: ListedTool): NormalizedTool {
   const normalized: NormalizedTool = {
     name: tool.name,
     descriptionSha256: sha256Hex(tool.description ?? ''),

@@ -1,4 +1,4 @@
-import { CONTRACT_VERSION, MCP_REVISION, PROMPT_CONTRACT_ISSUE } from './constants.js';
+import { CONTRACT_VERSION, MODERN_PROTOCOL_VERSION, PROMPT_CONTRACT_ISSUE } from './constants.js';
 import { compareCodeUnits, profileHash, sha256Hex, stable } from './normalize.js';
 
 /** A prompt as the contract records it. */
@@ -61,7 +61,7 @@ export function buildPromptFixture(input: {
     issue: PROMPT_CONTRACT_ISSUE,
     profile: input.profile,
     transport: 'in-process',
-    mcpRevision: MCP_REVISION,
+    mcpRevision: MODERN_PROTOCOL_VERSION,
     sdk: input.sdk,
     capabilities: input.capabilities,
     counts: { total: prompts.length },

@@ -178,7 +178,6 @@ function adoptUpstreamKey(store: SandboxStore, upstream: S3Upstream): void {
 }
 
 export { SandboxStore } from './store.js';
-export { SandboxError } from './errors.js';
-export type { SandboxContext, SandboxUrls } from './context.js';
-export type { AdminDispatcher, AdminMethod } from './admin-api.js';
+export type { SandboxContext } from './context.js';
+export type { AdminDispatcher } from './admin-api.js';
 export type { SeedName } from './seed.js';

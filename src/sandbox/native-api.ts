@@ -27,10 +27,10 @@ import {
 import { NATIVE_REQUESTS, parseNativeRequest, type NativeOperation, type NativeRequest } from './native-requests.js';
 import { ABSOLUTE_MINIMUM_PART_SIZE, RECOMMENDED_PART_SIZE, type ListPage } from './store.js';
 
-export const API_VERSION = 'v4';
+const API_VERSION = 'v4';
 const API_PREFIX = `/b2api/${API_VERSION}/`;
 /** Native uploads are buffered in memory; the S3 front end streams big bodies to disk instead. */
-export const NATIVE_UPLOAD_LIMIT = 100 * 1024 * 1024;
+const NATIVE_UPLOAD_LIMIT = 100 * 1024 * 1024;
 
 
 const renderJsonError: RenderError = (status, code, message) => ({

@@ -13,7 +13,7 @@ const id = z.string().min(1);
 const count = (max: number) => z.number().int().min(1).max(max).optional();
 const region = z.enum(['us-east', 'us-west', 'ca-east', 'eu-central']);
 
-export const BUCKET_TYPE_FILTERS = ['allPublic', 'allPrivate', 'snapshot', 'restricted', 'all'] as const;
+const BUCKET_TYPE_FILTERS = ['allPublic', 'allPrivate', 'snapshot', 'restricted', 'all'] as const;
 
 const corsRule = z.object({
   corsRuleName: z.string().regex(/^[A-Za-z0-9-]{6,63}$/, 'must be 6-63 letters, digits or "-"'),
@@ -89,7 +89,7 @@ const bucketSettings = {
   replicationConfiguration: replicationConfiguration.nullable().optional(),
 };
 
-export const NOTIFICATION_EVENT_TYPES = [
+const NOTIFICATION_EVENT_TYPES = [
   'b2:ObjectCreated:*',
   'b2:ObjectCreated:Upload',
   'b2:ObjectCreated:MultipartUpload',

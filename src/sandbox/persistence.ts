@@ -37,7 +37,7 @@ interface StateJson {
   knownEmails: string[];
 }
 
-export class StateFileError extends Error {
+class StateFileError extends Error {
   constructor(path: string, reason: string) {
     super(`cannot load sandbox state from ${path}: ${reason}`);
     this.name = 'StateFileError';

@@ -11,7 +11,7 @@ import { DAY_MS, type NewFile, type SandboxStore } from './store.js';
 export const SEEDS = ['demo', 'none'] as const;
 export type SeedName = (typeof SEEDS)[number];
 
-export const USAGE_REPORT_DAYS = 35;
+const USAGE_REPORT_DAYS = 35;
 const MB = 1_000_000;
 
 /** File names that break naive CSV, JSON, shell or TOON handling. */
@@ -213,7 +213,7 @@ const USAGE_PROFILES = [
   { storedGb: 7_300, growthGb: -35, egressGb: 95 },
 ];
 
-export const USAGE_REPORT_COLUMNS = [
+const USAGE_REPORT_COLUMNS = [
   'date',
   'account_id',
   'bucket_id',

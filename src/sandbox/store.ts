@@ -33,13 +33,13 @@ import { compareCodePoints } from '../contract/code-point-order.js';
 import { SortedList } from './sorted-list.js';
 
 export const DAY_MS = 86_400_000;
-export const TOKEN_LIFETIME_MS = DAY_MS;
-export const MAX_BUCKETS = 100;
+const TOKEN_LIFETIME_MS = DAY_MS;
+const MAX_BUCKETS = 100;
 /** B2's `absoluteMinimumPartSize`: every part of a large file except the last must reach it. */
 export const ABSOLUTE_MINIMUM_PART_SIZE = 5_000_000;
 export const RECOMMENDED_PART_SIZE = 100_000_000;
 export const MAX_LIST_COUNT = 10_000;
-export const MAX_KEY_DURATION_SECONDS = 86_400_000;
+const MAX_KEY_DURATION_SECONDS = 86_400_000;
 /** The region the sandbox account lives in (its S3 endpoint's SigV4 region). */
 export const REGION = 'us-west-004';
 
@@ -120,7 +120,7 @@ export function fileIdSeq(fileId: string): number | undefined {
   return m ? parseInt(m[1]!, 16) : undefined;
 }
 
-export class MutationLog {
+class MutationLog {
   private records: MutationRecord[] = [];
   private nextSeq = 1;
 
@@ -1006,7 +1006,7 @@ export function fileVersionRecord(
 }
 
 /** B2 bucket names: 6-63 letters, digits and hyphens, not starting with the reserved `b2-`. */
-export function validateBucketName(name: string): void {
+function validateBucketName(name: string): void {
   if (name.length < 6 || name.length > 63) throw badRequest(`bucket name must be 6-63 characters long: ${name}`);
   if (!/^[A-Za-z0-9-]+$/.test(name)) throw badRequest(`bucket name may contain only letters, digits and "-": ${name}`);
   if (/^b2-/i.test(name)) throw badRequest(`bucket names starting with "b2-" are reserved: ${name}`);

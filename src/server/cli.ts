@@ -10,7 +10,7 @@ export class UsageError extends Error {
   }
 }
 
-export function parsePort(value: string, source: string): number {
+function parsePort(value: string, source: string): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
     throw new UsageError(`${source} must be a port number between 0 and 65535 (got "${value}").`);
   }

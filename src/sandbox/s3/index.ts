@@ -30,7 +30,7 @@ const UNSUPPORTED_SUBRESOURCES = [
 const has = (query: Query, name: string) => query[name] !== undefined;
 
 /** The S3 operation a request names (method, path shape and subresource), or undefined. */
-export function operationFor(method: string, bucket: string, key: string, query: Query, copySource: boolean): string | undefined {
+function operationFor(method: string, bucket: string, key: string, query: Query, copySource: boolean): string | undefined {
   if (UNSUPPORTED_SUBRESOURCES.some((name) => has(query, name))) return undefined;
   if (!bucket) return undefined;
   if (!key) {

@@ -106,7 +106,7 @@ export function requireAnyCapability(key: KeyRecord, capabilities: Capability[])
   }
 }
 
-export function requireCapability(key: KeyRecord, capability: Capability): void {
+function requireCapability(key: KeyRecord, capability: Capability): void {
   if (!hasCapability(key, capability)) throw accessDenied(`application key lacks the ${capability} capability`);
 }
 

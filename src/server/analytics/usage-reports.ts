@@ -36,7 +36,7 @@ export interface ReportScanLimits {
   pageSize: number;
 }
 
-export const REPORT_SCAN_LIMITS: Readonly<ReportScanLimits> = {
+const REPORT_SCAN_LIMITS: Readonly<ReportScanLimits> = {
   maxPages: 100,
   maxCandidateFiles: 5_000,
   maxSelectedFiles: 1_000,
@@ -114,7 +114,7 @@ class LimitReached extends Error {
 /** A selected file that is not a usage CSV with the needed columns. */
 class UnusableReport extends Error {}
 
-export function reportsBucketName(accountId: string): string {
+function reportsBucketName(accountId: string): string {
   return `b2-reports-${accountId}`;
 }
 

@@ -8,7 +8,7 @@ import { B2ConfigError } from './errors.js';
 
 export const DEFAULT_B2_API_URL = 'https://api.backblazeb2.com';
 
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');

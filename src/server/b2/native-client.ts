@@ -56,8 +56,8 @@ import type {
   B2UpdateFileRetentionResponse,
 } from './types.js';
 
-export const B2_API_VERSION = 'v4';
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const B2_API_VERSION = 'v4';
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface CallOptions {
   /** Abort the call (and any retry wait); the abort reason is rethrown as is. */

@@ -27,11 +27,11 @@ export interface SecretCreation<R extends { applicationKey: string }> {
   undo?: { run(created: R): Promise<void>; /** Past tense, e.g. `deleted`. */ done: string };
 }
 
-export const INLINE_SECRET_WARNING =
+const INLINE_SECRET_WARNING =
   'This result contains a new durable secret (applicationKey) and is shown only once: store it in a secret manager now and rotate it when it is no longer needed.';
 
 /** The created resource as the model may see it outside inline mode. */
-export function withoutSecret<R extends object>(created: R): R {
+function withoutSecret<R extends object>(created: R): R {
   return 'applicationKey' in created ? { ...created, applicationKey: REDACTED } : created;
 }
 

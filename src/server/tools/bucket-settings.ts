@@ -6,14 +6,14 @@
 import type { B2CorsRule } from '../b2/types.js';
 import { ToolError } from '../errors.js';
 
-export const MAX_BUCKET_INFO_PAIRS = 10;
-export const MAX_BUCKET_INFO_KEY_BYTES = 50;
-export const MAX_BUCKET_INFO_VALUE_BYTES = 10_000;
-export const MAX_CORS_RULES = 100;
-export const MAX_CORS_LIST_ITEMS = 100;
-export const MAX_CORS_STRING_CHARS = 999;
+const MAX_BUCKET_INFO_PAIRS = 10;
+const MAX_BUCKET_INFO_KEY_BYTES = 50;
+const MAX_BUCKET_INFO_VALUE_BYTES = 10_000;
+const MAX_CORS_RULES = 100;
+const MAX_CORS_LIST_ITEMS = 100;
+const MAX_CORS_STRING_CHARS = 999;
 /** A rule's strings together must stay under this many UTF-8 bytes. */
-export const CORS_RULE_BYTES_LIMIT = 1_000;
+const CORS_RULE_BYTES_LIMIT = 1_000;
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const badRequest = (message: string) => new ToolError(400, 'bad_request', message);

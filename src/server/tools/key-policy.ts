@@ -8,7 +8,7 @@ import type { KeyPolicy } from '../config.js';
 import { ToolError } from '../errors.js';
 import type { B2Capability } from '../b2/capabilities.js';
 
-export const KEY_MANAGEMENT_CAPABILITIES = ['listKeys', 'writeKeys', 'deleteKeys'] as const;
+const KEY_MANAGEMENT_CAPABILITIES = ['listKeys', 'writeKeys', 'deleteKeys'] as const;
 
 /** What a capability lets the holder of a new key do beyond its own files: spelled out to the human who approves it. */
 export const KEY_CAPABILITY_RISKS = {

@@ -24,7 +24,7 @@ export type ObjectOf<P extends Properties, Required extends keyof P> = Simplify<
   { [K in Required]: Admitted<P[K]> } & { [K in Exclude<keyof P, Required>]?: Admitted<P[K]> }
 >;
 
-export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 interface Common {
   description?: string;

@@ -30,7 +30,7 @@ const APPLICATION_OVERRIDE = pair(['x-b2-mcp-app-key-id', 'x-b2-app-key-id'], ['
 const MASTER = pair(['x-b2-mcp-master-key-id', 'x-b2-master-key-id'], ['x-b2-mcp-master-key', 'x-b2-master-key']);
 
 /** Every header that can carry a B2 credential (lower-case). */
-export const CREDENTIAL_HEADER_NAMES: readonly string[] = [PRIMARY, APPLICATION_OVERRIDE, MASTER].flatMap((p) => [...p.id.names, ...p.secret.names]);
+const CREDENTIAL_HEADER_NAMES: readonly string[] = [PRIMARY, APPLICATION_OVERRIDE, MASTER].flatMap((p) => [...p.id.names, ...p.secret.names]);
 
 export type CredentialFailureCode = 'missing_credentials' | 'conflicting_headers' | 'partial_credential' | 'credential_headers_rejected' | 'principal_not_mapped';
 

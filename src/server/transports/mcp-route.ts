@@ -1,5 +1,5 @@
 import { isJsonContentType, isLegacyRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import { MCP_REVISION } from '../../contract/constants.js';
+import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import { argumentKeyRefusal, type ArgumentKeyRefusal } from './argument-keys.js';
 
 export type JsonRpcId = string | number | null;
@@ -62,14 +62,14 @@ function decodeHeaderValue(value: string): string {
 }
 
 /** Deepest nesting of arrays and objects a request body may have; no MCP message needs more. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /**
  * Whether the JSON text `body` nests arrays and objects deeper than `limit`: one pass over the
  * raw bytes, before anything parses it (a deep body costs the parser, and every walk of the parsed
  * value after it, far more than its size). Brackets inside strings do not count.
  */
-export function nestsDeeperThan(body: Uint8Array, limit: number): boolean {
+function nestsDeeperThan(body: Uint8Array, limit: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < body.length; i++) {
@@ -149,10 +149,10 @@ export async function routeMcpRequest(method: string, forwarded: Record<string, 
   if (!isPlainObject(message) || typeof message.method !== 'string' || !isPlainObject(message.params)) return { kind: 'protocol' };
   const meta = message.params._meta;
   const claimed = isPlainObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
-  if (claimed !== MCP_REVISION) return { kind: 'protocol' };
+  if (claimed !== MODERN_PROTOCOL_VERSION) return { kind: 'protocol' };
 
   const id = jsonRpcId(message);
-  forwarded['mcp-protocol-version'] ??= MCP_REVISION;
+  forwarded['mcp-protocol-version'] ??= MODERN_PROTOCOL_VERSION;
   if (forwarded['mcp-method'] === undefined) {
     throw new HeaderMismatch(id, `the body names method ${message.method} but the required Mcp-Method header is absent`, { missing: 'Mcp-Method' });
   }

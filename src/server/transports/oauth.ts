@@ -11,7 +11,7 @@ import { ConfigError, readSetting } from '../config.js';
  */
 
 /** Widest first: a token holding several gets the widest. */
-export const OAUTH_SCOPES: ReadonlyArray<{ scope: string; profile: ProfileName }> = [
+const OAUTH_SCOPES: ReadonlyArray<{ scope: string; profile: ProfileName }> = [
   { scope: 'b2:admin', profile: 'full' },
   { scope: 'b2:write', profile: 'default' },
   { scope: 'b2:read', profile: 'read-only' },

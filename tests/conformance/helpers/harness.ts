@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ContractArtifact, ContractProfile } from '../../../src/contract/artifact.js';
-import { APPROVED_CACHE_HINT, BACKING_CATEGORIES, BACKING_CATEGORY_NAMES, CONTRACT_ISSUE, CONTRACT_VERSION, MCP_REVISION, type BackingCategory } from '../../../src/contract/constants.js';
+import { APPROVED_CACHE_HINT, BACKING_CATEGORIES, BACKING_CATEGORY_NAMES, CONTRACT_ISSUE, CONTRACT_VERSION, MODERN_PROTOCOL_VERSION, type BackingCategory } from '../../../src/contract/constants.js';
 import { prefixCounts, type ToolFixture } from '../../../src/contract/fixture.js';
 import type { EraChoice } from '../../../src/conformance/connect/connections.js';
 import { main } from '../../../src/conformance/cli.js';
@@ -89,7 +89,7 @@ export function writeContract(fixturesDir: string, edit: (contract: ContractArti
   const contract = {
     contractVersion: CONTRACT_VERSION,
     issue: CONTRACT_ISSUE,
-    mcpRevision: MCP_REVISION,
+    mcpRevision: MODERN_PROTOCOL_VERSION,
     approvedCacheHint: { ...APPROVED_CACHE_HINT },
     sdk: {},
     backingCategories: BACKING_CATEGORIES,
