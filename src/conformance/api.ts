@@ -8,13 +8,24 @@ import type { ClientInfo } from './connect/client-identities.js';
 import type { EraChoice } from './connect/connections.js';
 import { ConformError } from './errors.js';
 import { SEVERITIES, type Severity } from './rules/findings.js';
-import type { Evidence } from './report/evidence.js';
+import type { Evidence, RunResult } from './report/evidence.js';
 import type { ReportFinding } from './report/json.js';
 import type { ProgressListener } from './probes/types.js';
-import type { Prepared, RunResult } from './commands/run.js';
+import type { CheckRequest } from './commands/check-inputs.js';
+import { prepareServers, type Prepared } from './commands/servers.js';
 import type { WrittenFixture } from './snapshot/snapshot.js';
 import { callerCallback, withoutSdkConsole } from './connect/sdk-console.js';
-import { httpTarget, stdioTarget, type Target } from './connect/target.js';
+import { httpTarget, resolveContractProfile, stdioTarget, type Target } from './connect/target.js';
+
+// What the CLI reads through this module besides the functions below: it imports no stage itself.
+export { ConformError, EXIT } from './errors.js';
+export { SEVERITIES, type Severity } from './rules/findings.js';
+export type { RunResult } from './report/evidence.js';
+export { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
+export { parseClientInfo, type ClientInfo } from './connect/client-identities.js';
+export type { EraChoice } from './connect/connections.js';
+export { parsePairs } from './connect/target.js';
+export { DEFAULT_MAX_MESSAGE_BYTES, formatBytes, parseByteSize } from './connect/reading-limits.js';
 
 /** How to reach the server under audit. Neither `server` nor `url`: the bundled b2-mcp. */
 export interface TargetOptions {
@@ -126,49 +137,87 @@ export interface SnapshotResult {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
+/**
+ * How a caller's users spell the options that a mistake can name: the API's own option names by
+ * default; the CLI passes its flags, so every message names what its user typed.
+ */
+export interface OptionNames {
+  server: string;
+  url: string;
+  headers: string;
+  env: string;
+  timeoutMs: string;
+  maxMessageBytes: string;
+  maxDurationMs: string;
+  probeSeed: string;
+  probeLogLevel: string;
+  onlyProbes: string;
+  probeTools: string;
+  /** `probes: false`. */
+  noProbes: string;
+  lint: string;
+}
+
+export const API_OPTION_NAMES: OptionNames = {
+  server: 'server',
+  url: 'url',
+  headers: 'headers',
+  env: 'env',
+  timeoutMs: 'timeoutMs',
+  maxMessageBytes: 'maxMessageBytes',
+  maxDurationMs: 'maxDurationMs',
+  probeSeed: 'probeSeed',
+  probeLogLevel: 'probeLogLevel',
+  onlyProbes: 'onlyProbes',
+  probeTools: 'probeTools',
+  noProbes: 'probes: false',
+  lint: 'lint',
+};
+
 function failOnOf(value: Severity | undefined): Severity {
   if (value === undefined) return 'error';
   if (!(SEVERITIES as readonly string[]).includes(value)) throw new ConformError('usage', `unknown failOn "${value}" (expected ${SEVERITIES.join(', ')})`);
   return value;
 }
 
-function maxMessageBytesOf(value: number | undefined): { maxMessageBytes?: number } {
-  if (value === undefined) return {};
-  if (!Number.isSafeInteger(value) || value <= 0) throw new ConformError('usage', `maxMessageBytes must be a positive integer, got ${value}`);
-  return { maxMessageBytes: value };
-}
-
-/** A probe run's seed: a positive integer below 2^31, as the evidence prints it. */
-export function probeSeedOf(value: unknown): { probeSeed?: number } {
-  if (value === undefined) return {};
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value >= 2 ** 31) throw new ConformError('usage', `the probe seed must be a positive integer below 2147483648 (as a report's probe evidence prints it), got ${JSON.stringify(value)}`);
-  return { probeSeed: value };
-}
-
-function probeLogLevelOf(value: string | undefined): { probeLogLevel?: string } {
-  if (value === undefined) return {};
-  if (!/^[a-z]{1,16}$/.test(value)) throw new ConformError('usage', `probeLogLevel must be a log level such as debug or info, got "${value.slice(0, 40)}"`);
-  return { probeLogLevel: value };
-}
-
-function maxDurationOf(value: number | undefined): { maxDurationMs?: number } {
-  if (value === undefined) return {};
-  if (!Number.isSafeInteger(value) || value <= 0) throw new ConformError('usage', `maxDurationMs must be a positive integer, got ${value}`);
-  return { maxDurationMs: value };
-}
-
-function timeoutOf(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  if (!Number.isInteger(value) || value <= 0) throw new ConformError('usage', `timeoutMs must be a positive integer, got ${value}`);
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new ConformError('usage', `${name} must be a positive integer, got ${value}`);
   return value;
 }
 
+function maxMessageBytesOf(value: number | undefined, names: OptionNames): { maxMessageBytes?: number } {
+  return value === undefined ? {} : { maxMessageBytes: positiveInteger(value, names.maxMessageBytes) };
+}
+
+/** A probe run's seed: a positive integer below 2^31, as the evidence prints it. */
+function probeSeedOf(value: unknown, names: OptionNames): { probeSeed?: number } {
+  if (value === undefined) return {};
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value >= 2 ** 31) {
+    throw new ConformError('usage', `${names.probeSeed} must be a positive integer below 2147483648 (as a report's probe evidence prints it), got ${JSON.stringify(value)}`);
+  }
+  return { probeSeed: value };
+}
+
+function probeLogLevelOf(value: string | undefined, names: OptionNames): { probeLogLevel?: string } {
+  if (value === undefined) return {};
+  if (!/^[a-z]{1,16}$/.test(value)) throw new ConformError('usage', `${names.probeLogLevel} must be a log level such as debug or info, got "${value.slice(0, 40)}"`);
+  return { probeLogLevel: value };
+}
+
+function maxDurationOf(value: number | undefined, names: OptionNames): { maxDurationMs?: number } {
+  return value === undefined ? {} : { maxDurationMs: positiveInteger(value, names.maxDurationMs) };
+}
+
+function timeoutOf(value: number | undefined, names: OptionNames): number {
+  return value === undefined ? DEFAULT_TIMEOUT_MS : positiveInteger(value, names.timeoutMs);
+}
+
 /** The server a run talks to, or null for the bundled b2-mcp. */
-export function targetOf(options: Pick<TargetOptions, 'server' | 'env' | 'url' | 'headers'>): Target | null {
-  if (options.server !== undefined && options.url !== undefined) throw new ConformError('usage', 'use either server or url, not both');
-  if (options.headers && Object.keys(options.headers).length > 0 && options.url === undefined) throw new ConformError('usage', 'headers need a url');
+function targetOf(options: Pick<TargetOptions, 'server' | 'env' | 'url' | 'headers'>, names: OptionNames): Target | null {
+  if (options.server !== undefined && options.url !== undefined) throw new ConformError('usage', `use either ${names.server} or ${names.url}, not both`);
+  if (options.headers && Object.keys(options.headers).length > 0 && options.url === undefined) throw new ConformError('usage', `${names.headers} needs ${names.url}`);
   if (options.env && Object.keys(options.env).length > 0 && options.server === undefined) {
-    throw new ConformError('usage', 'env needs a server command (the bundled server never gets extra environment)');
+    throw new ConformError('usage', `${names.env} needs ${names.server} (the bundled server never gets extra environment)`);
   }
   if (options.server !== undefined) return stdioTarget(options.server, { ...options.env });
   if (options.url !== undefined) return httpTarget(options.url, { ...options.headers });
@@ -182,30 +231,28 @@ async function reportOf(result: RunResult, failOn: Severity): Promise<Conformanc
 }
 
 /** Whether probes run: asked for explicitly, or by default for the bundled server only. */
-function probesWanted(options: CheckOptions, target: Target | null): boolean {
+function probesWanted(options: CheckOptions, target: Target | null, names: OptionNames): boolean {
   if ((options.onlyProbes || options.probeTools?.length) && options.probes === false) {
-    throw new ConformError('usage', `use either ${options.onlyProbes ? 'onlyProbes' : 'probeTools'} or probes: false, not both`);
+    throw new ConformError('usage', `use either ${options.onlyProbes ? names.onlyProbes : names.probeTools} or ${names.noProbes}, not both`);
   }
   return Boolean(options.onlyProbes || options.probeTools?.length) || (options.probes ?? (target === null && options.pack === undefined));
 }
 
 /** `check --lint`: the checkout to lint as well; not with the probes alone, which judge no files. */
-function lintDirOf(options: CheckOptions): { lint?: { dir?: string } } {
+function lintDirOf(options: CheckOptions, names: OptionNames): { lint?: { dir?: string } } {
   if (options.lint === undefined) return {};
-  if (options.onlyProbes) throw new ConformError('usage', 'use either onlyProbes or lint, not both: the probes alone judge no files');
+  if (options.onlyProbes) throw new ConformError('usage', `use either ${names.onlyProbes} or ${names.lint}, not both: the probes alone judge no files`);
   return { lint: options.lint === true ? {} : { dir: options.lint } };
 }
 
-/** `check`, returning the run itself (the CLI renders every format from it). */
-export async function checkRun(options: CheckOptions, prepared: Prepared = {}): Promise<RunResult> {
-  const target = targetOf(options);
-  const { runCheck } = await import('./commands/run.js');
-  const request: Parameters<typeof runCheck>[0] = {
+function checkRequestOf(options: CheckOptions, names: OptionNames): CheckRequest {
+  const target = targetOf(options, names);
+  return {
     profile: options.profile ?? 'default',
     target,
     era: options.era ?? 'both',
-    timeoutMs: timeoutOf(options.timeoutMs),
-    probes: probesWanted(options, target),
+    timeoutMs: timeoutOf(options.timeoutMs, names),
+    probes: probesWanted(options, target, names),
     onlyProbes: Boolean(options.onlyProbes),
     env: options.processEnv ?? process.env,
     ...(options.fixtures !== undefined && { fixturesDir: options.fixtures }),
@@ -216,29 +263,40 @@ export async function checkRun(options: CheckOptions, prepared: Prepared = {}): 
     ...(options.today !== undefined && { today: options.today }),
     ...(options.probeTools?.length && { probeTools: options.probeTools }),
     ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
-    ...maxMessageBytesOf(options.maxMessageBytes),
-    ...maxDurationOf(options.maxDurationMs),
-    ...probeLogLevelOf(options.probeLogLevel),
-    ...probeSeedOf(options.probeSeed),
+    ...maxMessageBytesOf(options.maxMessageBytes, names),
+    ...maxDurationOf(options.maxDurationMs, names),
+    ...probeLogLevelOf(options.probeLogLevel, names),
+    ...probeSeedOf(options.probeSeed, names),
     ...(options.onProgress && { onProgress: callerCallback(options.onProgress) }),
     ...(options.pack !== undefined && { pack: options.pack }),
     ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),
     ...(options.callTools?.length && { callTools: options.callTools }),
-    ...lintDirOf(options),
+    ...lintDirOf(options, names),
   };
-  return withoutSdkConsole(() => runCheck(request, prepared));
+}
+
+/**
+ * `check`, returning the run itself (the CLI renders every format from it). The server is
+ * started before the run's rules, clients and reports load, so it boots meanwhile; not when a
+ * pack's snapshot decides the eras first, nor for the probes alone, which start their own.
+ */
+export async function checkResult(options: CheckOptions, names: OptionNames = API_OPTION_NAMES): Promise<RunResult> {
+  const request = checkRequestOf(options, names);
+  const prepared: Prepared = request.onlyProbes || request.pack !== undefined ? {} : prepareServers(request);
+  const { checkServer } = await import('./commands/check.js');
+  return withoutSdkConsole(() => checkServer(request, prepared));
 }
 
 /** Check a live server (default: the bundled b2-mcp) against the frozen contract. */
 export async function check(options: CheckOptions = {}): Promise<ConformanceReport> {
   const failOn = failOnOf(options.failOn);
-  return reportOf(await checkRun(options), failOn);
+  return reportOf(await checkResult(options), failOn);
 }
 
 /** `diff`, returning the run itself. */
-export async function diffRun(options: DiffOptions): Promise<RunResult> {
-  const { runDiff } = await import('./commands/run.js');
-  return runDiff({
+export async function diffResult(options: DiffOptions): Promise<RunResult> {
+  const { diffFixtureDirs } = await import('./commands/diff.js');
+  return diffFixtureDirs({
     before: options.before,
     after: options.after,
     ...(options.contract !== undefined && { contractFile: options.contract }),
@@ -252,13 +310,13 @@ export async function diffRun(options: DiffOptions): Promise<RunResult> {
 /** Compare two fixture directories offline, with the same change classes as `check`. */
 export async function diff(options: DiffOptions): Promise<ConformanceReport> {
   const failOn = failOnOf(options.failOn);
-  return reportOf(await diffRun(options), failOn);
+  return reportOf(await diffResult(options), failOn);
 }
 
 /** `lint`, returning the run itself. */
-export async function lintRun(options: LintOptions = {}): Promise<RunResult> {
-  const { runLint } = await import('./lint/run.js');
-  return runLint({
+export async function lintResult(options: LintOptions = {}): Promise<RunResult> {
+  const { lintCheckout } = await import('./lint/run.js');
+  return lintCheckout({
     ...(options.dir !== undefined && { dir: options.dir }),
     ...(options.pack !== undefined && { pack: options.pack }),
     ...(options.config !== undefined && { configFile: options.config }),
@@ -274,22 +332,48 @@ export async function lintRun(options: LintOptions = {}): Promise<RunResult> {
  */
 export async function lint(options: LintOptions = {}): Promise<ConformanceReport> {
   const failOn = failOnOf(options.failOn);
-  return reportOf(await lintRun(options), failOn);
+  return reportOf(await lintResult(options), failOn);
 }
 
 /** Write fixtures of a live server in the generator's format. */
-export async function snapshot(options: SnapshotOptions): Promise<SnapshotResult> {
-  const { runSnapshot } = await import('./commands/run.js');
-  const request: Parameters<typeof runSnapshot>[0] = {
+export async function snapshot(options: SnapshotOptions, names: OptionNames = API_OPTION_NAMES): Promise<SnapshotResult> {
+  const { snapshotServer } = await import('./commands/snapshot.js');
+  const request: Parameters<typeof snapshotServer>[0] = {
     profile: options.profile ?? 'default',
-    target: targetOf(options),
+    target: targetOf(options, names),
     outDir: options.out,
     era: options.era ?? 'both',
-    timeoutMs: timeoutOf(options.timeoutMs),
+    timeoutMs: timeoutOf(options.timeoutMs, names),
     ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
-    ...maxMessageBytesOf(options.maxMessageBytes),
+    ...maxMessageBytesOf(options.maxMessageBytes, names),
     ...(options.pack !== undefined && { pack: options.pack }),
   };
-  const { written } = await withoutSdkConsole(() => runSnapshot(request));
+  const { written } = await withoutSdkConsole(() => snapshotServer(request));
   return { written };
+}
+
+/** `--call-tool NAME[=args.json]`, each read relative to `cwd`. */
+export async function parseToolCalls(specs: readonly string[], cwd: string): Promise<{ tool: string; arguments: Record<string, unknown> }[]> {
+  const { parseToolCall } = await import('./probes/scenarios.js');
+  return specs.map((spec) => parseToolCall(spec, cwd));
+}
+
+/** A running probe sandbox for a server started by hand (`check --sandbox-env`). */
+export interface ProbeSandboxEnv {
+  /** The profile as the contract names it. */
+  profile: string;
+  /** The server's environment, as `NAME=value` lines. */
+  serverEnv: string;
+  /** The checker's (admin URL and token), never for the server. */
+  checkerEnv: string;
+  close: () => Promise<void>;
+}
+
+/** Start a probe sandbox for the contract profile (contract: as `check` finds it), listening for a server started by hand. */
+export async function startSandboxEnv(profile: string, contractFile: string | undefined): Promise<ProbeSandboxEnv> {
+  const [{ checkerEnvLines, sandboxEnvLines, startProbeSandbox }, { contractInUse }] = await Promise.all([import('./probes/sandbox.js'), import('./diff/fixtures.js')]);
+  const { file, contract } = contractInUse(contractFile, []);
+  const name = resolveContractProfile(profile, Object.keys(contract.profiles), file);
+  const sandbox = await startProbeSandbox(contract.profiles[name as keyof typeof contract.profiles].capabilities, { listener: true });
+  return { profile: name, serverEnv: sandboxEnvLines(sandbox), checkerEnv: checkerEnvLines(sandbox.listener!), close: () => sandbox.close() };
 }

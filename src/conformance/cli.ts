@@ -1,19 +1,34 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { ConformError, EXIT } from './errors.js';
-import { SEVERITIES, type Severity } from './rules/findings.js';
-import { CHECKER_NAME, CHECKER_VERSION } from './package-root.js';
-import { CONNECTIONS_FOR, type EraChoice } from './connect/connections.js';
-import type { RunResult } from './commands/run.js';
-import { checkRun, DEFAULT_TIMEOUT_MS, diffRun, lintRun, probeSeedOf, snapshot as takeSnapshot, targetOf, type TargetOptions } from './api.js';
+import {
+  API_OPTION_NAMES,
+  CHECKER_NAME,
+  CHECKER_VERSION,
+  checkResult,
+  ConformError,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  diffResult,
+  EXIT,
+  formatBytes,
+  lintResult,
+  parseByteSize,
+  parseClientInfo,
+  parsePairs,
+  parseToolCalls,
+  SEVERITIES,
+  snapshot as takeSnapshot,
+  startSandboxEnv,
+  type ClientInfo,
+  type EraChoice,
+  type OptionNames,
+  type RunResult,
+  type Severity,
+  type TargetOptions,
+} from './api.js';
 import { FORMATS } from './report/formats.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, formatBytes, parseByteSize } from './connect/reading-limits.js';
 import { reportPlan } from './report/plan.js';
-import { launchServers } from './connect/stdio-transport.js';
-import { startBundledServer } from './connect/bundled.js';
-import { parseClientInfo, type ClientInfo } from './connect/client-identities.js';
-import { parsePairs, resolveContractProfile, resolveProfile } from './connect/target.js';
 import { jsonSafe } from './report/escape/json.js';
 import { terminalSafe } from './report/escape/terminal.js';
 
@@ -37,33 +52,20 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-async function toolCallsOf(specs: readonly string[], cwd: string) {
-  const { parseToolCall } = await import('./probes/scenarios.js');
-  return specs.map((spec) => parseToolCall(spec, cwd));
-}
-
 function clientInfoOf(values: string[] | undefined): { clientInfo?: ClientInfo[] } {
   return values?.length ? { clientInfo: values.map(parseClientInfo) } : {};
 }
 
-/** `--max-duration`: `300s`, `5m`, `1500ms`, or a bare number of milliseconds (like --timeout). */
+/** `--max-duration`: `300s`, `5m`, `1500ms`, or a bare number of milliseconds (like --timeout); the API checks that it is positive. */
 function duration(value: string): number {
   const match = /^(\d+)(ms|s|m)?$/.exec(value.trim());
-  const ms = match ? Number(match[1]) * ({ ms: 1, s: 1000, m: 60_000 } as const)[(match[2] ?? 'ms') as 'ms' | 's' | 'm'] : NaN;
-  if (!Number.isSafeInteger(ms) || ms <= 0) throw new ConformError('usage', `--max-duration must be a positive duration such as 300s, 5m or 1500ms, got "${value}"`);
-  return ms;
+  if (!match) throw new ConformError('usage', `--max-duration must be a positive duration such as 300s, 5m or 1500ms, got "${value}"`);
+  return Number(match[1]) * ({ ms: 1, s: 1000, m: 60_000 } as const)[(match[2] ?? 'ms') as 'ms' | 's' | 'm'];
 }
 
-/** `--seed`: a whole number, checked as the API checks a probe seed. */
-function probeSeed(value: string): number {
-  if (!/^\d{1,10}$/.test(value.trim())) throw new ConformError('usage', `--seed must be a positive integer (as a report's probe evidence prints it), got "${value}"`);
-  return probeSeedOf(Number(value)).probeSeed!;
-}
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new ConformError('usage', `--timeout must be a positive integer of milliseconds, got "${value}"`);
-  return parsed;
+/** `--seed`, `--timeout`: a number as typed, which the API checks. */
+function number(value: string): number {
+  return value.trim() === '' ? Number.NaN : Number(value);
 }
 
 function byteSize(value: string): number {
@@ -72,6 +74,24 @@ function byteSize(value: string): number {
   return bytes;
 }
 
+/** How the API's messages name the options: as the flags a user of the CLI typed. */
+const FLAG_NAMES: OptionNames = {
+  ...API_OPTION_NAMES,
+  server: '--server',
+  url: '--url',
+  headers: '--header',
+  env: '--env',
+  timeoutMs: '--timeout',
+  maxMessageBytes: '--max-message-bytes',
+  maxDurationMs: '--max-duration',
+  probeSeed: '--seed',
+  probeLogLevel: '--probe-log-level',
+  onlyProbes: '--only-probes',
+  probeTools: '--probe-tool',
+  noProbes: '--no-probes',
+  lint: '--lint',
+};
+
 interface TargetFlags {
   server?: string;
   url?: string;
@@ -79,14 +99,14 @@ interface TargetFlags {
   env?: string[];
 }
 
-/** The target flags as API options; mistakes are named by their flags. */
+/** The target flags as API options (the API says what does not go together). */
 function targetOptionsFrom({ header = [], env = [], server, url }: TargetFlags, io: Io): Pick<TargetOptions, 'server' | 'url' | 'env' | 'headers'> {
-  if (server && url) throw new ConformError('usage', 'use either --server or --url, not both');
-  if (header.length > 0 && !url) throw new ConformError('usage', '--header needs --url');
-  if (env.length > 0 && !server) throw new ConformError('usage', '--env needs --server (the bundled server never gets extra environment)');
-  if (server) return { server, env: parsePairs('--env', env, (key) => io.env[key]) };
-  if (url) return { url, headers: parsePairs('--header', header) };
-  return {};
+  return {
+    ...(server !== undefined && { server }),
+    ...(url !== undefined && { url }),
+    ...(env.length > 0 && { env: parsePairs('--env', env, (key) => io.env[key]) }),
+    ...(header.length > 0 && { headers: parsePairs('--header', header) }),
+  };
 }
 
 interface ReportOptions {
@@ -154,16 +174,11 @@ function waitForSignal(): Promise<void> {
  * the checker's (admin URL and token) to a file of its own, keep serving until stopped.
  */
 async function serveSandboxEnv(profile: string, contractFile: string | undefined, checkerFile: string, io: Io): Promise<number> {
-  const { checkerEnvLines, sandboxEnvLines, startProbeSandbox } = await import('./probes/sandbox.js');
-  const { contractInUse } = await import('./commands/run.js');
-  const { file, contract } = contractInUse(contractFile, []);
-  const name = resolveContractProfile(profile, Object.keys(contract.profiles), file);
-  const contractProfile = contract.profiles[name as keyof typeof contract.profiles];
-  const sandbox = await startProbeSandbox(contractProfile.capabilities, { listener: true });
+  const sandbox = await startSandboxEnv(profile, contractFile);
   try {
-    io.stdout(sandboxEnvLines(sandbox));
-    writePrivateFile(checkerFile, checkerEnvLines(sandbox.listener!));
-    io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${name} is running; start the server with the variables above (never with ${checkerFile}), then run check --url <endpoint> --probes with both loaded. Stop with Ctrl-C.\n`);
+    io.stdout(sandbox.serverEnv);
+    writePrivateFile(checkerFile, sandbox.checkerEnv);
+    io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${sandbox.profile} is running; start the server with the variables above (never with ${checkerFile}), then run check --url <endpoint> --probes with both loaded. Stop with Ctrl-C.\n`);
     await (io.untilStopped ?? waitForSignal)();
   } finally {
     await sandbox.close();
@@ -191,7 +206,7 @@ function addTargetOptions(command: Command): Command {
     .option('--header <name=value>', 'HTTP header for --url (repeatable)', collect)
     .option('--env <name[=value]>', 'environment variable for --server (repeatable; NAME alone copies it from this shell)', collect)
     .addOption(new Option('--era <era>', 'protocol eras to speak').choices(['modern', 'legacy', 'both']).default('both'))
-    .option('--timeout <ms>', 'per-request timeout in milliseconds', positiveInteger, DEFAULT_TIMEOUT_MS)
+    .option('--timeout <ms>', 'per-request timeout in milliseconds', number, DEFAULT_TIMEOUT_MS)
     .addOption(
       new Option('--max-message-bytes <size>', 'largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server')
         .argParser(byteSize)
@@ -233,7 +248,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--probe-log-level <level>', 'give the probed server sessions LOG_LEVEL=<level> (unset by default: a debug level tells a server it is watched)')
     .option('--max-duration <duration>', 'budget for the whole run, probes included (300s, 5m, 1500ms; default 5m): probes stop with a partial report', duration)
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
-    .option('--seed <n>', "replay a probe run: the seed draws the sessions' clients and configurations and the call order (default: a fresh one, printed in the evidence)", probeSeed)
+    .option('--seed <n>', "replay a probe run: the seed draws the sessions' clients and configurations and the call order (default: a fresh one, printed in the evidence)", number)
     .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
     .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server")
     .option('--scenarios <file>', 'YAML or JSON file of tool calls and expected results (docs/scenario.schema.json); each unmet expectation is a finding')
@@ -248,43 +263,35 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     }
     if (options.checkerEnv) throw new ConformError('usage', '--checker-env goes with --sandbox-env');
     const plan = reportPlan(options.format, options.output, io.cwd); // a bad --format/--output fails before anything is started
-    if (options.onlyProbes && options.lint !== undefined) throw new ConformError('usage', 'use either --only-probes or --lint, not both: the probes alone judge no files');
-    if ((options.onlyProbes || options.probeTool) && options.probes === false) throw new ConformError('usage', `use either ${options.onlyProbes ? '--only-probes' : '--probe-tool'} or --no-probes, not both`);
-    const targetOptions = targetOptionsFrom(options, io);
-    const target = targetOf(targetOptions);
-    const probes = Boolean(options.onlyProbes || options.probeTool) || (options.probes ?? (target === null && options.pack === undefined));
-    // Start the server(s) now: they boot while the clients, rules and reports load (a pack's snapshot decides the eras first).
-    const prepared = options.onlyProbes || options.pack !== undefined
-      ? {}
-      : target
-        ? { launched: launchServers(target, CONNECTIONS_FOR[options.era as EraChoice], options.maxMessageBytes) }
-        : { bundled: startBundledServer(resolveProfile(options.profile), options.timeout) };
-    const onProgress = probes ? progressLine(io, plan.some((entry) => entry.format === 'json' && entry.file === null)) : undefined;
-    const result = await checkRun({
-      ...targetOptions,
-      profile: options.profile,
-      fixtures: options.fixtures,
-      contract: options.contract,
-      era: options.era as EraChoice,
-      timeoutMs: options.timeout,
-      maxMessageBytes: options.maxMessageBytes,
-      config: options.config,
-      allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides),
-      cwd: io.cwd,
-      probes,
-      onlyProbes: Boolean(options.onlyProbes),
-      ...(options.pack !== undefined ? { pack: options.pack } : {}),
-      ...(options.scenarios !== undefined ? { scenarios: resolve(io.cwd, options.scenarios) } : {}),
-      ...(options.callTool ? { callTools: await toolCallsOf(options.callTool as string[], io.cwd) } : {}),
-      processEnv: io.env,
-      ...clientInfoOf(options.clientInfo),
-      ...(options.probeTool ? { probeTools: options.probeTool } : {}),
-      ...(options.maxDuration ? { maxDurationMs: options.maxDuration } : {}),
-      ...(options.probeLogLevel ? { probeLogLevel: options.probeLogLevel } : {}),
-      ...(options.seed ? { probeSeed: options.seed } : {}),
-      ...(onProgress ? { onProgress } : {}),
-      ...(options.lint !== undefined ? { lint: options.lint as string | true } : {}),
-    }, prepared);
+    const onProgress = progressLine(io, plan.some((entry) => entry.format === 'json' && entry.file === null));
+    const result = await checkResult(
+      {
+        ...targetOptionsFrom(options, io),
+        profile: options.profile,
+        fixtures: options.fixtures,
+        contract: options.contract,
+        era: options.era as EraChoice,
+        timeoutMs: options.timeout,
+        maxMessageBytes: options.maxMessageBytes,
+        config: options.config,
+        allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides),
+        cwd: io.cwd,
+        ...(options.probes !== undefined && { probes: options.probes as boolean }),
+        onlyProbes: Boolean(options.onlyProbes),
+        ...(options.pack !== undefined && { pack: options.pack }),
+        ...(options.scenarios !== undefined && { scenarios: resolve(io.cwd, options.scenarios) }),
+        ...(options.callTool && { callTools: await parseToolCalls(options.callTool as string[], io.cwd) }),
+        processEnv: io.env,
+        ...clientInfoOf(options.clientInfo),
+        ...(options.probeTool && { probeTools: options.probeTool }),
+        ...(options.maxDuration !== undefined && { maxDurationMs: options.maxDuration }),
+        ...(options.probeLogLevel !== undefined && { probeLogLevel: options.probeLogLevel }),
+        ...(options.seed !== undefined && { probeSeed: options.seed }),
+        ...(onProgress && { onProgress }),
+        ...(options.lint !== undefined && { lint: options.lint as string | true }),
+      },
+      FLAG_NAMES,
+    );
     setExit(await writeReports(result, options, io));
   });
 
@@ -293,7 +300,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('write fixtures of a live server in the generator format (pre-release review)')
     .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into (and the prompt fixture, when the server advertises prompts)');
   addTargetOptions(snapshot).action(async (options) => {
-    const { written } = await takeSnapshot({ ...targetOptionsFrom(options, io), profile: options.profile, out: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, maxMessageBytes: options.maxMessageBytes, ...clientInfoOf(options.clientInfo), ...(options.pack !== undefined ? { pack: options.pack } : {}) });
+    const snapshotOptions = { ...targetOptionsFrom(options, io), profile: options.profile, out: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, maxMessageBytes: options.maxMessageBytes, ...clientInfoOf(options.clientInfo), ...(options.pack !== undefined && { pack: options.pack }) };
+    const { written } = await takeSnapshot(snapshotOptions, FLAG_NAMES);
     for (const { file, items, count, hash } of written) io.stdout(`wrote ${file} (${count} ${items}${hash ? `, hash ${hash.slice(0, 12)}` : ''})\n`);
     setExit(EXIT.ok);
   });
@@ -308,7 +316,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--debug', 'show stack traces for errors')
     .action(async (before: string, after: string, options) => {
       reportPlan(options.format, options.output, io.cwd);
-      const result = await diffRun({ before, after, contract: options.contract, config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
+      const result = await diffResult({ before, after, contract: options.contract, config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
       setExit(await writeReports(result, options, io));
     });
 
@@ -321,7 +329,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--debug', 'show stack traces for errors')
     .action(async (dir: string | undefined, options) => {
       reportPlan(options.format, options.output, io.cwd);
-      const result = await lintRun({ ...(dir !== undefined ? { dir } : {}), ...(options.pack !== undefined ? { pack: options.pack } : {}), config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
+      const result = await lintResult({ ...(dir !== undefined ? { dir } : {}), ...(options.pack !== undefined ? { pack: options.pack } : {}), config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
       setExit(await writeReports(result, options, io));
     });
 
@@ -330,26 +338,11 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('list every rule with its id, severity, description and documentation')
     .addOption(new Option('--format <format>', 'output format').choices(['pretty', 'json', 'markdown']).default('pretty'))
     .action(async (options) => {
-      io.stdout(await renderRules(options.format));
+      const { renderRules } = await import('./report/rules-list.js');
+      io.stdout(renderRules(options.format));
       setExit(EXIT.ok);
     });
   return program;
-}
-
-/** The rules list: a terminal table, JSON, or the Markdown table docs/conformance.md embeds. */
-export async function renderRules(format: 'pretty' | 'json' | 'markdown'): Promise<string> {
-  const { loadRules } = await import('./rules/engine.js');
-  const ruleSet = loadRules(undefined, { validate: true });
-  const { rules } = ruleSet;
-  if (format === 'json') {
-    return `${JSON.stringify(rules.map(({ id, severity, frozenSeverity, class: changeClass, category, title, doc }) => ({ id, severity, frozenSeverity, class: changeClass, category, title, doc })), null, 2)}\n`;
-  }
-  if (format === 'markdown') {
-    const { renderRulesTable } = await import('./rules/docs.js');
-    return renderRulesTable(ruleSet, 'docs/rules/');
-  }
-  const width = Math.max(...rules.map((rule) => rule.id.length));
-  return `${rules.map((rule) => `${rule.id.padEnd(width)}  ${rule.severity.padEnd(7)}  ${rule.title}\n${' '.repeat(width + 11)}${rule.doc}`).join('\n')}\n`;
 }
 
 /** Errors are JSON lines when the JSON report goes to stdout (a machine reads it there). */

@@ -9,7 +9,8 @@ import { sortFindings, type Finding } from '../../src/conformance/rules/findings
 import { loadRules } from '../../src/conformance/rules/engine.js';
 import { groupBySubject } from '../../src/conformance/report/summary.js';
 import { render } from '../../src/conformance/report/index.js';
-import { runCheck, type RunResult } from '../../src/conformance/commands/run.js';
+import { checkServer } from '../../src/conformance/commands/check.js';
+import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { stdioTarget } from '../../src/conformance/connect/target.js';
 import { ALL, HOSTILE } from '../conformance/servers/hostile-output-strings.mjs';
 import { baselineSurface } from '../conformance/helpers/baseline.js';
@@ -85,8 +86,8 @@ function pixelStats(png: Uint8Array): { colours: number; variance: number; width
 describe.skipIf(!executable)('the review page in headless Chromium', () => {
   beforeAll(async () => {
     const [bundled, fork, hostile, opened] = await Promise.all([
-      runCheck({ profile: 'default', target: null, era: 'both', timeoutMs: 30_000 }),
-      runCheck({ profile: 'phase1-default', target: stdioTarget(`"${process.execPath}" "${join(FORK_DIR, 'fork-server.mjs')}"`, bundledEnvironment('default')), era: 'both', timeoutMs: 30_000, cwd: tempDir(), today: '2026-11-30' }),
+      checkServer({ profile: 'default', target: null, era: 'both', timeoutMs: 30_000 }),
+      checkServer({ profile: 'phase1-default', target: stdioTarget(`"${process.execPath}" "${join(FORK_DIR, 'fork-server.mjs')}"`, bundledEnvironment('default')), era: 'both', timeoutMs: 30_000, cwd: tempDir(), today: '2026-11-30' }),
       hostileResult(),
       launch(executable!),
     ]);

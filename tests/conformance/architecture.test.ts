@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
@@ -168,6 +168,42 @@ test('the circle check sees a circle made only of type imports', async () => {
     const { modules, circles } = await importCircles(dir, ['.']);
     expect(modules).toBe(3);
     expect(circles).toEqual(['a.ts → b.ts → a.ts']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+/**
+ * What `cli` (a path under `baseDir`) imports from `src/` besides the API (`src/conformance/api.ts`,
+ * and what it re-exports) and the report renderers, found by dependency-cruiser, as `from → to`.
+ */
+async function cliImportsPastTheApi(baseDir: string, cli: string): Promise<{ modules: number; imports: string[] }> {
+  const rule = { name: 'cli-only-through-the-api', severity: 'error' as const, from: { path: `^${cli.replaceAll('.', '\\.')}$` }, to: { path: '^src/', pathNot: '^src/conformance/(api\\.ts$|report/)' } };
+  const { output } = await cruise([cli], { baseDir, parser: 'swc', tsPreCompilationDeps: true, doNotFollow: { path: 'node_modules' }, maxDepth: 1, validate: true, ruleSet: { forbidden: [rule] } });
+  const { summary } = output as ICruiseResult;
+  return { modules: summary.totalCruised, imports: summary.violations.map((violation) => `${violation.from} → ${violation.to}`) };
+}
+
+test('the CLI is flags over the API: cli.ts imports only api.ts and the report renderers, never a stage', async () => {
+  const { modules, imports } = await cliImportsPastTheApi(PACKAGE_ROOT, 'src/conformance/cli.ts');
+  expect(modules).toBeGreaterThan(5);
+  expect(imports).toEqual([]);
+}, 60_000);
+
+test('the CLI rule sees a CLI that imports a stage, a static or a lazy import', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cli-imports-'));
+  try {
+    for (const folder of ['connect', 'probes', 'report']) mkdirSync(join(dir, 'src', 'conformance', folder), { recursive: true });
+    writeFileSync(join(dir, 'src/conformance/api.ts'), 'export const api = 1;\n');
+    writeFileSync(join(dir, 'src/conformance/report/pretty.ts'), 'export const pretty = 1;\n');
+    writeFileSync(join(dir, 'src/conformance/connect/target.ts'), 'export const target = 1;\n');
+    writeFileSync(join(dir, 'src/conformance/probes/sandbox.ts'), 'export const sandbox = 1;\n');
+    writeFileSync(
+      join(dir, 'src/conformance/cli.ts'),
+      "import { api } from './api.js';\nimport { pretty } from './report/pretty.js';\nimport { target } from './connect/target.js';\nexport const all = async () => [api, pretty, target, await import('./probes/sandbox.js')];\n",
+    );
+    const { imports } = await cliImportsPastTheApi(dir, 'src/conformance/cli.ts');
+    expect(imports.sort()).toEqual(['src/conformance/cli.ts → src/conformance/connect/target.ts', 'src/conformance/cli.ts → src/conformance/probes/sandbox.ts']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -142,7 +142,7 @@ describe('config applied to a live check', () => {
 
 describe('a config that fails to load', () => {
   test('stops the servers launched early for the check, and names the config', async () => {
-    const { runCheck } = await import('../../src/conformance/commands/run.js');
+    const { checkServer } = await import('../../src/conformance/commands/check.js');
     const { launchServers } = await import('../../src/conformance/connect/stdio-transport.js');
     const { CONNECTIONS_FOR } = await import('../../src/conformance/connect/connections.js');
     const target = { kind: 'stdio' as const, command: process.execPath, args: [join(import.meta.dirname, 'servers', 'silent.mjs')], env: {} };
@@ -151,7 +151,7 @@ describe('a config that fails to load', () => {
     const pids = Object.values(launched).map((transport) => transport!.pid!);
     expect(pids.every((pid) => isRunning(pid))).toBe(true);
     const missing = join(tempDir(), 'missing.config.json');
-    await expect(runCheck({ profile: 'default', target, era: 'both', timeoutMs: 5000, configFile: missing }, { launched })).rejects.toThrow(/config file not found/);
+    await expect(checkServer({ profile: 'default', target, era: 'both', timeoutMs: 5000, configFile: missing }, { launched })).rejects.toThrow(/config file not found/);
     expect(pids.filter((pid) => isRunning(pid))).toEqual([]);
   });
 });

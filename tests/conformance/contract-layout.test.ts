@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { contractBeside, loadContract } from '../../src/conformance/diff/fixtures.js';
 import { namingPolicyFor, namingPolicyProblem } from '../../src/conformance/diff/naming-policy.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
-import { pairFixtureFiles } from '../../src/conformance/commands/run.js';
+import { pairFixtureFiles } from '../../src/conformance/diff/fixture-pairs.js';
 import { profileSpellings, resolveContractProfile } from '../../src/conformance/connect/target.js';
 import { removeTempDirs, tempDir, writeJson } from './helpers/harness.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TOOL_CHANGE_KINDS, type ToolChangeKind } from '../../src/conformance/diff/diff.js';
-import { runDiff } from '../../src/conformance/commands/run.js';
+import { diffFixtureDirs } from '../../src/conformance/commands/diff.js';
 import { baselineSurface, type Surface } from './helpers/baseline.js';
 import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from './helpers/harness.js';
 
@@ -142,7 +142,7 @@ describe.concurrent('offline: diff <baseline> <changed> reports the same rule at
   for (const change of CHANGES) {
     test(change.kind, async () => {
       const changedFixtures = await snapshotFixtures(server.target(change.kind));
-      const result = runDiff({ before: beforeOf.get(change.kind)?.fixtures ?? baselineFixtures, after: changedFixtures, cwd: tempDir() });
+      const result = diffFixtureDirs({ before: beforeOf.get(change.kind)?.fixtures ?? baselineFixtures, after: changedFixtures, cwd: tempDir() });
       expect(firedRules(result)).toEqual([`diff/${change.kind}`]);
       const finding = result.findings[0]!;
       // Under diff a rule's own severity applies; a breaking change is always an error.

@@ -9,7 +9,8 @@ import type { Finding } from '../../src/conformance/rules/findings.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import { render } from '../../src/conformance/report/index.js';
 import { shownValue } from '../../src/conformance/rules/kinds/changes.js';
-import { runDiff, type RunResult } from '../../src/conformance/commands/run.js';
+import { diffFixtureDirs } from '../../src/conformance/commands/diff.js';
+import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { removeTempDirs, tempDir, writeJson } from './helpers/harness.js';
 
 /**
@@ -96,7 +97,7 @@ function olderContract(profiles: Record<string, ListedTool[]>, extra: (profile: 
 }
 
 function diff(before: Side, after: Side): RunResult {
-  return runDiff({ before: repository(before), after: repository(after), configFile: false });
+  return diffFixtureDirs({ before: repository(before), after: repository(after), configFile: false });
 }
 
 const rulesOf = (result: RunResult) => [...new Set(result.findings.map((finding) => finding.ruleId))].sort();
@@ -113,7 +114,7 @@ describe('contracts of any generation', () => {
 
   test('with --contract naming the one to use, a broken contract beside a side is a note, not an error', () => {
     const profiles = { everyday: albumTools() };
-    const result = runDiff({ before: repository({ profiles, contract: { version: 1 } }), after: repository({ profiles, contract: olderContract(profiles) }), contractFile: BUNDLED.contractFile, configFile: false });
+    const result = diffFixtureDirs({ before: repository({ profiles, contract: { version: 1 } }), after: repository({ profiles, contract: olderContract(profiles) }), contractFile: BUNDLED.contractFile, configFile: false });
     expect(result.findings).toEqual([]);
     expect(result.evidence.notes).toEqual([expect.stringMatching(/^the contract artifacts were not compared: contract artifact .* cannot be used: needs a "profiles" object; name the contract to use with --contract FILE$/)]);
   });

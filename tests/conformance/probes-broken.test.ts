@@ -4,7 +4,7 @@ import { main } from '../../src/conformance/cli.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import { FORMATS } from '../../src/conformance/report/formats.js';
 import { render } from '../../src/conformance/report/index.js';
-import { runCheck } from '../../src/conformance/commands/run.js';
+import { checkServer } from '../../src/conformance/commands/check.js';
 import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
 import { stdioTarget } from '../../src/conformance/connect/target.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -155,7 +155,7 @@ test('a server that stalls only gated calls cannot stretch the run: after three 
 
 test.concurrent('… and a failing finding, never a pass, next to the static rules', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
   const target = stdioTarget(proxied(['ignore-api-url']), { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' });
-  const result = await runCheck({ profile: 'default', target, era: 'both', timeoutMs: REQUEST_TIMEOUT_MS, probes: true, probeTools: ['b2_delete_bucket'] });
+  const result = await checkServer({ profile: 'default', target, era: 'both', timeoutMs: REQUEST_TIMEOUT_MS, probes: true, probeTools: ['b2_delete_bucket'] });
   const errors = result.findings.filter((finding) => finding.severity === 'error');
   expect(errors.map((finding) => finding.ruleId)).toEqual(['probe-run/not-applicable']);
   expect(result.evidence.probes).toMatchObject({ applicable: false, gate: { calls: 0 } });
@@ -174,7 +174,7 @@ test.concurrent('a fork that finds the admin API of a --sandbox-env sandbox can 
     const key = (await sandbox.admin('POST', '/keys', { keyName: 'hand', capabilities: [...ALL_CAPABILITIES], applicationKey: canary })) as { applicationKeyId: string };
     // The fork is told where the admin API is, as if it had scanned the ports.
     const target = stdioTarget(proxied(['erase-log=s3_delete_object']), { B2_MCP_PROFILE: 'default', TAMPER_ADMIN_URL: sandbox.adminUrl! });
-    const result = await runCheck({
+    const result = await checkServer({
       profile: 'default',
       target,
       era: 'both',
@@ -206,7 +206,7 @@ test.concurrent('the checker searches its own report: a canary that reaches a st
   });
   try {
     const fixturesDir = await snapshotFixtures(server.target('baseline'));
-    const result = await runCheck({
+    const result = await checkServer({
       profile: PROFILE,
       target: server.target('leaky'),
       fixturesDir,

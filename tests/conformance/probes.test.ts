@@ -8,7 +8,7 @@ import { main } from '../../src/conformance/cli.js';
 import { loadFixtureSet } from '../../src/conformance/diff/fixtures.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import type { ProbeEvidence } from '../../src/conformance/probes/types.js';
-import { runCheck } from '../../src/conformance/commands/run.js';
+import { checkServer } from '../../src/conformance/commands/check.js';
 import { reportSchemaValidator } from './helpers/report-schema.js';
 import { SERVERS_DIR } from './helpers/harness.js';
 import { judgesProbes, loadRules } from '../../src/conformance/rules/engine.js';
@@ -78,7 +78,7 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
 describe.concurrent('every probe passes on the bundled b2-mcp', () => {
   for (const profile of ['full', 'default'] as const) {
     test(`profile ${profile}`, { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
-      const result = await runCheck({ profile, target: null, era: 'both', timeoutMs: 30_000, onlyProbes: true });
+      const result = await checkServer({ profile, target: null, era: 'both', timeoutMs: 30_000, onlyProbes: true });
       expect(result.findings.map((finding) => `${finding.ruleId} ${finding.tool ?? ''}: ${finding.message}`)).toEqual([]);
       expect(result.evaluated.sort()).toEqual([...PROBE_RULES].sort());
       expectAllProbesPassed(profile, result.evidence.probes!);

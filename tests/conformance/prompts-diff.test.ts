@@ -5,7 +5,7 @@ import { buildPromptFixture, type PromptFixture, type PromptInput } from '../../
 import { PROMPT_CHANGE_KINDS, type PromptChangeKind } from '../../src/conformance/diff/diff.js';
 import { render } from '../../src/conformance/report/index.js';
 import { locate } from '../../src/conformance/report/locations.js';
-import { runDiff } from '../../src/conformance/commands/run.js';
+import { diffFixtureDirs } from '../../src/conformance/commands/diff.js';
 import { baselinePrompts, baselineSurface, type Surface, type SurfacePrompt } from './helpers/baseline.js';
 import { check, firedRules, mutate, PROFILE, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from './helpers/harness.js';
 import { reportSchemaValidator } from './helpers/report-schema.js';
@@ -179,7 +179,7 @@ describe.concurrent('offline: diff <baseline> <changed snapshot> reports the sam
   for (const change of LIVE) {
     test(change.name, async () => {
       const changed = await snapshotFixtures(server.target(change.name));
-      const result = runDiff({ before: baselineFixtures, after: changed, cwd: tempDir() });
+      const result = diffFixtureDirs({ before: baselineFixtures, after: changed, cwd: tempDir() });
       expect(firedRules(result)).toEqual([`diff/${change.kind}`]);
       const finding = result.findings.find((candidate) => candidate.prompt === change.at.prompt && candidate.path === change.at.path)!;
       expect(finding.scopes).toEqual([`${PROFILE}.prompts`]);
@@ -194,7 +194,7 @@ describe('offline only: what prompts/list does not show', () => {
     const before = fixtureSetWith(promptFixtureOf(recordedPrompts()));
     const edited = recordedPrompts();
     edit(edited);
-    const result = runDiff({ before, after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() });
+    const result = diffFixtureDirs({ before, after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() });
     expect(firedRules(result)).toEqual([`diff/${kind}`]);
     expect(result.findings.map((finding) => ({ prompt: finding.prompt, path: finding.path }))).toEqual([at]);
     const finding = result.findings[0]!;
@@ -206,7 +206,7 @@ describe('offline only: what prompts/list does not show', () => {
   test('a required tool added reads as such in the message', () => {
     const edited = recordedPrompts();
     entryOf(edited, CLEANUP).requiredTools.push('b2_delete_bucket');
-    const result = runDiff({ before: fixtureSetWith(promptFixtureOf(recordedPrompts())), after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() });
+    const result = diffFixtureDirs({ before: fixtureSetWith(promptFixtureOf(recordedPrompts())), after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() });
     expect(result.findings[0]!.message).toBe(`Prompt ${CLEANUP}: requiredTools gained b2_delete_bucket`);
   });
 
@@ -216,13 +216,13 @@ describe('offline only: what prompts/list does not show', () => {
     const known = fixtureSetWith(promptFixtureOf(recordedPrompts()));
     const edited = recordedPrompts();
     propertyOf(edited, CLEANUP, 'bucketName').maxLength = 63;
-    expect(firedRules(runDiff({ before: known, after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() }))).toEqual(['diff/prompt-argument-narrowed']);
+    expect(firedRules(diffFixtureDirs({ before: known, after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() }))).toEqual(['diff/prompt-argument-narrowed']);
   });
 
   test('prompt fixtures on one side only are listed as unmatched, not compared', () => {
     const toolsOnly = tempDir();
     for (const era of ['modern', 'legacy']) cpSync(join(baselineFixtures, `${PROFILE}.${era}.json`), join(toolsOnly, `${PROFILE}.${era}.json`));
-    const oneSided = runDiff({ before: baselineFixtures, after: toolsOnly, cwd: tempDir() });
+    const oneSided = diffFixtureDirs({ before: baselineFixtures, after: toolsOnly, cwd: tempDir() });
     expect(oneSided.findings).toEqual([]);
     expect(oneSided.evidence.target).toMatchObject({ promptsCompared: [], promptsUnmatched: [`${PROFILE} (before only)`] });
     expect(oneSided.evidence.promptHashes).toBeUndefined();
@@ -231,7 +231,7 @@ describe('offline only: what prompts/list does not show', () => {
   test('an edited prompt fixture whose hash no longer matches is refused', () => {
     const fixture = promptFixtureOf(recordedPrompts());
     fixture.prompts[0]!.requiredTools = [];
-    expect(() => runDiff({ before: baselineFixtures, after: fixtureSetWith(fixture), cwd: tempDir() })).toThrow(/recorded hash does not match/);
+    expect(() => diffFixtureDirs({ before: baselineFixtures, after: fixtureSetWith(fixture), cwd: tempDir() })).toThrow(/recorded hash does not match/);
   });
 });
 
@@ -240,13 +240,13 @@ describe('snapshot', () => {
     const recorded = promptFixtureOf(recordedPrompts());
     const dir = fixtureSetWith(recorded);
     // Re-snapshot the unchanged server into the directory that already has the recorded fixture.
-    const { runSnapshot } = await import('../../src/conformance/commands/run.js');
-    await runSnapshot({ profile: PROFILE, target: server.target('baseline'), outDir: dir, era: 'both', timeoutMs: 15_000 });
+    const { snapshotServer } = await import('../../src/conformance/commands/snapshot.js');
+    await snapshotServer({ profile: PROFILE, target: server.target('baseline'), outDir: dir, era: 'both', timeoutMs: 15_000 });
     const rewritten = JSON.parse(readFileSync(join(dir, `${PROFILE}.json`), 'utf8')) as PromptFixture;
     expect(rewritten.hash).toBe(recorded.hash);
     expect(rewritten.prompts).toEqual(recorded.prompts);
 
-    await runSnapshot({ profile: PROFILE, target: server.target('argument-description-changed'), outDir: dir, era: 'both', timeoutMs: 15_000 });
+    await snapshotServer({ profile: PROFILE, target: server.target('argument-description-changed'), outDir: dir, era: 'both', timeoutMs: 15_000 });
     const changed = JSON.parse(readFileSync(join(dir, `${PROFILE}.json`), 'utf8')) as PromptFixture;
     const cleanup = changed.prompts.find((prompt) => prompt.name === CLEANUP)!;
     expect((cleanup.argsSchema as { properties: Record<string, unknown> }).properties.dryRun).toEqual({ type: 'string', enum: ['true', 'false'], description: 'Set false to delete right away.' });

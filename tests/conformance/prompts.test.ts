@@ -5,7 +5,7 @@ import { PROMPT_FIXTURES_DIR, TOOL_FIXTURES_DIR } from '../../src/contract/artif
 import { profileHash } from '../../src/contract/normalize.js';
 import type { PromptFixture } from '../../src/contract/prompt-fixture.js';
 import { BUNDLED, PACKAGE_ROOT } from '../../src/conformance/package-root.js';
-import { runCheck } from '../../src/conformance/commands/run.js';
+import { checkServer } from '../../src/conformance/commands/check.js';
 import { stdioTarget } from '../../src/conformance/connect/target.js';
 import { removeTempDirs, runCli, tempDir } from './helpers/harness.js';
 import { reportSchemaValidator } from './helpers/report-schema.js';
@@ -45,7 +45,7 @@ test('check --server … --env B2_ENABLE_MCP_PROMPTS=true passes, with the promp
 describe.concurrent('every profile lists exactly its fixture prompts', () => {
   for (const profile of ['default', 'read-only']) {
     test(profile, async () => {
-      const result = await runCheck({ profile, target: stdioTarget(SERVER, serverEnv(profile)), era: 'both', timeoutMs: 20_000 });
+      const result = await checkServer({ profile, target: stdioTarget(SERVER, serverEnv(profile)), era: 'both', timeoutMs: 20_000 });
       expect(result.findings.filter((finding) => finding.severity === 'error')).toEqual([]);
       expect(result.evidence.connections.legacy!.prompts).toBe(bundledPrompts(profile).names.length);
       expect(result.evidence.promptHashes!.modern!.drift).toEqual({ status: 'match' });

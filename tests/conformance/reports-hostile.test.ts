@@ -7,7 +7,7 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/conformance/package-root.js';
 import { render, FORMATS, type Format } from '../../src/conformance/report/index.js';
-import type { RunResult } from '../../src/conformance/commands/run.js';
+import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { ALL, HOSTILE } from './servers/hostile-output-strings.mjs';
 import { baselineSurface } from './helpers/baseline.js';
 import { reportSchemaValidator, schemaValidator } from './helpers/report-schema.js';

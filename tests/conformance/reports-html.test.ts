@@ -3,7 +3,7 @@ import { expect, test } from 'vitest';
 import { sortFindings, type Finding } from '../../src/conformance/rules/findings.js';
 import { render } from '../../src/conformance/report/index.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
-import type { RunResult } from '../../src/conformance/commands/run.js';
+import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { emptyEvidence, findingOf } from './helpers/report-input.js';
 
 const rules = loadRules();

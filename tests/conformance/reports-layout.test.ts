@@ -7,7 +7,7 @@ import { MARKDOWN_LIMIT } from '../../src/conformance/report/markdown.js';
 import { summarize } from '../../src/conformance/report/summary.js';
 import { compactDiff, wordDiff } from '../../src/conformance/report/word-diff.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
-import type { RunResult } from '../../src/conformance/commands/run.js';
+import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { emptyEvidence, findingOf } from './helpers/report-input.js';
 
 const rules = loadRules();

@@ -4,7 +4,7 @@ import type { Evidence } from '../../src/conformance/report/evidence.js';
 import { sortFindings, type Finding } from '../../src/conformance/rules/findings.js';
 import { render, type Format } from '../../src/conformance/report/index.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';
-import type { RunResult } from '../../src/conformance/commands/run.js';
+import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { reportSchemaValidator } from './helpers/report-schema.js';
 import { emptyEvidence, findingOf } from './helpers/report-input.js';
 

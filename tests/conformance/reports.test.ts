@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import { render, type Format } from '../../src/conformance/report/index.js';
 import { locate } from '../../src/conformance/report/locations.js';
-import type { RunResult } from '../../src/conformance/commands/run.js';
+import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { httpTarget } from '../../src/conformance/connect/target.js';
 import { baselineSurface } from './helpers/baseline.js';
 import { reportSchemaValidator, schemaValidator } from './helpers/report-schema.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ContractArtifact } from '../../src/contract/artifact.js';
-import type { RunResult } from '../../src/conformance/commands/run.js';
+import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { baselinePrompts, baselineSurface, type Surface } from './helpers/baseline.js';
 import {
   check,

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runDiff } from '../../src/conformance/commands/run.js';
+import { diffFixtureDirs } from '../../src/conformance/commands/diff.js';
 import { diffVisibleFields } from '../../src/conformance/diff/visible-fields.js';
 import { baselineSurface, type Surface } from './helpers/baseline.js';
 import { check, firedRules, mutate, PROFILE, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from './helpers/harness.js';
@@ -64,7 +64,7 @@ describe.concurrent('check compares them with the fixtures', () => {
 
 test('diff reports a changed title between two fixture sets', async () => {
   const after = await snapshotFixtures(server.target('title-changed'));
-  const result = runDiff({ before: fixturesDir, after, cwd: tempDir() });
+  const result = diffFixtureDirs({ before: fixturesDir, after, cwd: tempDir() });
   expect(firedRules(result)).toEqual(['diff/description-changed']);
   expect(result.findings[0]).toMatchObject({ tool: 'b2_delete_bucket', path: 'title', severity: 'warning' });
 });

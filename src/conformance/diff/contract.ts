@@ -1,7 +1,9 @@
+import type { ProfileName } from '../../contract/constants.js';
 import type { LoadedContract, LoadedContractProfile } from '../../contract/artifact.js';
 import { compareCodeUnits } from '../../contract/normalize.js';
 import { deepEqual, joinPath, type Change } from './diff.js';
 import { profileSpellings } from '../connect/target.js';
+import { contractBeside, loadContract } from './fixtures.js';
 
 /** The name a profile has in another contract, under any spelling of it (`phase1-default` is `default`). */
 export function counterpartOf(name: string, other: LoadedContract): string | undefined {
@@ -102,4 +104,35 @@ export function diffContracts(a: LoadedContract, b: LoadedContract, renames: Rea
   }
   changes.push(...sdkChanges(a.sdk, b.sdk));
   return { changes, unrecorded };
+}
+
+/**
+ * The contract artifacts of the repositories the two directories belong to, compared: each profile
+ * one lists and the other does not, then what both list (see diffContracts), each renamed tool
+ * under its new name. A side without a usable contract, or a part one contract lacks, is a note.
+ */
+export function contractComparison(beforeDir: string, afterDir: string, renames: ReadonlyMap<string, string>): { changes: Change[]; notes: string[] } {
+  const read = (dir: string): { file?: string; contract?: LoadedContract; problem: string } => {
+    const file = contractBeside(dir);
+    if (file === undefined) return { problem: `no contract artifact beside ${dir}` };
+    try {
+      return { file, contract: loadContract(file), problem: '' };
+    } catch (error) {
+      return { file, problem: (error as Error).message };
+    }
+  };
+  const a = read(beforeDir);
+  const b = read(afterDir);
+  if (!a.contract || !b.contract) {
+    // Neither side has a contract at all: a plain fixtures diff, nothing to say.
+    const problems = [a, b].filter((side) => !side.contract).map((side) => side.problem);
+    return { changes: [], notes: a.file || b.file ? [`the contract artifacts were not compared: ${problems.join('; ')}`] : [] };
+  }
+  if (a.file === b.file) return { changes: [], notes: [] };
+  const { changes, unrecorded } = diffContracts(a.contract, b.contract, renames);
+  const tools = (contract: LoadedContract, name: string) => `${contract.profiles[name as ProfileName].names.length} tools`;
+  for (const name of Object.keys(a.contract.profiles).filter((name) => counterpartOf(name, b.contract!) === undefined)) changes.push({ kind: 'profile-removed', profile: name, path: '', before: tools(a.contract, name), after: undefined });
+  for (const name of Object.keys(b.contract.profiles).filter((name) => counterpartOf(name, a.contract!) === undefined)) changes.push({ kind: 'profile-added', profile: name, path: '', before: undefined, after: tools(b.contract, name) });
+  const notes = unrecorded.map(({ part, missingIn }) => `${part}: not recorded in the ${missingIn === 'before' ? 'older' : 'newer'} contract (${missingIn === 'before' ? a.file : b.file}), not compared`);
+  return { changes, notes };
 }

@@ -7,7 +7,8 @@ import { profileHash } from '../../contract/normalize.js';
 import type { PromptFixture } from '../../contract/prompt-fixture.js';
 import { ConformError } from '../errors.js';
 import { profileSpellings } from '../connect/target.js';
-import { namingPolicyProblem } from './naming-policy.js';
+import { BUNDLED } from '../package-root.js';
+import { namingPolicyFor, namingPolicyProblem, type PolicyInUse } from './naming-policy.js';
 
 /** The fixtures of one profile, by era, with the file each came from, and its prompt fixture. */
 export interface FixtureSet {
@@ -205,4 +206,22 @@ export function contractBeside(fixturesDir: string): string | undefined {
     if (parent === dir || existsSync(join(dir, '.git')) || existsSync(join(dir, 'package.json'))) return undefined;
     dir = parent;
   }
+}
+
+/** The contract a run uses, the file it came from, and the naming policy it publishes. */
+export interface ContractInUse {
+  file: string;
+  contract: LoadedContract;
+  naming: PolicyInUse;
+}
+
+/**
+ * The contract a run uses: --contract, else the one of the repository the fixtures come from,
+ * else the bundled one; with the naming policy it publishes (or the bundled one's, see namingPolicyFor).
+ */
+export function contractInUse(contractFile: string | undefined, fixturesDirs: readonly string[]): ContractInUse {
+  const file = contractFile ?? fixturesDirs.map(contractBeside).find((found) => found !== undefined) ?? BUNDLED.contractFile;
+  const contract = loadContract(file);
+  const naming = namingPolicyFor(contract, file === BUNDLED.contractFile ? contract : loadContract(BUNDLED.contractFile));
+  return { file, contract, naming };
 }

@@ -1,11 +1,8 @@
 import { loadConfig } from '../rules/config.js';
-import type { Evidence } from '../report/evidence.js';
-import { configEvidence } from '../report/evidence.js';
+import { buildEvidence, type RunResult } from '../report/evidence.js';
 import { judge, today, type JudgeSettings } from '../rules/judge.js';
-import { toolVersions } from '../package-root.js';
 import { loadRules } from '../rules/engine.js';
 import type { RuleContext } from '../rules/types.js';
-import type { RunResult } from '../commands/run.js';
 import { lintPack, lintRoot } from './pack.js';
 import { lintEvidence, readRepository } from './repository.js';
 
@@ -17,7 +14,7 @@ export interface LintRequest extends JudgeSettings {
 }
 
 /** Lint a checkout: its contract artifacts must agree with each other, read without running the server. */
-export function runLint(request: LintRequest): RunResult {
+export function lintCheckout(request: LintRequest): RunResult {
   const started = performance.now();
   const cwd = request.cwd ?? process.cwd();
   const ruleSet = loadRules(request.rulesDir);
@@ -25,20 +22,7 @@ export function runLint(request: LintRequest): RunResult {
   const config = loadConfig(request.configFile, ruleSet, cwd, { allowIntegrityOverrides: request.allowIntegrityOverrides });
   const input = readRepository(lintRoot(request.dir, cwd));
   const context: RuleContext = { mode: 'lint', profile: '*', surfaces: [], changes: [], lint: input };
-  const { findings, outcome, evaluated } = judge(ruleSet, context, config, request.today ?? today(), pack);
-  const evidence: Evidence = {
-    command: 'lint',
-    versions: toolVersions(),
-    profile: null,
-    target: { dir: input.root },
-    connections: {},
-    contractHash: null,
-    hashes: {},
-    cacheHints: null,
-    config: configEvidence(config, findings, outcome),
-    rulesEvaluated: evaluated.length,
-    lint: lintEvidence(input),
-    durationMs: Math.round(performance.now() - started),
-  };
-  return { findings, evidence, rules: ruleSet, evaluated };
+  const judged = judge(ruleSet, context, config, request.today ?? today(), pack);
+  const evidence = buildEvidence('lint', judged, config, performance.now() - started, { target: { dir: input.root }, lint: lintEvidence(input) });
+  return { findings: judged.findings, evidence, rules: ruleSet, evaluated: judged.evaluated };
 }

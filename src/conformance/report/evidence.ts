@@ -6,9 +6,24 @@ import type { Drift } from '../diff/diff.js';
 import type { Finding } from '../rules/findings.js';
 import type { ProbeEvidence } from '../probes/types.js';
 import type { PromptComparison } from '../snapshot/prompts.js';
+import type { Judgement } from '../rules/judge.js';
+import type { RuleSet } from '../rules/engine.js';
 import type { SuppressionOutcome } from '../rules/types.js';
+import type { ScenarioOutcome } from '../probes/scenarios.js';
+import { toolVersions } from '../package-root.js';
 import type { LiveSurface } from '../snapshot/snapshot.js';
 import type { LintEvidence } from '../lint/types.js';
+
+/** The outcome every report renders. */
+export interface RunResult {
+  findings: Finding[];
+  evidence: Evidence;
+  rules: RuleSet;
+  /** Ids of the rules that ran (enabled and applicable). */
+  evaluated: string[];
+  /** Set when the run tested nothing (the probes were not applicable with `onlyProbes`): why. The reports are still written; the exit code is 4. */
+  nothingTested?: string;
+}
 
 export interface ConnectionEvidence {
   client: { package: string; version: string };
@@ -102,4 +117,39 @@ export function configEvidence(config: ConformConfig, findings: readonly Finding
     stale: outcome.stale.length,
     expired: outcome.expired.length,
   };
+}
+
+/** What a command adds to the evidence every command gives; absent parts take their empty values. */
+export type EvidenceParts = Partial<Omit<Evidence, 'command' | 'versions' | 'config' | 'rulesEvaluated' | 'durationMs'>>;
+
+/** The order the evidence's fields are written in, in every command's report. */
+const EVIDENCE_ORDER = [
+  'command', 'versions', 'profile', 'target', 'connections', 'comparedConnections', 'refusedConnections', 'contract', 'contractHash', 'notes',
+  'hashes', 'promptHashes', 'cacheHints', 'config', 'rulesEvaluated', 'lint', 'probes', 'scenarios', 'durationMs',
+] as const satisfies readonly (keyof Evidence)[];
+
+/** The one evidence block of a judged run (check, diff or lint): the command's own parts, then how it was judged. */
+export function buildEvidence(command: Evidence['command'], judged: Judgement, config: ConformConfig, durationMs: number, parts: EvidenceParts): Evidence {
+  const filled: Evidence = {
+    profile: null,
+    target: null,
+    connections: {},
+    contractHash: null,
+    hashes: {},
+    cacheHints: null,
+    ...parts,
+    command,
+    versions: toolVersions(),
+    config: configEvidence(config, judged.findings, judged.outcome),
+    rulesEvaluated: judged.evaluated.length,
+    durationMs: Math.round(durationMs),
+  };
+  return Object.fromEntries(EVIDENCE_ORDER.filter((key) => filled[key] !== undefined).map((key) => [key, filled[key]])) as unknown as Evidence;
+}
+
+/** `check --scenarios` and `--call-tool`: how many cases ran and failed, and how many expectations were judged. */
+export function scenarioEvidence(outcome: ScenarioOutcome): NonNullable<Evidence['scenarios']> {
+  const cases = new Set(outcome.observations.map((observation) => observation.scenario));
+  const failedCases = new Set(outcome.observations.filter((observation) => !observation.passed).map((observation) => observation.scenario));
+  return { ...(outcome.file ? { file: outcome.file } : {}), cases: cases.size, failedCases: failedCases.size, expectations: outcome.observations.length, calls: outcome.calls };
 }

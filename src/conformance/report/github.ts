@@ -1,5 +1,5 @@
 import { subjectOf, type Severity } from '../rules/findings.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 import { evidenceLines } from './evidence-lines.js';
 import { githubData as escapeData, githubProperty as escapeProperty, withoutCommands } from './escape/github.js';
 import { locate } from './locations.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { joinPath } from '../diff/diff.js';
 import { subjectOf, type Finding } from '../rules/findings.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 import { evidenceLines } from './evidence-lines.js';
 import { htmlBreakable, htmlLines, htmlText as h } from './escape/html.js';
 import { GLYPH, markOf } from './marks.js';

@@ -1,5 +1,5 @@
 import type { Severity } from '../rules/findings.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 import { renderGithub } from './github.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';

@@ -1,7 +1,7 @@
 import { deepEqual } from '../diff/diff.js';
 import type { Finding } from '../rules/findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 import { jsonSafe } from './escape/json.js';
 import { verdictLine, type Verdict } from './verdict.js';
 

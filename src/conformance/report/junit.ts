@@ -1,5 +1,5 @@
 import { atOrAbove } from '../rules/findings.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 import { evidenceLines } from './evidence-lines.js';
 import { xmlText as xml } from './escape/xml.js';
 import { plainTextLine } from './shown-text.js';

@@ -3,7 +3,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gitRootOf } from '../rules/config.js';
 import type { Finding } from '../rules/findings.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 
 export interface SourceLocation {
   /**

@@ -1,5 +1,5 @@
 import { subjectOf, type Finding, type Severity } from '../rules/findings.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 import { evidenceLines } from './evidence-lines.js';
 import { markdownCode, markdownText } from './escape/markdown.js';
 import { classLine, groupBySubject, summarize } from './summary.js';

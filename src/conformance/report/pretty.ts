@@ -1,6 +1,6 @@
 import { Chalk } from 'chalk';
 import { subjectOf, type Finding, type Severity } from '../rules/findings.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 import { evidenceLines } from './evidence-lines.js';
 import { terminalSafe as t } from './escape/terminal.js';
 import { classLine, groupBySubject, summarize } from './summary.js';

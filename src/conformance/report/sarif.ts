@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CHECKER_NAME, CHECKER_VERSION, PACKAGE_ROOT } from '../package-root.js';
-import type { RunResult } from '../commands/run.js';
+import type { RunResult } from './evidence.js';
 import { jsonSafe } from './escape/json.js';
 import { locate } from './locations.js';
 import { plainTextLine } from './shown-text.js';

@@ -2,7 +2,8 @@ import { applySuppressions, severityResolver, type ConformConfig } from './confi
 import { ConformError } from '../errors.js';
 import { sortFindings } from './findings.js';
 import { evaluate, judgesProbes, type PackDefinition, type RuleSet } from './engine.js';
-import type { RuleContext } from './types.js';
+import type { Finding } from './findings.js';
+import type { RuleContext, SuppressionOutcome } from './types.js';
 
 /** What every judging command (check, diff, lint) reads its rules and config from. */
 export interface JudgeSettings {
@@ -16,6 +17,13 @@ export interface JudgeSettings {
   today?: string;
 }
 
+/** The findings of a run, what the config's suppressions did, and the ids of the rules that ran. */
+export interface Judgement {
+  findings: Finding[];
+  outcome: SuppressionOutcome;
+  evaluated: string[];
+}
+
 /** Today (UTC) as YYYY-MM-DD: the day suppressions expire against. */
 export function today(): string {
   return new Date().toISOString().slice(0, 10);
@@ -27,7 +35,7 @@ export function today(): string {
  * rules that judge the listed surface are left out. A suppression of a rule that did not run
  * (another command's rule) is not stale: it had nothing to hide.
  */
-export function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, day: string, pack: PackDefinition, onlyProbes = false, alsoPacks: readonly PackDefinition[] = []) {
+export function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, day: string, pack: PackDefinition, onlyProbes = false, alsoPacks: readonly PackDefinition[] = []): Judgement {
   const configured = severityResolver(config, context.mode);
   const packs = [pack, ...alsoPacks].map((candidate) => candidate.name);
   const severityOf: typeof configured = (rule) => (!rule.packs.some((name) => packs.includes(name)) || (onlyProbes && !judgesProbes(rule)) ? 'off' : configured(rule));

@@ -9,7 +9,10 @@ import { bundledEnvironment } from '../../../src/conformance/connect/bundled.js'
 import type { Finding } from '../../../src/conformance/rules/findings.js';
 import { loadContract } from '../../../src/conformance/diff/fixtures.js';
 import { BUNDLED } from '../../../src/conformance/package-root.js';
-import { runCheck, runDiff, runSnapshot, type RunResult } from '../../../src/conformance/commands/run.js';
+import { checkServer } from '../../../src/conformance/commands/check.js';
+import { diffFixtureDirs } from '../../../src/conformance/commands/diff.js';
+import { snapshotServer } from '../../../src/conformance/commands/snapshot.js';
+import type { RunResult } from '../../../src/conformance/report/evidence.js';
 import { stdioTarget } from '../../../src/conformance/connect/target.js';
 import { removeTempDirs, runCli, tempDir } from '../helpers/harness.js';
 
@@ -47,7 +50,7 @@ function expectedDiffFindings(): string[] {
 describe('the fork against our contract', () => {
   let result: RunResult;
   beforeAll(async () => {
-    result = await runCheck({ profile: 'phase1-default', target: forkTarget('default'), era: 'both', timeoutMs: 20_000, cwd: tempDir(), today: '2026-11-30' });
+    result = await checkServer({ profile: 'phase1-default', target: forkTarget('default'), era: 'both', timeoutMs: 20_000, cwd: tempDir(), today: '2026-11-30' });
   });
 
   test('exactly one finding per rename, plus the real changes; respelled schemas add nothing', () => {
@@ -120,7 +123,7 @@ describe('a fork in upstream layout, against its own fixtures and contract', () 
     const snapshots = {} as Record<'full' | 'default', Record<'modern' | 'legacy', ToolFixture>>;
     await Promise.all(
       (['full', 'default'] as const).map(async (profile) => {
-        const { written } = await runSnapshot({ profile, target: forkTarget(profile), outDir: tempDir(), era: 'both', timeoutMs: 20_000 });
+        const { written } = await snapshotServer({ profile, target: forkTarget(profile), outDir: tempDir(), era: 'both', timeoutMs: 20_000 });
         const byEra = Object.fromEntries(written.map(({ file }) => [JSON.parse(readFileSync(file, 'utf8')).era, JSON.parse(readFileSync(file, 'utf8'))]));
         snapshots[profile] = byEra as Record<'modern' | 'legacy', ToolFixture>;
       }),
@@ -129,7 +132,7 @@ describe('a fork in upstream layout, against its own fixtures and contract', () 
   });
 
   const checkFork = (profile: string, serving: 'full' | 'default') =>
-    runCheck({ profile, target: forkTarget(serving), fixturesDir: layout.fixturesDir, era: 'both', timeoutMs: 20_000, cwd: tempDir(), today: '2026-11-30' });
+    checkServer({ profile, target: forkTarget(serving), fixturesDir: layout.fixturesDir, era: 'both', timeoutMs: 20_000, cwd: tempDir(), today: '2026-11-30' });
 
   test.each([
     ['phase1-default', 'default', 'phase1-default'],
@@ -160,7 +163,7 @@ describe('a fork in upstream layout, against its own fixtures and contract', () 
   });
 
   test('diff pairs phase1-default with default, and the renames the contract records are one change each', () => {
-    const result = runDiff({ before: layout.fixturesDir, after: BUNDLED.fixturesDir, cwd: tempDir(), today: '2026-11-30' });
+    const result = diffFixtureDirs({ before: layout.fixturesDir, after: BUNDLED.fixturesDir, cwd: tempDir(), today: '2026-11-30' });
     expect([...(result.evidence.target as { compared: string[] }).compared].sort()).toEqual(['default.legacy.json', 'default.modern.json', 'full.legacy.json', 'full.modern.json']);
     const renames = result.findings.filter((finding) => finding.ruleId === 'diff/tool-renamed');
     expect(renames.map((finding) => finding.tool).sort()).toEqual(Object.keys(EDITS.renames).sort());

@@ -60,9 +60,9 @@ test('a snapshot pack without --fixtures says how to take the snapshot', async (
 });
 
 test('--pack b2 on the bundled server gives what a run without --pack gives: same rules, same findings, same hashes', async () => {
-  const { checkRun } = await import('../../../src/conformance/api.js');
+  const { checkResult } = await import('../../../src/conformance/api.js');
   const options = { probes: false, config: false as const, today: '2026-01-01' };
-  const [plain, b2] = await Promise.all([checkRun(options), checkRun({ ...options, pack: selectPack(ruleSet).name })]);
+  const [plain, b2] = await Promise.all([checkResult(options), checkResult({ ...options, pack: selectPack(ruleSet).name })]);
   expect(b2.evaluated).toEqual(plain.evaluated);
   expect(b2.evaluated.length).toBeGreaterThan(60);
   expect(b2.findings).toEqual(plain.findings);

@@ -11,7 +11,9 @@ import type { EraChoice } from '../../../src/conformance/connect/connections.js'
 import { main } from '../../../src/conformance/cli.js';
 import { loadContract } from '../../../src/conformance/diff/fixtures.js';
 import { BUNDLED } from '../../../src/conformance/package-root.js';
-import { runCheck, runSnapshot, type RunResult } from '../../../src/conformance/commands/run.js';
+import { checkServer } from '../../../src/conformance/commands/check.js';
+import { snapshotServer } from '../../../src/conformance/commands/snapshot.js';
+import type { RunResult } from '../../../src/conformance/report/evidence.js';
 import { httpTarget, type Target } from '../../../src/conformance/connect/target.js';
 import { BASELINE_BACKING, type Surface } from './baseline.js';
 
@@ -58,7 +60,7 @@ export async function startSurfaceHttp(variants: Record<string, Surface>): Promi
 /** Snapshot a live server into a fresh fixtures directory (the checker's own `snapshot`). */
 export async function snapshotFixtures(target: Target, era: EraChoice = 'both'): Promise<string> {
   const dir = tempDir();
-  await runSnapshot({ profile: PROFILE, target, outDir: dir, era, timeoutMs: 15_000 });
+  await snapshotServer({ profile: PROFILE, target, outDir: dir, era, timeoutMs: 15_000 });
   return dir;
 }
 
@@ -111,7 +113,7 @@ export interface CheckOptions {
 }
 
 export function check(target: Target, options: CheckOptions): Promise<RunResult> {
-  return runCheck({
+  return checkServer({
     profile: PROFILE,
     target,
     fixturesDir: options.fixturesDir,

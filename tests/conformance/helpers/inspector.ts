@@ -5,7 +5,7 @@ import type { ProfileName } from '../../../src/contract/constants.js';
 import { snapshotTools, type ListedTool, type ToolSnapshot } from '../../../src/contract/normalize.js';
 import { bundledEnvironment } from '../../../src/conformance/connect/bundled.js';
 import { BUNDLED } from '../../../src/conformance/package-root.js';
-import { runCheck } from '../../../src/conformance/commands/run.js';
+import { checkServer } from '../../../src/conformance/commands/check.js';
 import { stdioTarget } from '../../../src/conformance/connect/target.js';
 
 /** The MCP Inspector's command line (a devDependency): a client with its own SDK, not ours. */
@@ -20,6 +20,6 @@ export async function inspectorSnapshot(profile: ProfileName): Promise<ToolSnaps
 
 /** The hash of `tools/list` (names and normalized tools) each of our clients (modern, legacy, witness) saw on the same server over stdio. */
 export async function ourHashes(profile: ProfileName): Promise<Record<string, string>> {
-  const result = await runCheck({ profile, target: stdioTarget(`"${process.execPath}" "${BUNDLED.serverEntry}"`, bundledEnvironment(profile)), era: 'both', timeoutMs: 30_000 });
+  const result = await checkServer({ profile, target: stdioTarget(`"${process.execPath}" "${BUNDLED.serverEntry}"`, bundledEnvironment(profile)), era: 'both', timeoutMs: 30_000 });
   return Object.fromEntries(Object.entries(result.evidence.connections).map(([connection, seen]) => [connection, seen!.hash]));
 }
