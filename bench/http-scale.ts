@@ -1,7 +1,7 @@
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { REDIS_SERVER, startRedis } from './redis-server.js';
+import { REDIS_SERVER, startRedis } from '../scripts/redis-server.js';
 import {
   CONCURRENCY,
   listTools,

@@ -1,27 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { encode as officialToonEncode } from '@toon-format/toon';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { packageRoot } from '../src/server/package-info.js';
+import { loadCorpus } from '../scripts/result-corpus.js';
 import { successResult } from '../src/server/policy/serialize.js';
 import { encodeToon, TOON_BOUNDS } from '../src/server/policy/toon.js';
-
-/** One captured `structuredContent`, with the tool that produced it and its shape class. */
-export interface CorpusEntry {
-  id: string;
-  tool: string;
-  shape: 'flat-table' | 'keyed-table' | 'nested' | 'mixed';
-  value: unknown;
-}
-
-export function loadCorpus(): CorpusEntry[] {
-  const dir = join(packageRoot(), 'fixtures', 'result-corpus');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as CorpusEntry);
-}
 
 interface Sizes {
   bytes: number;

@@ -10,7 +10,7 @@ import { benchHttpScale } from './http-scale.js';
 import { benchHttpToolsList } from './http-throughput.js';
 import { benchLargeLists } from './large-lists.js';
 import { benchManyTools } from './many-tools.js';
-import { renderBenchmarksDoc } from './report.js';
+import { renderBenchmarksDoc } from '../scripts/benchmarks-doc.js';
 import { benchResultText } from './result-text.js';
 import { benchS3Transfer } from './s3-transfer.js';
 import { benchStartup } from './startup.js';

@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { CorpusEntry } from '../bench/result-text.js';
+import type { CorpusEntry } from './result-corpus.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { packageRoot } from '../src/server/package-info.js';
 

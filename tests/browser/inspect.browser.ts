@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { BUNDLED } from '../../src/conformance/package-root.js';
-import { freePort } from '../../bench/free-port.js';
+import { freePort } from '../../scripts/free-port.js';
 
 const INSPECT = fileURLToPath(new URL('../../dist/scripts/inspect.js', import.meta.url));
 

@@ -1,11 +1,11 @@
 /**
  * The built server over an unreliable B2: the fault-soak workload of
- * bench/faults.ts, smaller — every read tool and every mutating tool (gated ones with
+ * scripts/fault-soak.ts, smaller — every read tool and every mutating tool (gated ones with
  * `confirm: true`) over stdio, with the sandbox failing 20% of native and S3 responses.
  * The benchmark runs the same workload for 2,000 calls with the full 2 s stall.
  */
 import { describe, expect, it } from 'vitest';
-import { runFaultSoak, type CallRecord, type FaultSoakReport } from '../../bench/faults.js';
+import { runFaultSoak, type CallRecord, type FaultSoakReport } from '../../scripts/fault-soak.js';
 import { ANALYTICS_TIME_BUDGET_MS } from '../../src/server/analytics/deadline.js';
 import { DEFAULT_RETRY } from '../../src/server/b2/retry-policy.js';
 

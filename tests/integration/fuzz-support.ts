@@ -6,7 +6,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { LEGACY_PROTOCOL_VERSION } from '../../src/contract/constants.js';
 import { SERVER_BIN } from '../support/server-harness.js';
 
-export { stderrProblems, TOOL_ERROR_SHAPE } from '../../bench/faults.js';
+export { stderrProblems, TOOL_ERROR_SHAPE } from '../../scripts/fault-soak.js';
 
 export type JsonRpcId = string | number | null;
 

@@ -10,7 +10,7 @@ import type { LimitSlot } from '../../src/server/transports/limit-store.js';
 import { connectRedisState } from '../../src/server/transports/redis-state.js';
 import { LIST_HEADERS, legacyInitialize, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
 import { SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
-import { REDIS_SERVER, redisOnFreePort, startRedis, type RedisProcess } from '../../bench/redis-server.js';
+import { REDIS_SERVER, redisOnFreePort, startRedis, type RedisProcess } from '../../scripts/redis-server.js';
 
 const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret' };
 const TENANT_B = { 'x-b2-mcp-key-id': 'tenant-b-id', 'x-b2-mcp-key': 'tenant-b-secret' };

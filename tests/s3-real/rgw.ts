@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../bench/free-port.js';
+import { freePort } from '../../scripts/free-port.js';
 
 const run = promisify(execFile);
 

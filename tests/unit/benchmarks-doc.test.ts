@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderBenchmarksDoc } from '../../bench/report.js';
-import { TARGETS, verdictOf, type Target } from '../../bench/targets.js';
+import { renderBenchmarksDoc } from '../../scripts/benchmarks-doc.js';
+import { TARGETS, verdictOf, type Target } from '../../scripts/benchmark-targets.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const results = JSON.parse(readFileSync(join(ROOT, 'bench', 'results', 'latest.json'), 'utf8')) as { sections: Record<string, Record<string, unknown>> };

@@ -1,6 +1,6 @@
 import { decode } from '@toon-format/toon';
 import { describe, expect, it } from 'vitest';
-import { loadCorpus } from '../../bench/result-text.js';
+import { loadCorpus } from '../../scripts/result-corpus.js';
 import { successResult } from '../../src/server/policy/serialize.js';
 import { profileSurface } from '../../src/server/registry.js';
 

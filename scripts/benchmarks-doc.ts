@@ -1,6 +1,6 @@
 /** Renders `docs/benchmarks.md` from `bench/results/latest.json`; never edited by hand. */
 
-import { fmt, type Json, TARGETS, verdictOf, type Verdict } from './targets.js';
+import { fmt, type Json, TARGETS, verdictOf, type Verdict } from './benchmark-targets.js';
 
 const row = (cells: Array<string | number>): string => `| ${cells.join(' | ')} |`;
 
