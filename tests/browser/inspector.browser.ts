@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { PROFILE_NAMES } from '../../src/contract/constants.js';
-import { inspectorSnapshot, ourHashes } from '../conformance/helpers/inspector.js';
+import { inspectorSnapshot, ourHashes } from '../support/inspector-cli.js';
 
 /** The MCP Inspector's CLI mode as a third client, for every profile (npm test runs one). */
 test.each(PROFILE_NAMES)('the Inspector lists profile %s with the same hash as our three clients', async (profile) => {

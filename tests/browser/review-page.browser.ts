@@ -12,10 +12,10 @@ import { render } from '../../src/conformance/report/index.js';
 import { checkServer } from '../../src/conformance/commands/check.js';
 import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { stdioTarget } from '../../src/conformance/connect/target.js';
-import { ALL, HOSTILE } from '../conformance/servers/hostile-output-strings.mjs';
-import { baselineSurface } from '../conformance/helpers/baseline.js';
-import { emptyEvidence, findingOf } from '../conformance/helpers/report-input.js';
-import { check, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from '../conformance/helpers/harness.js';
+import { ALL, HOSTILE } from '../support/servers/hostile-output-strings.mjs';
+import { baselineSurface } from '../support/baseline.js';
+import { emptyEvidence, findingOf } from '../support/report-input.js';
+import { check, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from '../support/checker-harness.js';
 import { chromiumPath, launch, watchedPage } from './chromium.js';
 
 /**
@@ -25,7 +25,7 @@ import { chromiumPath, launch, watchedPage } from './chromium.js';
  * dialogs and Content-Security-Policy violations.
  */
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const FORK_DIR = join(REPO, 'tests/conformance/fork');
+const FORK_DIR = join(REPO, 'tests/support/fork');
 const EDITS = JSON.parse(readFileSync(join(FORK_DIR, 'edits.json'), 'utf8')) as { renames: Record<string, string>; loosened: { tool: string; path: string[]; value: unknown }[] };
 const RENAMES = EDITS.renames;
 const forkName = (name: string) => RENAMES[name] ?? name;

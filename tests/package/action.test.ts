@@ -3,17 +3,17 @@
  * environment and files they have on a runner (inputs substituted, GITHUB_OUTPUT and
  * GITHUB_STEP_SUMMARY as files). The setup step (`npm ci`, whose `prepare` builds dist/) is what
  * `npm test` already did here. The SARIF it produces validates against the SARIF 2.1.0 schema
- * (the subset in tests/conformance/helpers).
+ * (the subset in tests/support).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { baselineSurface } from '../conformance/helpers/baseline.js';
-import { mutate, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, type SurfaceHttpServer } from '../conformance/helpers/harness.js';
-import { schemaValidator } from '../conformance/helpers/report-schema.js';
-import { writeCheckout } from '../conformance/helpers/checkout.js';
+import { baselineSurface } from '../support/baseline.js';
+import { mutate, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, type SurfaceHttpServer } from '../support/checker-harness.js';
+import { schemaValidator } from '../support/report-schema.js';
+import { writeCheckout } from '../support/checkout.js';
 import { REPO_ROOT } from './consumer.js';
 
 interface Step {
@@ -35,7 +35,7 @@ interface Action {
 
 const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as Action;
 const stepNamed = (pattern: RegExp) => action.runs.steps.find((step) => pattern.test(step.name))!;
-const validateSarif = schemaValidator(join(REPO_ROOT, 'tests', 'conformance', 'helpers', 'sarif-2.1.0-subset.schema.json'));
+const validateSarif = schemaValidator(join(REPO_ROOT, 'tests', 'support', 'sarif-2.1.0-subset.schema.json'));
 
 interface StepRun {
   status: number | null;
@@ -180,7 +180,7 @@ describe('the action run locally', () => {
   it('env lines become --env for the server (a NAME alone comes from the step environment); bad probes input is refused', () => {
     const surface = join(tempDir(), 'surface.json');
     writeFileSync(surface, JSON.stringify(baselineSurface()));
-    const server = `"${process.execPath}" tests/conformance/servers/surface-server.mjs stdio "${surface}"`;
+    const server = `"${process.execPath}" tests/support/servers/surface-server.mjs stdio "${surface}"`;
     const { check } = runAction({ server, env: '  # a comment\nB2_MCP_PROFILE=default\n\nHOME\n', fixtures, contract, probes: 'false' });
     expect(check.outputs['exit-code'], check.stderr).toBe('0');
     const report = JSON.parse(readFileSync(check.outputs['report-file']!, 'utf8'));

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { check, ConformError, diff, EXIT, lint, loadRules, snapshot, type ConformanceReport } from '../../src/index.js';
 import { contractMatchers, toPassContract } from '../../src/vitest.js';
-import { baselineSurface } from '../conformance/helpers/baseline.js';
-import { writeCheckout } from '../conformance/helpers/checkout.js';
-import { mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, type SurfaceHttpServer } from '../conformance/helpers/harness.js';
-import { reportSchemaValidator } from '../conformance/helpers/report-schema.js';
+import { baselineSurface } from '../support/baseline.js';
+import { writeCheckout } from '../support/checkout.js';
+import { mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, type SurfaceHttpServer } from '../support/checker-harness.js';
+import { reportSchemaValidator } from '../support/report-schema.js';
 
 expect.extend(contractMatchers);
 declare module 'vitest' {

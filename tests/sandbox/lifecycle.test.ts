@@ -7,7 +7,7 @@ import { SandboxUsageError, runSandboxCommand } from '../../src/sandbox/cli.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createB2NativeClient } from '../../src/server/b2/native-client.js';
-import { FIXED_CLOCK, admin, authorizeRaw, b2Post, bucketIdOf } from './support.js';
+import { FIXED_CLOCK, admin, authorizeRaw, b2Post, bucketIdOf } from '../support/sandbox-api.js';
 
 describe('fault specs', () => {
   it('reads both spellings into rules', () => {

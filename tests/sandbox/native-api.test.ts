@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { HOSTILE_FILE_NAMES } from '../../src/sandbox/seed.js';
-import { FIXED_CLOCK, admin, authorizeRaw, b2Post, bucketIdOf, createKey } from './support.js';
+import { FIXED_CLOCK, admin, authorizeRaw, b2Post, bucketIdOf, createKey } from '../support/sandbox-api.js';
 
 let sandbox: RunningSandbox;
 let master: string;

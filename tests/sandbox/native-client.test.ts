@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { B2ApiError, B2ConfigError, B2Error, B2InvalidResponseError, B2TransportError } from '../../src/server/b2/errors.js';
 import { b2UserAgent, createB2NativeClient, type B2NativeApi, type RetryEvent } from '../../src/server/b2/native-client.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { FIXED_CLOCK, admin, bucketIdOf, createKey } from './support.js';
+import { FIXED_CLOCK, admin, bucketIdOf, createKey } from '../support/sandbox-api.js';
 
 let sandbox: RunningSandbox;
 let sleeps: number[];

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HOSTILE_FILE_NAMES } from '../../src/sandbox/seed.js';
 import type { S3Adapter } from '../../src/server/s3/adapter.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { adapterFor, addFile, advanceClock, collect, DATA_CAPABILITIES, lastMutationSeq, mutationsSince } from '../integration/s3-support.js';
+import { adapterFor, addFile, advanceClock, collect, DATA_CAPABILITIES, lastMutationSeq, mutationsSince } from '../support/s3.js';
 import { testClock } from '../support/clock.js';
 import { createKey as createAppKey, startTestSandbox, type SandboxKey } from '../support/sandbox-harness.js';
 import { failure } from '../support/failure.js';
