@@ -12,9 +12,12 @@ import type { Evidence, RunResult } from './report/evidence.js';
 import type { ReportFinding } from './report/json.js';
 import type { ProgressListener } from './probes/types.js';
 import type { CheckRequest } from './commands/check-inputs.js';
+import type { JudgeSettings } from './rules/judge.js';
 import { prepareServers, type Prepared } from './commands/servers.js';
 import type { WrittenFixture } from './snapshot/snapshot.js';
 import { callerCallback, withoutSdkConsole } from './connect/sdk-console.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './connect/reading-limits.js';
+import type { ConnectionSettings } from './connect/settings.js';
 import { httpTarget, resolveContractProfile, stdioTarget, type Target } from './connect/target.js';
 
 // What the CLI reads through this module besides the functions below: it imports no stage itself.
@@ -26,6 +29,7 @@ export { parseClientInfo, type ClientInfo } from './connect/client-identities.js
 export type { EraChoice } from './connect/connections.js';
 export { parsePairs } from './connect/target.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, formatBytes, parseByteSize } from './connect/reading-limits.js';
+export type { ConnectionSettings } from './connect/settings.js';
 
 /** How to reach the server under audit. Neither `server` nor `url`: the bundled b2-mcp. */
 export interface TargetOptions {
@@ -185,31 +189,32 @@ function positiveInteger(value: number, name: string): number {
   return value;
 }
 
-function maxMessageBytesOf(value: number | undefined, names: OptionNames): { maxMessageBytes?: number } {
-  return value === undefined ? {} : { maxMessageBytes: positiveInteger(value, names.maxMessageBytes) };
-}
 
 /** A probe run's seed: a positive integer below 2^31, as the evidence prints it. */
-function probeSeedOf(value: unknown, names: OptionNames): { probeSeed?: number } {
-  if (value === undefined) return {};
+function probeSeedOf(value: unknown, names: OptionNames): number | undefined {
+  if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value >= 2 ** 31) {
     throw new ConformError('usage', `${names.probeSeed} must be a positive integer below 2147483648 (as a report's probe evidence prints it), got ${JSON.stringify(value)}`);
   }
-  return { probeSeed: value };
+  return value;
 }
 
-function probeLogLevelOf(value: string | undefined, names: OptionNames): { probeLogLevel?: string } {
-  if (value === undefined) return {};
-  if (!/^[a-z]{1,16}$/.test(value)) throw new ConformError('usage', `${names.probeLogLevel} must be a log level such as debug or info, got "${value.slice(0, 40)}"`);
-  return { probeLogLevel: value };
+function probeLogLevelOf(value: string | undefined, names: OptionNames): string | undefined {
+  if (value !== undefined && !/^[a-z]{1,16}$/.test(value)) throw new ConformError('usage', `${names.probeLogLevel} must be a log level such as debug or info, got "${value.slice(0, 40)}"`);
+  return value;
 }
 
-function maxDurationOf(value: number | undefined, names: OptionNames): { maxDurationMs?: number } {
-  return value === undefined ? {} : { maxDurationMs: positiveInteger(value, names.maxDurationMs) };
+function maxDurationOf(value: number | undefined, names: OptionNames): number | undefined {
+  return value === undefined ? undefined : positiveInteger(value, names.maxDurationMs);
 }
 
-function timeoutOf(value: number | undefined, names: OptionNames): number {
-  return value === undefined ? DEFAULT_TIMEOUT_MS : positiveInteger(value, names.timeoutMs);
+/** The one connection-settings object of a run, every default filled in. */
+export function connectionSettings(options: Pick<TargetOptions, 'timeoutMs' | 'clientInfo' | 'maxMessageBytes'> = {}, names: OptionNames = API_OPTION_NAMES): ConnectionSettings {
+  return {
+    timeoutMs: options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : positiveInteger(options.timeoutMs, names.timeoutMs),
+    clientInfo: options.clientInfo ?? [],
+    maxMessageBytes: options.maxMessageBytes === undefined ? DEFAULT_MAX_MESSAGE_BYTES : positiveInteger(options.maxMessageBytes, names.maxMessageBytes),
+  };
 }
 
 /** The server a run talks to, or null for the bundled b2-mcp. */
@@ -239,10 +244,15 @@ function probesWanted(options: CheckOptions, target: Target | null, names: Optio
 }
 
 /** `check --lint`: the checkout to lint as well; not with the probes alone, which judge no files. */
-function lintDirOf(options: CheckOptions, names: OptionNames): { lint?: { dir?: string } } {
-  if (options.lint === undefined) return {};
+function lintDirOf(options: CheckOptions, names: OptionNames): CheckRequest['lint'] {
+  if (options.lint === undefined) return undefined;
   if (options.onlyProbes) throw new ConformError('usage', `use either ${names.onlyProbes} or ${names.lint}, not both: the probes alone judge no files`);
-  return { lint: options.lint === true ? {} : { dir: options.lint } };
+  return { dir: options.lint === true ? undefined : options.lint };
+}
+
+/** What every judging command reads its rules and config from. */
+function judgeSettingsOf(options: JudgeOptions): JudgeSettings {
+  return { configFile: options.config, allowIntegrityOverrides: options.allowIntegrityOverrides, cwd: options.cwd, today: options.today };
 }
 
 function checkRequestOf(options: CheckOptions, names: OptionNames): CheckRequest {
@@ -251,27 +261,22 @@ function checkRequestOf(options: CheckOptions, names: OptionNames): CheckRequest
     profile: options.profile ?? 'default',
     target,
     era: options.era ?? 'both',
-    timeoutMs: timeoutOf(options.timeoutMs, names),
+    connection: connectionSettings(options, names),
     probes: probesWanted(options, target, names),
     onlyProbes: Boolean(options.onlyProbes),
     env: options.processEnv ?? process.env,
-    ...(options.fixtures !== undefined && { fixturesDir: options.fixtures }),
-    ...(options.contract !== undefined && { contractFile: options.contract }),
-    ...(options.config !== undefined && { configFile: options.config }),
-    ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
-    ...(options.cwd !== undefined && { cwd: options.cwd }),
-    ...(options.today !== undefined && { today: options.today }),
-    ...(options.probeTools?.length && { probeTools: options.probeTools }),
-    ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
-    ...maxMessageBytesOf(options.maxMessageBytes, names),
-    ...maxDurationOf(options.maxDurationMs, names),
-    ...probeLogLevelOf(options.probeLogLevel, names),
-    ...probeSeedOf(options.probeSeed, names),
-    ...(options.onProgress && { onProgress: callerCallback(options.onProgress) }),
-    ...(options.pack !== undefined && { pack: options.pack }),
-    ...(options.scenarios !== undefined && { scenariosFile: options.scenarios }),
-    ...(options.callTools?.length && { callTools: options.callTools }),
-    ...lintDirOf(options, names),
+    fixturesDir: options.fixtures,
+    contractFile: options.contract,
+    ...judgeSettingsOf(options),
+    probeTools: options.probeTools,
+    maxDurationMs: maxDurationOf(options.maxDurationMs, names),
+    probeLogLevel: probeLogLevelOf(options.probeLogLevel, names),
+    probeSeed: probeSeedOf(options.probeSeed, names),
+    onProgress: options.onProgress && callerCallback(options.onProgress),
+    pack: options.pack,
+    scenariosFile: options.scenarios,
+    callTools: options.callTools,
+    lint: lintDirOf(options, names),
   };
 }
 
@@ -296,15 +301,7 @@ export async function check(options: CheckOptions = {}): Promise<ConformanceRepo
 /** `diff`, returning the run itself. */
 export async function diffResult(options: DiffOptions): Promise<RunResult> {
   const { diffFixtureDirs } = await import('./commands/diff.js');
-  return diffFixtureDirs({
-    before: options.before,
-    after: options.after,
-    ...(options.contract !== undefined && { contractFile: options.contract }),
-    ...(options.config !== undefined && { configFile: options.config }),
-    ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
-    ...(options.cwd !== undefined && { cwd: options.cwd }),
-    ...(options.today !== undefined && { today: options.today }),
-  });
+  return diffFixtureDirs({ before: options.before, after: options.after, contractFile: options.contract, ...judgeSettingsOf(options) });
 }
 
 /** Compare two fixture directories offline, with the same change classes as `check`. */
@@ -316,14 +313,7 @@ export async function diff(options: DiffOptions): Promise<ConformanceReport> {
 /** `lint`, returning the run itself. */
 export async function lintResult(options: LintOptions = {}): Promise<RunResult> {
   const { lintCheckout } = await import('./lint/run.js');
-  return lintCheckout({
-    ...(options.dir !== undefined && { dir: options.dir }),
-    ...(options.pack !== undefined && { pack: options.pack }),
-    ...(options.config !== undefined && { configFile: options.config }),
-    ...(options.allowIntegrityOverrides !== undefined && { allowIntegrityOverrides: options.allowIntegrityOverrides }),
-    ...(options.cwd !== undefined && { cwd: options.cwd }),
-    ...(options.today !== undefined && { today: options.today }),
-  });
+  return lintCheckout({ dir: options.dir, pack: options.pack, ...judgeSettingsOf(options) });
 }
 
 /**
@@ -343,10 +333,8 @@ export async function snapshot(options: SnapshotOptions, names: OptionNames = AP
     target: targetOf(options, names),
     outDir: options.out,
     era: options.era ?? 'both',
-    timeoutMs: timeoutOf(options.timeoutMs, names),
-    ...(options.clientInfo?.length && { clientInfo: options.clientInfo }),
-    ...maxMessageBytesOf(options.maxMessageBytes, names),
-    ...(options.pack !== undefined && { pack: options.pack }),
+    connection: connectionSettings(options, names),
+    pack: options.pack,
   };
   const { written } = await withoutSdkConsole(() => snapshotServer(request));
   return { written };

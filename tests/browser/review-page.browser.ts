@@ -17,6 +17,7 @@ import { baselineSurface } from '../support/baseline.js';
 import { emptyEvidence, findingOf } from '../support/report-input.js';
 import { check, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from '../support/checker-harness.js';
 import { chromiumPath, launch, watchedPage } from './chromium.js';
+import { connectionSettings } from '../../src/conformance/api.js';
 
 /**
  * The review page (`--format html`) as a reviewer opens it: from disk, in Debian's headless
@@ -86,8 +87,8 @@ function pixelStats(png: Uint8Array): { colours: number; variance: number; width
 describe.skipIf(!executable)('the review page in headless Chromium', () => {
   beforeAll(async () => {
     const [bundled, fork, hostile, opened] = await Promise.all([
-      checkServer({ profile: 'default', target: null, era: 'both', timeoutMs: 30_000 }),
-      checkServer({ profile: 'phase1-default', target: stdioTarget(`"${process.execPath}" "${join(FORK_DIR, 'fork-server.mjs')}"`, bundledEnvironment('default')), era: 'both', timeoutMs: 30_000, cwd: tempDir(), today: '2026-11-30' }),
+      checkServer({ profile: 'default', target: null, era: 'both', connection: connectionSettings({ timeoutMs: 30_000 })}),
+      checkServer({ profile: 'phase1-default', target: stdioTarget(`"${process.execPath}" "${join(FORK_DIR, 'fork-server.mjs')}"`, bundledEnvironment('default')), era: 'both', connection: connectionSettings({ timeoutMs: 30_000 }), cwd: tempDir(), today: '2026-11-30' }),
       hostileResult(),
       launch(executable!),
     ]);

@@ -16,6 +16,7 @@ import { snapshotServer } from '../../src/conformance/commands/snapshot.js';
 import type { RunResult } from '../../src/conformance/report/evidence.js';
 import { httpTarget, type Target } from '../../src/conformance/connect/target.js';
 import { BASELINE_BACKING, type Surface } from './baseline.js';
+import { connectionSettings } from '../../src/conformance/api.js';
 
 export const SERVERS_DIR = fileURLToPath(new URL('./servers/', import.meta.url));
 export const PROFILE = 'default';
@@ -60,7 +61,7 @@ export async function startSurfaceHttp(variants: Record<string, Surface>): Promi
 /** Snapshot a live server into a fresh fixtures directory (the checker's own `snapshot`). */
 export async function snapshotFixtures(target: Target, era: EraChoice = 'both'): Promise<string> {
   const dir = tempDir();
-  await snapshotServer({ profile: PROFILE, target, outDir: dir, era, timeoutMs: 15_000 });
+  await snapshotServer({ profile: PROFILE, target, outDir: dir, era, connection: connectionSettings({ timeoutMs: 15_000 })});
   return dir;
 }
 
@@ -120,7 +121,7 @@ export function check(target: Target, options: CheckOptions): Promise<RunResult>
     contractFile: options.contractFile,
     configFile: options.configFile,
     era: options.era ?? 'both',
-    timeoutMs: options.timeoutMs ?? 15_000,
+    connection: connectionSettings({ timeoutMs: options.timeoutMs ?? 15_000 }),
     cwd: tempDir(),
     today: options.today ?? '2026-11-30',
   });

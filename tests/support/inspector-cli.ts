@@ -7,6 +7,7 @@ import { bundledEnvironment } from '../../src/conformance/connect/bundled.js';
 import { BUNDLED } from '../../src/conformance/package-root.js';
 import { checkServer } from '../../src/conformance/commands/check.js';
 import { stdioTarget } from '../../src/conformance/connect/target.js';
+import { connectionSettings } from '../../src/conformance/api.js';
 
 /** The MCP Inspector's command line (a devDependency): a client with its own SDK, not ours. */
 const INSPECTOR_CLI = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/inspector/cli/build/cli.js', import.meta.url));
@@ -20,6 +21,6 @@ export async function inspectorSnapshot(profile: ProfileName): Promise<ToolSnaps
 
 /** The hash of `tools/list` (names and normalized tools) each of our clients (modern, legacy, witness) saw on the same server over stdio. */
 export async function ourHashes(profile: ProfileName): Promise<Record<string, string>> {
-  const result = await checkServer({ profile, target: stdioTarget(`"${process.execPath}" "${BUNDLED.serverEntry}"`, bundledEnvironment(profile)), era: 'both', timeoutMs: 30_000 });
+  const result = await checkServer({ profile, target: stdioTarget(`"${process.execPath}" "${BUNDLED.serverEntry}"`, bundledEnvironment(profile)), era: 'both', connection: connectionSettings({ timeoutMs: 30_000 }) });
   return Object.fromEntries(Object.entries(result.evidence.connections).map(([connection, seen]) => [connection, seen!.hash]));
 }

@@ -2,7 +2,7 @@ import type { LoadedContract, LoadedContractProfile } from '../../contract/artif
 import type { ProfileName } from '../../contract/constants.js';
 import { ConformError } from '../errors.js';
 import { CONNECTIONS_FOR, ERA_OF, isJudged, type ConnectionId, type EraChoice } from '../connect/connections.js';
-import type { ClientInfo } from '../connect/client-identities.js';
+import type { ConnectionSettings } from '../connect/settings.js';
 import { resolveContractProfile, type Target } from '../connect/target.js';
 import { readSnapshotManifest, type SnapshotManifest } from '../snapshot/manifest.js';
 import { contractGaps, contractInUse, loadFixtureSet, type FixtureSet } from '../diff/fixtures.js';
@@ -24,40 +24,37 @@ export interface CheckRequest extends JudgeSettings {
   profile: string;
   /** Null checks the bundled b2-mcp pinned to the profile. */
   target: Target | null;
-  fixturesDir?: string;
-  contractFile?: string;
+  fixturesDir?: string | undefined;
+  contractFile?: string | undefined;
   era: EraChoice;
-  timeoutMs: number;
+  /** How every connection, probe session and scenario session talks to the server. */
+  connection: ConnectionSettings;
   /** Run the live probes against a sandbox too (the API turns this on for the bundled server). */
-  probes?: boolean;
+  probes?: boolean | undefined;
   /** Judge the probes only: no static rules, and exit 4 when the probes are not applicable. */
-  onlyProbes?: boolean;
+  onlyProbes?: boolean | undefined;
   /** The checker's environment: a sandbox kept by `check --sandbox-env` is found through it. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** Called as probe steps start (the CLI draws a progress line on a terminal). */
-  onProgress?: ProgressListener;
+  onProgress?: ProgressListener | undefined;
   /** Probe only these tools. */
-  probeTools?: string[];
-  /** Present these client names and versions instead of the default identities' (in turn). */
-  clientInfo?: ClientInfo[];
-  /** Largest message, and largest whole tools/list or prompts/list answer, read from the server (default 16 MiB). */
-  maxMessageBytes?: number;
+  probeTools?: string[] | undefined;
   /** LOG_LEVEL for the probed server sessions (unset unless asked for). */
-  probeLogLevel?: string;
+  probeLogLevel?: string | undefined;
   /** `--seed`: replays a probe run's drawn sessions and call order (a fresh seed when absent). */
-  probeSeed?: number;
+  probeSeed?: number | undefined;
   /** The whole run's budget (default DEFAULT_MAX_DURATION_MS): the probes stop at it with a partial report; a static listing past it fails. */
-  maxDurationMs?: number;
+  maxDurationMs?: number | undefined;
   /** The clock the budget is measured on (performance.now by default). */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** The rule pack (rules/packs/*.json) to run; default: the pack marked default. */
-  pack?: string;
+  pack?: string | undefined;
   /** A scenario file (YAML or JSON, docs/scenario.schema.json): its calls run and are judged too. */
-  scenariosFile?: string;
+  scenariosFile?: string | undefined;
   /** Read-only tools the checker may call once each; a text block of each structured result must equal it. */
-  callTools?: ToolCall[];
+  callTools?: ToolCall[] | undefined;
   /** `--lint`: also lint this checkout (relative to `cwd`; default the git root of `cwd`), in the same report. */
-  lint?: { dir?: string };
+  lint?: { dir?: string | undefined } | undefined;
 }
 
 /** Everything a check reads before it looks at a server. */

@@ -63,13 +63,11 @@ async function probe(request: CheckRequest, inputs: CheckInputs, budget: Budget)
     ...(request.probeSeed ? { seed: request.probeSeed } : {}),
     server: probeServerOf(request.target, inputs.profile),
     modern: request.era !== 'legacy',
-    timeoutMs: request.timeoutMs,
+    connection: request.connection,
     env: request.env ?? process.env,
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     ...(request.probeTools?.length ? { tools: request.probeTools } : {}),
-    ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}),
     ...(request.probeLogLevel ? { serverLogLevel: request.probeLogLevel } : {}),
-    ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}),
     deadline: budget.deadline,
     budgetLabel: budget.label,
     now: budget.now,
@@ -98,7 +96,7 @@ function judgeWithProbes(inputs: CheckInputs, context: RuleContext, request: Che
         ...finding,
         message: mask(finding.message),
         fix: mask(finding.fix),
-        ...(finding.text ? { text: Object.fromEntries(Object.entries(finding.text).map(([side, text]) => [side, mask(text)])) } : {}),
+        ...(finding.text ? { text: scanner.maskValue(finding.text) } : {}),
         ...(finding.schemas ? { schemas: scanner.maskValue(finding.schemas) } : {}),
       }));
       evidence = scanner.maskValue(evidenceOf(judged));
@@ -148,8 +146,7 @@ async function checkLaunched(request: CheckRequest, inputs: CheckInputs, target:
   probing?.catch(() => {});
   let observed: ObserveResult;
   try {
-    const connectOptions = { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}) };
-    observed = await withinBudget(observe(target, connectOptions, servers), budget, "listing the server's tools");
+    observed = await withinBudget(observe(target, { connections, settings: request.connection }, servers), budget, "listing the server's tools");
   } catch (error) {
     await probing?.catch(() => {});
     throw error;
@@ -158,7 +155,7 @@ async function checkLaunched(request: CheckRequest, inputs: CheckInputs, target:
   const calls = await checkCallTools(request.callTools ?? [], observed.observations);
   const scenarios = scenarioFile || calls.length
     ? await withinBudget(
-        runScenarios(scenarioFile, calls, probeServerOf(request.target, inputs.profile), { timeoutMs: request.timeoutMs, modern: connections.includes('modern'), now: budget.now, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}) }),
+        runScenarios(scenarioFile, calls, probeServerOf(request.target, inputs.profile), { connection: request.connection, modern: connections.includes('modern'), now: budget.now }),
         budget,
         'running the scenarios',
       )
@@ -199,7 +196,8 @@ async function checkLaunched(request: CheckRequest, inputs: CheckInputs, target:
       connections: connectionEvidence(surfaces),
       ...(compared.length ? { comparedConnections: connectionEvidence(compared) } : {}),
       ...(observed.refused.length ? { refusedConnections: observed.refused } : {}),
-      ...(contract ? { contract: contractEvidence(inputs), contractHash: contractProfile.hash } : {}),
+      contract: contractEvidence(inputs),
+      contractHash: contract ? contractProfile.hash : null,
       ...(inputs.notes.length ? { notes: inputs.notes } : {}),
       hashes,
       ...(Object.keys(prompts.hashes).length ? { promptHashes: prompts.hashes } : {}),

@@ -17,9 +17,9 @@ export interface DiffRequest extends JudgeSettings {
   before: string;
   after: string;
   /** Whose recorded renames apply; default: the contract beside `after`, else beside `before`, else the bundled one. */
-  contractFile?: string;
+  contractFile?: string | undefined;
   /** The rule pack to run; default: the pack marked default. */
-  pack?: string;
+  pack?: string | undefined;
 }
 
 /** Compare two fixture directories offline, file by file, with the same change classes as `check`, and the contracts beside them. */
@@ -45,7 +45,7 @@ export function diffFixtureDirs(request: DiffRequest): RunResult {
   for (const { before: beforeName, after: afterName, scope } of pairs) {
     const a = before.get(beforeName)!;
     const b = after.get(afterName)!;
-    const found = fixtureChanges(a, b, naming.policy.renames, { ...(a.descriptions ? { before: a.descriptions } : {}), ...(b.descriptions ? { after: b.descriptions } : {}) });
+    const found = fixtureChanges(a, b, naming.policy.renames, { before: a.descriptions, after: b.descriptions });
     const capabilities = keyCapabilitiesChange(b.profile, a.capabilities ?? null, b.capabilities ?? null);
     if (capabilities) found.push(capabilities);
     found.push(...sdkChanges(a.sdk, b.sdk));

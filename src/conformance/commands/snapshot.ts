@@ -2,7 +2,7 @@ import type { ProfileName } from '../../contract/constants.js';
 import { ConformError } from '../errors.js';
 import { observe } from '../connect/connect.js';
 import { CONNECTIONS_FOR, CONNECTION_SPECS, ERA_OF, isJudged, type ConnectionId, type EraChoice } from '../connect/connections.js';
-import type { ClientInfo } from '../connect/client-identities.js';
+import type { ConnectionSettings } from '../connect/settings.js';
 import { noEraAccepted } from '../connect/diagnosis.js';
 import { resolveProfile, type Target } from '../connect/target.js';
 import type { LaunchedServers } from '../connect/stdio-transport.js';
@@ -19,11 +19,9 @@ export interface SnapshotRequest {
   target: Target | null;
   outDir: string;
   era: EraChoice;
-  timeoutMs: number;
-  clientInfo?: ClientInfo[];
-  maxMessageBytes?: number;
+  connection: ConnectionSettings;
   /** A pack with a snapshot baseline names the fixtures as given and records which eras the server offers. */
-  pack?: string;
+  pack?: string | undefined;
 }
 
 /** What a snapshot wrote, and the surfaces it wrote them from. */
@@ -41,7 +39,7 @@ function knownPromptFixture(outDir: string, profile: ProfileName) {
 }
 
 function listAll(request: SnapshotRequest, target: Target, connections: readonly ConnectionId[], servers: LaunchedServers) {
-  return observe(target, { connections, timeoutMs: request.timeoutMs, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}) }, servers);
+  return observe(target, { connections, settings: request.connection }, servers);
 }
 
 /** Write fixtures of a live server in the generator's format (the 1.x witness is not needed). */

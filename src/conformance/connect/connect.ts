@@ -14,6 +14,7 @@ import type { ListedPrompt } from '../snapshot/prompts.js';
 import { ReadBudget, type BoundedPart } from './reading-limits.js';
 import { dialectOutputValidator } from './schema-dialects.js';
 import { launchServers, type ChildDiagnostics, type ChildStdioTransport, type LaunchedServers } from './stdio-transport.js';
+import type { ConnectionSettings } from './settings.js';
 import { redact, secretValuesOf, type Target } from './target.js';
 
 /** Everything one connection saw, in the order the server sent it. */
@@ -51,12 +52,7 @@ export interface Observation {
 
 export interface ConnectOptions {
   connections: readonly ConnectionId[];
-  /** Per-request budget, also the modern probe's budget. */
-  timeoutMs: number;
-  /** `--client-info`: names and versions presented instead of the default identities' (in turn). */
-  clientInfo?: readonly ClientInfo[];
-  /** Largest message, and largest whole tools/list or prompts/list answer, read from the server (default 16 MiB). */
-  maxMessageBytes?: number;
+  settings: ConnectionSettings;
 }
 
 export type Observations = Partial<Record<ConnectionId, Observation>>;
@@ -111,10 +107,10 @@ export function identityOf(connection: ConnectionId, overrides: readonly ClientI
  * run, and so does a run in which the server accepted no judged connection at all (naming each
  * one's own cause).
  */
-export async function observe(target: Target, options: ConnectOptions, launched: LaunchedServers = launchServers(target, options.connections)): Promise<ObserveResult> {
+export async function observe(target: Target, options: ConnectOptions, launched: LaunchedServers = launchServers(target, options.connections, options.settings.maxMessageBytes)): Promise<ObserveResult> {
   const sessions = options.connections.map((connection) => {
-    const identity = identityOf(connection, options.clientInfo);
-    return { connection, identity, session: openSession(connection, identity, target, options, launched[connection]) };
+    const identity = identityOf(connection, options.settings.clientInfo);
+    return { connection, identity, session: openSession(connection, identity, target, options.settings, launched[connection]) };
   });
   const failures: Failure[] = [];
   const refused: Refusal[] = [];
@@ -122,7 +118,7 @@ export async function observe(target: Target, options: ConnectOptions, launched:
   const closeAll = () => (closing ??= Promise.allSettled(sessions.map(({ session }) => session.close())));
   const settled = await Promise.allSettled(
     sessions.map(({ connection, identity, session }) =>
-      observeOne(connection, identity, session, options.timeoutMs).catch((error: unknown) => {
+      observeOne(connection, identity, session, options.settings.timeoutMs).catch((error: unknown) => {
         const notOffered = isJudged(connection) ? eraRefusal(connection, error, session.diagnostics, target) : undefined;
         if (!isJudged(connection) || notOffered) {
           // Once the run is failing anyway, the others' errors are only the closing.
@@ -143,7 +139,7 @@ export async function observe(target: Target, options: ConnectOptions, launched:
       failures.find(({ budget }) => budget.exceeded) ??
       failures.find(({ diagnostics }) => diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined)) ??
       failures.find(({ http }) => http && http.odd.length > 0);
-    throw explainFailure(explained ?? failures[0]!, target, options.timeoutMs);
+    throw explainFailure(explained ?? failures[0]!, target, options.settings.timeoutMs);
   }
   const observations: Observations = {};
   for (const result of settled) {
@@ -212,13 +208,13 @@ function httpHeaders(target: Extract<Target, { kind: 'http' }>, identity: Client
   return { ...headers, 'user-agent': userAgent };
 }
 
-function openSession(connection: ConnectionId, identity: ClientIdentity, target: Target, options: ConnectOptions, stdio: ChildStdioTransport | undefined): Session {
+function openSession(connection: ConnectionId, identity: ClientIdentity, target: Target, settings: ConnectionSettings, stdio: ChildStdioTransport | undefined): Session {
   if (target.kind === 'stdio' && !stdio) throw new Error(`no server process launched for the ${connection} connection`);
   // A pre-launched child reads within its own budget; an HTTP connection gets one here.
-  const budget = stdio?.budget ?? new ReadBudget(options.maxMessageBytes);
+  const budget = stdio?.budget ?? new ReadBudget(settings.maxMessageBytes);
   return CONNECTION_SPECS[connection].sdk === '1.x'
-    ? witnessSession(identity, target, options.timeoutMs, stdio, budget)
-    : currentSdkSession(connection, identity, target, options.timeoutMs, stdio, budget);
+    ? witnessSession(identity, target, settings.timeoutMs, stdio, budget)
+    : currentSdkSession(connection, identity, target, settings.timeoutMs, stdio, budget);
 }
 
 /** How a session learns that its server side broke: the child's own failures (which include a broken bound), or the budget's. */
@@ -389,7 +385,7 @@ class WireTap {
     }
   }
 
-  tapped<T extends { onmessage?: (message: never) => void }>(transport: T): T {
+  tapped<T extends { onmessage?: ((message: never) => void) | undefined }>(transport: T): T {
     return new Proxy(transport, {
       set: (target, property, value) => {
         if (property === 'onmessage' && typeof value === 'function') {

@@ -11,9 +11,9 @@ import { redact, secretValuesOf, type Target } from './target.js';
 export interface Failure {
   connection: ConnectionId;
   error: unknown;
-  diagnostics?: ChildDiagnostics;
+  diagnostics?: ChildDiagnostics | undefined;
   budget: ReadBudget;
-  http?: HttpTrace;
+  http?: HttpTrace | undefined;
 }
 
 /** The checker's own per-connection deadline ran out. */

@@ -190,7 +190,7 @@ export class ReadBudget {
   readonly broken: Promise<never>;
   private rejectBroken!: (error: Error) => void;
   private violation?: ReadLimitError;
-  private listing?: { method: ListingMethod; bytes: number; items: number; members: number };
+  private listing: { method: ListingMethod; bytes: number; items: number; members: number } | undefined;
 
   constructor(readonly maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES) {
     this.broken = new Promise<never>((_, reject) => {

@@ -123,7 +123,7 @@ export class ChildStdioTransport implements Transport {
   private stderrKept = '';
   private stderrPartial = '';
 
-  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string>; keepStderr?: boolean; maxMessageBytes?: number }) {
+  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string>; keepStderr?: boolean; maxMessageBytes?: number | undefined }) {
     this.budget = new ReadBudget(params.maxMessageBytes);
     this.broken = new Promise<never>((_, reject) => {
       this.rejectBroken = reject;
@@ -340,7 +340,7 @@ export function launchServers(target: Target, connections: readonly ConnectionId
   const launched: LaunchedServers = {};
   if (target.kind !== 'stdio') return launched;
   for (const connection of connections) {
-    const transport = new ChildStdioTransport({ command: target.command, args: target.args, env: target.env, ...(maxMessageBytes ? { maxMessageBytes } : {}) });
+    const transport = new ChildStdioTransport({ command: target.command, args: target.args, env: target.env, maxMessageBytes });
     void transport.launch();
     launched[connection] = transport;
   }

@@ -130,8 +130,8 @@ export type SchemaChangeKind =
 
 /** Prose a model reads, as far as each side is known: a side that is absent was not there (added or removed text) or was not recorded (only its hash). */
 export interface ChangedText {
-  before?: string;
-  after?: string;
+  before?: string | undefined;
+  after?: string | undefined;
 }
 
 export interface Change {
@@ -662,7 +662,7 @@ export interface DiffOptions {
   /** Renames the contract records (former → current); recognised in either direction. */
   renames?: readonly ToolRename[];
   /** The description texts of each side, where known: a changed, added or removed description then shows its text. */
-  descriptions?: { before?: DescriptionTexts; after?: DescriptionTexts };
+  descriptions?: { before?: DescriptionTexts | undefined; after?: DescriptionTexts | undefined } | undefined;
 }
 
 /** Below this, a removed and an added tool are two changes, not a rename. */

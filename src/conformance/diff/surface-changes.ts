@@ -26,7 +26,7 @@ export function fixtureChanges(expected: ToolFixture, found: ToolFixture, rename
 
 /** A judged surface against its era's fixture, each change scoped by the connection. */
 export function eraChanges(surface: LiveSurface, fixture: ToolFixture, naming: PolicyInUse | undefined): ScopedChange[] {
-  const changes = fixtureChanges(fixture, surface.fixture, naming?.policy.renames ?? [], { ...(fixture.descriptions ? { before: fixture.descriptions } : {}), after: descriptionsOf(surface.listed) });
+  const changes = fixtureChanges(fixture, surface.fixture, naming?.policy.renames ?? [], { before: fixture.descriptions, after: descriptionsOf(surface.listed) });
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
 

@@ -8,9 +8,9 @@ import { lintEvidence, readRepository } from './repository.js';
 
 export interface LintRequest extends JudgeSettings {
   /** The checkout to lint (default: the git root of `cwd`, else `cwd`). */
-  dir?: string;
+  dir?: string | undefined;
   /** The rule pack; default: the pack whose baseline is a repository. */
-  pack?: string;
+  pack?: string | undefined;
 }
 
 /** Lint a checkout: its contract artifacts must agree with each other, read without running the server. */

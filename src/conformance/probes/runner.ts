@@ -1,6 +1,7 @@
 import type { Era } from '../../contract/constants.js';
 import type { ToolFixture } from '../../contract/fixture.js';
-import type { ClientInfo, IdentityName } from '../connect/client-identities.js';
+import type { IdentityName } from '../connect/client-identities.js';
+import type { ConnectionSettings } from '../connect/settings.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../connect/connections.js';
 import { argumentSteps, type ArgumentCall } from './arguments.js';
 import { seededRandom } from '../../sandbox/seeded-random.js';
@@ -29,19 +30,16 @@ export interface ProbeRequest {
   server: ProbeServer;
   /** Speak the modern era (else the 2025 era). */
   modern: boolean;
-  timeoutMs: number;
+  /** The run's connection settings: every session's timeout, identities and read limit. */
+  connection: ConnectionSettings;
   /** The checker's environment: a `--sandbox-env` sandbox is found through it. */
   env: NodeJS.ProcessEnv;
   onProgress?: ProgressListener;
   tablesDir?: string;
   /** Probe only these tools (gate and read probes); every listed tool when absent. */
   tools?: readonly string[];
-  /** `--client-info` names and versions the sessions present instead of their identities' own. */
-  clientInfo?: readonly ClientInfo[];
   /** LOG_LEVEL for the spawned sessions; none unless asked for. */
   serverLogLevel?: string;
-  /** `--max-message-bytes`: the largest answer a session reads. */
-  maxMessageBytes?: number;
   /** The probes must be done by then, on the `now` clock (session start-up included). */
   deadline: number;
   /** `--max-duration` as given, for messages. */
@@ -97,7 +95,7 @@ async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<st
   const specs = request.server.kind === 'spawn' ? spawnedSessions(random, request.modern) : urlSessions(random, request.modern);
   if (request.server.kind === 'url') run.skipped.push('the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)');
   const open = (spec: SessionSpec, slot: number) =>
-    openSession(request.server, spec, { env, timeoutMs: run.requestTimeout(), modern: request.modern, slot, ...(request.clientInfo ? { clientInfo: request.clientInfo } : {}), ...(request.serverLogLevel ? { logLevel: request.serverLogLevel } : {}), ...(request.maxMessageBytes ? { maxMessageBytes: request.maxMessageBytes } : {}) });
+    openSession(request.server, spec, { env, connection: { ...request.connection, timeoutMs: run.requestTimeout() }, modern: request.modern, slot, ...(request.serverLogLevel ? { logLevel: request.serverLogLevel } : {}) });
   const opened = await Promise.allSettled(specs.map(async (spec, slot) => {
     try {
       return await open(spec, slot);
@@ -195,7 +193,7 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
   const random = seededRandom(seed);
   const tables = loadProbeTables(request.tablesDir);
   const sandbox = request.env[SANDBOX_ADMIN_VARIABLE] ? await attachProbeSandbox(request.env) : await startProbeSandbox(request.capabilities);
-  const run = new ProbeRun(sandbox, { timeoutMs: request.timeoutMs, deadline: request.deadline, now, budgetLabel: request.budgetLabel }, request.onProgress);
+  const run = new ProbeRun(sandbox, { timeoutMs: request.connection.timeoutMs, deadline: request.deadline, now, budgetLabel: request.budgetLabel }, request.onProgress);
   let sessions: Partial<Record<SessionSpec['name'], ProbeSession>> = {};
   let applicable = false;
   const outputs: { session: ProbeSession; output: SessionOutput }[] = [];

@@ -70,7 +70,7 @@ function adminClient(adminUrl: string, token: string): ProbeSandbox['admin'] {
       response = await fetch(`${adminUrl}${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? null : JSON.stringify(body),
       });
     } catch (error) {
       throw new ConformError('connect', `the probe sandbox's admin API at ${adminUrl} is not reachable (${(error as Error).message})`);

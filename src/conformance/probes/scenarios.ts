@@ -5,7 +5,7 @@ import type { Document, LineCounter } from 'yaml';
 import { ConformError } from '../errors.js';
 import { jsonSchemaValidator } from '../connect/json-schema.js';
 import { BUNDLED } from '../package-root.js';
-import type { ClientInfo } from '../connect/client-identities.js';
+import type { ConnectionSettings } from '../connect/settings.js';
 import type { judgeUndeclared } from './arguments.js';
 import type { CallOutcome, ProbeServer } from './sessions.js';
 
@@ -243,12 +243,12 @@ export function judgeScenario(scenario: ScenarioFile['scenarios'][number], outco
  * Call each scenario's tool once, in file order, over one session (the server as given, with no
  * probe sandbox), and judge every expectation. The call's latency is measured on `now`.
  */
-export async function runScenarios(scenarios: ScenarioFile | undefined, calls: readonly ToolCall[], server: ProbeServer, options: { timeoutMs: number; modern: boolean; now: () => number; clientInfo?: readonly ClientInfo[]; maxMessageBytes?: number }): Promise<ScenarioOutcome> {
+export async function runScenarios(scenarios: ScenarioFile | undefined, calls: readonly ToolCall[], server: ProbeServer, options: { connection: ConnectionSettings; modern: boolean; now: () => number }): Promise<ScenarioOutcome> {
   const { openSession } = await import('./sessions.js');
   const { judgeUndeclared } = await import('./arguments.js');
   let session: Awaited<ReturnType<typeof openSession>>;
   try {
-    session = await openSession(server, { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' }, { env: {}, timeoutMs: options.timeoutMs, modern: options.modern, ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}), ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}) });
+    session = await openSession(server, { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' }, { env: {}, connection: options.connection, modern: options.modern });
   } catch (error) {
     throw new ConformError('connect', `the server could not be started or reached for the scenarios: ${String((error as Error)?.message ?? error).slice(0, 200)}`);
   }

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import type { ListedTool } from '../../contract/normalize.js';
-import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityName } from '../connect/client-identities.js';
+import { declinedRequests, presentedIdentity, type ClientIdentity, type IdentityName } from '../connect/client-identities.js';
 import { boundedFetch } from '../connect/http-reading.js';
 import { ReadBudget } from '../connect/reading-limits.js';
+import type { ConnectionSettings } from '../connect/settings.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../connect/connections.js';
 import { ChildStdioTransport } from '../connect/stdio-transport.js';
 import type { HttpTarget } from '../connect/target.js';
@@ -104,17 +105,14 @@ export type ProbeServer =
 export interface SessionOptions {
   /** The sandbox variables and anything else every spawned server gets. */
   env: Record<string, string>;
-  timeoutMs: number;
+  /** The run's connection settings; the timeout may be the time the run has left. */
+  connection: ConnectionSettings;
   /** Speak the modern era (2026-07-28) rather than the 2025 era. */
   modern: boolean;
-  /** `--client-info` names and versions, taken in turn instead of the identities' own. */
-  clientInfo?: readonly ClientInfo[];
-  /** Which session this is, to take its turn of `clientInfo`. */
+  /** Which session this is, to take its turn of the settings' `clientInfo`. */
   slot?: number;
   /** LOG_LEVEL for spawned servers, only when asked for (`--probe-log-level`): a debug level tells a server it is watched. */
   logLevel?: string;
-  /** `--max-message-bytes`: the largest answer read (a stdio line, an HTTP body or SSE event); 16 MiB by default. */
-  maxMessageBytes?: number;
 }
 
 /**
@@ -152,13 +150,13 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
   const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'mcp-logs-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
   const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile, options.logLevel) : {};
-  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true, ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}) }) : undefined;
-  const identity = withSampling(presentedIdentity(spec.identity, options.slot ?? 0, options.clientInfo), spec.sampling);
+  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true, maxMessageBytes: options.connection.maxMessageBytes }) : undefined;
+  const identity = withSampling(presentedIdentity(spec.identity, options.slot ?? 0, options.connection.clientInfo), spec.sampling);
   const modern = spec.modern ?? options.modern;
   const transport =
     server.kind === 'spawn'
       ? stdio!
-      : new StreamableHTTPClientTransport(server.target.url, { fetch: boundedFetch(new ReadBudget(options.maxMessageBytes)), requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } } });
+      : new StreamableHTTPClientTransport(server.target.url, { fetch: boundedFetch(new ReadBudget(options.connection.maxMessageBytes)), requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } } });
 
   const messages: ReceivedMessage[] = [];
   let calling: string | undefined;
@@ -170,7 +168,7 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     { ...identity.clientInfo },
     {
       capabilities: structuredClone(identity.capabilities),
-      versionNegotiation: modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.timeoutMs } } : { mode: 'legacy' },
+      versionNegotiation: modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.connection.timeoutMs } } : { mode: 'legacy' },
       ...(!modern && spec.protocolVersion ? { supportedProtocolVersions: [spec.protocolVersion, ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== spec.protocolVersion)] } : {}),
     },
   );
@@ -193,8 +191,8 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
   };
   let tools: ListedTool[];
   try {
-    await client.connect(transport, { timeout: options.timeoutMs });
-    tools = (await client.listTools(undefined, { cacheMode: 'bypass', timeout: options.timeoutMs })).tools as ListedTool[];
+    await client.connect(transport, { timeout: options.connection.timeoutMs });
+    tools = (await client.listTools(undefined, { cacheMode: 'bypass', timeout: options.connection.timeoutMs })).tools as ListedTool[];
   } catch (error) {
     await client.close().catch(() => {});
     const tail = stdio?.diagnostics.stderrTail.at(-1);
@@ -213,10 +211,10 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     sampling: identity.capabilities.sampling !== undefined,
     instructions: typeof instructions === 'string' ? instructions : null,
     answer: (next) => void (answer = next),
-    async relist(timeoutMs = options.timeoutMs) {
+    async relist(timeoutMs = options.connection.timeoutMs) {
       return (await client.listTools(undefined, { cacheMode: 'bypass', timeout: timeoutMs })).tools as ListedTool[];
     },
-    async call(tool, args, timeoutMs = options.timeoutMs) {
+    async call(tool, args, timeoutMs = options.connection.timeoutMs) {
       elicited = [];
       calling = tool;
       try {

@@ -63,7 +63,7 @@ export interface Evidence {
    * The contract artifact in use, the profile under its name, and where the naming policy came
    * from: the contract itself, or (`fallback`) the bundled contract because this one carries none.
    */
-  contract?: { file: string; profile: string | null; namingPolicy: 'contract' | 'fallback'; grandfatheredFormerNames?: string[] };
+  contract?: { file: string; profile: string | null; namingPolicy: 'contract' | 'fallback'; grandfatheredFormerNames?: string[] } | undefined;
   /** The contract's frozen profile hash, when one applies. */
   contractHash: string | null;
   /** What the reader should know about how the run was scoped (an era the server does not offer). */

@@ -77,7 +77,7 @@ export function gitRootOf(cwd: string): string | undefined {
 
 export interface ConfigOptions {
   /** Let a config file turn off, downgrade or suppress integrity rules. */
-  allowIntegrityOverrides?: boolean;
+  allowIntegrityOverrides?: boolean | undefined;
 }
 
 /**

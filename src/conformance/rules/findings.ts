@@ -38,7 +38,7 @@ export interface Finding {
    * text), as far as each side is known: a missing side is text that was not there, or (for a
    * change of a description whose earlier text the fixture does not record) not known.
    */
-  text?: { before?: string; after?: string };
+  text?: { before?: string | undefined; after?: string | undefined };
   /** The tool's input schema, expected and live, on the first change finding of a changed tool. */
   schemas?: { before: unknown; after: unknown };
   /** Lint findings: the file, relative to the linted checkout, and the line the drift is on. */
@@ -53,7 +53,7 @@ export function atOrAbove(severity: Severity, threshold: Severity): boolean {
   return severityRank(severity) >= severityRank(threshold);
 }
 
-export function fingerprintOf(parts: { ruleId: string; profile: string; tool?: string; prompt?: string; path?: string; key?: string }): string {
+export function fingerprintOf(parts: { ruleId: string; profile: string; tool?: string | undefined; prompt?: string | undefined; path?: string | undefined; key?: string | undefined }): string {
   // The prompt joins only when present, so the fingerprints of tool findings never changed.
   const text = [parts.ruleId, parts.profile, parts.tool ?? '', parts.path ?? '', parts.key ?? '', ...(parts.prompt === undefined ? [] : [parts.prompt])].join('\u0000');
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);

@@ -8,13 +8,13 @@ import type { RuleContext, SuppressionOutcome } from './types.js';
 /** What every judging command (check, diff, lint) reads its rules and config from. */
 export interface JudgeSettings {
   /** --config's file; false ignores every config file (--no-config). */
-  configFile?: string | false;
+  configFile?: string | false | undefined;
   /** Let a config file turn off, lower or suppress integrity rules. */
-  allowIntegrityOverrides?: boolean;
-  rulesDir?: string;
-  cwd?: string;
+  allowIntegrityOverrides?: boolean | undefined;
+  rulesDir?: string | undefined;
+  cwd?: string | undefined;
   /** YYYY-MM-DD; suppressions expire after it. Defaults to today (UTC). */
-  today?: string;
+  today?: string | undefined;
 }
 
 /** The findings of a run, what the config's suppressions did, and the ids of the rules that ran. */

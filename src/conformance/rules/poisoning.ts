@@ -67,7 +67,7 @@ export interface PatternLibrary {
 
 /** Where a text sits among the server's tools: whose it is, its own parameters, the other tools. */
 export interface TextOwner {
-  tool?: string;
+  tool?: string | undefined;
   /** Keys (toolKey) of the tool's own parameter names. */
   parameters: ReadonlySet<string>;
   /** Keys (toolKey) of every tool the server lists. */

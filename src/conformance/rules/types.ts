@@ -66,9 +66,9 @@ export interface RuleContext {
   refused?: Refusal[];
   /** Check mode, held to a snapshot: what the snapshot recorded of eras, protocol versions and compared-only looks. */
   snapshot?: SnapshotManifest;
-  contract?: LoadedContract;
+  contract?: LoadedContract | undefined;
   /** Check mode: the naming policy of the contract in use. */
-  naming?: PolicyInUse;
+  naming?: PolicyInUse | undefined;
   changes: ScopedChange[];
   suppressions?: SuppressionOutcome;
   /** Check mode with probes: what the live probes observed. */
@@ -81,18 +81,18 @@ export interface RuleContext {
 
 /** A finding before the engine dresses it with the rule's metadata. */
 export interface RawFinding {
-  tool?: string;
-  prompt?: string;
-  path?: string;
+  tool?: string | undefined;
+  prompt?: string | undefined;
+  path?: string | undefined;
   /** The era(s) or file(s) it was seen in. */
   scope?: Scope | Scope[];
   /** Extra discriminator for the fingerprint when tool + path are not unique. */
-  key?: string;
+  key?: string | undefined;
   /** How sure the finding is, 0–1, when it is an inference (a rename recognised by similarity). */
   confidence?: number;
   data?: Record<string, unknown>;
   /** Prose that changed, when both sides are known: reports show a word diff. */
-  text?: { before?: string; after?: string };
+  text?: { before?: string | undefined; after?: string | undefined };
   /** The tool's input schema, expected and live: the review page shows them side by side. */
   schemas?: { before: unknown; after: unknown };
   /** Lint findings: the file (relative to the linted checkout) and line the drift is on. */

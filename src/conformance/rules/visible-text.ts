@@ -15,8 +15,8 @@ export interface VisibleText {
   text: string;
   field: TextField;
   /** The tool or prompt it belongs to; neither for the server instructions. */
-  tool?: string;
-  prompt?: string;
+  tool?: string | undefined;
+  prompt?: string | undefined;
   /** JSON path inside the tool or prompt (`instructions` for the server's). */
   path: string;
   /** The connections that sent this same text at this same place. */

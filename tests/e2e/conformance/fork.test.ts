@@ -15,6 +15,7 @@ import { snapshotServer } from '../../../src/conformance/commands/snapshot.js';
 import type { RunResult } from '../../../src/conformance/report/evidence.js';
 import { stdioTarget } from '../../../src/conformance/connect/target.js';
 import { removeTempDirs, runCli, tempDir } from '../../support/checker-harness.js';
+import { connectionSettings } from '../../../src/conformance/api.js';
 
 /**
  * The project's own test fork (fork-server.mjs: our bundled server behind a proxy that applies
@@ -50,7 +51,7 @@ function expectedDiffFindings(): string[] {
 describe('the fork against our contract', () => {
   let result: RunResult;
   beforeAll(async () => {
-    result = await checkServer({ profile: 'phase1-default', target: forkTarget('default'), era: 'both', timeoutMs: 20_000, cwd: tempDir(), today: '2026-11-30' });
+    result = await checkServer({ profile: 'phase1-default', target: forkTarget('default'), era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }), cwd: tempDir(), today: '2026-11-30' });
   });
 
   test('exactly one finding per rename, plus the real changes; respelled schemas add nothing', () => {
@@ -123,7 +124,7 @@ describe('a fork in upstream layout, against its own fixtures and contract', () 
     const snapshots = {} as Record<'full' | 'default', Record<'modern' | 'legacy', ToolFixture>>;
     await Promise.all(
       (['full', 'default'] as const).map(async (profile) => {
-        const { written } = await snapshotServer({ profile, target: forkTarget(profile), outDir: tempDir(), era: 'both', timeoutMs: 20_000 });
+        const { written } = await snapshotServer({ profile, target: forkTarget(profile), outDir: tempDir(), era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }) });
         const byEra = Object.fromEntries(written.map(({ file }) => [JSON.parse(readFileSync(file, 'utf8')).era, JSON.parse(readFileSync(file, 'utf8'))]));
         snapshots[profile] = byEra as Record<'modern' | 'legacy', ToolFixture>;
       }),
@@ -132,7 +133,7 @@ describe('a fork in upstream layout, against its own fixtures and contract', () 
   });
 
   const checkFork = (profile: string, serving: 'full' | 'default') =>
-    checkServer({ profile, target: forkTarget(serving), fixturesDir: layout.fixturesDir, era: 'both', timeoutMs: 20_000, cwd: tempDir(), today: '2026-11-30' });
+    checkServer({ profile, target: forkTarget(serving), fixturesDir: layout.fixturesDir, era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }), cwd: tempDir(), today: '2026-11-30' });
 
   test.each([
     ['phase1-default', 'default', 'phase1-default'],

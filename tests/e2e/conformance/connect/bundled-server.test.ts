@@ -7,6 +7,7 @@ import { BUNDLED } from '../../../../src/conformance/package-root.js';
 import { checkServer } from '../../../../src/conformance/commands/check.js';
 import { bundledEnvironment } from '../../../../src/conformance/connect/bundled.js';
 import { httpTarget, stdioTarget } from '../../../../src/conformance/connect/target.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 /**
  * The shipped server against the shipped contract: the embedded default of `check` (no
@@ -45,7 +46,7 @@ function expectConforming(result: Awaited<ReturnType<typeof checkServer>>): void
 describe.concurrent('check passes on the bundled b2-mcp (the embedded default: one loopback HTTP server)', () => {
   for (const profile of PROFILE_NAMES) {
     test(`profile ${profile}, both eras and the witness`, async () => {
-      const result = await checkServer({ profile, target: null, era: 'both', timeoutMs: 20_000 });
+      const result = await checkServer({ profile, target: null, era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }) });
       expectConforming(result);
       expect(result.evidence.target).toEqual({ transport: 'streamable-http', server: 'b2-mcp (bundled, loopback)', env: ['B2_HTTP_CREDENTIAL_MODE', 'B2_MCP_PROFILE', 'B2_SECRET_SINK'] });
     });
@@ -56,7 +57,7 @@ describe.concurrent('check passes on the same server over stdio (one process per
   for (const profile of PROFILE_NAMES) {
     test(`profile ${profile}, both eras and the witness`, async () => {
       const target = stdioTarget(`"${process.execPath}" "${BUNDLED.serverEntry}" stdio`, { ...bundledEnvironment(profile) });
-      expectConforming(await checkServer({ profile, target, era: 'both', timeoutMs: 20_000 }));
+      expectConforming(await checkServer({ profile, target, era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }) }));
     });
   }
 });
@@ -78,7 +79,7 @@ test('check passes on a server in the default headers credential mode, without l
   });
   // Any key pair lets tools/list through; nothing is called on B2.
   const target = httpTarget(url, { 'x-b2-mcp-key-id': 'conform-key-id', 'x-b2-mcp-key': 'conform-key-secret' });
-  const result = await checkServer({ profile: 'default', target, era: 'both', timeoutMs: 20_000 });
+  const result = await checkServer({ profile: 'default', target, era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }) });
   expectConforming(result);
   expect(JSON.stringify(result)).not.toContain('conform-key-secret');
 });

@@ -9,6 +9,7 @@ import { CONNECTIONS_FOR, type ConnectionId } from '../../../../src/conformance/
 import { ConformError } from '../../../../src/conformance/errors.js';
 import { httpTarget, stdioTarget } from '../../../../src/conformance/connect/target.js';
 import { SERVERS_DIR, removeTempDirs, tempDir } from '../../../support/checker-harness.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 afterAll(removeTempDirs);
 
@@ -23,7 +24,7 @@ interface Recorded {
 async function recordedLooks(connections: readonly ConnectionId[], clientInfo?: { name: string; version: string }[]): Promise<Recorded[]> {
   const file = join(tempDir(), 'who.jsonl');
   const target = stdioTarget(`node ${join(SERVERS_DIR, 'recording-server.mjs')}`, { RECORD_FILE: file });
-  await observe(target, { connections, timeoutMs: 10_000, ...(clientInfo ? { clientInfo } : {}) });
+  await observe(target, { connections, settings: connectionSettings({ timeoutMs: 10_000, ...(clientInfo ? { clientInfo } : {}) }) });
   return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Recorded);
 }
 
@@ -67,7 +68,7 @@ describe('default identities', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const target = httpTarget(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, {});
-      for (const connection of CONNECTIONS_FOR.both) await observe(target, { connections: [connection], timeoutMs: 5_000 }).catch(() => {});
+      for (const connection of CONNECTIONS_FOR.both) await observe(target, { connections: [connection], settings: connectionSettings({ timeoutMs: 5_000 }) }).catch(() => {});
     } finally {
       server.close();
     }

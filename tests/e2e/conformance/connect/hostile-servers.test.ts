@@ -9,6 +9,7 @@ import { ReadBudget, ReadLimitError, boundMessage, nestingDepth, parseByteSize, 
 import { httpTarget } from '../../../../src/conformance/connect/target.js';
 import { profileHash } from '../../../../src/contract/normalize.js';
 import { SERVERS_DIR, removeTempDirs, runCli, tempDir, type CliOutcome } from '../../../support/checker-harness.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 const hostile = (...args: string[]) => `"${process.execPath}" "${join(SERVERS_DIR, 'hostile-stdio.mjs')}" ${args.join(' ')}`;
 
@@ -240,8 +241,8 @@ describe.concurrent('--url targets that are not what they seem (exit 3)', { time
   test('a probe session reads within the same bounds: an endless answer fails it instead of filling memory', async () => {
     const spec = { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' } as const;
     const server = { kind: 'url', target: httpTarget(`${base}/endless-json/mcp`, {}) } as const;
-    await expect(openSession(server, spec, { env: {}, timeoutMs: 60_000, modern: false })).rejects.toThrow('an HTTP body exceeds 16 MiB');
-    await expect(openSession(server, spec, { env: {}, timeoutMs: 60_000, modern: false, maxMessageBytes: 1024 * 1024 })).rejects.toThrow('an HTTP body exceeds 1 MiB');
+    await expect(openSession(server, spec, { env: {}, connection: connectionSettings({ timeoutMs: 60_000 }), modern: false })).rejects.toThrow('an HTTP body exceeds 16 MiB');
+    await expect(openSession(server, spec, { env: {}, connection: connectionSettings({ timeoutMs: 60_000, maxMessageBytes: 1024 * 1024 }), modern: false })).rejects.toThrow('an HTTP body exceeds 1 MiB');
   });
 
   test('a JSON body and an SSE event that never end', async () => {

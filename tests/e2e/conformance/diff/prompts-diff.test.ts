@@ -9,6 +9,7 @@ import { diffFixtureDirs } from '../../../../src/conformance/commands/diff.js';
 import { baselinePrompts, baselineSurface, type Surface, type SurfacePrompt } from '../../../support/baseline.js';
 import { check, firedRules, mutate, PROFILE, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from '../../../support/checker-harness.js';
 import { reportSchemaValidator } from '../../../support/report-schema.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 /**
  * Prompt changes. What prompts/list shows is compared live (a changed server against the
@@ -241,12 +242,12 @@ describe('snapshot', () => {
     const dir = fixtureSetWith(recorded);
     // Re-snapshot the unchanged server into the directory that already has the recorded fixture.
     const { snapshotServer } = await import('../../../../src/conformance/commands/snapshot.js');
-    await snapshotServer({ profile: PROFILE, target: server.target('baseline'), outDir: dir, era: 'both', timeoutMs: 15_000 });
+    await snapshotServer({ profile: PROFILE, target: server.target('baseline'), outDir: dir, era: 'both', connection: connectionSettings({ timeoutMs: 15_000 }) });
     const rewritten = JSON.parse(readFileSync(join(dir, `${PROFILE}.json`), 'utf8')) as PromptFixture;
     expect(rewritten.hash).toBe(recorded.hash);
     expect(rewritten.prompts).toEqual(recorded.prompts);
 
-    await snapshotServer({ profile: PROFILE, target: server.target('argument-description-changed'), outDir: dir, era: 'both', timeoutMs: 15_000 });
+    await snapshotServer({ profile: PROFILE, target: server.target('argument-description-changed'), outDir: dir, era: 'both', connection: connectionSettings({ timeoutMs: 15_000 }) });
     const changed = JSON.parse(readFileSync(join(dir, `${PROFILE}.json`), 'utf8')) as PromptFixture;
     const cleanup = changed.prompts.find((prompt) => prompt.name === CLEANUP)!;
     expect((cleanup.argsSchema as { properties: Record<string, unknown> }).properties.dryRun).toEqual({ type: 'string', enum: ['true', 'false'], description: 'Set false to delete right away.' });

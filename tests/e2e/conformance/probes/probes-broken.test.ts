@@ -13,6 +13,7 @@ import { SANDBOX_ADMIN_VARIABLE, SANDBOX_TOKEN_VARIABLE, canarySecret } from '..
 import { baselineSurface } from '../../../support/baseline.js';
 import { CHEATS } from '../../../support/cheats.js';
 import { PROFILE, SERVERS_DIR, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract } from '../../../support/checker-harness.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 /**
  * Broken servers: our b2-mcp behind a stdio proxy (servers/probe-proxy.mjs) that breaks one
@@ -155,7 +156,7 @@ test('a server that stalls only gated calls cannot stretch the run: after three 
 
 test.concurrent('… and a failing finding, never a pass, next to the static rules', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
   const target = stdioTarget(proxied(['ignore-api-url']), { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off' });
-  const result = await checkServer({ profile: 'default', target, era: 'both', timeoutMs: REQUEST_TIMEOUT_MS, probes: true, probeTools: ['b2_delete_bucket'] });
+  const result = await checkServer({ profile: 'default', target, era: 'both', connection: connectionSettings({ timeoutMs: REQUEST_TIMEOUT_MS }), probes: true, probeTools: ['b2_delete_bucket'] });
   const errors = result.findings.filter((finding) => finding.severity === 'error');
   expect(errors.map((finding) => finding.ruleId)).toEqual(['probe-run/not-applicable']);
   expect(result.evidence.probes).toMatchObject({ applicable: false, gate: { calls: 0 } });
@@ -178,7 +179,7 @@ test.concurrent('a fork that finds the admin API of a --sandbox-env sandbox can 
       profile: 'default',
       target,
       era: 'both',
-      timeoutMs: REQUEST_TIMEOUT_MS,
+      connection: connectionSettings({ timeoutMs: REQUEST_TIMEOUT_MS }),
       onlyProbes: true,
       probeTools: ['s3_delete_object'],
       env: { [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl!, [SANDBOX_TOKEN_VARIABLE]: sandbox.adminToken, B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: canary },
@@ -212,7 +213,7 @@ test.concurrent('the checker searches its own report: a canary that reaches a st
       fixturesDir,
       contractFile: writeContract(fixturesDir),
       era: 'both',
-      timeoutMs: REQUEST_TIMEOUT_MS,
+      connection: connectionSettings({ timeoutMs: REQUEST_TIMEOUT_MS }),
       probes: true,
       cwd: tempDir(),
       env: { [SANDBOX_ADMIN_VARIABLE]: sandbox.adminUrl!, [SANDBOX_TOKEN_VARIABLE]: sandbox.adminToken, B2_API_URL: sandbox.apiUrl, B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: canary },

@@ -12,6 +12,7 @@ import { checkServer } from '../../../../src/conformance/commands/check.js';
 import { reportSchemaValidator } from '../../../support/report-schema.js';
 import { SERVERS_DIR } from '../../../support/checker-harness.js';
 import { judgesProbes, loadRules } from '../../../../src/conformance/rules/engine.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 const PROBE_RULES = loadRules().rules.filter(judgesProbes).map((rule) => rule.id);
 
@@ -78,7 +79,7 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
 describe.concurrent('every probe passes on the bundled b2-mcp', () => {
   for (const profile of ['full', 'default'] as const) {
     test(`profile ${profile}`, { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
-      const result = await checkServer({ profile, target: null, era: 'both', timeoutMs: 30_000, onlyProbes: true });
+      const result = await checkServer({ profile, target: null, era: 'both', connection: connectionSettings({ timeoutMs: 30_000 }), onlyProbes: true });
       expect(result.findings.map((finding) => `${finding.ruleId} ${finding.tool ?? ''}: ${finding.message}`)).toEqual([]);
       expect(result.evaluated.sort()).toEqual([...PROBE_RULES].sort());
       expectAllProbesPassed(profile, result.evidence.probes!);

@@ -7,6 +7,7 @@ import type { Finding } from '../../../../src/conformance/rules/findings.js';
 import { loadRules } from '../../../../src/conformance/rules/engine.js';
 import { baselineSurface } from '../../../support/baseline.js';
 import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, writeJson, type SurfaceHttpServer } from '../../../support/checker-harness.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 const rules = loadRules();
 
@@ -151,7 +152,7 @@ describe('a config that fails to load', () => {
     const pids = Object.values(launched).map((transport) => transport!.pid!);
     expect(pids.every((pid) => isRunning(pid))).toBe(true);
     const missing = join(tempDir(), 'missing.config.json');
-    await expect(checkServer({ profile: 'default', target, era: 'both', timeoutMs: 5000, configFile: missing }, { launched })).rejects.toThrow(/config file not found/);
+    await expect(checkServer({ profile: 'default', target, era: 'both', connection: connectionSettings({ timeoutMs: 5000 }), configFile: missing }, { launched })).rejects.toThrow(/config file not found/);
     expect(pids.filter((pid) => isRunning(pid))).toEqual([]);
   });
 });

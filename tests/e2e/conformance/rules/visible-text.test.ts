@@ -7,6 +7,7 @@ import { checkServer } from '../../../../src/conformance/commands/check.js';
 import { stdioTarget } from '../../../../src/conformance/connect/target.js';
 import { baselineSurface, type SurfaceTool } from '../../../support/baseline.js';
 import { PROFILE, SERVERS_DIR, removeTempDirs, runCli, snapshotFixtures, tempDir, writeContract, writeJson } from '../../../support/checker-harness.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 afterAll(removeTempDirs);
 
@@ -122,7 +123,7 @@ describe.concurrent('no false positives on the bundled server, whatever it is co
     ['auto text, elicitation off, block policy', { B2_MCP_OUTPUT_FORMAT: 'auto', B2_DESTRUCTIVE_ELICITATION: 'off', B2_DESTRUCTIVE_POLICY: 'block' }],
   ])('%s', async (_label, env) => {
     const target = stdioTarget(`${process.execPath} ${BUNDLED.serverEntry} stdio`, { B2_MCP_PROFILE: 'full', B2_SECRET_SINK: 'off', ...env });
-    const result = await checkServer({ profile: 'full', target, era: 'both', timeoutMs: 20_000, cwd: tempDir() });
+    const result = await checkServer({ profile: 'full', target, era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }), cwd: tempDir() });
     const scanned = result.findings.filter((finding) => finding.category === 'visible' || finding.ruleId === 'description/unsafe-instructions');
     expect(scanned.map((finding) => finding.message)).toEqual([]);
     expect(result.evaluated).toEqual(expect.arrayContaining(['visible/url', 'visible/zero-width', 'description/unsafe-instructions']));

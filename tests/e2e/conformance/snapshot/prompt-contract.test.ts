@@ -9,6 +9,7 @@ import { checkServer } from '../../../../src/conformance/commands/check.js';
 import { stdioTarget } from '../../../../src/conformance/connect/target.js';
 import { removeTempDirs, runCli, tempDir } from '../../../support/checker-harness.js';
 import { reportSchemaValidator } from '../../../support/report-schema.js';
+import { connectionSettings } from '../../../../src/conformance/api.js';
 
 /**
  * Our own server with its opt-in prompts switched on: `check` compares them with the bundled
@@ -45,7 +46,7 @@ test('check --server … --env B2_ENABLE_MCP_PROMPTS=true passes, with the promp
 describe.concurrent('every profile lists exactly its fixture prompts', () => {
   for (const profile of ['default', 'read-only']) {
     test(profile, async () => {
-      const result = await checkServer({ profile, target: stdioTarget(SERVER, serverEnv(profile)), era: 'both', timeoutMs: 20_000 });
+      const result = await checkServer({ profile, target: stdioTarget(SERVER, serverEnv(profile)), era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }) });
       expect(result.findings.filter((finding) => finding.severity === 'error')).toEqual([]);
       expect(result.evidence.connections.legacy!.prompts).toBe(bundledPrompts(profile).names.length);
       expect(result.evidence.promptHashes!.modern!.drift).toEqual({ status: 'match' });
