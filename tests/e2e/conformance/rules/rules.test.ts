@@ -175,7 +175,7 @@ test('the correct baseline passes every rule with no finding at all', async () =
 /** Rules that report only against a snapshot, or step back under the b2 pack for a rule that reports the same: broken in protocol-versions.test.ts. */
 const SNAPSHOT_RULES = ['eras/protocol-version-dropped', 'eras/surface-varies-by-identity'];
 
-test('every rule in rules/ has a broken variant below (rules on changes: diff tests, diff-offline.test.ts and tests/conformance/rules/poisoning.test.ts; probe rules: probes.test.ts; scenario rules: generic/scenarios.test.ts; snapshot rules: protocol-versions.test.ts; lint rules: lint.test.ts)', async () => {
+test('every rule in rules/ has a broken variant below (rules on changes: diff tests, diff-offline.test.ts and tests/conformance/rules/poisoning.test.ts; probe rules: probes.test.ts; scenario rules: scenarios.test.ts; snapshot rules: protocol-versions.test.ts; lint rules: lint.test.ts)', async () => {
   const { judgesProbes, loadRules } = await import('../../../../src/conformance/rules/engine.js');
   const { CHECK_KINDS } = await import('../../../../src/conformance/rules/kinds/index.js');
   const judgesChanges = (rule: { check: { kind: string } }) => CHECK_KINDS[rule.check.kind]!.needs.includes('changes');
