@@ -45,7 +45,9 @@ export default {
     'src/server/transports/body-limit.ts',
     'src/server/transports/rate-limit.ts',
     'src/server/transports/in-flight.ts',
+    'src/conformance/diff/changes.ts',
     'src/conformance/diff/diff.ts',
+    'src/conformance/diff/schema.ts',
     'src/conformance/rules/kinds/*.ts',
     // The probes' judgements and run state; runner, sessions, sandbox and targets start servers,
     // connect clients and seed over HTTP (docs/testing.md says what that leaves out and why).

@@ -2,7 +2,6 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
-  API_OPTION_NAMES,
   CHECKER_NAME,
   CHECKER_VERSION,
   checkResult,
@@ -76,7 +75,6 @@ function byteSize(value: string): number {
 
 /** How the API's messages name the options: as the flags a user of the CLI typed. */
 const FLAG_NAMES: OptionNames = {
-  ...API_OPTION_NAMES,
   server: '--server',
   url: '--url',
   headers: '--header',

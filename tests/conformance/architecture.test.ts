@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { expect, test } from 'vitest';
-import { CHANGE_KINDS } from '../../src/conformance/diff/diff.js';
+import { CHANGE_KINDS } from '../../src/conformance/diff/changes.js';
 import { BUNDLED, PACKAGE_ROOT } from '../../src/conformance/package-root.js';
 import { PASS_ONLY_ASPECTS, PROBE_ASPECTS } from '../../src/conformance/probes/aspects.js';
 import { loadRules } from '../../src/conformance/rules/engine.js';

@@ -1,7 +1,8 @@
 import type { ProfileName } from '../../contract/constants.js';
 import type { LoadedContract, LoadedContractProfile } from '../../contract/artifact.js';
 import { compareCodeUnits } from '../../contract/normalize.js';
-import { deepEqual, joinPath, type Change } from './diff.js';
+import { deepEqual, joinPath } from './schema.js';
+import type { Change } from './changes.js';
 import { profileSpellings } from '../connect/target.js';
 import { contractBeside, loadContract } from './fixtures.js';
 

@@ -1,5 +1,7 @@
 import type { ToolFixture } from '../../contract/fixture.js';
-import { deepEqual, diffExecution, joinPath, type Change } from './diff.js';
+import { deepEqual, joinPath } from './schema.js';
+import { diffExecution } from './diff.js';
+import type { Change } from './changes.js';
 
 type Visible = Pick<ToolFixture, 'names' | 'titles' | 'instructions' | 'serverCapabilities' | 'execution' | 'icons'>;
 

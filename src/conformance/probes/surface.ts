@@ -1,7 +1,8 @@
 import type { Era } from '../../contract/constants.js';
 import type { ToolFixture } from '../../contract/fixture.js';
 import { snapshotTools, type NormalizedTool } from '../../contract/normalize.js';
-import { diffTools, type Change } from '../diff/diff.js';
+import { diffTools } from '../diff/diff.js';
+import type { Change } from '../diff/changes.js';
 import type { ProbeRun } from './run-state.js';
 import type { ProbeSession } from './sessions.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { joinPath } from '../diff/diff.js';
+import { joinPath } from '../diff/schema.js';
 import { subjectOf, type Finding } from '../rules/findings.js';
 import type { RunResult } from './evidence.js';
 import { evidenceLines } from './evidence-lines.js';

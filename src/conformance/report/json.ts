@@ -1,4 +1,4 @@
-import { deepEqual } from '../diff/diff.js';
+import { deepEqual } from '../diff/schema.js';
 import type { Finding } from '../rules/findings.js';
 import { CHECKER_NAME, CHECKER_VERSION } from '../package-root.js';
 import type { RunResult } from './evidence.js';

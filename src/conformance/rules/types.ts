@@ -1,7 +1,7 @@
 import type { LoadedContract } from '../../contract/artifact.js';
 import type { LintInput } from '../lint/types.js';
 import type { Refusal } from '../connect/connect.js';
-import type { Change } from '../diff/diff.js';
+import type { Change } from '../diff/changes.js';
 import type { PolicyInUse } from '../diff/naming-policy.js';
 import type { ChangeClass, Scope, Severity } from './findings.js';
 import type { ProbeOutcome } from '../probes/types.js';

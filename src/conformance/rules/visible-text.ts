@@ -1,5 +1,5 @@
 import { CONNECTION_SPECS } from '../connect/connections.js';
-import { joinPath } from '../diff/diff.js';
+import { joinPath } from '../diff/schema.js';
 import type { LiveSurface } from '../snapshot/snapshot.js';
 
 /**

@@ -1,6 +1,8 @@
 import { buildPromptFixture, type PromptFixture } from '../../contract/prompt-fixture.js';
 import { compareCodeUnits, profileHash, sha256Hex, stable } from '../../contract/normalize.js';
-import { deepEqual, diffSchema, driftParts, type Change, type PromptChangeKind, type SchemaChangeKind } from '../diff/diff.js';
+import { deepEqual, diffSchema } from '../diff/schema.js';
+import { driftParts } from '../diff/diff.js';
+import type { Change, PromptChangeKind, SchemaChangeKind } from '../diff/changes.js';
 
 /** A prompt as `prompts/list` carries it (only the fields the contract looks at). */
 export interface ListedPrompt {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffSchema, type SchemaChangeKind } from '../../../src/conformance/diff/diff.js';
+import { diffSchema } from '../../../src/conformance/diff/schema.js';
+import type { SchemaChangeKind } from '../../../src/conformance/diff/changes.js';
 import { CHECK_KINDS } from '../../../src/conformance/rules/kinds/index.js';
 import { DEFAULT_DIALECT, declaredDialect, dialectOutputValidator, metaSchemaErrors } from '../../../src/conformance/connect/schema-dialects.js';
 import { contextOf, ruleCheck, surface } from '../../support/rule-context.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalSchema, diffModernBlock, diffSchema, diffTools, driftParts, explainDrift, joinPath, renameSimilarity, type Change } from '../../../src/conformance/diff/diff.js';
+import { canonicalSchema, diffSchema, joinPath } from '../../../src/conformance/diff/schema.js';
+import { diffModernBlock, diffTools, driftParts, explainDrift, renameSimilarity } from '../../../src/conformance/diff/diff.js';
+import type { Change } from '../../../src/conformance/diff/changes.js';
 import type { NormalizedTool } from '../../../src/contract/normalize.js';
 
 /**

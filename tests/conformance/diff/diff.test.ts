@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { snapshotTools } from '../../../src/contract/normalize.js';
-import { diffSchema, diffTools, explainDrift, type Change } from '../../../src/conformance/diff/diff.js';
+import { diffSchema } from '../../../src/conformance/diff/schema.js';
+import { diffTools, explainDrift } from '../../../src/conformance/diff/diff.js';
+import type { Change } from '../../../src/conformance/diff/changes.js';
 
 function schemaChanges(before: unknown, after: unknown): Pick<Change, 'kind' | 'path'>[] {
   const out: Pick<Change, 'kind' | 'path'>[] = [];

@@ -1,5 +1,5 @@
 import { listDeltaText } from '../../diff/contract.js';
-import { CHANGE_KINDS, CONTRACT_CHANGE_KINDS, type Change, type ChangedText, type RenameBasis } from '../../diff/diff.js';
+import { CHANGE_KINDS, CONTRACT_CHANGE_KINDS, type Change, type ChangedText, type RenameBasis } from '../../diff/changes.js';
 import type { CheckKind } from '../types.js';
 
 /** How a rename was recognised, in words a reviewer can weigh. */

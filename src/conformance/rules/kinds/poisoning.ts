@@ -1,5 +1,5 @@
 import { findHits, loadPatternLibrary, mayHit, patternSet, toolKey, type Hit, type PatternLibrary, type TextOwner } from '../poisoning.js';
-import type { Change } from '../../diff/diff.js';
+import type { Change } from '../../diff/changes.js';
 import { placeOf, visibleTexts, type TextField, type VisibleText } from '../visible-text.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';
 

@@ -1,6 +1,6 @@
 import { ToolSchema } from '@modelcontextprotocol/core';
 import { ToolSchema as WitnessToolSchema } from '@modelcontextprotocol/sdk/types.js';
-import { deepEqual, joinPath } from '../../diff/diff.js';
+import { deepEqual, joinPath } from '../../diff/schema.js';
 import type { ConnectionId } from '../../connect/connections.js';
 import type { LiveSurface } from '../../snapshot/snapshot.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';

@@ -1,4 +1,4 @@
-import { deepEqual, joinPath } from '../../diff/diff.js';
+import { deepEqual, joinPath } from '../../diff/schema.js';
 import { DIALECT_NAMES, anchorKeyword, declaredDialect, metaSchemaErrors, type DialectName } from '../../connect/schema-dialects.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import safeRegex from 'safe-regex2';

@@ -1,5 +1,5 @@
 import type { ListedTool } from '../../../contract/normalize.js';
-import { joinPath } from '../../diff/diff.js';
+import { joinPath } from '../../diff/schema.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import { isObject, listedTools } from './traverse.js';
 

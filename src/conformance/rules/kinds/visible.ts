@@ -1,5 +1,5 @@
 import unhomoglyph from 'unhomoglyph';
-import { joinPath } from '../../diff/diff.js';
+import { joinPath } from '../../diff/schema.js';
 import { CONNECTION_SPECS } from '../../connect/connections.js';
 import { placeOf, TEXT_FIELDS, visibleTexts, type TextField, type VisibleText } from '../visible-text.js';
 import type { CheckKind, RawFinding, RuleContext } from '../types.js';

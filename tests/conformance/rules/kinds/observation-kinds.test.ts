@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../../../src/conformance/diff/diff.js';
+import type { Change } from '../../../../src/conformance/diff/changes.js';
 import { CHECK_KINDS } from '../../../../src/conformance/rules/kinds/index.js';
 import type { RuleContext } from '../../../../src/conformance/rules/types.js';
 import { contextOf, ruleCheck } from '../../../support/rule-context.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TOOL_CHANGE_KINDS, type ToolChangeKind } from '../../../../src/conformance/diff/diff.js';
+import { TOOL_CHANGE_KINDS, type ToolChangeKind } from '../../../../src/conformance/diff/changes.js';
 import { diffFixtureDirs } from '../../../../src/conformance/commands/diff.js';
 import { baselineSurface, type Surface } from '../../../support/baseline.js';
 import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from '../../../support/checker-harness.js';

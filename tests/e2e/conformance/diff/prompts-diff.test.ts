@@ -2,7 +2,7 @@ import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildPromptFixture, type PromptFixture, type PromptInput } from '../../../../src/contract/prompt-fixture.js';
-import { PROMPT_CHANGE_KINDS, type PromptChangeKind } from '../../../../src/conformance/diff/diff.js';
+import { PROMPT_CHANGE_KINDS, type PromptChangeKind } from '../../../../src/conformance/diff/changes.js';
 import { render } from '../../../../src/conformance/report/index.js';
 import { locate } from '../../../../src/conformance/report/locations.js';
 import { diffFixtureDirs } from '../../../../src/conformance/commands/diff.js';
