@@ -28,7 +28,11 @@ function filesUnder(dir: string): string[] {
 
 /** Relative specifiers a module imports or resolves with `new URL(…, import.meta.url)`. */
 function specifiersOf(source: string): string[] {
-  const patterns = [/\bfrom\s*['"](\.[^'"]*)['"]/g, /\bimport\s*\(\s*['"](\.[^'"]*)['"]/g, /new URL\(\s*['"](\.[^'"]*)['"]\s*,\s*import\.meta\.url/g];
+  const patterns = [
+    /\bfrom\s*['"](\.[^'"]*)['"]/g,
+    /\bimport\s*\(\s*['"](\.[^'"]*)['"]/g,
+    /new URL\(\s*['"](\.[^'"]*)['"]\s*,\s*import\.meta\.url/g,
+  ];
   return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!));
 }
 
@@ -42,7 +46,10 @@ export function layoutProblems(root: string): string[] {
     const [top] = rel.split('/');
     const isTest = TEST_FILE.test(rel);
     if (isTest) testFilesByName.set(basename(rel), [...(testFilesByName.get(basename(rel)) ?? []), rel]);
-    if (/\.(ts|mts|mjs|js)$/.test(rel) && specifiersOf(readFileSync(path, 'utf8')).some((spec) => resolve(dirname(path), spec).startsWith(join(root, 'bench') + sep))) {
+    if (
+      /\.(ts|mts|mjs|js)$/.test(rel) &&
+      specifiersOf(readFileSync(path, 'utf8')).some((spec) => resolve(dirname(path), spec).startsWith(join(root, 'bench') + sep))
+    ) {
       problems.push(`tests/${rel} imports bench/ code (move what it shares to src/ or scripts/)`);
     }
     if (REAL_COMPONENT_SUITES.includes(top!) || TOOLS.includes(top!)) continue;
@@ -59,7 +66,8 @@ export function layoutProblems(root: string): string[] {
       problems.push(`tests/${rel}: its folder mirrors nothing (no src/${folder} and no ${folder}/ in the project)`);
     }
   }
-  for (const [name, paths] of testFilesByName) if (paths.length > 1) problems.push(`${name} names ${paths.length} test files: ${paths.map((p) => `tests/${p}`).join(', ')}`);
+  for (const [name, paths] of testFilesByName)
+    if (paths.length > 1) problems.push(`${name} names ${paths.length} test files: ${paths.map((p) => `tests/${p}`).join(', ')}`);
   return problems;
 }
 
@@ -89,12 +97,27 @@ describe('test layout', () => {
     });
 
     it.each([
-      ['a folder with no counterpart', 'tests/unit/gate-table.test.ts', '', /tests\/unit\/gate-table\.test\.ts: its folder mirrors nothing/],
-      ['an end-to-end folder with no counterpart', 'tests/e2e/integration/cli.test.ts', '', /tests\/e2e\/integration\/cli\.test\.ts: its folder mirrors nothing/],
+      [
+        'a folder with no counterpart',
+        'tests/unit/gate-table.test.ts',
+        '',
+        /tests\/unit\/gate-table\.test\.ts: its folder mirrors nothing/,
+      ],
+      [
+        'an end-to-end folder with no counterpart',
+        'tests/e2e/integration/cli.test.ts',
+        '',
+        /tests\/e2e\/integration\/cli\.test\.ts: its folder mirrors nothing/,
+      ],
       ['a second file of the same name', 'tests/e2e/server/gate.test.ts', '', /gate\.test\.ts names 2 test files/],
       ['a helper outside tests/support', 'tests/server/policy/gate-support.ts', '', /gate-support\.ts is a helper outside tests\/support/],
       ['a test inside tests/support', 'tests/support/harness.test.ts', '', /harness\.test\.ts is a test inside tests\/support/],
-      ['an import of bench/', 'tests/server/policy/gate-soak.test.ts', "import { run } from '../../../bench/faults.js';", /gate-soak\.test\.ts imports bench\/ code/],
+      [
+        'an import of bench/',
+        'tests/server/policy/gate-soak.test.ts',
+        "import { run } from '../../../bench/faults.js';",
+        /gate-soak\.test\.ts imports bench\/ code/,
+      ],
     ])('%s', (_what, path, text, problem) => {
       write(path, text);
       try {

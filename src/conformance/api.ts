@@ -180,7 +180,8 @@ export const API_OPTION_NAMES: OptionNames = {
 
 function failOnOf(value: Severity | undefined): Severity {
   if (value === undefined) return 'error';
-  if (!(SEVERITIES as readonly string[]).includes(value)) throw new ConformError('usage', `unknown failOn "${value}" (expected ${SEVERITIES.join(', ')})`);
+  if (!(SEVERITIES as readonly string[]).includes(value))
+    throw new ConformError('usage', `unknown failOn "${value}" (expected ${SEVERITIES.join(', ')})`);
   return value;
 }
 
@@ -189,18 +190,21 @@ function positiveInteger(value: number, name: string): number {
   return value;
 }
 
-
 /** A probe run's seed: a positive integer below 2^31, as the evidence prints it. */
 function probeSeedOf(value: unknown, names: OptionNames): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value >= 2 ** 31) {
-    throw new ConformError('usage', `${names.probeSeed} must be a positive integer below 2147483648 (as a report's probe evidence prints it), got ${JSON.stringify(value)}`);
+    throw new ConformError(
+      'usage',
+      `${names.probeSeed} must be a positive integer below 2147483648 (as a report's probe evidence prints it), got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
 
 function probeLogLevelOf(value: string | undefined, names: OptionNames): string | undefined {
-  if (value !== undefined && !/^[a-z]{1,16}$/.test(value)) throw new ConformError('usage', `${names.probeLogLevel} must be a log level such as debug or info, got "${value.slice(0, 40)}"`);
+  if (value !== undefined && !/^[a-z]{1,16}$/.test(value))
+    throw new ConformError('usage', `${names.probeLogLevel} must be a log level such as debug or info, got "${value.slice(0, 40)}"`);
   return value;
 }
 
@@ -209,18 +213,24 @@ function maxDurationOf(value: number | undefined, names: OptionNames): number | 
 }
 
 /** The one connection-settings object of a run, every default filled in. */
-export function connectionSettings(options: Pick<TargetOptions, 'timeoutMs' | 'clientInfo' | 'maxMessageBytes'> = {}, names: OptionNames = API_OPTION_NAMES): ConnectionSettings {
+export function connectionSettings(
+  options: Pick<TargetOptions, 'timeoutMs' | 'clientInfo' | 'maxMessageBytes'> = {},
+  names: OptionNames = API_OPTION_NAMES,
+): ConnectionSettings {
   return {
     timeoutMs: options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : positiveInteger(options.timeoutMs, names.timeoutMs),
     clientInfo: options.clientInfo ?? [],
-    maxMessageBytes: options.maxMessageBytes === undefined ? DEFAULT_MAX_MESSAGE_BYTES : positiveInteger(options.maxMessageBytes, names.maxMessageBytes),
+    maxMessageBytes:
+      options.maxMessageBytes === undefined ? DEFAULT_MAX_MESSAGE_BYTES : positiveInteger(options.maxMessageBytes, names.maxMessageBytes),
   };
 }
 
 /** The server a run talks to, or null for the bundled b2-mcp. */
 function targetOf(options: Pick<TargetOptions, 'server' | 'env' | 'url' | 'headers'>, names: OptionNames): Target | null {
-  if (options.server !== undefined && options.url !== undefined) throw new ConformError('usage', `use either ${names.server} or ${names.url}, not both`);
-  if (options.headers && Object.keys(options.headers).length > 0 && options.url === undefined) throw new ConformError('usage', `${names.headers} needs ${names.url}`);
+  if (options.server !== undefined && options.url !== undefined)
+    throw new ConformError('usage', `use either ${names.server} or ${names.url}, not both`);
+  if (options.headers && Object.keys(options.headers).length > 0 && options.url === undefined)
+    throw new ConformError('usage', `${names.headers} needs ${names.url}`);
   if (options.env && Object.keys(options.env).length > 0 && options.server === undefined) {
     throw new ConformError('usage', `${names.env} needs ${names.server} (the bundled server never gets extra environment)`);
   }
@@ -238,7 +248,10 @@ async function reportOf(result: RunResult, failOn: Severity): Promise<Conformanc
 /** Whether probes run: asked for explicitly, or by default for the bundled server only. */
 function probesWanted(options: CheckOptions, target: Target | null, names: OptionNames): boolean {
   if ((options.onlyProbes || options.probeTools?.length) && options.probes === false) {
-    throw new ConformError('usage', `use either ${options.onlyProbes ? names.onlyProbes : names.probeTools} or ${names.noProbes}, not both`);
+    throw new ConformError(
+      'usage',
+      `use either ${options.onlyProbes ? names.onlyProbes : names.probeTools} or ${names.noProbes}, not both`,
+    );
   }
   return Boolean(options.onlyProbes || options.probeTools?.length) || (options.probes ?? (target === null && options.pack === undefined));
 }
@@ -246,7 +259,8 @@ function probesWanted(options: CheckOptions, target: Target | null, names: Optio
 /** `check --lint`: the checkout to lint as well; not with the probes alone, which judge no files. */
 function lintDirOf(options: CheckOptions, names: OptionNames): CheckRequest['lint'] {
   if (options.lint === undefined) return undefined;
-  if (options.onlyProbes) throw new ConformError('usage', `use either ${names.onlyProbes} or ${names.lint}, not both: the probes alone judge no files`);
+  if (options.onlyProbes)
+    throw new ConformError('usage', `use either ${names.onlyProbes} or ${names.lint}, not both: the probes alone judge no files`);
   return { dir: options.lint === true ? undefined : options.lint };
 }
 
@@ -341,7 +355,10 @@ export async function snapshot(options: SnapshotOptions, names: OptionNames = AP
 }
 
 /** `--call-tool NAME[=args.json]`, each read relative to `cwd`. */
-export async function parseToolCalls(specs: readonly string[], cwd: string): Promise<{ tool: string; arguments: Record<string, unknown> }[]> {
+export async function parseToolCalls(
+  specs: readonly string[],
+  cwd: string,
+): Promise<{ tool: string; arguments: Record<string, unknown> }[]> {
   const { parseToolCall } = await import('./probes/scenarios.js');
   return specs.map((spec) => parseToolCall(spec, cwd));
 }
@@ -359,9 +376,17 @@ export interface ProbeSandboxEnv {
 
 /** Start a probe sandbox for the contract profile (contract: as `check` finds it), listening for a server started by hand. */
 export async function startSandboxEnv(profile: string, contractFile: string | undefined): Promise<ProbeSandboxEnv> {
-  const [{ checkerEnvLines, sandboxEnvLines, startProbeSandbox }, { contractInUse }] = await Promise.all([import('./probes/sandbox.js'), import('./diff/fixtures.js')]);
+  const [{ checkerEnvLines, sandboxEnvLines, startProbeSandbox }, { contractInUse }] = await Promise.all([
+    import('./probes/sandbox.js'),
+    import('./diff/fixtures.js'),
+  ]);
   const { file, contract } = contractInUse(contractFile, []);
   const name = resolveContractProfile(profile, Object.keys(contract.profiles), file);
   const sandbox = await startProbeSandbox(contract.profiles[name as keyof typeof contract.profiles].capabilities, { listener: true });
-  return { profile: name, serverEnv: sandboxEnvLines(sandbox), checkerEnv: checkerEnvLines(sandbox.listener!), close: () => sandbox.close() };
+  return {
+    profile: name,
+    serverEnv: sandboxEnvLines(sandbox),
+    checkerEnv: checkerEnvLines(sandbox.listener!),
+    close: () => sandbox.close(),
+  };
 }

@@ -69,7 +69,8 @@ function number(value: string): number {
 
 function byteSize(value: string): number {
   const bytes = parseByteSize(value);
-  if (bytes === undefined) throw new ConformError('usage', `--max-message-bytes must be a positive size in bytes (e.g. 16777216, 16MiB, 512KiB), got "${value}"`);
+  if (bytes === undefined)
+    throw new ConformError('usage', `--max-message-bytes must be a positive size in bytes (e.g. 16777216, 16MiB, 512KiB), got "${value}"`);
   return bytes;
 }
 
@@ -98,7 +99,10 @@ interface TargetFlags {
 }
 
 /** The target flags as API options (the API says what does not go together). */
-function targetOptionsFrom({ header = [], env = [], server, url }: TargetFlags, io: Io): Pick<TargetOptions, 'server' | 'url' | 'env' | 'headers'> {
+function targetOptionsFrom(
+  { header = [], env = [], server, url }: TargetFlags,
+  io: Io,
+): Pick<TargetOptions, 'server' | 'url' | 'env' | 'headers'> {
   return {
     ...(server !== undefined && { server }),
     ...(url !== undefined && { url }),
@@ -120,7 +124,12 @@ async function writeReports(result: RunResult, options: ReportOptions, io: Io): 
   const { verdictOf } = await import('./report/verdict.js');
   const fullReport = plan.find((entry) => entry.file !== null && (entry.format === 'json' || entry.format === 'sarif'))?.file ?? undefined;
   for (const { format, file } of plan) {
-    const text = render(format, result, { failOn: options.failOn, color: file === null && io.color, verbose: Boolean(options.verbose), ...(fullReport ? { fullReport } : {}) });
+    const text = render(format, result, {
+      failOn: options.failOn,
+      color: file === null && io.color,
+      verbose: Boolean(options.verbose),
+      ...(fullReport ? { fullReport } : {}),
+    });
     if (file === null) {
       io.stdout(text);
       continue;
@@ -130,13 +139,19 @@ async function writeReports(result: RunResult, options: ReportOptions, io: Io): 
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
     } catch (error) {
-      throw new ConformError('usage', `cannot write ${format} report to ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new ConformError(
+        'usage',
+        `cannot write ${format} report to ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   if (result.nothingTested) throw new ConformError('nothing-tested', result.nothingTested);
   const verdict = verdictOf(result.findings, options.failOn);
   if (!verdict.failed) return EXIT.ok;
-  const count = SEVERITIES.filter((severity) => SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(options.failOn)).reduce((sum, severity) => sum + verdict.counts[severity], 0);
+  const count = SEVERITIES.filter((severity) => SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(options.failOn)).reduce(
+    (sum, severity) => sum + verdict.counts[severity],
+    0,
+  );
   throw new FindingsFailure(`${count} finding${count === 1 ? '' : 's'} at or above --fail-on ${options.failOn}`);
 }
 
@@ -176,7 +191,9 @@ async function serveSandboxEnv(profile: string, contractFile: string | undefined
   try {
     io.stdout(sandbox.serverEnv);
     writePrivateFile(checkerFile, sandbox.checkerEnv);
-    io.stderr(`${CHECKER_NAME}: probe sandbox for profile ${sandbox.profile} is running; start the server with the variables above (never with ${checkerFile}), then run check --url <endpoint> --probes with both loaded. Stop with Ctrl-C.\n`);
+    io.stderr(
+      `${CHECKER_NAME}: probe sandbox for profile ${sandbox.profile} is running; start the server with the variables above (never with ${checkerFile}), then run check --url <endpoint> --probes with both loaded. Stop with Ctrl-C.\n`,
+    );
     await (io.untilStopped ?? waitForSignal)();
   } finally {
     await sandbox.close();
@@ -206,24 +223,42 @@ function addTargetOptions(command: Command): Command {
     .addOption(new Option('--era <era>', 'protocol eras to speak').choices(['modern', 'legacy', 'both']).default('both'))
     .option('--timeout <ms>', 'per-request timeout in milliseconds', number, DEFAULT_TIMEOUT_MS)
     .addOption(
-      new Option('--max-message-bytes <size>', 'largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server')
+      new Option(
+        '--max-message-bytes <size>',
+        'largest message (stdio line, HTTP body, SSE event) and largest whole tools/list or prompts/list answer read from the server',
+      )
         .argParser(byteSize)
         .default(DEFAULT_MAX_MESSAGE_BYTES, formatBytes(DEFAULT_MAX_MESSAGE_BYTES).replace(' ', '')),
     )
-    .option('--client-info <name/version>', 'present as this client instead of the default identities (repeatable: the connections take them in turn)', collect)
-    .option('--profile <name>', "contract profile as the contract names it (ours: full, default, read-only; phase1-default = default)", 'default')
+    .option(
+      '--client-info <name/version>',
+      'present as this client instead of the default identities (repeatable: the connections take them in turn)',
+      collect,
+    )
+    .option(
+      '--profile <name>',
+      'contract profile as the contract names it (ours: full, default, read-only; phase1-default = default)',
+      'default',
+    )
     .option('--pack <name>', 'rule pack to run (rules/packs/: b2 is the default, generic holds any MCP server to its own snapshot)');
 }
 
 function addReportOptions(command: Command): Command {
   return command
-    .option('--format <format[=file]>', `report format: ${FORMATS.join(', ')}; NAME=FILE writes it to FILE (repeatable; at most one to stdout; default pretty)`, collect)
+    .option(
+      '--format <format[=file]>',
+      `report format: ${FORMATS.join(', ')}; NAME=FILE writes it to FILE (repeatable; at most one to stdout; default pretty)`,
+      collect,
+    )
     .option('--output <file>', 'write the one --format given to this file (with several formats, use --format NAME=FILE)', collect)
     .addOption(new Option('--fail-on <severity>', 'lowest severity that fails the run').choices([...SEVERITIES]).default('error'))
     .option('--verbose', 'pretty and markdown list every finding in full (by default they are bounded, with a summary first)')
     .option('--config <file>', 'config file (default: b2-mcp-conform.config.json at the git root of the working directory, when present)')
     .option('--no-config', 'ignore every config file')
-    .option('--allow-integrity-overrides', 'let the config turn off, lower or suppress integrity rules (probe integrity, secret leaks, gates, tool-set changes)');
+    .option(
+      '--allow-integrity-overrides',
+      'let the config turn off, lower or suppress integrity rules (probe integrity, secret leaks, gates, tool-set changes)',
+    );
 }
 
 function buildProgram(io: Io, setExit: (code: number) => void): Command {
@@ -239,29 +274,64 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('check')
     .description('check a live server (default: the bundled b2-mcp) against the frozen contract')
     .option('--fixtures <dir>', 'directory of <profile>.<era>.json fixtures (default: the bundled ones)')
-    .option('--contract <file>', 'contract artifact (default: the one of the repository --fixtures belongs to, docs/generated/ or docs/tool-profile-contract.json, else the bundled one)')
+    .option(
+      '--contract <file>',
+      'contract artifact (default: the one of the repository --fixtures belongs to, docs/generated/ or docs/tool-profile-contract.json, else the bundled one)',
+    )
     .option('--probes', 'also run the live probes against a sandbox (default for the bundled server)')
     .option('--no-probes', 'skip the live probes')
     .option('--only-probes', 'run the live probes only, without the static rules (exit 4 when they are not applicable)')
-    .option('--probe-log-level <level>', 'give the probed server sessions LOG_LEVEL=<level> (unset by default: a debug level tells a server it is watched)')
-    .option('--max-duration <duration>', 'budget for the whole run, probes included (300s, 5m, 1500ms; default 5m): probes stop with a partial report', duration)
+    .option(
+      '--probe-log-level <level>',
+      'give the probed server sessions LOG_LEVEL=<level> (unset by default: a debug level tells a server it is watched)',
+    )
+    .option(
+      '--max-duration <duration>',
+      'budget for the whole run, probes included (300s, 5m, 1500ms; default 5m): probes stop with a partial report',
+      duration,
+    )
     .option('--probe-tool <name>', 'probe only this tool (repeatable; default: every tool the probe tables cover)', collect)
-    .option('--seed <n>', "replay a probe run: the seed draws the sessions' clients and configurations and the call order (default: a fresh one, printed in the evidence)", number)
+    .option(
+      '--seed <n>',
+      "replay a probe run: the seed draws the sessions' clients and configurations and the call order (default: a fresh one, printed in the evidence)",
+      number,
+    )
     .option('--sandbox-env', 'start a probe sandbox, print the environment for a server started by hand, and keep it running until stopped')
-    .option('--checker-env <file>', "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server")
-    .option('--scenarios <file>', 'YAML or JSON file of tool calls and expected results (docs/scenario.schema.json); each unmet expectation is a finding')
-    .option('--call-tool <name[=args.json]>', 'call this read-only tool once (arguments from the JSON file) and check that a text block equals its structuredContent (repeatable)', collect)
+    .option(
+      '--checker-env <file>',
+      "with --sandbox-env: write the checker's variables (admin URL and token) to this file, never given to the server",
+    )
+    .option(
+      '--scenarios <file>',
+      'YAML or JSON file of tool calls and expected results (docs/scenario.schema.json); each unmet expectation is a finding',
+    )
+    .option(
+      '--call-tool <name[=args.json]>',
+      'call this read-only tool once (arguments from the JSON file) and check that a text block equals its structuredContent (repeatable)',
+      collect,
+    )
     .option('--lint [dir]', 'also lint a checkout (default: the git root of the working directory) and report both in one report');
   addReportOptions(addTargetOptions(check)).action(async (options) => {
     if (options.sandboxEnv) {
-      if (options.server || options.url || options.probes !== undefined || options.onlyProbes) throw new ConformError('usage', '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables');
-      if (!options.checkerEnv) throw new ConformError('usage', "--sandbox-env needs --checker-env FILE: the checker's variables go there, apart from the server's");
+      if (options.server || options.url || options.probes !== undefined || options.onlyProbes)
+        throw new ConformError(
+          'usage',
+          '--sandbox-env runs on its own: start the server with what it prints, then run check --url … --probes in a shell that has those variables',
+        );
+      if (!options.checkerEnv)
+        throw new ConformError(
+          'usage',
+          "--sandbox-env needs --checker-env FILE: the checker's variables go there, apart from the server's",
+        );
       setExit(await serveSandboxEnv(options.profile, options.contract, resolve(io.cwd, options.checkerEnv), io));
       return;
     }
     if (options.checkerEnv) throw new ConformError('usage', '--checker-env goes with --sandbox-env');
     const plan = reportPlan(options.format, options.output, io.cwd); // a bad --format/--output fails before anything is started
-    const onProgress = progressLine(io, plan.some((entry) => entry.format === 'json' && entry.file === null));
+    const onProgress = progressLine(
+      io,
+      plan.some((entry) => entry.format === 'json' && entry.file === null),
+    );
     const result = await checkResult(
       {
         ...targetOptionsFrom(options, io),
@@ -296,11 +366,24 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const snapshot = program
     .command('snapshot')
     .description('write fixtures of a live server in the generator format (pre-release review)')
-    .requiredOption('--out <dir>', 'directory to write <profile>.<era>.json into (and the prompt fixture, when the server advertises prompts)');
+    .requiredOption(
+      '--out <dir>',
+      'directory to write <profile>.<era>.json into (and the prompt fixture, when the server advertises prompts)',
+    );
   addTargetOptions(snapshot).action(async (options) => {
-    const snapshotOptions = { ...targetOptionsFrom(options, io), profile: options.profile, out: options.out, era: options.era as EraChoice, timeoutMs: options.timeout, maxMessageBytes: options.maxMessageBytes, ...clientInfoOf(options.clientInfo), ...(options.pack !== undefined && { pack: options.pack }) };
+    const snapshotOptions = {
+      ...targetOptionsFrom(options, io),
+      profile: options.profile,
+      out: options.out,
+      era: options.era as EraChoice,
+      timeoutMs: options.timeout,
+      maxMessageBytes: options.maxMessageBytes,
+      ...clientInfoOf(options.clientInfo),
+      ...(options.pack !== undefined && { pack: options.pack }),
+    };
     const { written } = await takeSnapshot(snapshotOptions, FLAG_NAMES);
-    for (const { file, items, count, hash } of written) io.stdout(`wrote ${file} (${count} ${items}${hash ? `, hash ${hash.slice(0, 12)}` : ''})\n`);
+    for (const { file, items, count, hash } of written)
+      io.stdout(`wrote ${file} (${count} ${items}${hash ? `, hash ${hash.slice(0, 12)}` : ''})\n`);
     setExit(EXIT.ok);
   });
 
@@ -310,24 +393,42 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .argument('<before>', 'fixtures directory with the expected (old) fixtures')
     .argument('<after>', 'fixtures directory with the new fixtures');
   addReportOptions(diff)
-    .option('--contract <file>', 'contract whose recorded renames apply (default: the one of the repository <after> or <before> belongs to, else the bundled one); the contracts beside <before> and <after> are compared with each other either way')
+    .option(
+      '--contract <file>',
+      'contract whose recorded renames apply (default: the one of the repository <after> or <before> belongs to, else the bundled one); the contracts beside <before> and <after> are compared with each other either way',
+    )
     .option('--debug', 'show stack traces for errors')
     .action(async (before: string, after: string, options) => {
       reportPlan(options.format, options.output, io.cwd);
-      const result = await diffResult({ before, after, contract: options.contract, config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
+      const result = await diffResult({
+        before,
+        after,
+        contract: options.contract,
+        config: options.config,
+        allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides),
+        cwd: io.cwd,
+      });
       setExit(await writeReports(result, options, io));
     });
 
   const lint = program
     .command('lint')
-    .description("lint a checkout of a B2 MCP server without running it: fixtures, contract artifact, generated reference, README, docs, playbooks and manifests must agree")
+    .description(
+      'lint a checkout of a B2 MCP server without running it: fixtures, contract artifact, generated reference, README, docs, playbooks and manifests must agree',
+    )
     .argument('[dir]', 'the checkout (default: the git root of the working directory)');
   addReportOptions(lint)
     .option('--pack <name>', 'rule pack to run (default: lint)')
     .option('--debug', 'show stack traces for errors')
     .action(async (dir: string | undefined, options) => {
       reportPlan(options.format, options.output, io.cwd);
-      const result = await lintResult({ ...(dir !== undefined ? { dir } : {}), ...(options.pack !== undefined ? { pack: options.pack } : {}), config: options.config, allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides), cwd: io.cwd });
+      const result = await lintResult({
+        ...(dir !== undefined ? { dir } : {}),
+        ...(options.pack !== undefined ? { pack: options.pack } : {}),
+        config: options.config,
+        allowIntegrityOverrides: Boolean(options.allowIntegrityOverrides),
+        cwd: io.cwd,
+      });
       setExit(await writeReports(result, options, io));
     });
 
@@ -346,11 +447,15 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
 /** Errors are JSON lines when the JSON report goes to stdout (a machine reads it there). */
 function wantsJson(argv: readonly string[]): boolean {
   const json = (value: string | undefined) => value === 'json';
-  return argv.some((arg, index) => (arg.startsWith('--format=') && json(arg.slice('--format='.length))) || (arg === '--format' && json(argv[index + 1])));
+  return argv.some(
+    (arg, index) => (arg.startsWith('--format=') && json(arg.slice('--format='.length))) || (arg === '--format' && json(argv[index + 1])),
+  );
 }
 
 function errorLine(code: string, message: string, json: boolean): string {
-  return json ? `${jsonSafe({ error: { code, message } })}\n` : `${CHECKER_NAME}: ${code === 'findings' ? '' : 'error: '}${terminalSafe(message)}\n`;
+  return json
+    ? `${jsonSafe({ error: { code, message } })}\n`
+    : `${CHECKER_NAME}: ${code === 'findings' ? '' : 'error: '}${terminalSafe(message)}\n`;
 }
 
 /** A stack trace can quote what a server sent: each line is made terminal-safe. */
@@ -368,7 +473,14 @@ export function colorWanted(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
 function defaultIo(): Io {
   const env = process.env;
   const color = colorWanted(env, Boolean(process.stdout.isTTY));
-  return { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), color, cwd: process.cwd(), env, progress: Boolean(process.stderr.isTTY) };
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    color,
+    cwd: process.cwd(),
+    env,
+    progress: Boolean(process.stderr.isTTY),
+  };
 }
 
 /** Run the CLI and return the exit code (0 ok, 1 findings, 2 usage/config, 3 connection/protocol, 4 nothing tested). */

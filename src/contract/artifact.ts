@@ -75,4 +75,6 @@ export type LoadedContractProfile = Omit<ContractProfile, 'backingCounts'> & Par
  * them is not judged (the run's evidence says so).
  */
 export type LoadedContract = Omit<ContractArtifact, 'toolBacking' | 'approvedCacheHint' | 'backingCategories' | 'profiles'> &
-  Partial<Pick<ContractArtifact, 'toolBacking' | 'approvedCacheHint' | 'backingCategories'>> & { profiles: Record<ProfileName, LoadedContractProfile> };
+  Partial<Pick<ContractArtifact, 'toolBacking' | 'approvedCacheHint' | 'backingCategories'>> & {
+    profiles: Record<ProfileName, LoadedContractProfile>;
+  };

@@ -1,10 +1,4 @@
-import {
-  CONTRACT_ISSUE,
-  CONTRACT_VERSION,
-  LEGACY_PROTOCOL_VERSION,
-  MODERN_PROTOCOL_VERSION,
-  type Era,
-} from './constants.js';
+import { CONTRACT_ISSUE, CONTRACT_VERSION, LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Era } from './constants.js';
 import { compareCodeUnits, snapshotTools, stable, type ListedTool, type NormalizedTool } from './normalize.js';
 
 export interface CacheHint {
@@ -107,7 +101,10 @@ export function requiredFieldsOf(tools: readonly NormalizedTool[]): Record<strin
 
 /** Tools whose input schema offers a `confirm` property: the gated tools, as advertised. */
 export function confirmToolsOf(tools: readonly NormalizedTool[]): string[] {
-  return tools.filter((tool) => 'confirm' in schemaProperties(tool)).map((tool) => tool.name).sort(compareCodeUnits);
+  return tools
+    .filter((tool) => 'confirm' in schemaProperties(tool))
+    .map((tool) => tool.name)
+    .sort(compareCodeUnits);
 }
 
 /** The `title` of every listed tool that has one, by name in UTF-16 code-unit order. */

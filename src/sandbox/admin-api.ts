@@ -48,11 +48,16 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 }
 
 /** The HTTP face of the admin API: loopback callers with `Authorization: Bearer <token>` only. */
-export function createAdminHttpHandler(dispatch: AdminDispatcher, token: string): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createAdminHttpHandler(
+  dispatch: AdminDispatcher,
+  token: string,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async function handleAdmin(req, res) {
     try {
-      if (!isLoopbackAddress(req.socket.remoteAddress)) throw new SandboxError(403, 'access_denied', 'the admin API answers loopback callers only');
-      if (!tokenMatches(req.headers.authorization, token)) throw new SandboxError(401, 'unauthorized', 'the admin API needs the bearer token the sandbox printed at start-up');
+      if (!isLoopbackAddress(req.socket.remoteAddress))
+        throw new SandboxError(403, 'access_denied', 'the admin API answers loopback callers only');
+      if (!tokenMatches(req.headers.authorization, token))
+        throw new SandboxError(401, 'unauthorized', 'the admin API needs the bearer token the sandbox printed at start-up');
       const method = (req.method ?? 'GET') as AdminMethod;
       const body = method === 'POST' || method === 'PUT' ? await readJson(req) : undefined;
       sendJson(res, 200, await dispatch(method, req.url ?? '/', body));
@@ -90,7 +95,8 @@ export function createAdminDispatcher(ctx: SandboxContext, defaultSeed: SeedName
         return { digest: stateDigest(store) };
       case 'POST /describe': {
         const names = body.names;
-        if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw badRequest('names must be a list of digest names');
+        if (!Array.isArray(names) || !names.every((name) => typeof name === 'string'))
+          throw badRequest('names must be a list of digest names');
         return { things: await describeThings(store, names as string[]) };
       }
       case 'GET /tokens': {
@@ -125,7 +131,8 @@ export function createAdminDispatcher(ctx: SandboxContext, defaultSeed: SeedName
       }
       case 'POST /clock': {
         const advanceMs = body.advanceMs;
-        if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0) throw badRequest('advanceMs must be a non-negative number');
+        if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0)
+          throw badRequest('advanceMs must be a non-negative number');
         store.advanceClock(advanceMs);
         return { now: store.now() };
       }
@@ -246,7 +253,8 @@ export function createAdminDispatcher(ctx: SandboxContext, defaultSeed: SeedName
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 2_000_000) {
       throw badRequest('count must be an integer from 1 to 2000000');
     }
-    if (typeof perName !== 'number' || !Number.isInteger(perName) || perName < 1) throw badRequest('versionsPerName must be a positive integer');
+    if (typeof perName !== 'number' || !Number.isInteger(perName) || perName < 1)
+      throw badRequest('versionsPerName must be a positive integer');
     if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) throw badRequest('size must be a non-negative integer');
     const prefix = optionalString(body, 'namePrefix') ?? 'bulk/';
     const stored = fillerBody(size);

@@ -45,14 +45,23 @@ function upstreamFrom(options: SandboxCommandOptions, env: NodeJS.ProcessEnv): S
   } catch {
     throw new SandboxUsageError(`--s3-upstream must be an http(s) URL, got "${options.s3Upstream}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SandboxUsageError(`--s3-upstream must be an http(s) URL, got "${options.s3Upstream}"`);
-  if (url.username || url.password) throw new SandboxUsageError(`--s3-upstream must not carry credentials; set ${S3_UPSTREAM_ENV.accessKeyId} and ${S3_UPSTREAM_ENV.secretAccessKey}`);
-  if (url.pathname !== '/' || url.search || url.hash) throw new SandboxUsageError('--s3-upstream must be the server\'s root URL (path-style addressing), without a path or query');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SandboxUsageError(`--s3-upstream must be an http(s) URL, got "${options.s3Upstream}"`);
+  if (url.username || url.password)
+    throw new SandboxUsageError(
+      `--s3-upstream must not carry credentials; set ${S3_UPSTREAM_ENV.accessKeyId} and ${S3_UPSTREAM_ENV.secretAccessKey}`,
+    );
+  if (url.pathname !== '/' || url.search || url.hash)
+    throw new SandboxUsageError("--s3-upstream must be the server's root URL (path-style addressing), without a path or query");
   const accessKeyId = options.s3UpstreamAccessKeyId ?? env[S3_UPSTREAM_ENV.accessKeyId];
   const secretAccessKey = env[S3_UPSTREAM_ENV.secretAccessKey];
-  if (!accessKeyId) throw new SandboxUsageError(`--s3-upstream needs the server's access key id: --s3-upstream-access-key-id or ${S3_UPSTREAM_ENV.accessKeyId}`);
+  if (!accessKeyId)
+    throw new SandboxUsageError(
+      `--s3-upstream needs the server's access key id: --s3-upstream-access-key-id or ${S3_UPSTREAM_ENV.accessKeyId}`,
+    );
   // B2 authorizes with HTTP Basic "id:key", so the id cannot hold a colon.
-  if (!/^[\x21-\x39\x3b-\x7e]{1,128}$/.test(accessKeyId)) throw new SandboxUsageError('the S3 upstream access key id must be 1-128 printable ASCII characters without ":" or spaces');
+  if (!/^[\x21-\x39\x3b-\x7e]{1,128}$/.test(accessKeyId))
+    throw new SandboxUsageError('the S3 upstream access key id must be 1-128 printable ASCII characters without ":" or spaces');
   if (!secretAccessKey) throw new SandboxUsageError(`--s3-upstream needs the server's secret key in ${S3_UPSTREAM_ENV.secretAccessKey}`);
   return { url: url.origin, accessKeyId, secretAccessKey };
 }

@@ -20,7 +20,16 @@ function fingerprint(value: unknown): string {
 }
 
 function versionPrint(version: FileVersion): string {
-  return fingerprint([version.action, version.contentSha1 ?? null, version.contentLength, version.contentType, version.fileInfo, version.legalHold, version.retention, version.serverSideEncryption]);
+  return fingerprint([
+    version.action,
+    version.contentSha1 ?? null,
+    version.contentLength,
+    version.contentType,
+    version.fileInfo,
+    version.legalHold,
+    version.retention,
+    version.serverSideEncryption,
+  ]);
 }
 
 /** The digest of the whole account, as it stands now. */
@@ -30,13 +39,21 @@ export function stateDigest(store: SandboxStore): StateDigest {
     const { versions, unfinished, revision: _revision, ...settings } = bucket;
     digest[`bucket:${bucket.bucketName}`] = fingerprint(settings);
     // An unfinished large file is listed among the versions too; it counts as an upload only.
-    for (const version of versions) if (version.action !== 'start') digest[`version:${bucket.bucketName}/${version.fileName}#${version.fileId}`] = versionPrint(version);
+    for (const version of versions)
+      if (version.action !== 'start') digest[`version:${bucket.bucketName}/${version.fileName}#${version.fileId}`] = versionPrint(version);
     for (const upload of unfinished.values()) {
       const parts = [...(upload.parts?.values() ?? [])].map((part) => [part.partNumber, part.contentLength, part.contentSha1]);
       digest[`upload:${bucket.bucketName}/${upload.fileName}#${upload.fileId}`] = fingerprint([versionPrint(upload), parts]);
     }
   }
-  for (const key of store.allKeys()) digest[`key:${key.applicationKeyId}`] = fingerprint([key.keyName, key.capabilities, key.bucketIds, key.namePrefix, key.expirationTimestamp]);
+  for (const key of store.allKeys())
+    digest[`key:${key.applicationKeyId}`] = fingerprint([
+      key.keyName,
+      key.capabilities,
+      key.bucketIds,
+      key.namePrefix,
+      key.expirationTimestamp,
+    ]);
   for (const group of store.listGroups()) {
     for (const member of group.members) digest[`member:${group.groupId}/${member.accountId}`] = fingerprint(member);
   }
@@ -66,7 +83,6 @@ export function digestChanges(before: StateDigest, after: StateDigest): DigestCh
   return changes.sort((a, b) => (a.kind + a.name < b.kind + b.name ? -1 : a.kind + a.name > b.kind + b.name ? 1 : 0));
 }
 
-
 /** What the sandbox states about one thing a digest names, for a judge to compare with what a call was meant to do. */
 export type ThingFacts = Record<string, unknown>;
 
@@ -90,7 +106,9 @@ async function uploadFacts(bucket: BucketRecord, upload: FileVersion): Promise<T
     key: upload.fileName,
     contentType: upload.contentType,
     metadata: upload.fileInfo,
-    parts: await Promise.all(parts.map(async (part) => ({ partNumber: part.partNumber, size: part.contentLength, sha1: await sha1Of(part.body) }))),
+    parts: await Promise.all(
+      parts.map(async (part) => ({ partNumber: part.partNumber, size: part.contentLength, sha1: await sha1Of(part.body) })),
+    ),
   };
 }
 

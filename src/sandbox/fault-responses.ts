@@ -19,12 +19,7 @@ const ERROR_FAULTS: Record<'500' | '503' | '429', { status: number; code: string
   '429': { status: 429, code: 'too_many_requests', message: 'sandbox fault injection: too many requests' },
 };
 
-export async function performFault(
-  decision: FaultDecision,
-  req: IncomingMessage,
-  res: ServerResponse,
-  render: RenderError,
-): Promise<void> {
+export async function performFault(decision: FaultDecision, req: IncomingMessage, res: ServerResponse, render: RenderError): Promise<void> {
   switch (decision.kind) {
     case 'reset':
       req.socket.destroy();

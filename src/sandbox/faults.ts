@@ -78,7 +78,10 @@ export function parseFaultSpec(spec: string): FaultSpec {
   let rate: number | undefined;
   let kinds: FaultKind[] | undefined;
   let ops: string[] | undefined;
-  for (const raw of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = raw.indexOf('=');
     if (eq > 0) {
       const name = raw.slice(0, eq);

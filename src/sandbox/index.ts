@@ -145,7 +145,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const s3Port = s3Server ? await listen(s3Server, options.s3Port ?? (port ? port + 1 : 0), host) : undefined;
     urls.apiUrl = `http://${urlHost(host)}:${apiPort}`;
     urls.s3Url = options.s3Upstream ? options.s3Upstream.url.replace(/\/+$/, '') : `http://${urlHost(host)}:${s3Port}`;
-    if (adminServer) urls.adminUrl = `http://127.0.0.1:${await listen(adminServer, options.adminPort ?? (port ? port + 2 : 0), '127.0.0.1')}`;
+    if (adminServer)
+      urls.adminUrl = `http://127.0.0.1:${await listen(adminServer, options.adminPort ?? (port ? port + 2 : 0), '127.0.0.1')}`;
   } catch (error) {
     for (const server of servers) if (server.listening) server.close();
     throw error;
@@ -171,7 +172,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 function adoptUpstreamKey(store: SandboxStore, upstream: S3Upstream): void {
   const existing = store.getKey(upstream.accessKeyId);
   if (!existing) {
-    store.createKey({ keyName: 's3-upstream', capabilities: [...ALL_CAPABILITIES], applicationKeyId: upstream.accessKeyId, applicationKey: upstream.secretAccessKey });
+    store.createKey({
+      keyName: 's3-upstream',
+      capabilities: [...ALL_CAPABILITIES],
+      applicationKeyId: upstream.accessKeyId,
+      applicationKey: upstream.secretAccessKey,
+    });
   } else if (existing.isMaster || existing.applicationKey !== upstream.secretAccessKey) {
     throw new Error(`the S3 upstream's access key id ${upstream.accessKeyId} is already a different sandbox key`);
   }

@@ -14,16 +14,7 @@ import { SandboxError, badRequest, notFound, unauthorized } from './errors.js';
 import { performFault, type RenderError } from './fault-responses.js';
 import { JSON_BODY_LIMIT, encodeB2Name, readBody, sendB2Error, sendJson, sleep } from './http.js';
 import type { Capability, FileRetention, FileVersion, KeyRecord, MutationTarget } from './model.js';
-import {
-  b2StatsTimestamp,
-  bucketJson,
-  fileJson,
-  folderJson,
-  groupMemberJson,
-  keyJson,
-  partJson,
-  s3EndpointFor,
-} from './native-json.js';
+import { b2StatsTimestamp, bucketJson, fileJson, folderJson, groupMemberJson, keyJson, partJson, s3EndpointFor } from './native-json.js';
 import { NATIVE_REQUESTS, parseNativeRequest, type NativeOperation, type NativeRequest } from './native-requests.js';
 import { ABSOLUTE_MINIMUM_PART_SIZE, RECOMMENDED_PART_SIZE, type ListPage } from './store.js';
 
@@ -31,7 +22,6 @@ const API_VERSION = 'v4';
 const API_PREFIX = `/b2api/${API_VERSION}/`;
 /** Native uploads are buffered in memory; the S3 front end streams big bodies to disk instead. */
 const NATIVE_UPLOAD_LIMIT = 100 * 1024 * 1024;
-
 
 const renderJsonError: RenderError = (status, code, message) => ({
   contentType: 'application/json;charset=utf-8',
@@ -98,12 +88,7 @@ export function createNativeFrontEnd(ctx: SandboxContext): (req: IncomingMessage
     }
   };
 
-  async function route(
-    url: URL,
-    req: IncomingMessage,
-    operation: string,
-    mutated: (target: MutationTarget) => void,
-  ): Promise<Outcome> {
+  async function route(url: URL, req: IncomingMessage, operation: string, mutated: (target: MutationTarget) => void): Promise<Outcome> {
     const method = req.method ?? 'GET';
     if (operation === 'b2_download_file_by_name') {
       if (method !== 'GET' && method !== 'HEAD') throw new SandboxError(405, 'method_not_allowed', 'downloads use GET or HEAD');
@@ -158,9 +143,7 @@ export function createNativeFrontEnd(ctx: SandboxContext): (req: IncomingMessage
     return {
       accountId: store.accountId,
       apiInfo: {
-        ...(key.isMaster
-          ? { groupsApi: { capabilities: ['all'], groupsApiUrl: ctx.urls.apiUrl, infoType: 'groupsApi' } }
-          : {}),
+        ...(key.isMaster ? { groupsApi: { capabilities: ['all'], groupsApiUrl: ctx.urls.apiUrl, infoType: 'groupsApi' } } : {}),
         storageApi: {
           absoluteMinimumPartSize: ABSOLUTE_MINIMUM_PART_SIZE,
           allowed: { buckets, capabilities: key.capabilities, namePrefix: key.namePrefix },
@@ -279,7 +262,7 @@ export function createNativeFrontEnd(ctx: SandboxContext): (req: IncomingMessage
 
 function operationFor(pathname: string): string {
   if (pathname.startsWith('/file/')) return 'b2_download_file_by_name';
-  if (!pathname.startsWith(API_PREFIX)) return pathname.startsWith('/b2api/') ? pathname.split('/')[3] ?? 'unknown' : 'unknown';
+  if (!pathname.startsWith(API_PREFIX)) return pathname.startsWith('/b2api/') ? (pathname.split('/')[3] ?? 'unknown') : 'unknown';
   const name = pathname.slice(API_PREFIX.length).split('/')[0]!;
   return name;
 }
@@ -646,7 +629,10 @@ function jsonHandlers(ctx: SandboxContext): Handlers {
     b2_list_parts({ key, input }) {
       const file = store.requireUnfinished(input.fileId);
       requireAccess(key, { capability: 'writeFiles', bucket: store.requireBucket(file.bucketId), fileName: file.fileName });
-      const page = store.listParts(input.fileId, { maxPartCount: input.maxPartCount ?? 100, ...optional({ startPartNumber: input.startPartNumber }) });
+      const page = store.listParts(input.fileId, {
+        maxPartCount: input.maxPartCount ?? 100,
+        ...optional({ startPartNumber: input.startPartNumber }),
+      });
       return { parts: page.parts.map((p) => partJson(file.fileId, p)), nextPartNumber: page.nextPartNumber };
     },
 
@@ -824,4 +810,3 @@ function bucketSettings(input: BucketSettingsInput) {
 function optional<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as never;
 }
-

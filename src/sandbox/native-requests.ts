@@ -112,9 +112,21 @@ const notificationRule = z.object({
   targetConfiguration: z.object({
     targetType: z.literal('webhook'),
     url: z.string().regex(/^https:\/\/[^\s/?#]+/i, 'must be an https:// URL'),
-    hmacSha256SigningSecret: z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be 32 letters or digits').nullable().optional(),
+    hmacSha256SigningSecret: z
+      .string()
+      .regex(/^[A-Za-z0-9]{32}$/, 'must be 32 letters or digits')
+      .nullable()
+      .optional(),
     customHeaders: z
-      .array(z.object({ name: z.string().min(1).regex(/^(?!x-bz-)/i, 'must not start with X-Bz-'), value: z.string() }))
+      .array(
+        z.object({
+          name: z
+            .string()
+            .min(1)
+            .regex(/^(?!x-bz-)/i, 'must not start with X-Bz-'),
+          value: z.string(),
+        }),
+      )
       .max(10)
       .nullable()
       .optional(),

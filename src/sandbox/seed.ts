@@ -91,13 +91,18 @@ async function seedDemo(store: SandboxStore): Promise<void> {
       uploadTimestamp: at(daysAgo),
     });
   }
-  await put(store, assets, { fileName: 'docs/old-draft.txt', contentType: 'text/plain', body: text('superseded'), uploadTimestamp: at(30) });
+  await put(store, assets, {
+    fileName: 'docs/old-draft.txt',
+    contentType: 'text/plain',
+    body: text('superseded'),
+    uploadTimestamp: at(30),
+  });
   store.hideFile(assets.bucketId, 'docs/old-draft.txt', at(10));
   await put(store, assets, {
     fileName: 'images/logo.png',
     contentType: 'image/png',
     body: bytesBody(Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')),
-    fileInfo: { 'src_last_modified_millis': String(at(60)) },
+    fileInfo: { src_last_modified_millis: String(at(60)) },
     uploadTimestamp: at(12),
   });
   await put(store, assets, {
@@ -112,14 +117,28 @@ async function seedDemo(store: SandboxStore): Promise<void> {
     ['media/thumb.jpg', 20_480, 18],
     ['datasets/events-2025.parquet', 27 * MB, 8],
   ] as const) {
-    await put(store, assets, { fileName: name, contentType: 'application/octet-stream', body: fillerBody(size), uploadTimestamp: at(daysAgo) });
+    await put(store, assets, {
+      fileName: name,
+      contentType: 'application/octet-stream',
+      body: fillerBody(size),
+      uploadTimestamp: at(daysAgo),
+    });
   }
   for (const name of HOSTILE_FILE_NAMES) {
-    await put(store, assets, { fileName: name, contentType: 'text/plain', body: text(`content of ${JSON.stringify(name)}`), uploadTimestamp: at(5) });
+    await put(store, assets, {
+      fileName: name,
+      contentType: 'text/plain',
+      body: text(`content of ${JSON.stringify(name)}`),
+      uploadTimestamp: at(5),
+    });
   }
 
   // A finished large file, and one left unfinished (the kind b2_unfinished_uploads reports).
-  const backup = store.startLargeFile(assets.bucketId, { fileName: 'backups/db-2026.tar.gz', contentType: 'application/gzip', uploadTimestamp: at(6) });
+  const backup = store.startLargeFile(assets.bucketId, {
+    fileName: 'backups/db-2026.tar.gz',
+    contentType: 'application/gzip',
+    uploadTimestamp: at(6),
+  });
   const backupParts = [fillerBody(5 * MB), fillerBody(5 * MB), fillerBody(2 * MB)];
   for (const [i, body] of backupParts.entries()) {
     store.uploadPart(backup.fileId, { partNumber: i + 1, body, contentSha1: await sha1Of(body), contentMd5: '', uploadTimestamp: at(6) });
@@ -152,8 +171,18 @@ async function seedDemo(store: SandboxStore): Promise<void> {
     },
   ]);
 
-  await put(store, site, { fileName: 'site/index.html', contentType: 'text/html', body: text('<h1>Demo site</h1>\n'), uploadTimestamp: at(3) });
-  await put(store, site, { fileName: 'site/app.js', contentType: 'application/javascript', body: fillerBody(180_000), uploadTimestamp: at(3) });
+  await put(store, site, {
+    fileName: 'site/index.html',
+    contentType: 'text/html',
+    body: text('<h1>Demo site</h1>\n'),
+    uploadTimestamp: at(3),
+  });
+  await put(store, site, {
+    fileName: 'site/app.js',
+    contentType: 'application/javascript',
+    body: fillerBody(180_000),
+    uploadTimestamp: at(3),
+  });
 
   await put(store, records, {
     fileName: 'contracts/2025-msa.pdf',
@@ -170,10 +199,24 @@ async function seedDemo(store: SandboxStore): Promise<void> {
     retention: { mode: 'compliance', retainUntilTimestamp: today + 365 * DAY_MS },
     uploadTimestamp: at(4),
   });
-  await put(store, records, { fileName: 'ledger/2026-01.csv', contentType: 'text/csv', body: text('date,amount\n'), uploadTimestamp: at(1) });
-  await put(store, records, { fileName: 'scratch/unprotected.txt', contentType: 'text/plain', body: text('deletable'), retention: null, uploadTimestamp: at(1) });
+  await put(store, records, {
+    fileName: 'ledger/2026-01.csv',
+    contentType: 'text/csv',
+    body: text('date,amount\n'),
+    uploadTimestamp: at(1),
+  });
+  await put(store, records, {
+    fileName: 'scratch/unprotected.txt',
+    contentType: 'text/plain',
+    body: text('deletable'),
+    retention: null,
+    uploadTimestamp: at(1),
+  });
 
-  store.createKey({ keyName: 'demo-read-only', capabilities: ['listBuckets', 'listFiles', 'listKeys', 'readBucketNotifications', 'readFiles'] });
+  store.createKey({
+    keyName: 'demo-read-only',
+    capabilities: ['listBuckets', 'listFiles', 'listKeys', 'readBucketNotifications', 'readFiles'],
+  });
   store.createKey({
     keyName: 'demo-site-deployer',
     capabilities: ['listBuckets', 'listFiles', 'readFiles', 'writeFiles'],

@@ -200,7 +200,9 @@ export class SandboxStore {
   }
 
   private secretFor(label: string): string {
-    return `K005${Buffer.from(this.derive(`secret:${label}`), 'hex').toString('base64url').slice(0, 27)}`;
+    return `K005${Buffer.from(this.derive(`secret:${label}`), 'hex')
+      .toString('base64url')
+      .slice(0, 27)}`;
   }
 
   private keyIdFor(n: number): string {
@@ -278,7 +280,8 @@ export class SandboxStore {
   /** Every token issued to a key and still known: account authorization tokens and upload grants. */
   tokensOf(applicationKeyId: string): string[] {
     const tokens: string[] = [];
-    for (const record of [...this.tokens.values(), ...this.uploadGrants.values()]) if (record.applicationKeyId === applicationKeyId) tokens.push(record.token);
+    for (const record of [...this.tokens.values(), ...this.uploadGrants.values()])
+      if (record.applicationKeyId === applicationKeyId) tokens.push(record.token);
     return tokens;
   }
 
@@ -349,9 +352,7 @@ export class SandboxStore {
     keys: KeyRecord[];
     nextApplicationKeyId: string | null;
   } {
-    const sorted = [...this.keys.values()]
-      .filter((k) => !k.isMaster)
-      .sort((a, b) => (a.applicationKeyId < b.applicationKeyId ? -1 : 1));
+    const sorted = [...this.keys.values()].filter((k) => !k.isMaster).sort((a, b) => (a.applicationKeyId < b.applicationKeyId ? -1 : 1));
     const start = options.startApplicationKeyId ?? '';
     const from = sorted.findIndex((k) => k.applicationKeyId >= start);
     const page = from < 0 ? [] : sorted.slice(from, from + options.maxKeyCount);
@@ -384,9 +385,7 @@ export class SandboxStore {
     return [...this.bucketsByName.values()].sort((a, b) => compareCodePoints(a.bucketName, b.bucketName));
   }
 
-  createBucket(
-    input: Partial<BucketSettings> & { bucketName: string; bucketType: BucketType; reserved?: boolean },
-  ): BucketRecord {
+  createBucket(input: Partial<BucketSettings> & { bucketName: string; bucketType: BucketType; reserved?: boolean }): BucketRecord {
     if (!input.reserved) validateBucketName(input.bucketName);
     if (this.bucketsByName.has(input.bucketName)) {
       throw new SandboxError(400, 'duplicate_bucket_name', `Bucket name is already in use: ${input.bucketName}`);
@@ -498,7 +497,11 @@ export class SandboxStore {
     version: Omit<FileVersion, 'fileId' | 'seq' | 'bucketId' | 'parts'> & { parts?: FileVersion['parts'] },
   ): FileVersion {
     const seq = ++this.counters.seq;
-    const file = fileVersionRecord(version, { fileId: this.newFileId(bucket.bucketId, seq, version.uploadTimestamp), bucketId: bucket.bucketId, seq });
+    const file = fileVersionRecord(version, {
+      fileId: this.newFileId(bucket.bucketId, seq, version.uploadTimestamp),
+      bucketId: bucket.bucketId,
+      seq,
+    });
     bucket.versions.insert(file);
     this.filesById.set(file.fileId, file);
     return file;
@@ -576,7 +579,9 @@ export class SandboxStore {
     const retention = file.retention;
     if (!retention || retention.retainUntilTimestamp <= this.now()) return;
     if (retention.mode === 'compliance') {
-      throw accessDenied(`file ${file.fileName} is under compliance retention until ${new Date(retention.retainUntilTimestamp).toISOString()}`);
+      throw accessDenied(
+        `file ${file.fileName} is under compliance retention until ${new Date(retention.retainUntilTimestamp).toISOString()}`,
+      );
     }
     if (!bypassGovernance) {
       throw accessDenied(`file ${file.fileName} is under governance retention; bypassGovernance is required to delete it`);
@@ -767,7 +772,10 @@ export class SandboxStore {
     return record;
   }
 
-  listParts(fileId: string, options: { startPartNumber?: number; maxPartCount: number }): {
+  listParts(
+    fileId: string,
+    options: { startPartNumber?: number; maxPartCount: number },
+  ): {
     parts: PartRecord[];
     nextPartNumber: number | null;
   } {
@@ -831,7 +839,10 @@ export class SandboxStore {
   }
 
   /** Unfinished large files in start order, paged by `startFileId`. */
-  listUnfinishedLargeFiles(bucketId: string, options: { namePrefix?: string; startFileId?: string; maxFileCount: number }): {
+  listUnfinishedLargeFiles(
+    bucketId: string,
+    options: { namePrefix?: string; startFileId?: string; maxFileCount: number },
+  ): {
     files: FileVersion[];
     nextFileId: string | null;
   } {
@@ -880,11 +891,23 @@ export class SandboxStore {
   }
 
   /** Creates a member account; returns it with a key id and secret for that account. */
-  addGroupMember(groupId: string, email: string, region: string): { member: GroupMember; applicationKeyId: string; applicationKey: string } {
+  addGroupMember(
+    groupId: string,
+    email: string,
+    region: string,
+  ): { member: GroupMember; applicationKeyId: string; applicationKey: string } {
     const group = this.requireGroup(groupId);
     if (group.members.filter((m) => !m.ejected).length >= 5000) throw badRequest('a group may have at most 5000 members');
     this.claimEmail(email);
-    const member: GroupMember = { accountId: this.newAccountId(), email, region, ejected: false, b2BytesStoredCount: 0, b2FilesStoredCount: 0, bucketCount: 0 };
+    const member: GroupMember = {
+      accountId: this.newAccountId(),
+      email,
+      region,
+      ejected: false,
+      b2BytesStoredCount: 0,
+      b2FilesStoredCount: 0,
+      bucketCount: 0,
+    };
     group.members.push(member);
     return {
       member,

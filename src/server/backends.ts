@@ -19,10 +19,22 @@ function regionOf(s3ApiUrl: string, fallback: string): string {
 
 export function createBackends(config: ServerConfig, credentials: Credentials, userAgent: string, logger: Logger): Backends {
   const onRetry = (event: RetryEvent) => logger.warn('b2.retry', { ...event });
-  const b2 = createB2NativeClient({ apiUrl: config.apiUrl, applicationKeyId: credentials.applicationKeyId, applicationKey: credentials.applicationKey, userAgent, onRetry });
+  const b2 = createB2NativeClient({
+    apiUrl: config.apiUrl,
+    applicationKeyId: credentials.applicationKeyId,
+    applicationKey: credentials.applicationKey,
+    userAgent,
+    onRetry,
+  });
   const partner =
     credentials.masterKeyId && credentials.masterKey && credentials.masterKeyId !== credentials.applicationKeyId
-      ? createB2NativeClient({ apiUrl: config.apiUrl, applicationKeyId: credentials.masterKeyId, applicationKey: credentials.masterKey, userAgent, onRetry })
+      ? createB2NativeClient({
+          apiUrl: config.apiUrl,
+          applicationKeyId: credentials.masterKeyId,
+          applicationKey: credentials.masterKey,
+          userAgent,
+          onRetry,
+        })
       : b2;
   let s3: Promise<S3Adapter> | undefined;
   return {

@@ -51,7 +51,8 @@ export async function runStdio(givenEnv: NodeJS.ProcessEnv): Promise<void> {
 
 export async function runHttp(givenEnv: NodeJS.ProcessEnv, options: { port?: string; host: string }): Promise<void> {
   const env = withSecretFiles(givenEnv);
-  const port = options.port !== undefined ? parsePort(options.port, '--port') : parsePort(readSetting(env, 'http', 'PORT') ?? '3000', 'PORT');
+  const port =
+    options.port !== undefined ? parsePort(options.port, '--port') : parsePort(readSetting(env, 'http', 'PORT') ?? '3000', 'PORT');
   const { loadHttpSettings } = await import('./transports/http-settings.js');
   const settings = loadHttpSettings(env);
   const runtime = await createRuntime(env, 'http');

@@ -29,60 +29,272 @@ interface VariableSpec {
  * from this list, and a test fails if the code reads a variable that is not here.
  */
 export const ENVIRONMENT_VARIABLES: readonly VariableSpec[] = [
-  { name: 'B2_APPLICATION_KEY_ID', description: 'Application key id. Required unless `B2_MCP_PROFILE` or `B2_REGISTER_ALL_TOOLS` pins the surface (tool calls then fail with `missing_credentials`).', fromFile: true },
+  {
+    name: 'B2_APPLICATION_KEY_ID',
+    description:
+      'Application key id. Required unless `B2_MCP_PROFILE` or `B2_REGISTER_ALL_TOOLS` pins the surface (tool calls then fail with `missing_credentials`).',
+    fromFile: true,
+  },
   { name: 'B2_APPLICATION_KEY', description: 'Application key secret; set together with `B2_APPLICATION_KEY_ID`.', fromFile: true },
-  { name: 'B2_MASTER_KEY_ID', description: 'Partner (master) key id; a key distinct from the application key enables the Partner/Groups tools.', fromFile: true },
+  {
+    name: 'B2_MASTER_KEY_ID',
+    description: 'Partner (master) key id; a key distinct from the application key enables the Partner/Groups tools.',
+    fromFile: true,
+  },
   { name: 'B2_MASTER_KEY', description: 'Partner (master) key secret; set together with `B2_MASTER_KEY_ID`.', fromFile: true },
-  { name: 'B2_API_URL', description: 'B2 Native API base URL used to authorize (point it at `b2-mcp sandbox` to try everything locally).', defaults: { stdio: 'https://api.backblazeb2.com', http: 'https://api.backblazeb2.com' } },
-  { name: 'B2_MCP_PROFILE', description: 'Pin the tool surface to a named profile without contacting B2 (`phase1-default` is accepted for `default`).', values: ['full', 'default', 'read-only', ...Object.keys(PROFILE_ALIASES)] },
-  { name: 'B2_REGISTER_ALL_TOOLS', description: 'Serve the full surface without reading the key\'s capabilities.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
-  { name: 'B2_MCP_OUTPUT_FORMAT', description: 'Text block of structured results: compact JSON, TOON, or `auto` (per result, whichever is estimated to need fewer tokens; clients must accept both shapes). `structuredContent` is always the canonical JSON.', values: ['json', 'toon', 'auto'], defaults: { stdio: 'json', http: 'json' } },
-  { name: 'B2_DESTRUCTIVE_POLICY', description: 'Destructive and protection-weakening calls: ask for confirmation, refuse, or allow.', values: ['confirm', 'block', 'allow'], defaults: { stdio: 'confirm', http: 'block' } },
-  { name: 'B2_DESTRUCTIVE_ELICITATION', description: 'Ask the human through MCP form elicitation when the client supports it.', values: ['on', 'off', 'true', 'false', '1', '0'], defaults: { stdio: 'on', http: 'on' } },
-  { name: 'B2_ELICITATION_TIMEOUT_MS', description: 'Longest a 2025-era client may leave a confirmation question unanswered; the call is then refused. The client\'s progress notifications do not extend it (over HTTP the question holds one in-flight slot meanwhile).', defaults: { stdio: '600000', http: '600000' } },
-  { name: 'B2_SECRET_SINK', description: 'Where durable secrets (new keys, accounts) go: an owner-only file, inline in the result (explicit opt-in), or nowhere (those tools become unavailable stubs).', values: ['file', 'inline', 'off'], defaults: { stdio: 'file', http: 'off' } },
-  { name: 'B2_SECRET_SINK_FILE', description: 'Absolute path of the secret ledger (JSON lines, mode 0600), created on first use.', defaults: { stdio: '~/.b2-mcp/secrets.jsonl' } },
-  { name: 'B2_ALLOW_INLINE_SECRETS', description: 'Required opt-in for `B2_SECRET_SINK=inline` over HTTP.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
-  { name: 'B2_ALLOW_KEY_MGMT_GRANTS', description: 'Let `b2_create_key` grant the key-management capabilities (`listKeys`, `writeKeys`, `deleteKeys`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
-  { name: 'B2_ALLOW_UNSCOPED_KEYS', description: 'Let `b2_create_key` create keys with write or delete capabilities that are not restricted to buckets.', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
-  { name: 'B2_MAX_KEY_DURATION_SECONDS', description: 'Longest lifetime `b2_create_key` may give a key (a positive integer); when set, every created key must expire within it.' },
-  { name: 'B2_ALLOW_LOCAL_FILES', description: 'Let `s3_get_object.saveToPath` and `s3_put_object.filePath` read and write local files, inside `B2_FILE_ROOT` only. The secret ledger and the log file are always refused; `saveToPath` never overwrites an existing path, never creates a file that something loads or runs by itself (`.pth`, `sitecustomize.py`, shell rc files, `.desktop`, LaunchAgents, systemd units, `authorized_keys`, `.npmrc`, anything under `site-packages`, `node_modules`, `bin`, `.git`, …) and creates files owner-only, not executable; `filePath` never uploads a file holding the server\'s or the caller\'s key id or key, another configured secret or the secret of a key this server created, nor an MCP client\'s configuration (`claude_desktop_config.json`, `mcp.json`, …).', values: ['true', 'false'], defaults: { stdio: 'true', http: 'false' } },
-  { name: 'B2_FILE_ROOT', description: `The one directory local files are read from and saved to (symlinks resolved, checked on the opened file; relative paths are taken inside it); anything outside is refused. The default folder is created owner-only (0700) on first use; a root that is \`/\`, a home directory (or contains one), a system path, inside \`~/Library\`/\`AppData\` or in a folder a save may not write to (\`bin\`, \`site-packages\`, …) stops start-up.`, defaults: { stdio: DEFAULT_FILE_ROOT, http: DEFAULT_FILE_ROOT } },
-  { name: 'B2_REGION', description: 'Fallback S3 region; the authorized account\'s S3 endpoint wins once known.', defaults: { stdio: 'us-west-004', http: 'us-west-004' } },
+  {
+    name: 'B2_API_URL',
+    description: 'B2 Native API base URL used to authorize (point it at `b2-mcp sandbox` to try everything locally).',
+    defaults: { stdio: 'https://api.backblazeb2.com', http: 'https://api.backblazeb2.com' },
+  },
+  {
+    name: 'B2_MCP_PROFILE',
+    description: 'Pin the tool surface to a named profile without contacting B2 (`phase1-default` is accepted for `default`).',
+    values: ['full', 'default', 'read-only', ...Object.keys(PROFILE_ALIASES)],
+  },
+  {
+    name: 'B2_REGISTER_ALL_TOOLS',
+    description: "Serve the full surface without reading the key's capabilities.",
+    values: ['true', 'false'],
+    defaults: { stdio: 'false', http: 'false' },
+  },
+  {
+    name: 'B2_MCP_OUTPUT_FORMAT',
+    description:
+      'Text block of structured results: compact JSON, TOON, or `auto` (per result, whichever is estimated to need fewer tokens; clients must accept both shapes). `structuredContent` is always the canonical JSON.',
+    values: ['json', 'toon', 'auto'],
+    defaults: { stdio: 'json', http: 'json' },
+  },
+  {
+    name: 'B2_DESTRUCTIVE_POLICY',
+    description: 'Destructive and protection-weakening calls: ask for confirmation, refuse, or allow.',
+    values: ['confirm', 'block', 'allow'],
+    defaults: { stdio: 'confirm', http: 'block' },
+  },
+  {
+    name: 'B2_DESTRUCTIVE_ELICITATION',
+    description: 'Ask the human through MCP form elicitation when the client supports it.',
+    values: ['on', 'off', 'true', 'false', '1', '0'],
+    defaults: { stdio: 'on', http: 'on' },
+  },
+  {
+    name: 'B2_ELICITATION_TIMEOUT_MS',
+    description:
+      "Longest a 2025-era client may leave a confirmation question unanswered; the call is then refused. The client's progress notifications do not extend it (over HTTP the question holds one in-flight slot meanwhile).",
+    defaults: { stdio: '600000', http: '600000' },
+  },
+  {
+    name: 'B2_SECRET_SINK',
+    description:
+      'Where durable secrets (new keys, accounts) go: an owner-only file, inline in the result (explicit opt-in), or nowhere (those tools become unavailable stubs).',
+    values: ['file', 'inline', 'off'],
+    defaults: { stdio: 'file', http: 'off' },
+  },
+  {
+    name: 'B2_SECRET_SINK_FILE',
+    description: 'Absolute path of the secret ledger (JSON lines, mode 0600), created on first use.',
+    defaults: { stdio: '~/.b2-mcp/secrets.jsonl' },
+  },
+  {
+    name: 'B2_ALLOW_INLINE_SECRETS',
+    description: 'Required opt-in for `B2_SECRET_SINK=inline` over HTTP.',
+    values: ['true', 'false'],
+    defaults: { stdio: 'false', http: 'false' },
+  },
+  {
+    name: 'B2_ALLOW_KEY_MGMT_GRANTS',
+    description: 'Let `b2_create_key` grant the key-management capabilities (`listKeys`, `writeKeys`, `deleteKeys`).',
+    values: ['true', 'false'],
+    defaults: { stdio: 'false', http: 'false' },
+  },
+  {
+    name: 'B2_ALLOW_UNSCOPED_KEYS',
+    description: 'Let `b2_create_key` create keys with write or delete capabilities that are not restricted to buckets.',
+    values: ['true', 'false'],
+    defaults: { stdio: 'false', http: 'false' },
+  },
+  {
+    name: 'B2_MAX_KEY_DURATION_SECONDS',
+    description: 'Longest lifetime `b2_create_key` may give a key (a positive integer); when set, every created key must expire within it.',
+  },
+  {
+    name: 'B2_ALLOW_LOCAL_FILES',
+    description:
+      "Let `s3_get_object.saveToPath` and `s3_put_object.filePath` read and write local files, inside `B2_FILE_ROOT` only. The secret ledger and the log file are always refused; `saveToPath` never overwrites an existing path, never creates a file that something loads or runs by itself (`.pth`, `sitecustomize.py`, shell rc files, `.desktop`, LaunchAgents, systemd units, `authorized_keys`, `.npmrc`, anything under `site-packages`, `node_modules`, `bin`, `.git`, …) and creates files owner-only, not executable; `filePath` never uploads a file holding the server's or the caller's key id or key, another configured secret or the secret of a key this server created, nor an MCP client's configuration (`claude_desktop_config.json`, `mcp.json`, …).",
+    values: ['true', 'false'],
+    defaults: { stdio: 'true', http: 'false' },
+  },
+  {
+    name: 'B2_FILE_ROOT',
+    description: `The one directory local files are read from and saved to (symlinks resolved, checked on the opened file; relative paths are taken inside it); anything outside is refused. The default folder is created owner-only (0700) on first use; a root that is \`/\`, a home directory (or contains one), a system path, inside \`~/Library\`/\`AppData\` or in a folder a save may not write to (\`bin\`, \`site-packages\`, …) stops start-up.`,
+    defaults: { stdio: DEFAULT_FILE_ROOT, http: DEFAULT_FILE_ROOT },
+  },
+  {
+    name: 'B2_REGION',
+    description: "Fallback S3 region; the authorized account's S3 endpoint wins once known.",
+    defaults: { stdio: 'us-west-004', http: 'us-west-004' },
+  },
   { name: 'B2_MCP_UA_SUFFIX', description: 'A token appended to the outbound User-Agent (`b2-mcp/<version> <suffix>`).' },
   { name: 'B2_LOG_FILE', description: 'Absolute path for JSON logs instead of stderr (never stdout).' },
-  { name: 'LOG_LEVEL', description: 'Log level.', values: ['debug', 'info', 'warn', 'error', 'silent'], defaults: { stdio: 'info', http: 'info' } },
-  { name: 'B2_ENABLE_MCP_PROMPTS', description: 'Serve the workflow prompts (off unless exactly `true`).', values: ['true', 'false'], defaults: { stdio: 'false', http: 'false' } },
-  { name: 'B2_MCP_TRANSPORT', description: 'Transport when no subcommand is given.', values: ['stdio', 'http'], defaults: { stdio: 'stdio' } },
+  {
+    name: 'LOG_LEVEL',
+    description: 'Log level.',
+    values: ['debug', 'info', 'warn', 'error', 'silent'],
+    defaults: { stdio: 'info', http: 'info' },
+  },
+  {
+    name: 'B2_ENABLE_MCP_PROMPTS',
+    description: 'Serve the workflow prompts (off unless exactly `true`).',
+    values: ['true', 'false'],
+    defaults: { stdio: 'false', http: 'false' },
+  },
+  {
+    name: 'B2_MCP_TRANSPORT',
+    description: 'Transport when no subcommand is given.',
+    values: ['stdio', 'http'],
+    defaults: { stdio: 'stdio' },
+  },
   { name: 'PORT', description: 'HTTP listen port when `--port` is not given.', defaults: { http: '3000' } },
-  { name: 'B2_HTTP_CREDENTIAL_MODE', description: 'Where the HTTP server gets the B2 key: per-request `X-B2-MCP-Key-Id`/`X-B2-MCP-Key` headers, its own `B2_APPLICATION_KEY_ID`/`B2_APPLICATION_KEY`, or (`principal`, with OAuth) the key `B2_PRINCIPAL_CREDENTIAL_MAP` maps the token\'s subject to. Credential headers are rejected in `server` and `principal` mode.', values: ['headers', 'server', 'principal'], defaults: { http: 'headers' } },
-  { name: 'B2_PRINCIPAL_CREDENTIAL_MAP', description: 'In `principal` mode: a JSON object from token subject (`sub`, or `<issuer>#<sub>`) to a credential reference `REF` (letters, digits, `_`, `-`); the reference\'s key is `B2_CREDENTIAL_<REF>_APPLICATION_KEY_ID` and `B2_CREDENTIAL_<REF>_APPLICATION_KEY` (optionally `_MASTER_KEY_ID`/`_MASTER_KEY`; `REF` upper-cased, `-` read as `_`), each also from `<name>_FILE`. Every mapped key is checked at start-up; a subject not in the map gets `403 principal_not_mapped`.', fromFile: true },
-  { name: 'B2_ALLOWED_HOSTS', description: 'Comma-separated `Host` values accepted over HTTP (an entry without a port matches any port); unset with `B2_ALLOWED_ORIGINS` unset means loopback only.' },
-  { name: 'B2_ALLOWED_ORIGINS', description: 'Comma-separated exact `Origin` values accepted over HTTP; unset means the origin must match `B2_ALLOWED_HOSTS` (or be loopback).' },
-  { name: 'B2_TRUST_PROXY_HEADERS', description: 'Take the client address for HTTP limits from `X-Forwarded-For` (the entry `B2_TRUSTED_PROXY_HOPS` from the end, as appended by your proxies), or `X-Real-IP` when there is none; only behind trusted proxies (docs/deploy.md).', values: ['true', 'false'], defaults: { http: 'false' } },
-  { name: 'B2_TRUSTED_PROXY_HOPS', description: 'With `B2_TRUST_PROXY_HEADERS=true`: how many trusted proxies append to `X-Forwarded-For` before the server (nginx alone: 1; a cloud load balancer in front of nginx: 2). Entries further left were written by the client and never count.', defaults: { http: '1' } },
-  { name: 'B2_MCP_RATE_LIMIT_RPS', description: 'HTTP token-bucket refill rate per client address and per credential (requests per second).', defaults: { http: '60' } },
-  { name: 'B2_MCP_RATE_LIMIT_BURST', description: 'HTTP token-bucket size per client address and per credential.', defaults: { http: '120' } },
-  { name: 'B2_MAX_SESSIONS', description: 'Most HTTP requests in flight at once (each call of a 2025-03-26 batch counts), and most open 2025-era (legacy) sessions; more get 503 (to make room, the least recently used idle session of the requester\'s client address is closed, or one of an address holding at least two more; never a smaller holder\'s).', defaults: { http: '1000' } },
-  { name: 'B2_MAX_SESSIONS_PER_KEY', description: 'Most HTTP requests in flight per client address and per credential (a request counts against both), and most open legacy sessions per credential (or per address in `server` mode); more get 429, unless the owner\'s own least recently used idle session can be closed. A declared `clientInfo.name` plays no part.', defaults: { http: '20' } },
-  { name: 'B2_MCP_REDIS_URL', description: 'Share the HTTP rate limits, in-flight caps and legacy-session ownership with every instance that names the same Redis (`redis://[:password@]host:port[/db]`, `rediss://` for TLS); unset keeps them in this process. See docs/scaling.md.', fromFile: true },
-  { name: 'B2_MCP_REDIS_FAILURE', description: 'While Redis cannot be reached: `open` applies this instance\'s own limits (never none), `closed` answers 503; the outage is logged once, when it starts and when it ends.', values: ['open', 'closed'], defaults: { http: 'open' } },
-  { name: 'B2_MCP_PUBLIC_URL', description: 'The URL clients reach the HTTP server at (e.g. `https://mcp.example.com`): the OAuth resource is `<url>/mcp` unless `B2_OAUTH_RESOURCE` says otherwise, its metadata `/.well-known/oauth-protected-resource/mcp`. With `B2_OAUTH_ISSUER`, this or `B2_OAUTH_RESOURCE` is required.' },
-  { name: 'B2_OAUTH_RESOURCE', description: 'The exact resource identifier (RFC 8707/9728) of this MCP endpoint, e.g. `https://mcp.example.com/mcp`: named as `resource` in the protected-resource metadata, and the default audience. Default `<B2_MCP_PUBLIC_URL>/mcp`.' },
-  { name: 'B2_OAUTH_ISSUER', description: 'Makes the HTTP server an OAuth 2.1 resource server: every MCP request needs a bearer token whose `iss` is exactly this: a JWT signed by a key of the issuer\'s JWKS (found through its RFC 8414 or OpenID metadata unless `B2_OAUTH_JWKS_URI` is set), or any token its introspection endpoint calls active (`B2_OAUTH_INTROSPECTION_ENDPOINT`); the `b2:read`, `b2:write`, `b2:admin` scopes narrow the tools to `read-only`, `default`, `full` (docs/deploy.md).' },
-  { name: 'B2_OAUTH_AUDIENCE', description: 'The `aud` a token must name; by default the resource (`B2_OAUTH_RESOURCE`, else `<B2_MCP_PUBLIC_URL>/mcp`).' },
-  { name: 'B2_OAUTH_REQUIRED_SCOPES', description: 'Comma-separated scopes every token must hold besides one `b2:*` scope (they are added to `scopes_supported`); a token lacking one gets `403 insufficient_scope`.' },
-  { name: 'B2_OAUTH_INTROSPECTION_ENDPOINT', description: 'An RFC 7662 introspection endpoint: every bearer token (opaque or JWT) is checked there instead of against the JWKS, with the same issuer, audience, expiry, subject and scope rules; needs the client id and secret below.' },
-  { name: 'B2_OAUTH_INTROSPECTION_CLIENT_ID', description: 'The client id this server authenticates to the introspection endpoint with (HTTP Basic).', fromFile: true },
+  {
+    name: 'B2_HTTP_CREDENTIAL_MODE',
+    description:
+      "Where the HTTP server gets the B2 key: per-request `X-B2-MCP-Key-Id`/`X-B2-MCP-Key` headers, its own `B2_APPLICATION_KEY_ID`/`B2_APPLICATION_KEY`, or (`principal`, with OAuth) the key `B2_PRINCIPAL_CREDENTIAL_MAP` maps the token's subject to. Credential headers are rejected in `server` and `principal` mode.",
+    values: ['headers', 'server', 'principal'],
+    defaults: { http: 'headers' },
+  },
+  {
+    name: 'B2_PRINCIPAL_CREDENTIAL_MAP',
+    description:
+      "In `principal` mode: a JSON object from token subject (`sub`, or `<issuer>#<sub>`) to a credential reference `REF` (letters, digits, `_`, `-`); the reference's key is `B2_CREDENTIAL_<REF>_APPLICATION_KEY_ID` and `B2_CREDENTIAL_<REF>_APPLICATION_KEY` (optionally `_MASTER_KEY_ID`/`_MASTER_KEY`; `REF` upper-cased, `-` read as `_`), each also from `<name>_FILE`. Every mapped key is checked at start-up; a subject not in the map gets `403 principal_not_mapped`.",
+    fromFile: true,
+  },
+  {
+    name: 'B2_ALLOWED_HOSTS',
+    description:
+      'Comma-separated `Host` values accepted over HTTP (an entry without a port matches any port); unset with `B2_ALLOWED_ORIGINS` unset means loopback only.',
+  },
+  {
+    name: 'B2_ALLOWED_ORIGINS',
+    description:
+      'Comma-separated exact `Origin` values accepted over HTTP; unset means the origin must match `B2_ALLOWED_HOSTS` (or be loopback).',
+  },
+  {
+    name: 'B2_TRUST_PROXY_HEADERS',
+    description:
+      'Take the client address for HTTP limits from `X-Forwarded-For` (the entry `B2_TRUSTED_PROXY_HOPS` from the end, as appended by your proxies), or `X-Real-IP` when there is none; only behind trusted proxies (docs/deploy.md).',
+    values: ['true', 'false'],
+    defaults: { http: 'false' },
+  },
+  {
+    name: 'B2_TRUSTED_PROXY_HOPS',
+    description:
+      'With `B2_TRUST_PROXY_HEADERS=true`: how many trusted proxies append to `X-Forwarded-For` before the server (nginx alone: 1; a cloud load balancer in front of nginx: 2). Entries further left were written by the client and never count.',
+    defaults: { http: '1' },
+  },
+  {
+    name: 'B2_MCP_RATE_LIMIT_RPS',
+    description: 'HTTP token-bucket refill rate per client address and per credential (requests per second).',
+    defaults: { http: '60' },
+  },
+  {
+    name: 'B2_MCP_RATE_LIMIT_BURST',
+    description: 'HTTP token-bucket size per client address and per credential.',
+    defaults: { http: '120' },
+  },
+  {
+    name: 'B2_MAX_SESSIONS',
+    description:
+      "Most HTTP requests in flight at once (each call of a 2025-03-26 batch counts), and most open 2025-era (legacy) sessions; more get 503 (to make room, the least recently used idle session of the requester's client address is closed, or one of an address holding at least two more; never a smaller holder's).",
+    defaults: { http: '1000' },
+  },
+  {
+    name: 'B2_MAX_SESSIONS_PER_KEY',
+    description:
+      "Most HTTP requests in flight per client address and per credential (a request counts against both), and most open legacy sessions per credential (or per address in `server` mode); more get 429, unless the owner's own least recently used idle session can be closed. A declared `clientInfo.name` plays no part.",
+    defaults: { http: '20' },
+  },
+  {
+    name: 'B2_MCP_REDIS_URL',
+    description:
+      'Share the HTTP rate limits, in-flight caps and legacy-session ownership with every instance that names the same Redis (`redis://[:password@]host:port[/db]`, `rediss://` for TLS); unset keeps them in this process. See docs/scaling.md.',
+    fromFile: true,
+  },
+  {
+    name: 'B2_MCP_REDIS_FAILURE',
+    description:
+      "While Redis cannot be reached: `open` applies this instance's own limits (never none), `closed` answers 503; the outage is logged once, when it starts and when it ends.",
+    values: ['open', 'closed'],
+    defaults: { http: 'open' },
+  },
+  {
+    name: 'B2_MCP_PUBLIC_URL',
+    description:
+      'The URL clients reach the HTTP server at (e.g. `https://mcp.example.com`): the OAuth resource is `<url>/mcp` unless `B2_OAUTH_RESOURCE` says otherwise, its metadata `/.well-known/oauth-protected-resource/mcp`. With `B2_OAUTH_ISSUER`, this or `B2_OAUTH_RESOURCE` is required.',
+  },
+  {
+    name: 'B2_OAUTH_RESOURCE',
+    description:
+      'The exact resource identifier (RFC 8707/9728) of this MCP endpoint, e.g. `https://mcp.example.com/mcp`: named as `resource` in the protected-resource metadata, and the default audience. Default `<B2_MCP_PUBLIC_URL>/mcp`.',
+  },
+  {
+    name: 'B2_OAUTH_ISSUER',
+    description:
+      "Makes the HTTP server an OAuth 2.1 resource server: every MCP request needs a bearer token whose `iss` is exactly this: a JWT signed by a key of the issuer's JWKS (found through its RFC 8414 or OpenID metadata unless `B2_OAUTH_JWKS_URI` is set), or any token its introspection endpoint calls active (`B2_OAUTH_INTROSPECTION_ENDPOINT`); the `b2:read`, `b2:write`, `b2:admin` scopes narrow the tools to `read-only`, `default`, `full` (docs/deploy.md).",
+  },
+  {
+    name: 'B2_OAUTH_AUDIENCE',
+    description: 'The `aud` a token must name; by default the resource (`B2_OAUTH_RESOURCE`, else `<B2_MCP_PUBLIC_URL>/mcp`).',
+  },
+  {
+    name: 'B2_OAUTH_REQUIRED_SCOPES',
+    description:
+      'Comma-separated scopes every token must hold besides one `b2:*` scope (they are added to `scopes_supported`); a token lacking one gets `403 insufficient_scope`.',
+  },
+  {
+    name: 'B2_OAUTH_INTROSPECTION_ENDPOINT',
+    description:
+      'An RFC 7662 introspection endpoint: every bearer token (opaque or JWT) is checked there instead of against the JWKS, with the same issuer, audience, expiry, subject and scope rules; needs the client id and secret below.',
+  },
+  {
+    name: 'B2_OAUTH_INTROSPECTION_CLIENT_ID',
+    description: 'The client id this server authenticates to the introspection endpoint with (HTTP Basic).',
+    fromFile: true,
+  },
   { name: 'B2_OAUTH_INTROSPECTION_CLIENT_SECRET', description: 'The client secret for the introspection endpoint.', fromFile: true },
-  { name: 'B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS', description: 'How long an active introspection answer is reused for the same token (never past its `exp`); `0` asks every time.', defaults: { http: '60' } },
-  { name: 'B2_OAUTH_JWKS_URI', description: 'The issuer\'s JWKS URL, instead of the one its metadata names.' },
-  { name: 'B2_OAUTH_ALLOWED_SUBJECTS', description: 'Comma-separated token subjects (`sub`, or `<issuer>#<sub>`) allowed to use the server; any other valid token gets `403 access_denied`. Unset: every valid token for the audience. Set it in `server` credential mode, where every caller uses the server\'s own B2 key.' },
-  { name: 'B2_OAUTH_ALGORITHMS', description: 'Comma-separated JWS algorithms a token may be signed with (asymmetric only: `none` and `HS*` are never accepted).', defaults: { http: 'RS256' } },
-  { name: 'B2_OAUTH_TOKEN_TYPES', description: 'Comma-separated `typ` header values an access token may carry (case-insensitive, `application/` implied); a token with another `typ` (an ID or logout token) is refused, and one without `typ` unless the list holds `none`.', defaults: { http: 'at+jwt,JWT' } },
-  { name: 'B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL', description: 'Accept `http://` issuer, JWKS and public URLs (local testing only: keys fetched without TLS can be forged).', values: ['true', 'false'], defaults: { http: 'false' } },
+  {
+    name: 'B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS',
+    description: 'How long an active introspection answer is reused for the same token (never past its `exp`); `0` asks every time.',
+    defaults: { http: '60' },
+  },
+  { name: 'B2_OAUTH_JWKS_URI', description: "The issuer's JWKS URL, instead of the one its metadata names." },
+  {
+    name: 'B2_OAUTH_ALLOWED_SUBJECTS',
+    description:
+      "Comma-separated token subjects (`sub`, or `<issuer>#<sub>`) allowed to use the server; any other valid token gets `403 access_denied`. Unset: every valid token for the audience. Set it in `server` credential mode, where every caller uses the server's own B2 key.",
+  },
+  {
+    name: 'B2_OAUTH_ALGORITHMS',
+    description: 'Comma-separated JWS algorithms a token may be signed with (asymmetric only: `none` and `HS*` are never accepted).',
+    defaults: { http: 'RS256' },
+  },
+  {
+    name: 'B2_OAUTH_TOKEN_TYPES',
+    description:
+      'Comma-separated `typ` header values an access token may carry (case-insensitive, `application/` implied); a token with another `typ` (an ID or logout token) is refused, and one without `typ` unless the list holds `none`.',
+    defaults: { http: 'at+jwt,JWT' },
+  },
+  {
+    name: 'B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL',
+    description: 'Accept `http://` issuer, JWKS and public URLs (local testing only: keys fetched without TLS can be forged).',
+    values: ['true', 'false'],
+    defaults: { http: 'false' },
+  },
   { name: 'B2_HTTP_REQUEST_TIMEOUT_MS', description: 'Time allowed to receive a whole HTTP request.', defaults: { http: '30000' } },
-  { name: 'B2_HTTP_HEADERS_TIMEOUT_MS', description: 'Time allowed to receive HTTP request headers (capped at the request timeout).', defaults: { http: '10000' } },
+  {
+    name: 'B2_HTTP_HEADERS_TIMEOUT_MS',
+    description: 'Time allowed to receive HTTP request headers (capped at the request timeout).',
+    defaults: { http: '10000' },
+  },
 ];
 
 export interface Credentials {
@@ -165,7 +377,10 @@ function secretFileNames(env: NodeJS.ProcessEnv): string[] {
  * trailing newline dropped), as container secret stores mount them. Setting both, or naming a
  * file that cannot be read, is a start-up error; the message names the variable, never the content.
  */
-export function withSecretFiles(env: NodeJS.ProcessEnv, readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): NodeJS.ProcessEnv {
+export function withSecretFiles(
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): NodeJS.ProcessEnv {
   const resolved: NodeJS.ProcessEnv = { ...env };
   for (const name of secretFileNames(env)) {
     const fileName = `${name}_FILE`;
@@ -223,7 +438,8 @@ function fileRootOf(env: NodeJS.ProcessEnv, transport: Transport, allowLocalFile
     // Not there yet: judged as written (and again, by its real path, on first use).
   }
   const problem = fileRootProblem(root, homedir()) ?? fileRootProblem(real, homedir());
-  if (problem) throw new ConfigError(`B2_FILE_ROOT (${root}) ${problem}; local files need a folder of their own, such as ${DEFAULT_FILE_ROOT}.`);
+  if (problem)
+    throw new ConfigError(`B2_FILE_ROOT (${root}) ${problem}; local files need a folder of their own, such as ${DEFAULT_FILE_ROOT}.`);
   return root;
 }
 
@@ -261,7 +477,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, transport: Transport): Server
     throw new ConfigError('B2_SECRET_SINK=file over HTTP needs an explicit B2_SECRET_SINK_FILE and B2_ALLOW_LOCAL_FILES=true.');
   }
   const logFile = absolutePath('B2_LOG_FILE', env.B2_LOG_FILE?.trim() || undefined);
-  const secretSinkFile = secretSink === 'file' ? absolutePath('B2_SECRET_SINK_FILE', readSetting(env, transport, 'B2_SECRET_SINK_FILE')) : undefined;
+  const secretSinkFile =
+    secretSink === 'file' ? absolutePath('B2_SECRET_SINK_FILE', readSetting(env, transport, 'B2_SECRET_SINK_FILE')) : undefined;
   if (secretSinkFile && logFile && secretSinkFile === logFile) {
     throw new ConfigError('B2_SECRET_SINK_FILE must not be the log file.');
   }

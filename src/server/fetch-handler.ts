@@ -32,9 +32,18 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchHandler {
   let service: Promise<HttpService> | undefined;
   let shared: SharedState | undefined;
   const started = (): Promise<HttpService> =>
-    (service ??= Promise.all([import('./start.js'), import('./transports/http-service.js'), import('./transports/open-shared-state.js')]).then(async ([start, http, state]) => {
+    (service ??= Promise.all([
+      import('./start.js'),
+      import('./transports/http-service.js'),
+      import('./transports/open-shared-state.js'),
+    ]).then(async ([start, http, state]) => {
       const runtime = await start.createRuntime(env, 'http');
-      shared = await state.openSharedState({ limits: settings, redis: settings.redis, sessionIdleMs: http.LEGACY_SESSION_IDLE_MS, logger: runtime.logger });
+      shared = await state.openSharedState({
+        limits: settings,
+        redis: settings.redis,
+        sessionIdleMs: http.LEGACY_SESSION_IDLE_MS,
+        logger: runtime.logger,
+      });
       return http.createHttpService(runtime, settings, undefined, shared);
     }));
 

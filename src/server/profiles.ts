@@ -17,16 +17,28 @@ export const PROFILES: Record<ProfileName, Profile> = {
     partner: true,
   },
   default: {
-    description: 'A standard customer key with read, write and delete capabilities on buckets, files, keys and notifications, and no Partner credential.',
+    description:
+      'A standard customer key with read, write and delete capabilities on buckets, files, keys and notifications, and no Partner credential.',
     capabilities: [
-      'deleteBuckets', 'deleteFiles', 'deleteKeys', 'listBuckets', 'listFiles', 'listKeys',
-      'readBucketNotifications', 'readFiles', 'writeBucketNotifications', 'writeBuckets',
-      'writeFileLegalHolds', 'writeFileRetentions', 'writeFiles',
+      'deleteBuckets',
+      'deleteFiles',
+      'deleteKeys',
+      'listBuckets',
+      'listFiles',
+      'listKeys',
+      'readBucketNotifications',
+      'readFiles',
+      'writeBucketNotifications',
+      'writeBuckets',
+      'writeFileLegalHolds',
+      'writeFileRetentions',
+      'writeFiles',
     ],
     partner: false,
   },
   'read-only': {
-    description: 'A list-and-read key: no writes, no deletes, and presigned URLs for download only. The durable-secret tools remain as unavailable stubs.',
+    description:
+      'A list-and-read key: no writes, no deletes, and presigned URLs for download only. The durable-secret tools remain as unavailable stubs.',
     capabilities: ['listBuckets', 'listFiles', 'listKeys', 'readBucketNotifications', 'readFiles'],
     partner: false,
   },

@@ -35,7 +35,10 @@ function stubOf(tool: ToolDefinition): ToolDefinition {
     input: { properties: {} },
     handler: async (_args, context) => {
       const fileSinkRefusal = context.config.secretSink === 'file' ? tool.fileSinkRefusal : undefined;
-      const reason = context.config.secretSinkUnavailable ?? fileSinkRefusal ?? 'it would return durable credential material and no secret sink is configured for it';
+      const reason =
+        context.config.secretSinkUnavailable ??
+        fileSinkRefusal ??
+        'it would return durable credential material and no secret sink is configured for it';
       throw new ToolError(410, 'tool_unavailable', `${tool.name} is unavailable: ${reason}.`);
     },
   };

@@ -1,4 +1,10 @@
-import { fromJsonSchema, McpServer, type CallToolResult, type InputRequiredResult, type McpServerFactory } from '@modelcontextprotocol/server';
+import {
+  fromJsonSchema,
+  McpServer,
+  type CallToolResult,
+  type InputRequiredResult,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
 import { APPROVED_CACHE_HINT, SERVER_NAME, type Era, type ProfileName } from '../contract/constants.js';
 import type { Backends } from './backends.js';
 import { B2Error } from './b2/errors.js';
@@ -89,7 +95,11 @@ export interface SessionBinding {
 }
 
 function missingCredentials(): never {
-  throw new ToolError(401, 'missing_credentials', 'No B2 application key is configured for this server (set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY).');
+  throw new ToolError(
+    401,
+    'missing_credentials',
+    'No B2 application key is configured for this server (set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY).',
+  );
 }
 
 /** Tool and B2 failures carry their own status and code; everything else is an internal error. */
@@ -207,7 +217,11 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
     for (const prompt of prompts) {
       server.registerPrompt(
         prompt.name,
-        { title: prompt.title, description: prompt.description, argsSchema: fromJsonSchema<Record<string, string>>(promptArgsSchema(prompt), lazyInputValidator) },
+        {
+          title: prompt.title,
+          description: prompt.description,
+          argsSchema: fromJsonSchema<Record<string, string>>(promptArgsSchema(prompt), lazyInputValidator),
+        },
         async (args: Record<string, string>) => ({
           description: prompt.description,
           messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.render(args) } }],

@@ -30,7 +30,12 @@ export class CredentialError extends StatusError {
  * capabilities read from B2. A key B2 rejects fails closed; B2 being unreachable degrades to
  * the full surface on stdio (calls will fail clearly later) and fails the request on HTTP.
  */
-async function surfaceInput(config: ServerConfig, credentials: Credentials | undefined, backends: Backends | undefined, logger: Logger): Promise<SurfaceInput> {
+async function surfaceInput(
+  config: ServerConfig,
+  credentials: Credentials | undefined,
+  backends: Backends | undefined,
+  logger: Logger,
+): Promise<SurfaceInput> {
   const secretSink = config.secretSink;
   if (config.profile) {
     const profile = PROFILES[config.profile];
@@ -51,7 +56,11 @@ async function surfaceInput(config: ServerConfig, credentials: Credentials | und
       logger.warn('capabilities.unavailable', { code: error.code, status: error.status, fallback: 'full surface' });
       return { capabilities: null, partner, secretSink };
     }
-    throw new CredentialError(error.status >= 500 ? 503 : 502, 'capability_upstream_unavailable', `Could not read the key's capabilities from B2 (${error.code}).`);
+    throw new CredentialError(
+      error.status >= 500 ? 503 : 502,
+      'capability_upstream_unavailable',
+      `Could not read the key's capabilities from B2 (${error.code}).`,
+    );
   }
 }
 
@@ -63,7 +72,12 @@ export function narrowToProfile(input: SurfaceInput, ceiling: ProfileName | unde
   if (!ceiling) return input;
   const profile = PROFILES[ceiling];
   const limit = profile.capabilities && new Set<string>(profile.capabilities);
-  const capabilities = input.capabilities === null ? limit : limit === null ? input.capabilities : new Set([...input.capabilities].filter((c) => limit.has(c)));
+  const capabilities =
+    input.capabilities === null
+      ? limit
+      : limit === null
+        ? input.capabilities
+        : new Set([...input.capabilities].filter((c) => limit.has(c)));
   return { ...input, capabilities, partner: input.partner && profile.partner };
 }
 
@@ -72,7 +86,11 @@ const SESSION_TTL_MS = 5 * 60 * 1000;
 
 /** A credential's ids and secrets: no local file holding one is uploaded. */
 const credentialValues = (credentials: Credentials | undefined): string[] =>
-  credentials ? [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId, credentials.masterKey].filter((value) => value !== undefined) : [];
+  credentials
+    ? [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId, credentials.masterKey].filter(
+        (value) => value !== undefined,
+      )
+    : [];
 
 /**
  * The session cache is bounded by memory: each entry is charged more than the resident memory one
@@ -112,14 +130,20 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
   if (config.outputFormat !== 'json' && encodeToon({ ok: true }) !== 'ok: true') {
     throw new ConfigError(`B2_MCP_OUTPUT_FORMAT=${config.outputFormat} failed its TOON self-test; use json.`);
   }
-  const secrets = collectSecretValues(env, [config.credentials?.applicationKey, config.credentials?.masterKey, env.B2_OAUTH_INTROSPECTION_CLIENT_SECRET?.trim(), ...redisUrlPasswords(env)]);
+  const secrets = collectSecretValues(env, [
+    config.credentials?.applicationKey,
+    config.credentials?.masterKey,
+    env.B2_OAUTH_INTROSPECTION_CLIENT_SECRET?.trim(),
+    ...redisUrlPasswords(env),
+  ]);
   const sanitizer = createSanitizer(secrets);
   const logSanitizer = createSanitizer(secrets, { mode: 'log' });
   const logger = createLogger({ level: config.logLevel, file: config.logFile, redact: (record) => logSanitizer.value(record) });
   const version = packageVersion();
   const userAgent = b2UserAgent(version, readSetting(env, transport, 'B2_MCP_UA_SUFFIX'));
   if (config.secretSinkUnavailable) logger.warn('secret_sink.unavailable', { reason: config.secretSinkUnavailable });
-  if (config.secretSink === 'inline') logger.warn('secret_sink.inline', { note: 'new keys and accounts are returned in tool results; rotate them after use' });
+  if (config.secretSink === 'inline')
+    logger.warn('secret_sink.inline', { note: 'new keys and accounts are returned in tool results; rotate them after use' });
   const shared = { config, version, logger, sanitizer, states: new ConfirmationStates(), secrets: secretStore };
   const resolved = sharedSurfaces(config);
 
@@ -141,7 +165,11 @@ export async function createRuntime(env: NodeJS.ProcessEnv, transport: Transport
     ttl: SESSION_TTL_MS,
     perf: { now: () => Date.now() },
   });
-  const sessionFor = (credentials: Credentials | undefined = config.credentials, ceiling?: ProfileName, principal?: string): Promise<CredentialSession> => {
+  const sessionFor = (
+    credentials: Credentials | undefined = config.credentials,
+    ceiling?: ProfileName,
+    principal?: string,
+  ): Promise<CredentialSession> => {
     const callerId = callerIdOf(credentials, principal);
     const key = `${callerId}:${ceiling ?? ''}`;
     let session = sessions.get(key);

@@ -8,10 +8,12 @@ import { freePort } from '../../scripts/free-port.js';
 
 const INSPECT = fileURLToPath(new URL('../../dist/scripts/inspect.js', import.meta.url));
 
-
 test('npm run inspect: sandbox, bundled server and the Inspector on loopback, the URL printed; stopping it stops all', async () => {
   const [clientPort, serverPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [INSPECT], { env: { ...process.env, CLIENT_PORT: String(clientPort), SERVER_PORT: String(serverPort) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [INSPECT], {
+    env: { ...process.env, CLIENT_PORT: String(clientPort), SERVER_PORT: String(serverPort) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines: string[] = [];
   // The UI is served once the Inspector says it is up, after the URL with the session token.
   const url = await new Promise<URL>((resolve, reject) => {
@@ -29,7 +31,9 @@ test('npm run inspect: sandbox, bundled server and the Inspector on loopback, th
     expect(url.port).toBe(String(clientPort));
     const token = url.searchParams.get('MCP_PROXY_AUTH_TOKEN')!;
     // The proxy knows the server command it was given: the bundled server, pointed at the sandbox.
-    const config = await (await fetch(`http://127.0.0.1:${serverPort}/config`, { headers: { 'x-mcp-proxy-auth': `Bearer ${token}` } })).json();
+    const config = await (
+      await fetch(`http://127.0.0.1:${serverPort}/config`, { headers: { 'x-mcp-proxy-auth': `Bearer ${token}` } })
+    ).json();
     expect(JSON.stringify(config)).toContain(BUNDLED.serverEntry);
     expect((await fetch(`http://127.0.0.1:${serverPort}/config`)).status).toBe(401);
     const page = await fetch(`http://127.0.0.1:${clientPort}/`);

@@ -15,7 +15,18 @@ import { stdioTarget } from '../../src/conformance/connect/target.js';
 import { ALL, HOSTILE } from '../support/servers/hostile-output-strings.mjs';
 import { baselineSurface } from '../support/baseline.js';
 import { emptyEvidence, findingOf } from '../support/report-input.js';
-import { check, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from '../support/checker-harness.js';
+import {
+  check,
+  mutate,
+  propsOf,
+  removeTempDirs,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  toolOf,
+  writeContract,
+  type SurfaceHttpServer,
+} from '../support/checker-harness.js';
 import { chromiumPath, launch, watchedPage } from './chromium.js';
 import { connectionSettings } from '../../src/conformance/api.js';
 
@@ -27,7 +38,10 @@ import { connectionSettings } from '../../src/conformance/api.js';
  */
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FORK_DIR = join(REPO, 'tests/support/fork');
-const EDITS = JSON.parse(readFileSync(join(FORK_DIR, 'edits.json'), 'utf8')) as { renames: Record<string, string>; loosened: { tool: string; path: string[]; value: unknown }[] };
+const EDITS = JSON.parse(readFileSync(join(FORK_DIR, 'edits.json'), 'utf8')) as {
+  renames: Record<string, string>;
+  loosened: { tool: string; path: string[]; value: unknown }[];
+};
 const RENAMES = EDITS.renames;
 const forkName = (name: string) => RENAMES[name] ?? name;
 /** The tool the screenshot shows: renamed, and a bound loosened in its schema. */
@@ -55,9 +69,15 @@ async function hostileResult(): Promise<RunResult> {
     hostile: mutate(baseline, (s) => {
       s.serverInfo = { name: `evil ${HOSTILE.ansi}`, version: HOSTILE.commands };
       toolOf(s, 'b2_list_buckets').description = `${ALL} List buckets.`;
-      propsOf(s, 's3_list_objects_v2')[`key${HOSTILE.markdown}`] = { type: 'string', description: `${HOSTILE.xml} <img src="https://evil.example/i.png" onerror="alert(2)">` };
+      propsOf(s, 's3_list_objects_v2')[`key${HOSTILE.markdown}`] = {
+        type: 'string',
+        description: `${HOSTILE.xml} <img src="https://evil.example/i.png" onerror="alert(2)">`,
+      };
       for (const [kind, text] of Object.entries(HOSTILE)) s.tools.push({ ...toolOf(s, 'b2_list_buckets'), name: `b2_list_${kind}${text}` });
-      s.tools.push({ ...toolOf(s, 'b2_list_buckets'), name: 'b2_list_</style><style>body{display:none}</style><script src="https://evil.example/x.js"></script><a href="javascript:alert(1)">x</a>' });
+      s.tools.push({
+        ...toolOf(s, 'b2_list_buckets'),
+        name: 'b2_list_</style><style>body{display:none}</style><script src="https://evil.example/x.js"></script><a href="javascript:alert(1)">x</a>',
+      });
     }),
   });
   const fixturesDir = await snapshotFixtures(hostileServer.target('baseline'));
@@ -87,8 +107,15 @@ function pixelStats(png: Uint8Array): { colours: number; variance: number; width
 describe.skipIf(!executable)('the review page in headless Chromium', () => {
   beforeAll(async () => {
     const [bundled, fork, hostile, opened] = await Promise.all([
-      checkServer({ profile: 'default', target: null, era: 'both', connection: connectionSettings({ timeoutMs: 30_000 })}),
-      checkServer({ profile: 'phase1-default', target: stdioTarget(`"${process.execPath}" "${join(FORK_DIR, 'fork-server.mjs')}"`, bundledEnvironment('default')), era: 'both', connection: connectionSettings({ timeoutMs: 30_000 }), cwd: tempDir(), today: '2026-11-30' }),
+      checkServer({ profile: 'default', target: null, era: 'both', connection: connectionSettings({ timeoutMs: 30_000 }) }),
+      checkServer({
+        profile: 'phase1-default',
+        target: stdioTarget(`"${process.execPath}" "${join(FORK_DIR, 'fork-server.mjs')}"`, bundledEnvironment('default')),
+        era: 'both',
+        connection: connectionSettings({ timeoutMs: 30_000 }),
+        cwd: tempDir(),
+        today: '2026-11-30',
+      }),
       hostileResult(),
       launch(executable!),
     ]);
@@ -126,7 +153,9 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
       const findings = active(result);
       const shown = await page.$eval('#shown', (element) => element.textContent);
       expect(shown).toBe(String(findings.length));
-      expect(await page.$$eval('tr[data-severity]', (rows) => rows.filter((row) => (row as HTMLElement).offsetParent !== null).length)).toBe(findings.length);
+      expect(
+        await page.$$eval('tr[data-severity]', (rows) => rows.filter((row) => (row as HTMLElement).offsetParent !== null).length),
+      ).toBe(findings.length);
       expect(await page.$eval('#summary', (element) => element.textContent)).toMatch(new RegExp(`^${findings.length} findings: `));
       expect(await page.$$eval('#tools tbody tr', (rows) => rows.length)).toBe(groupBySubject(findings).length);
       await expectInert(name, log, url);
@@ -143,12 +172,19 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
 
   test('fork: the four renames are shown as renamed, and filtering by severity and class hides and restores rows', async () => {
     const { page, log, url } = await open('fork');
-    const statuses = Object.fromEntries(await page.$$eval('#tools tbody tr', (rows) => rows.map((row) => [row.children[0]!.textContent, row.children[1]!.textContent])));
+    const statuses = Object.fromEntries(
+      await page.$$eval('#tools tbody tr', (rows) => rows.map((row) => [row.children[0]!.textContent, row.children[1]!.textContent])),
+    );
     for (const name of Object.values(RENAMES)) expect(statuses[name], name).toBe('renamed');
     expect(Object.values(statuses).filter((status) => status === 'renamed')).toHaveLength(Object.keys(RENAMES).length);
 
     const findings = active(reports.fork.result);
-    const visible = () => page.$$eval('tr[data-severity]', (rows) => rows.filter((row) => (row as HTMLElement).offsetParent !== null).map((row) => `${(row as HTMLElement).dataset.severity} ${(row as HTMLElement).dataset.class}`));
+    const visible = () =>
+      page.$$eval('tr[data-severity]', (rows) =>
+        rows
+          .filter((row) => (row as HTMLElement).offsetParent !== null)
+          .map((row) => `${(row as HTMLElement).dataset.severity} ${(row as HTMLElement).dataset.class}`),
+      );
     await page.click('input[data-filter="severity"][value="error"]');
     const withoutErrors = findings.filter((finding) => finding.severity !== 'error').length;
     expect(withoutErrors).toBeLessThan(findings.length);
@@ -162,7 +198,9 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
     // A renamed tool has only breaking findings left hidden: its section goes with them.
     const renamed = Object.values(RENAMES)[0]!;
     const sectionShown = (tool: string) => page.$eval(`section[data-tool="${tool}"]`, (section) => !(section as HTMLElement).hidden);
-    expect(await sectionShown(renamed)).toBe(findings.filter((finding) => finding.tool === renamed).some((finding) => finding.class !== 'breaking'));
+    expect(await sectionShown(renamed)).toBe(
+      findings.filter((finding) => finding.tool === renamed).some((finding) => finding.class !== 'breaking'),
+    );
     await expectInert('fork', log, url);
     await page.close();
   });
@@ -170,7 +208,10 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
   test('fork: each tool with a loosened bound shows both schemas side by side, the changed keyword marked on each side', async () => {
     const { page } = await open('fork');
     for (const { tool, path, value } of EDITS.loosened) {
-      const marked = (side: string) => page.$$eval(`section[data-tool="${forkName(tool)}"] pre[data-schema="${side}"] .changed`, (lines) => lines.map((line) => line.textContent!.trim()));
+      const marked = (side: string) =>
+        page.$$eval(`section[data-tool="${forkName(tool)}"] pre[data-schema="${side}"] .changed`, (lines) =>
+          lines.map((line) => line.textContent!.trim()),
+        );
       const keyword = path.at(-1)!;
       const after = await marked('after');
       expect(after, tool).toEqual([expect.stringMatching(new RegExp(`^"${keyword}": ${value},?$`))]);
@@ -179,7 +220,9 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
       expect(before[0], tool).toMatch(new RegExp(`^"${keyword}": \\d+,?$`));
       expect(before[0]).not.toBe(after[0]);
       // Both sides are readable next to each other, not stacked.
-      const [left, right] = await page.$$eval(`section[data-tool="${forkName(tool)}"] pre[data-schema]`, (sides) => sides.map((side) => side.getBoundingClientRect().left));
+      const [left, right] = await page.$$eval(`section[data-tool="${forkName(tool)}"] pre[data-schema]`, (sides) =>
+        sides.map((side) => side.getBoundingClientRect().left),
+      );
       expect(right!).toBeGreaterThan(left!);
     }
     await page.close();
@@ -214,7 +257,10 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
     const bottom = await page.$eval('fieldset', (element) => element.getBoundingClientRect().bottom);
     const summary = await page.screenshot({ clip: { x: 0, y: 0, width: 1200, height: Math.ceil(bottom) + 16 } });
     const tool = await (await page.$(`section[data-tool="${SHOWN_TOOL}"]`))!.screenshot();
-    for (const [name, png] of [['review-summary.png', summary], ['review-tool.png', tool]] as const) {
+    for (const [name, png] of [
+      ['review-summary.png', summary],
+      ['review-tool.png', tool],
+    ] as const) {
       const stats = pixelStats(png);
       expect(stats.width * stats.height, name).toBeGreaterThan(100 * 100);
       expect(stats.colours, name).toBeGreaterThan(16);
@@ -234,19 +280,46 @@ function longSchemaResult(): RunResult {
   const rules = loadRules();
   const longName = `bucket_lifecycle_rule_for_objects_under_the_prefix_${'segment_'.repeat(8)}end`;
   const pattern = `^(${'[A-Za-z0-9._-]{1,63}\\/'.repeat(20)})$`;
-  const property = (extra: Record<string, unknown>) => ({ type: 'string', description: `${'unbroken-description-word-'.repeat(20)}end`, ...extra });
-  const before = { type: 'object', properties: { [longName]: property({ maxLength: 100 }), corsRules: { type: 'array', items: { type: 'object', properties: { corsRuleName: property({}) } } } } };
-  const after = { type: 'object', properties: { [longName]: property({ maxLength: 50, pattern }), corsRules: { type: 'array', items: { type: 'object', properties: { corsRuleName: property({ minLength: 6 }) } } } } };
+  const property = (extra: Record<string, unknown>) => ({
+    type: 'string',
+    description: `${'unbroken-description-word-'.repeat(20)}end`,
+    ...extra,
+  });
+  const before = {
+    type: 'object',
+    properties: {
+      [longName]: property({ maxLength: 100 }),
+      corsRules: { type: 'array', items: { type: 'object', properties: { corsRuleName: property({}) } } },
+    },
+  };
+  const after = {
+    type: 'object',
+    properties: {
+      [longName]: property({ maxLength: 50, pattern }),
+      corsRules: { type: 'array', items: { type: 'object', properties: { corsRuleName: property({ minLength: 6 }) } } },
+    },
+  };
   const tool = 'b2_update_bucket_lifecycle_rules';
   const deep = `inputSchema.properties.corsRules.items.properties.corsRuleName.minLength`;
-  const finding = (ruleId: string, path: string, extra: Partial<Finding> = {}) => findingOf(rules, ruleId, tool, { message: `Tool ${tool}: ${path} changed`, path, scopes: ['before'], profile: '*', ...extra });
+  const finding = (ruleId: string, path: string, extra: Partial<Finding> = {}) =>
+    findingOf(rules, ruleId, tool, { message: `Tool ${tool}: ${path} changed`, path, scopes: ['before'], profile: '*', ...extra });
   const findings = sortFindings([
     finding('diff/bounds-tightened', `inputSchema.properties.${longName}.maxLength`, { schemas: { before, after } }),
     finding('diff/bounds-tightened', `inputSchema.properties.${longName}.pattern`),
     finding('diff/bounds-tightened', deep),
-    finding('diff/description-changed', 'description', { text: { before: 'Updates the lifecycle rules.\nOld second line.', after: 'Updates the lifecycle rules.\nNew second line.\nA third line.' } }),
+    finding('diff/description-changed', 'description', {
+      text: {
+        before: 'Updates the lifecycle rules.\nOld second line.',
+        after: 'Updates the lifecycle rules.\nNew second line.\nA third line.',
+      },
+    }),
   ]);
-  return { findings, evidence: emptyEvidence({ command: 'diff', versions: { 'b2-mcp-conform': '0.0.0' }, profile: null, rulesEvaluated: 4, durationMs: 10 }), rules, evaluated: [] };
+  return {
+    findings,
+    evidence: emptyEvidence({ command: 'diff', versions: { 'b2-mcp-conform': '0.0.0' }, profile: null, rulesEvaluated: 4, durationMs: 10 }),
+    rules,
+    evaluated: [],
+  };
 }
 
 describe.skipIf(!executable)('the review page of a tool with long schemas, at common window widths', () => {
@@ -295,7 +368,9 @@ describe.skipIf(!executable)('the review page of a tool with long schemas, at co
           const lines = (cell: Element) => {
             const code = cell.querySelector('code');
             // One rect per piece of a line box: the lines are the distinct tops.
-            return code ? { text: code.textContent!, lines: new Set([...code.getClientRects()].map((rect) => Math.round(rect.top))).size } : null;
+            return code
+              ? { text: code.textContent!, lines: new Set([...code.getClientRects()].map((rect) => Math.round(rect.top))).size }
+              : null;
           };
           return { rule: lines(row.children[1]!)!, path: lines(row.children[2]!) };
         }),

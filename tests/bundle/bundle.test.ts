@@ -23,11 +23,15 @@ interface Manifest {
 }
 
 const missing = missingTools(['mcpb']);
-if (missing.length > 0) console.warn(`MCP Bundle suite skipped: ${REGISTRY_TOOLS.mcpb.package} not installed (node dist/scripts/registry-tools.js mcpb)`);
+if (missing.length > 0)
+  console.warn(`MCP Bundle suite skipped: ${REGISTRY_TOOLS.mcpb.package} not installed (node dist/scripts/registry-tools.js mcpb)`);
 
 /** `${user_config.x}`, `${__dirname}` and `${HOME}` as a desktop client substitutes them. */
 function substitute(value: string, values: Record<string, string>, dir: string, home: string): string {
-  return value.replace(/\$\{user_config\.([a-z_]+)\}/g, (_, name: string) => values[name] ?? '').replaceAll('${__dirname}', dir).replaceAll('${HOME}', home);
+  return value
+    .replace(/\$\{user_config\.([a-z_]+)\}/g, (_, name: string) => values[name] ?? '')
+    .replaceAll('${__dirname}', dir)
+    .replaceAll('${HOME}', home);
 }
 
 /** Sends JSON-RPC lines to `child` and resolves each answer by id. */
@@ -69,7 +73,11 @@ describe.skipIf(missing.length > 0)(`the MCP Bundle (${REGISTRY_TOOLS.mcpb.packa
     expect(manifest.version).toBe(packageVersion());
     const config = manifest.user_config;
     expect(Object.keys(config).sort()).toEqual(['application_key', 'application_key_id', 'file_root', 'profile']);
-    expect([config.application_key!.sensitive, config.application_key!.required, config.application_key_id!.required]).toEqual([true, true, true]);
+    expect([config.application_key!.sensitive, config.application_key!.required, config.application_key_id!.required]).toEqual([
+      true,
+      true,
+      true,
+    ]);
     expect(config.application_key_id!.sensitive).toBeUndefined();
     expect([config.file_root!.type, config.file_root!.default]).toEqual(['directory', '${HOME}/b2-mcp-files']);
     expect(manifest.server.mcp_config.env).toEqual({
@@ -85,18 +93,38 @@ describe.skipIf(missing.length > 0)(`the MCP Bundle (${REGISTRY_TOOLS.mcpb.packa
   it('starts the server from the unpacked bundle as a client would; tools/list lists what the key may do', async () => {
     const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as Manifest;
     const home = join(scratch, 'home');
-    const answers = { application_key_id: key.applicationKeyId, application_key: key.applicationKey, profile: '', file_root: '${HOME}/b2-mcp-files' };
+    const answers = {
+      application_key_id: key.applicationKeyId,
+      application_key: key.applicationKey,
+      profile: '',
+      file_root: '${HOME}/b2-mcp-files',
+    };
     const filled = Object.fromEntries(Object.entries(answers).map(([name, value]) => [name, substitute(value, {}, unpacked, home)]));
     const { command, args, env } = manifest.server.mcp_config;
-    const child = spawn(command === 'node' ? process.execPath : command, args.map((arg) => substitute(arg, filled, unpacked, home)), {
-      // Run from elsewhere: the bundle must not lean on this checkout.
-      cwd: scratch,
-      env: { PATH: process.env.PATH ?? '', HOME: home, B2_API_URL: sandbox.apiUrl, LOG_LEVEL: 'silent', ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, substitute(value, filled, unpacked, home)])) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      command === 'node' ? process.execPath : command,
+      args.map((arg) => substitute(arg, filled, unpacked, home)),
+      {
+        // Run from elsewhere: the bundle must not lean on this checkout.
+        cwd: scratch,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          B2_API_URL: sandbox.apiUrl,
+          LOG_LEVEL: 'silent',
+          ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, substitute(value, filled, unpacked, home)])),
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     try {
       const send = lineClient(child);
-      const initialized = await send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } } });
+      const initialized = await send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } },
+      });
       expect((initialized.result as { serverInfo: { version: string } }).serverInfo.version).toBe(packageVersion());
       child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
       const listed = await send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });

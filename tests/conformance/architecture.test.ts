@@ -76,7 +76,8 @@ test('the rule engine and the check kinds never name a rule', () => {
   const ids = loadRules().rules.map((rule) => rule.id);
   for (const file of CHECKER_FILES) {
     const text = readFileSync(file, 'utf8');
-    for (const id of ids) expect(text.includes(`'${id}'`) || text.includes(`"${id}"`), `${relative(PACKAGE_ROOT, file)} names ${id}`).toBe(false);
+    for (const id of ids)
+      expect(text.includes(`'${id}'`) || text.includes(`"${id}"`), `${relative(PACKAGE_ROOT, file)} names ${id}`).toBe(false);
   }
 });
 
@@ -91,7 +92,10 @@ test('each change kind the differ names maps to exactly one diff rule, with a cl
   const diffRules = loadRules().rules.filter((rule) => rule.check.kind === 'diff-change');
   for (const kind of CHANGE_KINDS) {
     const matching = diffRules.filter((rule) => rule.check.change === kind);
-    expect(matching.map((rule) => rule.id), kind).toEqual([`diff/${kind}`]);
+    expect(
+      matching.map((rule) => rule.id),
+      kind,
+    ).toEqual([`diff/${kind}`]);
     expect(matching[0]!.class).toMatch(/^(breaking|non-breaking|info)$/);
     expect(matching[0]!.frozenSeverity).toBe('error');
   }
@@ -100,7 +104,9 @@ test('each change kind the differ names maps to exactly one diff rule, with a cl
 
 /** The aspects the bundled rules of a check kind name, sorted. */
 function judgedAspects(kind: string): string[] {
-  const named = loadRules().rules.filter((rule) => rule.check.kind === kind).flatMap((rule) => rule.check.aspects as string[]);
+  const named = loadRules()
+    .rules.filter((rule) => rule.check.kind === kind)
+    .flatMap((rule) => rule.check.aspects as string[]);
   return [...new Set(named)].sort();
 }
 
@@ -125,7 +131,9 @@ test('a rule naming an aspect nothing records fails rule validation, naming the 
     const file = join(dir, 'secret-probe.json');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"secret.leak"', '"secret.leek"'));
     expect(() => loadRules(dir)).not.toThrow();
-    expect(() => loadRules(dir, { validate: true })).toThrow(/rule secret-probe\/canary-leak \(secret-probe\.json\): check parameters \/aspects\/0 must be equal to one of the allowed values/);
+    expect(() => loadRules(dir, { validate: true })).toThrow(
+      /rule secret-probe\/canary-leak \(secret-probe\.json\): check parameters \/aspects\/0 must be equal to one of the allowed values/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -143,14 +151,25 @@ test('bin/b2-mcp-conform.ts stays a thin entry point', () => {
  */
 async function importCircles(baseDir: string, roots: string[]): Promise<{ modules: number; circles: string[] }> {
   const ruleSet = { forbidden: [{ name: 'no-circular', severity: 'error' as const, from: {}, to: { circular: true } }] };
-  const { output } = await cruise(roots, { baseDir, parser: 'swc', tsPreCompilationDeps: true, doNotFollow: { path: 'node_modules' }, validate: true, ruleSet });
+  const { output } = await cruise(roots, {
+    baseDir,
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    validate: true,
+    ruleSet,
+  });
   const { summary } = output as ICruiseResult;
   const circles = summary.violations.map((violation) => [violation.from, ...(violation.cycle ?? []).map((step) => step.name)].join(' → '));
   return { modules: summary.totalCruised, circles };
 }
 
 /** The folders the build compiles (tsconfig.json's include): src, bin, scripts, bench, … */
-const COMPILED_ROOTS: string[] = [...new Set<string>(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.json'), 'utf8')).include.map((glob: string) => glob.split('/')[0]))];
+const COMPILED_ROOTS: string[] = [
+  ...new Set<string>(
+    JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.json'), 'utf8')).include.map((glob: string) => glob.split('/')[0]),
+  ),
+];
 
 test('no module imports itself through others: no import circle in any folder the build compiles', async () => {
   expect(COMPILED_ROOTS).toEqual(expect.arrayContaining(['src', 'bin', 'scripts', 'bench']));
@@ -178,8 +197,21 @@ test('the circle check sees a circle made only of type imports', async () => {
  * and what it re-exports) and the report renderers, found by dependency-cruiser, as `from → to`.
  */
 async function cliImportsPastTheApi(baseDir: string, cli: string): Promise<{ modules: number; imports: string[] }> {
-  const rule = { name: 'cli-only-through-the-api', severity: 'error' as const, from: { path: `^${cli.replaceAll('.', '\\.')}$` }, to: { path: '^src/', pathNot: '^src/conformance/(api\\.ts$|report/)' } };
-  const { output } = await cruise([cli], { baseDir, parser: 'swc', tsPreCompilationDeps: true, doNotFollow: { path: 'node_modules' }, maxDepth: 1, validate: true, ruleSet: { forbidden: [rule] } });
+  const rule = {
+    name: 'cli-only-through-the-api',
+    severity: 'error' as const,
+    from: { path: `^${cli.replaceAll('.', '\\.')}$` },
+    to: { path: '^src/', pathNot: '^src/conformance/(api\\.ts$|report/)' },
+  };
+  const { output } = await cruise([cli], {
+    baseDir,
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    maxDepth: 1,
+    validate: true,
+    ruleSet: { forbidden: [rule] },
+  });
   const { summary } = output as ICruiseResult;
   return { modules: summary.totalCruised, imports: summary.violations.map((violation) => `${violation.from} → ${violation.to}`) };
 }
@@ -203,7 +235,10 @@ test('the CLI rule sees a CLI that imports a stage, a static or a lazy import', 
       "import { api } from './api.js';\nimport { pretty } from './report/pretty.js';\nimport { target } from './connect/target.js';\nexport const all = async () => [api, pretty, target, await import('./probes/sandbox.js')];\n",
     );
     const { imports } = await cliImportsPastTheApi(dir, 'src/conformance/cli.ts');
-    expect(imports.sort()).toEqual(['src/conformance/cli.ts → src/conformance/connect/target.ts', 'src/conformance/cli.ts → src/conformance/probes/sandbox.ts']);
+    expect(imports.sort()).toEqual([
+      'src/conformance/cli.ts → src/conformance/connect/target.ts',
+      'src/conformance/cli.ts → src/conformance/probes/sandbox.ts',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

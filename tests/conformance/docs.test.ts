@@ -22,7 +22,11 @@ describe('rule documentation is generated from rules/ and committed', () => {
   });
 
   test('no stale page for a category that no longer exists', () => {
-    expect(readdirSync(join(PACKAGE_ROOT, 'docs', 'rules')).sort()).toEqual(Object.keys(pages).map((path) => path.replace('docs/rules/', '')).sort());
+    expect(readdirSync(join(PACKAGE_ROOT, 'docs', 'rules')).sort()).toEqual(
+      Object.keys(pages)
+        .map((path) => path.replace('docs/rules/', ''))
+        .sort(),
+    );
   });
 
   test("every rule's doc link points at its page and anchor", () => {
@@ -37,7 +41,13 @@ test('docs/conformance.md lists exactly the rules in rules/', () => {
   const block = /(<!-- rules:start -->\n)[\s\S]*?(<!-- rules:end -->)/;
   if (process.env.UPDATE_RULE_DOCS === '1') {
     const file = join(PACKAGE_ROOT, 'docs', 'conformance.md');
-    writeFileSync(file, read('docs/conformance.md').replace(block, (_match, start: string, end: string) => `${start}${renderRulesTable(ruleSet, 'rules/')}${end}`));
+    writeFileSync(
+      file,
+      read('docs/conformance.md').replace(
+        block,
+        (_match, start: string, end: string) => `${start}${renderRulesTable(ruleSet, 'rules/')}${end}`,
+      ),
+    );
   }
   const doc = read('docs/conformance.md');
   const listed = /<!-- rules:start -->\n([\s\S]*?)<!-- rules:end -->/.exec(doc)?.[1];

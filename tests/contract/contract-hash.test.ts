@@ -54,7 +54,12 @@ describe('profile hash', () => {
       {
         name: `b2_${fullwidth}`,
         description: '',
-        inputSchema: { $schema: DIALECT, type: 'object', properties: { '\uFF5E': { type: 'string' }, [astral]: { type: 'string' } }, required: ['\uFF5E', astral] },
+        inputSchema: {
+          $schema: DIALECT,
+          type: 'object',
+          properties: { '\uFF5E': { type: 'string' }, [astral]: { type: 'string' } },
+          required: ['\uFF5E', astral],
+        },
       },
       { name: `b2_${astral}`, description: '', inputSchema: { $schema: DIALECT, type: 'object', properties: {} } },
     ]);

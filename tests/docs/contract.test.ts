@@ -35,7 +35,9 @@ function files(dir: string): string[] {
 }
 
 test('nothing refers to documents outside the repository or to planning tags', () => {
-  const roots = ['src', 'bin', 'scripts', 'bench', 'tests', 'rules', 'docs', 'action', 'README.md', 'action.yml'].map((path) => join(PACKAGE_ROOT, path));
+  const roots = ['src', 'bin', 'scripts', 'bench', 'tests', 'rules', 'docs', 'action', 'README.md', 'action.yml'].map((path) =>
+    join(PACKAGE_ROOT, path),
+  );
   const outside = /CONTRACT_FACTS|MCP_SDK_FACTS|TOOL_CONTRACT\.md|\/work\/shared|issue \[[A-Z]\]|\bissue #\d+/;
   const offending = roots
     .flatMap((root) => (statSync(root).isDirectory() ? files(root) : [root]))

@@ -19,7 +19,11 @@ interface Instruction {
 }
 
 function instructions(text: string): Instruction[] {
-  const logical = text.replace(/\\\r?\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  const logical = text
+    .replace(/\\\r?\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
   return logical.map((line) => {
     const [keyword, ...rest] = line.split(/\s+/);
     return { keyword: keyword!.toUpperCase(), args: rest.join(' ') };
@@ -50,7 +54,9 @@ const dockerfile = stages(instructions(readFileSync(join(PACKAGE_ROOT, 'Dockerfi
 const runtime = dockerfile.at(-1)!;
 const only = (keyword: string) => runtime.body.filter((instruction) => instruction.keyword === keyword);
 const runtimeEnv = Object.fromEntries(
-  only('ENV').flatMap(({ args }) => [...args.matchAll(/(\w+)=("[^"]*"|\S+)/g)].map((match) => [match[1]!, match[2]!.replace(/^"|"$/g, '')])),
+  only('ENV').flatMap(({ args }) =>
+    [...args.matchAll(/(\w+)=("[^"]*"|\S+)/g)].map((match) => [match[1]!, match[2]!.replace(/^"|"$/g, '')]),
+  ),
 );
 const entry = execForm(only('CMD').at(-1)!.args);
 const healthcheck = execForm(only('HEALTHCHECK').at(-1)!.args);
@@ -70,7 +76,10 @@ describe('Dockerfile', () => {
   });
 
   it('copies into the build stage every source the build needs, and nothing .dockerignore leaves out', () => {
-    const ignored = readFileSync(join(PACKAGE_ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter(Boolean);
+    const ignored = readFileSync(join(PACKAGE_ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
     expect(ignored).toEqual(expect.arrayContaining(['.git', 'node_modules', 'dist', '.env']));
     const copied = dockerfile[0]!.body.filter(({ keyword }) => keyword === 'COPY').flatMap(({ args }) => args.split(/\s+/).slice(0, -1));
     for (const source of copied) {
@@ -103,7 +112,10 @@ describe('Dockerfile', () => {
 
 describe('docker-compose.yml', () => {
   const compose = parseYaml(readFileSync(join(PACKAGE_ROOT, 'docker-compose.yml'), 'utf8')) as {
-    services: Record<string, { build?: string; image?: string; read_only?: boolean; environment?: Record<string, string>; depends_on?: Record<string, unknown> }>;
+    services: Record<
+      string,
+      { build?: string; image?: string; read_only?: boolean; environment?: Record<string, string>; depends_on?: Record<string, unknown> }
+    >;
   };
 
   it('runs the server read-only next to Redis, sharing limits through B2_MCP_REDIS_URL, with no secret in it', () => {
@@ -125,14 +137,25 @@ describe('the image entry command, run from this checkout', () => {
   });
 
   const healthcheckExit = (port: number): number | null =>
-    spawnSync(healthcheck[0] === 'node' ? process.execPath : healthcheck[0]!, healthcheck.slice(1), { env: { PORT: String(port) }, timeout: 10_000 }).status;
+    spawnSync(healthcheck[0] === 'node' ? process.execPath : healthcheck[0]!, healthcheck.slice(1), {
+      env: { PORT: String(port) },
+      timeout: 10_000,
+    }).status;
 
   it('starts, answers MCP and health, and passes its own HEALTHCHECK (which fails with nothing listening)', async () => {
     // Only the listen address differs from the image: loopback here, and any free port.
     const args = entry.slice(1).map((arg, index, all) => (all[index - 1] === '--host' ? '127.0.0.1' : arg));
     child = spawn(process.execPath, [...testClock.nodeArgs, ...args], {
       cwd: PACKAGE_ROOT,
-      env: { ...runtimeEnv, ...testClock.env, PORT: '0', PATH: process.env.PATH ?? '', HOME: '/nonexistent', B2_MCP_PROFILE: 'default', LOG_LEVEL: 'info' },
+      env: {
+        ...runtimeEnv,
+        ...testClock.env,
+        PORT: '0',
+        PATH: process.env.PATH ?? '',
+        HOME: '/nonexistent',
+        B2_MCP_PROFILE: 'default',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const url = await new Promise<URL>((resolve, reject) => {
@@ -144,7 +167,11 @@ describe('the image entry command, run from this checkout', () => {
       });
       child!.once('exit', (code) => reject(new Error(`exited with ${code}: ${log}`)));
     });
-    const listed = await postJson(url, modernMessage('tools/list'), { ...JSON_HEADERS, 'x-b2-mcp-key-id': 'tenant-id', 'x-b2-mcp-key': 'tenant-secret' });
+    const listed = await postJson(url, modernMessage('tools/list'), {
+      ...JSON_HEADERS,
+      'x-b2-mcp-key-id': 'tenant-id',
+      'x-b2-mcp-key': 'tenant-secret',
+    });
     expect([listed.status, (listed.json() as { result: { tools: unknown[] } }).result.tools.length]).toEqual([200, 37]);
     expect((await rawRequest(url, { method: 'GET', path: '/health' })).status).toBe(200);
     expect(healthcheckExit(Number(url.port))).toBe(0);

@@ -14,7 +14,13 @@ export interface CredentialProxy {
 export async function startCredentialProxy(upstream: URL, credentialHeaders: Record<string, string>): Promise<CredentialProxy> {
   const server: Server = createServer((incoming, outgoing) => {
     const forwarded = request(
-      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, ...credentialHeaders } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: { ...incoming.headers, ...credentialHeaders },
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { baselineSurface } from '../support/baseline.js';
-import { mutate, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, type SurfaceHttpServer } from '../support/checker-harness.js';
+import {
+  mutate,
+  removeTempDirs,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  writeContract,
+  type SurfaceHttpServer,
+} from '../support/checker-harness.js';
 import { schemaValidator } from '../support/report-schema.js';
 import { writeCheckout } from '../support/checkout.js';
 import { REPO_ROOT } from './consumer.js';
@@ -92,7 +100,9 @@ function runAction(inputs: Record<string, string>) {
 describe('action.yml', () => {
   it('is a composite action with the documented inputs, uploading SARIF to code scanning', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['profile', 'server', 'url', 'env', 'fixtures', 'contract', 'probes', 'fail-on']));
+    expect(Object.keys(action.inputs)).toEqual(
+      expect.arrayContaining(['profile', 'server', 'url', 'env', 'fixtures', 'contract', 'probes', 'fail-on']),
+    );
     expect(stepNamed(/^Set up/).run).toBe('npm ci --no-audit --no-fund');
     const upload = stepNamed(/SARIF/);
     expect(upload.uses).toMatch(/^github\/codeql-action\/upload-sarif@v\d+$/);
@@ -111,7 +121,10 @@ describe('the action run locally', () => {
   let contract: string;
   const urlOf = (name: string) => (server.target(name) as { url: URL }).url.href;
   beforeAll(async () => {
-    server = await startSurfaceHttp({ baseline: baselineSurface(), renamed: mutate(baselineSurface(), (s) => void (s.tools[1]!.name = 'b2_bucket_delete')) });
+    server = await startSurfaceHttp({
+      baseline: baselineSurface(),
+      renamed: mutate(baselineSurface(), (s) => void (s.tools[1]!.name = 'b2_bucket_delete')),
+    });
     fixtures = await snapshotFixtures(server.target('baseline'));
     contract = writeContract(fixtures);
   });
@@ -148,7 +161,10 @@ describe('the action run locally', () => {
   it('lint: true lints the workspace checkout in the same report; a path lints that checkout, findings at their file and line', () => {
     const clean = runAction({ probes: 'false', lint: 'true' });
     expect(clean.check.outputs['exit-code'], clean.check.stderr).toBe('0');
-    expect(JSON.parse(readFileSync(clean.check.outputs['report-file']!, 'utf8')).evidence.lint).toMatchObject({ root: REPO_ROOT, fixturesDir: 'fixtures/tool-contract' });
+    expect(JSON.parse(readFileSync(clean.check.outputs['report-file']!, 'utf8')).evidence.lint).toMatchObject({
+      root: REPO_ROOT,
+      fixturesDir: 'fixtures/tool-contract',
+    });
     const checkout = writeCheckout();
     checkout.edit('skills/cleanup/SKILL.md', '`b2_list_largest_files`', '`b2_largest_files`');
     const { check, verdict } = runAction({ probes: 'false', lint: checkout.root });
@@ -199,7 +215,11 @@ describe('the GitLab CI recipe in docs/ci.md', () => {
     expect(job.script[0]).toBe('npm ci && npm run build');
     const dir = tempDir();
     symlinkSync(join(REPO_ROOT, 'dist'), join(dir, 'dist'));
-    const run = spawnSync('bash', ['-c', job.script.slice(1).join('\n')], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: dir } });
+    const run = spawnSync('bash', ['-c', job.script.slice(1).join('\n')], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(readFileSync(join(dir, job.artifacts.reports.junit!), 'utf8')).toMatch(/^<\?xml/);
     const sarif = JSON.parse(readFileSync(join(dir, 'reports', 'conform.sarif'), 'utf8'));
@@ -208,7 +228,10 @@ describe('the GitLab CI recipe in docs/ci.md', () => {
   });
 
   it('its conversion turns each SARIF result into a Code Climate issue', async () => {
-    const server = await startSurfaceHttp({ baseline: baselineSurface(), renamed: mutate(baselineSurface(), (s) => void (s.tools[1]!.name = 'b2_bucket_delete')) });
+    const server = await startSurfaceHttp({
+      baseline: baselineSurface(),
+      renamed: mutate(baselineSurface(), (s) => void (s.tools[1]!.name = 'b2_bucket_delete')),
+    });
     try {
       const fixtures = await snapshotFixtures(server.target('baseline'));
       const contract = writeContract(fixtures);
@@ -222,7 +245,11 @@ describe('the GitLab CI recipe in docs/ci.md', () => {
       expect(run.status, run.stderr).toBe(0);
       const issues = JSON.parse(readFileSync(join(dir, 'reports', 'gl-code-quality.json'), 'utf8')) as Array<Record<string, any>>;
       expect(issues).toHaveLength(sarif.runs[0].results.length);
-      expect(issues.find((issue) => issue.check_name === 'diff/tool-renamed')).toMatchObject({ type: 'issue', severity: 'major', location: { path: expect.stringMatching(/\.json$/), lines: { begin: expect.any(Number) } } });
+      expect(issues.find((issue) => issue.check_name === 'diff/tool-renamed')).toMatchObject({
+        type: 'issue',
+        severity: 'major',
+        location: { path: expect.stringMatching(/\.json$/), lines: { begin: expect.any(Number) } },
+      });
       expect(new Set(issues.map((issue) => issue.fingerprint)).size).toBe(issues.length);
     } finally {
       server.stop();

@@ -9,7 +9,16 @@ import { check, ConformError, diff, EXIT, lint, loadRules, snapshot, type Confor
 import { contractMatchers, toPassContract } from '../../src/vitest.js';
 import { baselineSurface } from '../support/baseline.js';
 import { writeCheckout } from '../support/checkout.js';
-import { mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, type SurfaceHttpServer } from '../support/checker-harness.js';
+import {
+  mutate,
+  removeTempDirs,
+  runCli,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  writeContract,
+  type SurfaceHttpServer,
+} from '../support/checker-harness.js';
 import { reportSchemaValidator } from '../support/report-schema.js';
 
 expect.extend(contractMatchers);
@@ -77,10 +86,20 @@ describe('check', () => {
   });
 
   it('throws a ConformError with the CLI exit code instead of exiting', async () => {
-    await expect(check({ server: 'x', url: urlOf('baseline') })).rejects.toMatchObject({ name: 'ConformError', code: 'usage', exitCode: EXIT.usage });
+    await expect(check({ server: 'x', url: urlOf('baseline') })).rejects.toMatchObject({
+      name: 'ConformError',
+      code: 'usage',
+      exitCode: EXIT.usage,
+    });
     await expect(check({ url: urlOf('baseline'), fixtures: '/nonexistent/fixtures', contract })).rejects.toBeInstanceOf(ConformError);
-    await expect(check({ url: 'http://127.0.0.1:1/mcp', fixtures, contract, timeoutMs: 2000 })).rejects.toMatchObject({ code: 'connect', exitCode: EXIT.connect });
-    await expect(check({ profile: 'everything' })).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('unknown profile') });
+    await expect(check({ url: 'http://127.0.0.1:1/mcp', fixtures, contract, timeoutMs: 2000 })).rejects.toMatchObject({
+      code: 'connect',
+      exitCode: EXIT.connect,
+    });
+    await expect(check({ profile: 'everything' })).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('unknown profile'),
+    });
     await expect(check({ url: urlOf('baseline'), failOn: 'fatal' as never })).rejects.toMatchObject({ code: 'usage' });
   });
 });
@@ -116,9 +135,14 @@ describe('lint', () => {
     const cli = await runCli(['lint', checkout.root, '--no-config', '--format', 'json']);
     expect(cli.code).toBe(EXIT.findings);
     expect(withoutTimings(report)).toEqual(withoutTimings(JSON.parse(cli.stdout)));
-    expect(report.findings.map((finding) => [finding.ruleId, finding.location])).toEqual([['lint/prose-tool-count', { file: 'README.md', line: 3 }]]);
+    expect(report.findings.map((finding) => [finding.ruleId, finding.location])).toEqual([
+      ['lint/prose-tool-count', { file: 'README.md', line: 3 }],
+    ]);
     await expect(lint({ dir: tempDir() })).rejects.toMatchObject({ name: 'ConformError', code: 'usage', exitCode: EXIT.usage });
-    await expect(check({ lint: checkout.root, onlyProbes: true })).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('onlyProbes or lint') });
+    await expect(check({ lint: checkout.root, onlyProbes: true })).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('onlyProbes or lint'),
+    });
   });
 });
 

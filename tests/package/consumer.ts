@@ -33,7 +33,10 @@ export function removeDir(dir: string): void {
 /** `npm pack` of the working tree into `dir` (scripts skipped: the suite built dist/ already). */
 export function packTarball(dir: string, options: { runScripts?: boolean } = {}): string {
   const args = ['pack', '--json', '--pack-destination', dir, ...(options.runScripts ? [] : ['--ignore-scripts'])];
-  const [result] = JSON.parse(execFileSync(NPM, args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [result] = JSON.parse(execFileSync(NPM, args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   return join(dir, basename(result!.filename));
 }
 
@@ -52,7 +55,11 @@ export interface Source {
 }
 
 export function tarballSource(tarball: string): Source {
-  return { spec: `file:${tarball}`, resolved: `file:${tarball}`, integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}` };
+  return {
+    spec: `file:${tarball}`,
+    resolved: `file:${tarball}`,
+    integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
+  };
 }
 
 /** The repository's committed HEAD as a git dependency (npm clones it and runs `prepare`). */
@@ -66,7 +73,9 @@ export function gitSource(): Source {
 function consumerLock(source: Source): Record<string, unknown> {
   const ours = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
   const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
-  const runtime = Object.fromEntries(Object.entries(ours.packages).filter(([path, entry]) => path.startsWith('node_modules/') && !entry.dev));
+  const runtime = Object.fromEntries(
+    Object.entries(ours.packages).filter(([path, entry]) => path.startsWith('node_modules/') && !entry.dev),
+  );
   return {
     name: 'consumer',
     version: '1.0.0',
@@ -99,7 +108,10 @@ export interface InstallOutcome {
  * (none is needed); a git source's `prepare` still runs, as npm builds it before packing.
  */
 export function installInto(dir: string, source: Source): InstallOutcome {
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies: { 'b2-mcp-conform': source.spec } }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies: { 'b2-mcp-conform': source.spec } }, null, 2)}\n`,
+  );
   writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify(consumerLock(source), null, 2)}\n`);
   const install = (mode: string) => spawnSync(NPM, ['install', mode, '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8' });
   const offline = install('--offline');

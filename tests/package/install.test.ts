@@ -42,7 +42,19 @@ describe('the packed tarball, installed into a fresh project', () => {
   });
 
   it('ships what runs and nothing else', () => {
-    for (const needed of ['dist/bin/b2-mcp.js', 'dist/bin/b2-mcp-conform.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/vitest.d.ts', 'docs/generated/tool-profile-contract.json', 'docs/report.schema.json', 'fixtures/tool-contract/default.modern.json', 'rules/diff.json', 'LICENSE', 'README.md']) {
+    for (const needed of [
+      'dist/bin/b2-mcp.js',
+      'dist/bin/b2-mcp-conform.js',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/vitest.d.ts',
+      'docs/generated/tool-profile-contract.json',
+      'docs/report.schema.json',
+      'fixtures/tool-contract/default.modern.json',
+      'rules/diff.json',
+      'LICENSE',
+      'README.md',
+    ]) {
       expect(files, needed).toContain(needed);
     }
     expect(files.filter((file) => /^(fixtures\/result-corpus|bench|dist\/bench|dist\/scripts|scripts|tests|src)\//.test(file))).toEqual([]);
@@ -83,8 +95,18 @@ describe('the packed tarball, installed into a fresh project', () => {
     ].join('\n');
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
-    const seen = JSON.parse(run.stdout) as { api: string[]; matchers: string[]; rules: boolean; verdict: string; compared: number; refused: unknown; fetchTools: number };
-    expect(seen.api).toEqual(expect.arrayContaining(['check', 'diff', 'snapshot', 'loadRules', 'ConformError', 'createFetchHandler', 'ConfigError']));
+    const seen = JSON.parse(run.stdout) as {
+      api: string[];
+      matchers: string[];
+      rules: boolean;
+      verdict: string;
+      compared: number;
+      refused: unknown;
+      fetchTools: number;
+    };
+    expect(seen.api).toEqual(
+      expect.arrayContaining(['check', 'diff', 'snapshot', 'loadRules', 'ConformError', 'createFetchHandler', 'ConfigError']),
+    );
     // The server as a fetch handler, from the installed package: the read-only surface.
     expect(seen.fetchTools).toBe(20);
     expect(seen.matchers).toEqual(expect.arrayContaining(['contractMatchers', 'toPassContract']));

@@ -22,21 +22,28 @@ cpSync(ROOT, copy, { recursive: true, filter: (source) => !SKIPPED.has(relative(
 symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
 
 function run(command, args) {
-  const result = spawnSync(command, args, { cwd: copy, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(command, args, {
+    cwd: copy,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { ok: result.status === 0, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
 const build = () => {
   const built = run('npm', ['run', '--silent', 'build']);
   if (!built.ok) throw new Error(`build failed:\n${built.output}`);
 };
-const vitest = (files, filter) => run(process.execPath, [join(copy, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...files, ...(filter ? ['-t', filter] : [])]);
+const vitest = (files, filter) =>
+  run(process.execPath, [join(copy, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...files, ...(filter ? ['-t', filter] : [])]);
 const failedFiles = (output) => [...new Set([...output.matchAll(/FAIL\s+(\S+\.test\.ts)/g)].map((match) => match[1]))];
 
 function plant(bug) {
   const path = join(copy, bug.file);
   const source = readFileSync(path, 'utf8');
   const at = source.indexOf(bug.find);
-  if (at < 0 || source.indexOf(bug.find, at + 1) >= 0) throw new Error(`${bug.id}: the text to replace must occur exactly once in ${bug.file}`);
+  if (at < 0 || source.indexOf(bug.find, at + 1) >= 0)
+    throw new Error(`${bug.id}: the text to replace must occur exactly once in ${bug.file}`);
   writeFileSync(path, source.slice(0, at) + bug.replace + source.slice(at + bug.find.length));
   return () => writeFileSync(path, source);
 }

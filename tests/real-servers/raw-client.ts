@@ -14,7 +14,11 @@ export interface ServerLaunch {
 }
 
 export async function rawListTools(launch: ServerLaunch, timeoutMs = 30_000): Promise<Record<string, unknown>[]> {
-  const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: { ...process.env, ...launch.env }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(launch.command, launch.args, {
+    cwd: launch.cwd,
+    env: { ...process.env, ...launch.env },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const pending = new Map<number, { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void }>();
   const exited = new Promise<never>((_resolve, reject) => {
     child.on('error', reject);
@@ -30,7 +34,12 @@ export async function rawListTools(launch: ServerLaunch, timeoutMs = 30_000): Pr
       return; // a log line on stdout is the checker's business, not this reader's
     }
     if (message.method && message.id !== undefined) {
-      const result = message.method === 'roots/list' ? { result: { roots: [] } } : message.method === 'elicitation/create' ? { result: { action: 'decline' } } : { error: { code: -32601, message: 'declined' } };
+      const result =
+        message.method === 'roots/list'
+          ? { result: { roots: [] } }
+          : message.method === 'elicitation/create'
+            ? { result: { action: 'decline' } }
+            : { error: { code: -32601, message: 'declined' } };
       send({ id: message.id, ...result });
       return;
     }
@@ -99,7 +108,11 @@ export function rawDifferences(before: readonly Record<string, unknown>[], after
 
 /** JSON with object keys sorted, so key order is no difference. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) : inner,
-  ) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, inner: unknown) =>
+      inner && typeof inner === 'object' && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+        : inner,
+    ) ?? 'undefined'
+  );
 }

@@ -34,7 +34,10 @@ interface CliOutcome {
 function serverArgs(server: RealServerVersion): { args: string[]; cwd: string } {
   const launch = launchOf(server);
   const quoted = [launch.command, ...launch.args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
-  return { args: ['--server', quoted, ...Object.entries(launch.env ?? {}).flatMap(([name, value]) => ['--env', `${name}=${value}`])], cwd: launch.cwd! };
+  return {
+    args: ['--server', quoted, ...Object.entries(launch.env ?? {}).flatMap(([name, value]) => ['--env', `${name}=${value}`])],
+    cwd: launch.cwd!,
+  };
 }
 
 async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -70,7 +73,10 @@ function snapshotOf(server: RealServerVersion): Promise<string> {
 async function checkAgainst(server: RealServerVersion, fixtures: string): Promise<CliOutcome> {
   const { args, cwd } = serverArgs(server);
   const report = join(mkdtempSync(join(tmpdir(), 'real-report-')), 'report.json');
-  const result = await cli(['check', '--pack', 'generic', '--no-config', '--fixtures', fixtures, '--format', `json=${report}`, ...args], cwd);
+  const result = await cli(
+    ['check', '--pack', 'generic', '--no-config', '--fixtures', fixtures, '--format', `json=${report}`, ...args],
+    cwd,
+  );
   let findings: Finding[] = [];
   try {
     findings = (JSON.parse(readFileSync(report, 'utf8')) as { findings: Finding[] }).findings;
@@ -83,7 +89,9 @@ async function checkAgainst(server: RealServerVersion, fixtures: string): Promis
 /** A raw difference is named when a finding is about that tool and that field (or, for a whole tool, about its arrival or departure). */
 function names(finding: Finding, difference: RawDifference): boolean {
   if (difference.field === 'added' || difference.field === 'removed') {
-    return /tool-(added|removed|renamed)/.test(finding.ruleId) && (finding.tool === difference.tool || finding.message.includes(difference.tool));
+    return (
+      /tool-(added|removed|renamed)/.test(finding.ruleId) && (finding.tool === difference.tool || finding.message.includes(difference.tool))
+    );
   }
   return finding.tool === difference.tool && (finding.path ?? '').split(/[.[]/)[0] === difference.field;
 }
@@ -94,8 +102,9 @@ function names(finding: Finding, difference: RawDifference): boolean {
  * REAL_SERVERS_STRICT=1 runs them as plain tests.
  */
 const WAITING: Record<string, string> = {
-  '@modelcontextprotocol/server-filesystem@2025.7.1→2025.11.25': 'udiff: an annotations change of edit_file the raw reader sees is named by no finding',
-  '@cyanheads/git-mcp-server@2.10.5': 'tschema: schema/pattern-backtracking warning on git_commit\'s author email pattern',
+  '@modelcontextprotocol/server-filesystem@2025.7.1→2025.11.25':
+    'udiff: an annotations change of edit_file the raw reader sees is named by no finding',
+  '@cyanheads/git-mcp-server@2.10.5': "tschema: schema/pattern-backtracking warning on git_commit's author email pattern",
 };
 
 /**
@@ -105,7 +114,19 @@ const WAITING: Record<string, string> = {
 const TRUE_FINDINGS: Record<string, { ruleId: string; tools: string[]; why: string }> = {
   '@modelcontextprotocol/server-filesystem@2025.7.1': {
     ruleId: 'protocol/tool-accepted',
-    tools: ['create_directory', 'directory_tree', 'edit_file', 'get_file_info', 'list_directory', 'list_directory_with_sizes', 'move_file', 'read_file', 'read_multiple_files', 'search_files', 'write_file'],
+    tools: [
+      'create_directory',
+      'directory_tree',
+      'edit_file',
+      'get_file_info',
+      'list_directory',
+      'list_directory_with_sizes',
+      'move_file',
+      'read_file',
+      'read_multiple_files',
+      'search_files',
+      'write_file',
+    ],
     why: 'its input schemas are only {"$schema": draft-07}: no type and no properties, so the SDK clients reject the whole tools/list answer',
   },
 };
@@ -113,35 +134,50 @@ const TRUE_FINDINGS: Record<string, { ruleId: string; tools: string[]; why: stri
 /** `it`, or `it.fails` while the check waits for a fix named in WAITING. */
 const checkOf = (key: string) => (WAITING[key] && !process.env.REAL_SERVERS_STRICT ? it.fails : it);
 
-const brief = (findings: readonly Finding[]) => findings.map((finding) => `${finding.severity} ${finding.ruleId} ${finding.tool ?? ''} ${finding.path ?? ''}: ${finding.message.slice(0, 160)}`);
+const brief = (findings: readonly Finding[]) =>
+  findings.map(
+    (finding) => `${finding.severity} ${finding.ruleId} ${finding.tool ?? ''} ${finding.path ?? ''}: ${finding.message.slice(0, 160)}`,
+  );
 
 for (const { package: name, versions } of realServerVersions()) {
   describe(name, () => {
     for (const version of versions) {
       const server = { package: name, version };
-      checkOf(`${name}@${version}`)(`${version}: held to its own snapshot, passes with no error or warning (or exactly its true findings)`, async () => {
-        const outcome = await checkAgainst(server, await snapshotOf(server));
-        const known = TRUE_FINDINGS[`${name}@${version}`];
-        const reported = outcome.findings.filter((finding) => finding.severity !== 'info');
-        if (known) {
-          expect(outcome.code, outcome.stderr).toBe(1);
-          expect(reported.map((finding) => `${finding.ruleId} ${finding.tool}`).sort(), known.why).toEqual(known.tools.map((tool) => `${known.ruleId} ${tool}`));
-          return;
-        }
-        expect({ code: outcome.code, stderr: outcome.code === 0 ? '' : outcome.stderr, findings: brief(reported) }).toEqual({ code: 0, stderr: '', findings: [] });
-      });
+      checkOf(`${name}@${version}`)(
+        `${version}: held to its own snapshot, passes with no error or warning (or exactly its true findings)`,
+        async () => {
+          const outcome = await checkAgainst(server, await snapshotOf(server));
+          const known = TRUE_FINDINGS[`${name}@${version}`];
+          const reported = outcome.findings.filter((finding) => finding.severity !== 'info');
+          if (known) {
+            expect(outcome.code, outcome.stderr).toBe(1);
+            expect(reported.map((finding) => `${finding.ruleId} ${finding.tool}`).sort(), known.why).toEqual(
+              known.tools.map((tool) => `${known.ruleId} ${tool}`),
+            );
+            return;
+          }
+          expect({ code: outcome.code, stderr: outcome.code === 0 ? '' : outcome.stderr, findings: brief(reported) }).toEqual({
+            code: 0,
+            stderr: '',
+            findings: [],
+          });
+        },
+      );
     }
     for (const [index, version] of versions.slice(1).entries()) {
       const before = { package: name, version: versions[index]! };
       const after = { package: name, version };
-      checkOf(`${name}@${before.version}→${version}`)(`${before.version} → ${version}: every difference a raw reader sees is named by a finding`, async () => {
-        const [rawBefore, rawAfter] = await Promise.all([rawListTools(launchOf(before)), rawListTools(launchOf(after))]);
-        const differences = rawDifferences(rawBefore, rawAfter);
-        const outcome = await checkAgainst(after, await snapshotOf(before));
-        expect(outcome.stderr && outcome.findings.length === 0 ? outcome.stderr : 'report written').toBe('report written');
-        const unnamed = differences.filter((difference) => !outcome.findings.some((finding) => names(finding, difference)));
-        expect(unnamed).toEqual([]);
-      });
+      checkOf(`${name}@${before.version}→${version}`)(
+        `${before.version} → ${version}: every difference a raw reader sees is named by a finding`,
+        async () => {
+          const [rawBefore, rawAfter] = await Promise.all([rawListTools(launchOf(before)), rawListTools(launchOf(after))]);
+          const differences = rawDifferences(rawBefore, rawAfter);
+          const outcome = await checkAgainst(after, await snapshotOf(before));
+          expect(outcome.stderr && outcome.findings.length === 0 ? outcome.stderr : 'report written').toBe('report written');
+          const unnamed = differences.filter((difference) => !outcome.findings.some((finding) => names(finding, difference)));
+          expect(unnamed).toEqual([]);
+        },
+      );
     }
   });
 }

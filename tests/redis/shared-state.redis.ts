@@ -8,13 +8,26 @@ import { serveOverHttp, type HttpHandle } from '../../src/server/transports/http
 import { loadHttpSettings } from '../../src/server/transports/http-settings.js';
 import type { LimitSlot } from '../../src/server/transports/limit-store.js';
 import { connectRedisState } from '../../src/server/transports/redis-state.js';
-import { LIST_HEADERS, legacyInitialize, modernMessage, openRequest, postJson, rawRequest, type StreamingRequest } from '../support/http-client.js';
+import {
+  LIST_HEADERS,
+  legacyInitialize,
+  modernMessage,
+  openRequest,
+  postJson,
+  rawRequest,
+  type StreamingRequest,
+} from '../support/http-client.js';
 import { SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../support/server-harness.js';
 import { REDIS_SERVER, redisOnFreePort, startRedis, type RedisProcess } from '../../scripts/redis-server.js';
 
 const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret' };
 const TENANT_B = { 'x-b2-mcp-key-id': 'tenant-b-id', 'x-b2-mcp-key': 'tenant-b-secret' };
-const SERVER_ENV = { B2_MCP_PROFILE: 'default', B2_API_URL: 'http://127.0.0.1:9', B2_HTTP_CREDENTIAL_MODE: 'headers', B2_TRUST_PROXY_HEADERS: 'true' };
+const SERVER_ENV = {
+  B2_MCP_PROFILE: 'default',
+  B2_API_URL: 'http://127.0.0.1:9',
+  B2_HTTP_CREDENTIAL_MODE: 'headers',
+  B2_TRUST_PROXY_HEADERS: 'true',
+};
 
 interface CapturedLogger extends Logger {
   readonly records: Array<Record<string, unknown>>;
@@ -37,7 +50,8 @@ function capturedLogger(): CapturedLogger {
   };
   return {
     records,
-    next: (event, wanted) => (count(event) >= wanted ? Promise.resolve() : new Promise((resolve) => waiters.push({ event, count: wanted, resolve }))),
+    next: (event, wanted) =>
+      count(event) >= wanted ? Promise.resolve() : new Promise((resolve) => waiters.push({ event, count: wanted, resolve })),
     debug: () => undefined,
     info: write('info'),
     warn: write('warn'),
@@ -103,12 +117,16 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
   afterAll(() => redis?.stop());
 
   describe('two `b2-mcp http` processes naming one Redis', () => {
-    const env = (extra: Record<string, string>) => serverEnv({ ...SERVER_ENV, B2_MCP_RATE_LIMIT_BURST: '4', B2_MCP_RATE_LIMIT_RPS: '0.001', ...extra });
+    const env = (extra: Record<string, string>) =>
+      serverEnv({ ...SERVER_ENV, B2_MCP_RATE_LIMIT_BURST: '4', B2_MCP_RATE_LIMIT_RPS: '0.001', ...extra });
     let servers: HttpServer[] = [];
     afterAll(() => Promise.all(servers.map((server) => server.stop())));
 
     it('let a burst of N through once, not once per instance', async () => {
-      servers = await Promise.all([startHttpServer(env({ B2_MCP_REDIS_URL: redis.url })), startHttpServer(env({ B2_MCP_REDIS_URL: redis.url }))]);
+      servers = await Promise.all([
+        startHttpServer(env({ B2_MCP_REDIS_URL: redis.url })),
+        startHttpServer(env({ B2_MCP_REDIS_URL: redis.url })),
+      ]);
       const statuses: number[] = [];
       for (let i = 0; i < 8; i += 1) statuses.push(await get(servers[i % 2]!.url, '10.0.0.1'));
       expect(statuses).toEqual([405, 405, 405, 405, 429, 429, 429, 429]);
@@ -116,7 +134,8 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
 
     it('share the per-credential bucket across addresses and instances', async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 6; i += 1) statuses.push((await postJson(servers[i % 2]!.url, modernMessage('tools/list'), { ...TENANT_A, ...from(`10.0.1.${i}`) })).status);
+      for (let i = 0; i < 6; i += 1)
+        statuses.push((await postJson(servers[i % 2]!.url, modernMessage('tools/list'), { ...TENANT_A, ...from(`10.0.1.${i}`) })).status);
       expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
       expect((await postJson(servers[0]!.url, modernMessage('tools/list'), { ...TENANT_B, ...from('10.0.1.9') })).status).toBe(200);
     });
@@ -134,7 +153,14 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
   });
 
   it('two fetch handlers configured with B2_MCP_REDIS_URL share one burst too', async () => {
-    const env = { ...SERVER_ENV, B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_MCP_REDIS_URL: redis.url, B2_MCP_RATE_LIMIT_BURST: '3', B2_MCP_RATE_LIMIT_RPS: '0.001' };
+    const env = {
+      ...SERVER_ENV,
+      B2_SECRET_SINK: 'off',
+      LOG_LEVEL: 'silent',
+      B2_MCP_REDIS_URL: redis.url,
+      B2_MCP_RATE_LIMIT_BURST: '3',
+      B2_MCP_RATE_LIMIT_RPS: '0.001',
+    };
     const handlers = [createFetchHandler({ env }), createFetchHandler({ env })];
     try {
       const statuses: number[] = [];
@@ -163,7 +189,11 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       const held = heldRequest(a!.url, { ...TENANT_A, ...from('10.2.0.1') });
       await untilInFlight(a!.url, 1);
       const refused = await postJson(b!.url, modernMessage('tools/list'), { ...TENANT_A, ...from('10.2.0.1') });
-      expect([refused.status, refused.headers['retry-after'], refused.json()]).toEqual([429, '1', { error: 'Too many requests in flight for this client' }]);
+      expect([refused.status, refused.headers['retry-after'], refused.json()]).toEqual([
+        429,
+        '1',
+        { error: 'Too many requests in flight for this client' },
+      ]);
       held.finish();
       expect((await held.request.response).status).toBe(200);
       await untilInFlight(a!.url, 0);
@@ -194,7 +224,14 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
     };
     const open = async (burst = 100) => {
       const limits = { rateLimit: { perSecond: 1, burst }, maxInFlight: 3, maxInFlightPerKey: 1 };
-      const state = await connectRedisState({ limits, redis: { url: redis.url, failure: 'open' }, sessionIdleMs: 60_000, logger: capturedLogger(), now: clock.now, slotTtlMs: 3_000 });
+      const state = await connectRedisState({
+        limits,
+        redis: { url: redis.url, failure: 'open' },
+        sessionIdleMs: 60_000,
+        logger: capturedLogger(),
+        now: clock.now,
+        slotTtlMs: 3_000,
+      });
       stores.push(state);
       return state;
     };
@@ -277,7 +314,7 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       expect(await taken(a, 'address-2')).toBe(true);
     });
 
-    it("refuses a credential whose bucket is empty, counting the slot under the credential", async () => {
+    it('refuses a credential whose bucket is empty, counting the slot under the credential', async () => {
       const [a, b] = [await open(1), await open(1)];
       const first = await slotFor(a, 'address-3');
       expect(await first.countAlso('credential-y')).toBe('ok');
@@ -296,7 +333,10 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
     let b: Instance | undefined;
     beforeAll(async () => {
       const clock = manualClock();
-      [a, b] = await Promise.all([inProcessInstance({ B2_MCP_REDIS_URL: redis.url }, clock.now), inProcessInstance({ B2_MCP_REDIS_URL: redis.url }, clock.now)]);
+      [a, b] = await Promise.all([
+        inProcessInstance({ B2_MCP_REDIS_URL: redis.url }, clock.now),
+        inProcessInstance({ B2_MCP_REDIS_URL: redis.url }, clock.now),
+      ]);
     });
     afterAll(async () => {
       await Promise.all([stopInstance(a), stopInstance(b)]);
@@ -313,7 +353,11 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       const elsewhere = await postJson(b!.url, list, session);
       expect([elsewhere.status, elsewhere.json()]).toEqual([
         421,
-        { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session held by another instance: route requests by Mcp-Session-Id (sticky sessions)' } },
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: 'Session held by another instance: route requests by Mcp-Session-Id (sticky sessions)' },
+        },
       ]);
       expect((await postJson(a!.url, list, session)).status).toBe(200);
       // Another credential on the holding instance learns nothing about the session.
@@ -321,7 +365,9 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       const unknown = await postJson(b!.url, list, { ...session, 'mcp-session-id': 'no-such-session' });
       expect([unknown.status, (unknown.json() as { error: { message: string } }).error.message]).toEqual([404, 'Session not found']);
 
-      expect((await rawRequest(a!.url, { method: 'DELETE', headers: { ...session, accept: 'application/json, text/event-stream' } })).status).toBe(200);
+      expect(
+        (await rawRequest(a!.url, { method: 'DELETE', headers: { ...session, accept: 'application/json, text/event-stream' } })).status,
+      ).toBe(200);
       await a!.state.settled();
       expect((await postJson(b!.url, list, session)).status).toBe(404);
     });
@@ -334,11 +380,15 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
       await redis.start().catch(() => undefined);
     });
 
-    it('keeps both instances answering: fail-open falls back to each instance\'s own limits, logged once per outage', async () => {
+    it("keeps both instances answering: fail-open falls back to each instance's own limits, logged once per outage", async () => {
       const clock = manualClock();
       const env = { B2_MCP_REDIS_URL: redis.url, B2_MCP_RATE_LIMIT_BURST: '3', B2_MCP_RATE_LIMIT_RPS: '0.001' };
       const closedEnv = { ...env, B2_MCP_REDIS_FAILURE: 'closed' };
-      instances = await Promise.all([inProcessInstance(env, clock.now), inProcessInstance(env, clock.now), inProcessInstance(closedEnv, clock.now)]);
+      instances = await Promise.all([
+        inProcessInstance(env, clock.now),
+        inProcessInstance(env, clock.now),
+        inProcessInstance(closedEnv, clock.now),
+      ]);
       const [a, b, closed] = instances as [Instance, Instance, Instance];
       expect([await get(a.url, '10.3.0.1'), await get(b.url, '10.3.0.1'), await get(closed.url, '10.3.0.9')]).toEqual([405, 405, 405]);
 
@@ -351,27 +401,44 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
         [405, 405, 405, 429],
       ]);
       const refused = await rawRequest(closed.url, { method: 'GET', headers: from('10.3.1.2') });
-      expect([refused.status, refused.headers['retry-after'], refused.json()]).toEqual([503, '1', { error: 'Shared rate-limit store unavailable' }]);
+      expect([refused.status, refused.headers['retry-after'], refused.json()]).toEqual([
+        503,
+        '1',
+        { error: 'Shared rate-limit store unavailable' },
+      ]);
       expect((await rawRequest(closed.url, { method: 'GET', path: '/health' })).status).toBe(200);
       for (const instance of instances) {
         const outages = instance.logger.records.filter((record) => record.event === 'http.redis_unavailable');
         expect(outages).toHaveLength(1);
-        expect(outages[0]).toMatchObject({ level: 'warn', redis: `127.0.0.1:${redis.port}`, failure: instance === closed ? 'closed' : 'open' });
+        expect(outages[0]).toMatchObject({
+          level: 'warn',
+          redis: `127.0.0.1:${redis.port}`,
+          failure: instance === closed ? 'closed' : 'open',
+        });
       }
 
       await redis.start();
       await Promise.all(instances.map((instance) => instance.logger.next('http.redis_recovered', 1)));
       // Shared again (the restarted Redis is empty): one burst of three across both instances.
-      expect([await get(a.url, '10.3.2.1'), await get(b.url, '10.3.2.1'), await get(a.url, '10.3.2.1'), await get(b.url, '10.3.2.1')]).toEqual([405, 405, 405, 429]);
+      expect([
+        await get(a.url, '10.3.2.1'),
+        await get(b.url, '10.3.2.1'),
+        await get(a.url, '10.3.2.1'),
+        await get(b.url, '10.3.2.1'),
+      ]).toEqual([405, 405, 405, 429]);
       expect(await get(closed.url, '10.3.2.2')).toBe(405);
-      for (const instance of instances) expect(instance.logger.records.filter((record) => record.event === 'http.redis_unavailable')).toHaveLength(1);
+      for (const instance of instances)
+        expect(instance.logger.records.filter((record) => record.event === 'http.redis_unavailable')).toHaveLength(1);
     });
   });
 });
 
 /** `b2-mcp http` with its log lines collected; `logged(event, n)` resolves once the n-th such line is out. */
 async function loggingServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, [SERVER_BIN, 'http', '--port', '0'], { env: serverEnv({ ...SERVER_ENV, ...env, LOG_LEVEL: 'info' }), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER_BIN, 'http', '--port', '0'], {
+    env: serverEnv({ ...SERVER_ENV, ...env, LOG_LEVEL: 'info' }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const lines: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   let partial = '';
@@ -419,7 +486,9 @@ describe.skipIf(!REDIS_SERVER)('a Redis that is not there when the server starts
 
       await redis.start();
       await Promise.all([open.logged('http.redis_recovered'), closed.logged('http.redis_recovered')]);
-      expect([await get(closed.url, '10.5.1.1'), await get(closed.url, '10.5.1.1'), await get(open.url, '10.5.1.1')]).toEqual([405, 405, 429]);
+      expect([await get(closed.url, '10.5.1.1'), await get(closed.url, '10.5.1.1'), await get(open.url, '10.5.1.1')]).toEqual([
+        405, 405, 429,
+      ]);
       expect([open.count('http.redis_unavailable'), closed.count('http.redis_unavailable')]).toEqual([1, 1]);
     } finally {
       await Promise.all([open.stop(), closed.stop(), redis.stop()]);
@@ -438,16 +507,30 @@ describe.skipIf(!REDIS_SERVER)('a Redis that wants a password', () => {
   it('is used with the password from the URL; a wrong one is logged without ever showing it', async () => {
     const clock = manualClock();
     const limits = { rateLimit: { perSecond: 1, burst: 1 }, maxInFlight: 3, maxInFlightPerKey: 1 };
-    const good = await connectRedisState({ limits, redis: { url: `redis://:${CANARY}@127.0.0.1:${redis.port}`, failure: 'closed' }, sessionIdleMs: 1_000, logger: capturedLogger(), now: clock.now });
+    const good = await connectRedisState({
+      limits,
+      redis: { url: `redis://:${CANARY}@127.0.0.1:${redis.port}`, failure: 'closed' },
+      sessionIdleMs: 1_000,
+      logger: capturedLogger(),
+      now: clock.now,
+    });
     const logger = capturedLogger();
-    const wrong = await connectRedisState({ limits, redis: { url: `redis://:wrong-${CANARY}@127.0.0.1:${redis.port}`, failure: 'closed' }, sessionIdleMs: 1_000, logger, now: clock.now });
+    const wrong = await connectRedisState({
+      limits,
+      redis: { url: `redis://:wrong-${CANARY}@127.0.0.1:${redis.port}`, failure: 'closed' },
+      sessionIdleMs: 1_000,
+      logger,
+      now: clock.now,
+    });
     try {
       const admitted = await good.limits.admit('pw');
       if (typeof admitted === 'string') throw new Error(`refused: ${admitted}`);
       admitted.release();
       expect(await good.limits.admit('pw')).toBe('rate');
       await expect(wrong.limits.admit('pw')).rejects.toThrow('Shared rate-limit store unavailable');
-      expect(logger.records).toEqual([{ level: 'warn', event: 'http.redis_unavailable', redis: `127.0.0.1:${redis.port}`, failure: 'closed', reason: 'WRONGPASS' }]);
+      expect(logger.records).toEqual([
+        { level: 'warn', event: 'http.redis_unavailable', redis: `127.0.0.1:${redis.port}`, failure: 'closed', reason: 'WRONGPASS' },
+      ]);
       expect(JSON.stringify(logger.records)).not.toContain(CANARY);
     } finally {
       await Promise.all([good.close(), wrong.close()]);

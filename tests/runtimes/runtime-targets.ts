@@ -60,7 +60,9 @@ type MiniflareClass = new (options: Record<string, unknown>) => MiniflareInstanc
  * refuses loopback addresses (the sandbox) by itself. Headers Node computes again are left out.
  */
 async function outbound(request: Request): Promise<Response> {
-  const headers = Object.fromEntries([...request.headers].filter(([name]) => !['content-length', 'host', 'transfer-encoding'].includes(name)));
+  const headers = Object.fromEntries(
+    [...request.headers].filter(([name]) => !['content-length', 'host', 'transfer-encoding'].includes(name)),
+  );
   const body = ['GET', 'HEAD'].includes(request.method) ? undefined : await request.arrayBuffer();
   const response = await fetch(request.url, { method: request.method, headers, body });
   // Node's fetch has already decoded the body.

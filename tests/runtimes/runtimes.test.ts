@@ -19,15 +19,20 @@ import { RUNTIMES, runtimeTarget, type Runtime } from './runtime-targets.js';
 /** Guard cases a runtime cannot pass, each with the reason (docs/deploy.md repeats them). */
 const LEFT_OUT: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'workerd (miniflare)': {
-    'asks to close the connection after refusing a body over 1 MiB (Connection: close)': 'workerd owns the connection and drops a Worker’s Connection header (hop-by-hop)',
+    'asks to close the connection after refusing a body over 1 MiB (Connection: close)':
+      'workerd owns the connection and drops a Worker’s Connection header (hop-by-hop)',
   },
 };
 
-const versionOf = (runtime: Runtime): string => runtime.tools.map((tool) => `${REGISTRY_TOOLS[tool].package} ${REGISTRY_TOOLS[tool].version}`).join(', ');
+const versionOf = (runtime: Runtime): string =>
+  runtime.tools.map((tool) => `${REGISTRY_TOOLS[tool].package} ${REGISTRY_TOOLS[tool].version}`).join(', ');
 
 for (const runtime of RUNTIMES) {
   const missing = missingTools(runtime.tools);
-  if (missing.length > 0) console.warn(`${runtime.name} skipped: ${missing.join(', ')} not installed (node dist/scripts/registry-tools.js ${runtime.tools.join(' ')})`);
+  if (missing.length > 0)
+    console.warn(
+      `${runtime.name} skipped: ${missing.join(', ')} not installed (node dist/scripts/registry-tools.js ${runtime.tools.join(' ')})`,
+    );
 
   describe.skipIf(missing.length > 0)(`${runtime.name} (${versionOf(runtime)})`, () => {
     beforeAll(() => runtime.prepare(), 120_000);
@@ -45,7 +50,9 @@ for (const runtime of RUNTIMES) {
       beforeAll(async () => {
         sandbox = await startTestSandbox();
         const key = await createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES });
-        const served = await runtime.listen(serverEnv({ ...sandboxCredentials(sandbox, key), B2_HTTP_CREDENTIAL_MODE: 'server', B2_MCP_PROFILE: 'read-only' }));
+        const served = await runtime.listen(
+          serverEnv({ ...sandboxCredentials(sandbox, key), B2_HTTP_CREDENTIAL_MODE: 'server', B2_MCP_PROFILE: 'read-only' }),
+        );
         target = targetAt(served.url, served.stop);
       });
       afterAll(async () => {
@@ -68,7 +75,8 @@ for (const runtime of RUNTIMES) {
       it('calls b2_list_buckets and gets the sandbox’s buckets', async () => {
         const called = await post(modernMessage('tools/call', { name: 'b2_list_buckets', arguments: {} }));
         expect(called.status).toBe(200);
-        const result = (called.json() as { result: { isError?: boolean; structuredContent: { buckets: Array<{ bucketName: string }> } } }).result;
+        const result = (called.json() as { result: { isError?: boolean; structuredContent: { buckets: Array<{ bucketName: string }> } } })
+          .result;
         expect(result.isError).toBeFalsy();
         expect(result.structuredContent.buckets.length).toBeGreaterThan(0);
       });
@@ -79,7 +87,8 @@ for (const runtime of RUNTIMES) {
 describe('docs/deploy.md', () => {
   it('says what was run: the runtimes and their versions, and how many guard cases in how many settings', () => {
     const doc = readFileSync(join(packageRoot(), 'docs', 'deploy.md'), 'utf8').replace(/\s+/g, ' ');
-    for (const tool of RUNTIMES.flatMap((runtime) => runtime.tools)) expect(doc).toContain(`\`${REGISTRY_TOOLS[tool].package}\` ${REGISTRY_TOOLS[tool].version}`);
+    for (const tool of RUNTIMES.flatMap((runtime) => runtime.tools))
+      expect(doc).toContain(`\`${REGISTRY_TOOLS[tool].package}\` ${REGISTRY_TOOLS[tool].version}`);
     expect(doc).toContain(`${GUARD_SUITES.flatMap((suite) => suite.cases).length} cases in ${GUARD_SUITES.length} settings`);
   });
 });

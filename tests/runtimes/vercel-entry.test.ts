@@ -30,7 +30,13 @@ describe('Vercel entry point (api/mcp.ts) under Node', () => {
   });
 
   const post = (message: Record<string, unknown>) =>
-    entry.POST(new Request('https://b2-mcp.example.vercel.app/api/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...standardHeaders(message), 'x-forwarded-for': '203.0.113.7' }, body: JSON.stringify(message) }));
+    entry.POST(
+      new Request('https://b2-mcp.example.vercel.app/api/mcp', {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, ...standardHeaders(message), 'x-forwarded-for': '203.0.113.7' },
+        body: JSON.stringify(message),
+      }),
+    );
 
   it('answers /api/health, and refuses a host it was not given', async () => {
     expect((await entry.GET(new Request('https://b2-mcp.example.vercel.app/api/health'))).status).toBe(200);

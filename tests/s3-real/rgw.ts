@@ -48,14 +48,20 @@ async function missingBinaries(): Promise<string[]> {
 export async function ensureRgwInstalled(log: (line: string) => void): Promise<Availability> {
   const missing = await missingBinaries();
   if (missing.length === 0) return { available: true, installed: false };
-  if (process.getuid?.() !== 0) return { available: false, reason: `missing ${missing.join(', ')}, and installing ${RGW_PACKAGES.join(' ')} needs root` };
+  if (process.getuid?.() !== 0)
+    return { available: false, reason: `missing ${missing.join(', ')}, and installing ${RGW_PACKAGES.join(' ')} needs root` };
   try {
     await run('sh', ['-c', 'command -v apt-get']);
   } catch {
     return { available: false, reason: `missing ${missing.join(', ')}, and there is no apt-get to install ${RGW_PACKAGES.join(' ')}` };
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', ...RGW_PACKAGES], { env, timeout: INSTALL_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  const install = () =>
+    run('apt-get', ['install', '-y', '--no-install-recommends', ...RGW_PACKAGES], {
+      env,
+      timeout: INSTALL_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+    });
   log(`installing ${RGW_PACKAGES.join(' ')} with apt-get`);
   try {
     await install();
@@ -70,10 +76,10 @@ export async function ensureRgwInstalled(log: (line: string) => void): Promise<A
     }
   }
   const still = await missingBinaries();
-  if (still.length > 0) return { available: false, reason: `after installing ${RGW_PACKAGES.join(' ')}, still missing ${still.join(', ')}` };
+  if (still.length > 0)
+    return { available: false, reason: `after installing ${RGW_PACKAGES.join(' ')}, still missing ${still.join(', ')}` };
   return { available: true, installed: true };
 }
-
 
 function cephConf(dir: string, fsid: string, monPort: number, rgwPort: number): string {
   return `[global]
@@ -167,7 +173,21 @@ export async function startRgw(): Promise<RunningRgw> {
     const accessKeyId = `RGW${randomBytes(8).toString('hex').toUpperCase()}`;
     const secretAccessKey = randomBytes(24).toString('base64url');
     await until('the S3 user', deadline, async () => {
-      await run('radosgw-admin', [...c, '-n', 'client.rgw', 'user', 'create', '--uid=b2-mcp-test', '--display-name=b2-mcp test', `--access-key=${accessKeyId}`, `--secret-key=${secretAccessKey}`], { timeout: 30_000 });
+      await run(
+        'radosgw-admin',
+        [
+          ...c,
+          '-n',
+          'client.rgw',
+          'user',
+          'create',
+          '--uid=b2-mcp-test',
+          '--display-name=b2-mcp test',
+          `--access-key=${accessKeyId}`,
+          `--secret-key=${secretAccessKey}`,
+        ],
+        { timeout: 30_000 },
+      );
       return true;
     });
     const version = (await run('radosgw', ['--version'])).stdout.trim();

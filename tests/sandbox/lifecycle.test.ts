@@ -61,9 +61,16 @@ describe('b2-mcp sandbox command', () => {
     expect(output.split('\n')).toHaveLength(2);
     const details = JSON.parse(output);
     expect(Object.keys(details)).toEqual(['apiUrl', 's3Url', 'accountId', 'applicationKeyId', 'applicationKey', 'adminUrl', 'adminToken']);
-    const info = await createB2NativeClient({ apiUrl: details.apiUrl, applicationKeyId: details.applicationKeyId, applicationKey: details.applicationKey }).authorize();
+    const info = await createB2NativeClient({
+      apiUrl: details.apiUrl,
+      applicationKeyId: details.applicationKeyId,
+      applicationKey: details.applicationKey,
+    }).authorize();
     expect(info.accountId).toBe(details.accountId);
-    expect((await fetch(`${details.adminUrl}/state`, { headers: { authorization: `Bearer ${details.adminToken}` } }).then((r) => r.json())).stats.buckets).toBe(0);
+    expect(
+      (await fetch(`${details.adminUrl}/state`, { headers: { authorization: `Bearer ${details.adminToken}` } }).then((r) => r.json())).stats
+        .buckets,
+    ).toBe(0);
     // The admin API answers only the holder of the printed token (a server under test can find the port, not the token).
     for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: details.adminToken }]) {
       const refused = await fetch(`${details.adminUrl}/mutations`, { headers });
@@ -87,7 +94,11 @@ describe('--state', () => {
   it('saves the account on close and reloads it, keys and files included, tokens not', async () => {
     const stateFile = join(mkdtempSync(join(tmpdir(), 'b2-sandbox-')), 'state.json');
     const first = await startSandbox({ stateFile, clock: () => FIXED_CLOCK });
-    const b2 = createB2NativeClient({ apiUrl: first.apiUrl, applicationKeyId: first.applicationKeyId, applicationKey: first.applicationKey });
+    const b2 = createB2NativeClient({
+      apiUrl: first.apiUrl,
+      applicationKeyId: first.applicationKeyId,
+      applicationKey: first.applicationKey,
+    });
     const bucket = await b2.createBucket({ bucketName: 'persisted-bucket', bucketType: 'allPrivate' });
     const key = await b2.createKey({ keyName: 'persisted-key', capabilities: ['listBuckets'] });
     const oldToken = (await authorizeRaw(first)).token;
@@ -102,13 +113,22 @@ describe('--state', () => {
         key: first.applicationKey,
       });
       expect(await bucketIdOf(second, 'persisted-bucket')).toBe(bucket.bucketId);
-      expect((await authorizeRaw(second, key.applicationKeyId, key.applicationKey)).body.apiInfo.storageApi.allowed.capabilities).toEqual(['listBuckets']);
+      expect((await authorizeRaw(second, key.applicationKeyId, key.applicationKey)).body.apiInfo.storageApi.allowed.capabilities).toEqual([
+        'listBuckets',
+      ]);
       expect((await b2Post(second, oldToken, 'b2_list_buckets', { accountId: second.accountId })).body.code).toBe('bad_auth_token');
       // The demo data came along (the seed option only applies to a fresh state).
       const master = (await authorizeRaw(second)).token;
-      const files = await b2Post(second, master, 'b2_list_file_names', { bucketId: await bucketIdOf(second, 'demo-private-assets'), prefix: 'backups/' });
-      expect(files.body.files.map((f: { fileName: string; contentLength: number }) => [f.fileName, f.contentLength])).toEqual([['backups/db-2026.tar.gz', 12_000_000]]);
-      const unfinished = await b2Post(second, master, 'b2_list_unfinished_large_files', { bucketId: await bucketIdOf(second, 'demo-private-assets') });
+      const files = await b2Post(second, master, 'b2_list_file_names', {
+        bucketId: await bucketIdOf(second, 'demo-private-assets'),
+        prefix: 'backups/',
+      });
+      expect(files.body.files.map((f: { fileName: string; contentLength: number }) => [f.fileName, f.contentLength])).toEqual([
+        ['backups/db-2026.tar.gz', 12_000_000],
+      ]);
+      const unfinished = await b2Post(second, master, 'b2_list_unfinished_large_files', {
+        bucketId: await bucketIdOf(second, 'demo-private-assets'),
+      });
       expect(unfinished.body.files).toHaveLength(1);
     } finally {
       await second.close();
@@ -124,7 +144,10 @@ describe('demo seed and admin controls', () => {
       const snapshot = async (s: typeof a) => {
         const state = await admin(s, 'GET', '/state');
         const token = (await authorizeRaw(s)).token;
-        const versions = await b2Post(s, token, 'b2_list_file_versions', { bucketId: await bucketIdOf(s, 'demo-private-assets'), maxFileCount: 1000 });
+        const versions = await b2Post(s, token, 'b2_list_file_versions', {
+          bucketId: await bucketIdOf(s, 'demo-private-assets'),
+          maxFileCount: 1000,
+        });
         return { state, versions: versions.body };
       };
       expect(await snapshot(a)).toEqual(await snapshot(b));
@@ -151,12 +174,17 @@ describe('demo seed and admin controls', () => {
 
       await admin(sandbox, 'POST', '/reset');
       expect((await admin(sandbox, 'GET', '/mutations')).mutations).toEqual([]);
-      const again = await b2Post(sandbox, fresh, 'b2_list_file_names', { bucketId: await bucketIdOf(sandbox, 'demo-locked-records'), prefix: 'ledger/2026' });
+      const again = await b2Post(sandbox, fresh, 'b2_list_file_names', {
+        bucketId: await bucketIdOf(sandbox, 'demo-locked-records'),
+        prefix: 'ledger/2026',
+      });
       expect(again.body.files).toHaveLength(1);
       await expect(admin(sandbox, 'POST', '/reset', { seed: 'bogus' })).rejects.toThrow(/seed must be one of/);
       // Every native request fails now, the admin API never does.
       await admin(sandbox, 'PUT', '/faults', { spec: 'rate=1,kinds=500|reset' });
-      expect((await b2Post(sandbox, fresh, 'b2_list_buckets', { accountId: sandbox.accountId }).catch(() => ({ status: 0 }))).status).not.toBe(200);
+      expect(
+        (await b2Post(sandbox, fresh, 'b2_list_buckets', { accountId: sandbox.accountId }).catch(() => ({ status: 0 }))).status,
+      ).not.toBe(200);
       expect((await admin(sandbox, 'GET', '/state')).accountId).toBe(sandbox.accountId);
       expect(Object.values((await admin(sandbox, 'GET', '/faults')).injected)).toEqual([1]);
       await admin(sandbox, 'DELETE', '/faults');

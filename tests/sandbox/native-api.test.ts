@@ -38,7 +38,11 @@ describe('b2_authorize_account', () => {
     const siteId = await bucketIdOf(sandbox, 'demo-public-site');
     const key = await createKey(sandbox, { capabilities: ['listFiles'], bucketIds: [siteId], namePrefix: 'site/' });
     const scoped = await authorizeRaw(sandbox, key.applicationKeyId, key.applicationKey);
-    expect(scoped.body.apiInfo.storageApi.allowed).toEqual({ buckets: [{ id: siteId, name: 'demo-public-site' }], capabilities: ['listFiles'], namePrefix: 'site/' });
+    expect(scoped.body.apiInfo.storageApi.allowed).toEqual({
+      buckets: [{ id: siteId, name: 'demo-public-site' }],
+      capabilities: ['listFiles'],
+      namePrefix: 'site/',
+    });
     expect(scoped.body.apiInfo.groupsApi).toBeUndefined();
   });
 
@@ -96,7 +100,11 @@ describe('capabilities, bucket restrictions and name prefixes', () => {
     const bucketId = await bucketIdOf(sandbox, 'demo-private-assets');
     const listed = await b2Post(sandbox, token, 'b2_list_file_names', { bucketId });
     expect(listed).toMatchObject({ status: 401, body: { code: 'unauthorized', message: expect.stringMatching(/listFiles/) } });
-    const created = await b2Post(sandbox, token, 'b2_create_bucket', { accountId: sandbox.accountId, bucketName: 'not-allowed-1', bucketType: 'allPrivate' });
+    const created = await b2Post(sandbox, token, 'b2_create_bucket', {
+      accountId: sandbox.accountId,
+      bucketName: 'not-allowed-1',
+      bucketType: 'allPrivate',
+    });
     expect(created).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
 
     const writer = await createKey(sandbox, { capabilities: ['writeBuckets', 'listBuckets'] });
@@ -123,7 +131,9 @@ describe('capabilities, bucket restrictions and name prefixes', () => {
     expect((await b2Post(sandbox, token, 'b2_list_buckets', { accountId: sandbox.accountId })).status).toBe(401);
     const own = await b2Post(sandbox, token, 'b2_list_buckets', { accountId: sandbox.accountId, bucketId: siteId });
     expect(own.body.buckets.map((b: { bucketName: string }) => b.bucketName)).toEqual(['demo-public-site']);
-    expect((await b2Post(sandbox, token, 'b2_list_buckets', { accountId: sandbox.accountId, bucketName: 'demo-private-assets' })).status).toBe(401);
+    expect(
+      (await b2Post(sandbox, token, 'b2_list_buckets', { accountId: sandbox.accountId, bucketName: 'demo-private-assets' })).status,
+    ).toBe(401);
     expect((await b2Post(sandbox, token, 'b2_list_file_names', { bucketId: otherId, prefix: 'site/' })).status).toBe(401);
     expect((await b2Post(sandbox, token, 'b2_list_file_names', { bucketId: siteId })).body.message).toMatch(/prefix/);
     const files = await b2Post(sandbox, token, 'b2_list_file_names', { bucketId: siteId, prefix: 'site/' });
@@ -131,7 +141,10 @@ describe('capabilities, bucket restrictions and name prefixes', () => {
   });
 
   it('answers expired and unknown tokens the way B2 does', async () => {
-    expect((await b2Post(sandbox, 'not-a-token', 'b2_list_buckets', { accountId: sandbox.accountId })).body).toMatchObject({ status: 401, code: 'bad_auth_token' });
+    expect((await b2Post(sandbox, 'not-a-token', 'b2_list_buckets', { accountId: sandbox.accountId })).body).toMatchObject({
+      status: 401,
+      code: 'bad_auth_token',
+    });
     expect((await admin(sandbox, 'POST', '/tokens/expire', {})).expired).toBeGreaterThan(0);
     expect((await b2Post(sandbox, master, 'b2_list_buckets', { accountId: sandbox.accountId })).body).toEqual({
       status: 401,
@@ -157,15 +170,32 @@ describe('buckets, keys, files and Object Lock over HTTP', () => {
       bucketInfo: { owner: 'tests' },
       corsRules: [{ corsRuleName: 'allow-app', allowedHeaders: [], exposeHeaders: [] }],
       lifecycleRules: [{ fileNamePrefix: 'tmp/', daysFromHidingToDeleting: 1, daysFromUploadingToHiding: null }],
-      fileLockConfiguration: { isClientAuthorizedToRead: true, value: { isFileLockEnabled: false, defaultRetention: { mode: null, period: null } } },
+      fileLockConfiguration: {
+        isClientAuthorizedToRead: true,
+        value: { isFileLockEnabled: false, defaultRetention: { mode: null, period: null } },
+      },
       revision: 1,
     });
     const bucketId = created.body.bucketId as string;
-    const duplicate = await b2Post(sandbox, master, 'b2_create_bucket', { accountId: sandbox.accountId, bucketName: 'http-made-bucket', bucketType: 'allPrivate' });
+    const duplicate = await b2Post(sandbox, master, 'b2_create_bucket', {
+      accountId: sandbox.accountId,
+      bucketName: 'http-made-bucket',
+      bucketType: 'allPrivate',
+    });
     expect(duplicate.body.code).toBe('duplicate_bucket_name');
-    const updated = await b2Post(sandbox, master, 'b2_update_bucket', { accountId: sandbox.accountId, bucketId, bucketType: 'allPublic', ifRevisionIs: 1 });
+    const updated = await b2Post(sandbox, master, 'b2_update_bucket', {
+      accountId: sandbox.accountId,
+      bucketId,
+      bucketType: 'allPublic',
+      ifRevisionIs: 1,
+    });
     expect(updated.body).toMatchObject({ bucketType: 'allPublic', revision: 2 });
-    const stale = await b2Post(sandbox, master, 'b2_update_bucket', { accountId: sandbox.accountId, bucketId, bucketType: 'allPrivate', ifRevisionIs: 1 });
+    const stale = await b2Post(sandbox, master, 'b2_update_bucket', {
+      accountId: sandbox.accountId,
+      bucketId,
+      bucketType: 'allPrivate',
+      ifRevisionIs: 1,
+    });
     expect(stale).toMatchObject({ status: 409, body: { code: 'conflict' } });
     expect((await b2Post(sandbox, master, 'b2_delete_bucket', { accountId: sandbox.accountId, bucketId })).status).toBe(200);
     expect((await b2Post(sandbox, master, 'b2_delete_bucket', { accountId: sandbox.accountId, bucketId })).body.code).toBe('bad_bucket_id');
@@ -178,35 +208,74 @@ describe('buckets, keys, files and Object Lock over HTTP', () => {
       [1, 'b2_update_bucket', bucketId],
       [2, 'b2_delete_bucket', bucketId],
     ]);
-    expect(log[0]).toMatchObject({ api: 'native', method: 'POST', endpoint: '/b2api/v4/b2_create_bucket', bucketName: 'http-made-bucket', time: FIXED_CLOCK });
+    expect(log[0]).toMatchObject({
+      api: 'native',
+      method: 'POST',
+      endpoint: '/b2api/v4/b2_create_bucket',
+      bucketName: 'http-made-bucket',
+      time: FIXED_CLOCK,
+    });
     expect(JSON.stringify(log)).not.toContain(sandbox.applicationKey);
   });
 
   it('hides the usage-report bucket from unfiltered listings but finds it by name', async () => {
     const all = await b2Post(sandbox, master, 'b2_list_buckets', { accountId: sandbox.accountId, bucketTypes: ['all'] });
-    expect(all.body.buckets.map((b: { bucketName: string }) => b.bucketName)).toEqual(['demo-empty-bucket', 'demo-locked-records', 'demo-private-assets', 'demo-public-site']);
-    const reports = await b2Post(sandbox, master, 'b2_list_buckets', { accountId: sandbox.accountId, bucketName: `b2-reports-${sandbox.accountId}` });
+    expect(all.body.buckets.map((b: { bucketName: string }) => b.bucketName)).toEqual([
+      'demo-empty-bucket',
+      'demo-locked-records',
+      'demo-private-assets',
+      'demo-public-site',
+    ]);
+    const reports = await b2Post(sandbox, master, 'b2_list_buckets', {
+      accountId: sandbox.accountId,
+      bucketName: `b2-reports-${sandbox.accountId}`,
+    });
     expect(reports.body.buckets).toHaveLength(1);
   });
 
   it('enforces Object Lock on deletion: legal hold, compliance, governance with and without bypass', async () => {
     const bucketId = await bucketIdOf(sandbox, 'demo-locked-records');
-    const files = (await b2Post(sandbox, master, 'b2_list_file_names', { bucketId })).body.files as Array<{ fileName: string; fileId: string }>;
+    const files = (await b2Post(sandbox, master, 'b2_list_file_names', { bucketId })).body.files as Array<{
+      fileName: string;
+      fileId: string;
+    }>;
     const byName = (name: string) => files.find((f) => f.fileName === name)!;
     const del = (token: string, name: string, bypassGovernance?: boolean) =>
-      b2Post(sandbox, token, 'b2_delete_file_version', { fileName: name, fileId: byName(name).fileId, ...(bypassGovernance ? { bypassGovernance } : {}) });
+      b2Post(sandbox, token, 'b2_delete_file_version', {
+        fileName: name,
+        fileId: byName(name).fileId,
+        ...(bypassGovernance ? { bypassGovernance } : {}),
+      });
 
-    expect((await del(master, 'contracts/2025-msa.pdf', true)).body).toMatchObject({ status: 403, code: 'access_denied', message: expect.stringMatching(/legal hold/) });
-    expect((await del(master, 'ledger/2025-12.csv', true)).body).toMatchObject({ status: 403, code: 'access_denied', message: expect.stringMatching(/compliance/) });
-    expect((await del(master, 'ledger/2026-01.csv')).body).toMatchObject({ status: 403, message: expect.stringMatching(/bypassGovernance/) });
+    expect((await del(master, 'contracts/2025-msa.pdf', true)).body).toMatchObject({
+      status: 403,
+      code: 'access_denied',
+      message: expect.stringMatching(/legal hold/),
+    });
+    expect((await del(master, 'ledger/2025-12.csv', true)).body).toMatchObject({
+      status: 403,
+      code: 'access_denied',
+      message: expect.stringMatching(/compliance/),
+    });
+    expect((await del(master, 'ledger/2026-01.csv')).body).toMatchObject({
+      status: 403,
+      message: expect.stringMatching(/bypassGovernance/),
+    });
     const noBypass = await createKey(sandbox, { capabilities: ['deleteFiles', 'listFiles'] });
     const limited = (await authorizeRaw(sandbox, noBypass.applicationKeyId, noBypass.applicationKey)).token;
-    expect((await del(limited, 'ledger/2026-01.csv', true)).body).toMatchObject({ status: 401, message: expect.stringMatching(/bypassGovernance/) });
+    expect((await del(limited, 'ledger/2026-01.csv', true)).body).toMatchObject({
+      status: 401,
+      message: expect.stringMatching(/bypassGovernance/),
+    });
     expect(await mutations()).toEqual([]);
 
     expect((await del(master, 'ledger/2026-01.csv', true)).status).toBe(200);
     expect((await del(master, 'scratch/unprotected.txt')).status).toBe(200);
-    const hold = await b2Post(sandbox, master, 'b2_update_file_legal_hold', { fileName: 'contracts/2025-msa.pdf', fileId: byName('contracts/2025-msa.pdf').fileId, legalHold: 'off' });
+    const hold = await b2Post(sandbox, master, 'b2_update_file_legal_hold', {
+      fileName: 'contracts/2025-msa.pdf',
+      fileId: byName('contracts/2025-msa.pdf').fileId,
+      legalHold: 'off',
+    });
     expect(hold.body).toEqual({ fileId: byName('contracts/2025-msa.pdf').fileId, fileName: 'contracts/2025-msa.pdf', legalHold: 'off' });
     expect((await del(master, 'contracts/2025-msa.pdf')).status).toBe(200);
     expect((await mutations()).map((m) => m.operation)).toEqual([
@@ -236,7 +305,13 @@ describe('buckets, keys, files and Object Lock over HTTP', () => {
       });
     expect(await (await send('0'.repeat(40))).json()).toMatchObject({ status: 400, message: expect.stringMatching(/Sha1/) });
     const uploaded = (await (await send(sha1)).json()) as Record<string, unknown>;
-    expect(uploaded).toMatchObject({ fileName: 'uploads/greeting é.txt', contentLength: data.length, contentSha1: sha1, fileInfo: { author: 'tests' }, action: 'upload' });
+    expect(uploaded).toMatchObject({
+      fileName: 'uploads/greeting é.txt',
+      contentLength: data.length,
+      contentSha1: sha1,
+      fileInfo: { author: 'tests' },
+      action: 'upload',
+    });
 
     const url = `${sandbox.apiUrl}/file/demo-private-assets/uploads/${encodeURIComponent('greeting é.txt')}`;
     expect((await fetch(url)).status).toBe(401);
@@ -260,7 +335,9 @@ describe('buckets, keys, files and Object Lock over HTTP', () => {
       isEnabled: true,
       targetConfiguration: { targetType: 'webhook', url: 'http://hooks.example.com/x' },
     };
-    expect((await b2Post(sandbox, master, 'b2_set_bucket_notification_rules', { bucketId, eventNotificationRules: [rule] })).body.message).toMatch(/https/);
+    expect(
+      (await b2Post(sandbox, master, 'b2_set_bucket_notification_rules', { bucketId, eventNotificationRules: [rule] })).body.message,
+    ).toMatch(/https/);
     const set = await b2Post(sandbox, master, 'b2_set_bucket_notification_rules', {
       bucketId,
       eventNotificationRules: [{ ...rule, targetConfiguration: { ...rule.targetConfiguration, url: 'https://hooks.example.com/x' } }],
@@ -271,7 +348,12 @@ describe('buckets, keys, files and Object Lock over HTTP', () => {
         eventTypes: ['b2:ObjectCreated:*'],
         isEnabled: true,
         objectNamePrefix: '',
-        targetConfiguration: { targetType: 'webhook', url: 'https://hooks.example.com/x', hmacSha256SigningSecret: null, customHeaders: null },
+        targetConfiguration: {
+          targetType: 'webhook',
+          url: 'https://hooks.example.com/x',
+          hmacSha256SigningSecret: null,
+          customHeaders: null,
+        },
         isSuspended: false,
         suspensionReason: '',
       },
@@ -287,19 +369,50 @@ describe('buckets, keys, files and Object Lock over HTTP', () => {
     const members = await b2Post(sandbox, master, 'b2_list_group_members', { adminAccountId: sandbox.accountId, groupId });
     expect(members.body.groupMembers.map((m: { email: string }) => m.email)).toEqual(['alice@example.com', 'bob@example.com']);
 
-    const created = await b2Post(sandbox, master, 'b2_create_group_member', { adminAccountId: sandbox.accountId, groupId, memberEmail: 'carol@example.com' });
-    expect(created.body).toMatchObject({ applicationKeyId: expect.any(String), applicationKey: expect.any(String), groupMember: { email: 'carol@example.com', region: 'us-west' } });
-    expect((await b2Post(sandbox, master, 'b2_create_group_member', { adminAccountId: sandbox.accountId, groupId, memberEmail: 'carol@example.com' })).status).toBe(400);
-    const ejected = await b2Post(sandbox, master, 'b2_eject_group_member', { adminAccountId: sandbox.accountId, groupId, memberAccountId: created.body.groupMember.accountId });
+    const created = await b2Post(sandbox, master, 'b2_create_group_member', {
+      adminAccountId: sandbox.accountId,
+      groupId,
+      memberEmail: 'carol@example.com',
+    });
+    expect(created.body).toMatchObject({
+      applicationKeyId: expect.any(String),
+      applicationKey: expect.any(String),
+      groupMember: { email: 'carol@example.com', region: 'us-west' },
+    });
+    expect(
+      (
+        await b2Post(sandbox, master, 'b2_create_group_member', {
+          adminAccountId: sandbox.accountId,
+          groupId,
+          memberEmail: 'carol@example.com',
+        })
+      ).status,
+    ).toBe(400);
+    const ejected = await b2Post(sandbox, master, 'b2_eject_group_member', {
+      adminAccountId: sandbox.accountId,
+      groupId,
+      memberAccountId: created.body.groupMember.accountId,
+    });
     expect(ejected.body).toMatchObject({ email: 'carol@example.com', groupId });
     const trial = await b2Post(sandbox, master, 'b2_reserve_trial_create_account', { email: 'trial@example.com', term: 14, storage: 5 });
     expect(trial.body).toMatchObject({ email: 'trial@example.com', startDate: '2026-04-15', endDate: '2026-04-29' });
-    expect((await b2Post(sandbox, master, 'b2_reserve_trial_create_account', { email: 'x@example.com', term: 3, storage: 5 })).status).toBe(400);
+    expect((await b2Post(sandbox, master, 'b2_reserve_trial_create_account', { email: 'x@example.com', term: 3, storage: 5 })).status).toBe(
+      400,
+    );
 
-    const appKey = await createKey(sandbox, { capabilities: [...(await authorizeRaw(sandbox)).body.apiInfo.storageApi.allowed.capabilities] });
+    const appKey = await createKey(sandbox, {
+      capabilities: [...(await authorizeRaw(sandbox)).body.apiInfo.storageApi.allowed.capabilities],
+    });
     const nonMaster = (await authorizeRaw(sandbox, appKey.applicationKeyId, appKey.applicationKey)).token;
-    expect((await b2Post(sandbox, nonMaster, 'b2_list_groups', { adminAccountId: sandbox.accountId })).body).toMatchObject({ status: 401, code: 'unauthorized' });
-    expect((await mutations()).map((m) => m.operation)).toEqual(['b2_create_group_member', 'b2_eject_group_member', 'b2_reserve_trial_create_account']);
+    expect((await b2Post(sandbox, nonMaster, 'b2_list_groups', { adminAccountId: sandbox.accountId })).body).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
+    expect((await mutations()).map((m) => m.operation)).toEqual([
+      'b2_create_group_member',
+      'b2_eject_group_member',
+      'b2_reserve_trial_create_account',
+    ]);
   });
 });
 
@@ -330,8 +443,16 @@ describe('demo seed', () => {
     expect(files.at(-1)).toBe(`2026-04-14/usage.audit-account-${sandbox.accountId}.csv`);
     const csv = await (await fetch(`${sandbox.apiUrl}/file/${reportsName}/${files[0]}`, { headers: { Authorization: master } })).text();
     const [header, ...rows] = csv.trim().split('\n');
-    expect(header).toBe('date,account_id,bucket_id,bucket_name,stored_gb,uploaded_gb,downloaded_gb,api_txn_class_a,api_txn_class_b,api_txn_class_c');
+    expect(header).toBe(
+      'date,account_id,bucket_id,bucket_name,stored_gb,uploaded_gb,downloaded_gb,api_txn_class_a,api_txn_class_b,api_txn_class_c',
+    );
     expect(rows).toHaveLength(5);
-    expect(rows[0]!.split(',').slice(0, 5)).toEqual(['2026-03-11', sandbox.accountId, await bucketIdOf(sandbox, 'demo-private-assets'), 'demo-private-assets', '820.000000']);
+    expect(rows[0]!.split(',').slice(0, 5)).toEqual([
+      '2026-03-11',
+      sandbox.accountId,
+      await bucketIdOf(sandbox, 'demo-private-assets'),
+      'demo-private-assets',
+      '820.000000',
+    ]);
   });
 });

@@ -40,7 +40,8 @@ async function failure(promise: Promise<unknown>): Promise<B2Error> {
   throw new Error('expected the call to fail');
 }
 
-const requests = async (operation: string) => (await admin(sandbox, 'GET', `/requests?operation=${operation}`)).requests as Array<{ status: number; fault?: string }>;
+const requests = async (operation: string) =>
+  (await admin(sandbox, 'GET', `/requests?operation=${operation}`)).requests as Array<{ status: number; fault?: string }>;
 const mutations = async () => (await admin(sandbox, 'GET', '/mutations')).mutations as Array<{ operation: string }>;
 const setFaults = (spec: string) => admin(sandbox, 'PUT', '/faults', { spec });
 
@@ -84,8 +85,12 @@ describe('authorization', () => {
   });
 
   it('accepts https anywhere but http only on loopback, for B2_API_URL and authorized endpoints', () => {
-    expect(() => createB2NativeClient({ apiUrl: 'http://api.example.com', applicationKeyId: 'a', applicationKey: 'b' })).toThrow(B2ConfigError);
-    expect(() => createB2NativeClient({ apiUrl: 'https://user:pw@api.example.com', applicationKeyId: 'a', applicationKey: 'b' })).toThrow(/credentials/);
+    expect(() => createB2NativeClient({ apiUrl: 'http://api.example.com', applicationKeyId: 'a', applicationKey: 'b' })).toThrow(
+      B2ConfigError,
+    );
+    expect(() => createB2NativeClient({ apiUrl: 'https://user:pw@api.example.com', applicationKeyId: 'a', applicationKey: 'b' })).toThrow(
+      /credentials/,
+    );
     expect(() => createB2NativeClient({ apiUrl: 'not a url', applicationKeyId: 'a', applicationKey: 'b' })).toThrow(B2ConfigError);
     expect(() => createB2NativeClient({ apiUrl: '', applicationKeyId: '', applicationKey: '' })).toThrow(B2ConfigError);
     for (const apiUrl of ['https://api.backblazeb2.com', 'http://127.0.0.1:9', 'http://localhost:9', 'http://[::1]:9']) {
@@ -110,24 +115,43 @@ describe('every endpoint: success and a B2 error', () => {
     const created = await b2.createBucket({ bucketName: 'client-bucket-1', bucketType: 'allPrivate', bucketInfo: { k: 'v' } });
     expect(created).toMatchObject({ bucketName: 'client-bucket-1', bucketInfo: { k: 'v' }, revision: 1 });
     expect((await b2.listBuckets({ bucketName: 'client-bucket-1' })).buckets.map((b) => b.bucketId)).toEqual([created.bucketId]);
-    expect(await b2.updateBucket({ bucketId: created.bucketId, bucketType: 'allPublic' })).toMatchObject({ bucketType: 'allPublic', revision: 2 });
+    expect(await b2.updateBucket({ bucketId: created.bucketId, bucketType: 'allPublic' })).toMatchObject({
+      bucketType: 'allPublic',
+      revision: 2,
+    });
     expect((await b2.deleteBucket({ bucketId: created.bucketId })).bucketId).toBe(created.bucketId);
 
-    expect(await failure(b2.createBucket({ bucketName: 'b2-nope-reserved', bucketType: 'allPrivate' }))).toMatchObject({ status: 400, code: 'bad_request' });
-    expect(await failure(b2.updateBucket({ bucketId: created.bucketId, bucketType: 'allPrivate' }))).toMatchObject({ status: 400, code: 'bad_bucket_id' });
-    expect(await failure(b2.deleteBucket({ bucketId: await bucketIdOf(sandbox, 'demo-public-site') }))).toMatchObject({ code: 'cannot_delete_non_empty_bucket' });
+    expect(await failure(b2.createBucket({ bucketName: 'b2-nope-reserved', bucketType: 'allPrivate' }))).toMatchObject({
+      status: 400,
+      code: 'bad_request',
+    });
+    expect(await failure(b2.updateBucket({ bucketId: created.bucketId, bucketType: 'allPrivate' }))).toMatchObject({
+      status: 400,
+      code: 'bad_bucket_id',
+    });
+    expect(await failure(b2.deleteBucket({ bucketId: await bucketIdOf(sandbox, 'demo-public-site') }))).toMatchObject({
+      code: 'cannot_delete_non_empty_bucket',
+    });
   });
 
   it('keys: create (with secret), list, delete', async () => {
     const b2 = client();
     const created = await b2.createKey({ keyName: 'client-key', capabilities: ['listFiles'], validDurationInSeconds: 3600 });
-    expect(created).toMatchObject({ keyName: 'client-key', capabilities: ['listFiles'], expirationTimestamp: FIXED_CLOCK + 3_600_000, applicationKey: expect.stringMatching(/^K005/) });
+    expect(created).toMatchObject({
+      keyName: 'client-key',
+      capabilities: ['listFiles'],
+      expirationTimestamp: FIXED_CLOCK + 3_600_000,
+      applicationKey: expect.stringMatching(/^K005/),
+    });
     const listed = await b2.listKeys({ maxKeyCount: 1000 });
     expect(listed.keys.map((k) => k.applicationKeyId)).toContain(created.applicationKeyId);
     expect(listed.keys.some((k) => 'applicationKey' in k)).toBe(false);
     expect((await b2.deleteKey({ applicationKeyId: created.applicationKeyId })).keyName).toBe('client-key');
     expect(await failure(b2.deleteKey({ applicationKeyId: created.applicationKeyId }))).toMatchObject({ status: 400 });
-    expect(await failure(b2.createKey({ keyName: 'bad name!', capabilities: ['listFiles'] }))).toMatchObject({ status: 400, code: 'bad_request' });
+    expect(await failure(b2.createKey({ keyName: 'bad name!', capabilities: ['listFiles'] }))).toMatchObject({
+      status: 400,
+      code: 'bad_request',
+    });
   });
 
   it('files: names, versions, unfinished large files, paging and errors', async () => {
@@ -138,7 +162,12 @@ describe('every endpoint: success and a B2 error', () => {
     const versions = await b2.listFileVersions({ bucketId, prefix: 'docs/readme', maxFileCount: 2 });
     expect(versions.files).toHaveLength(2);
     expect(versions.nextFileName).toBe('docs/readme.txt');
-    const rest = await b2.listFileVersions({ bucketId, prefix: 'docs/readme', startFileName: versions.nextFileName!, startFileId: versions.nextFileId! });
+    const rest = await b2.listFileVersions({
+      bucketId,
+      prefix: 'docs/readme',
+      startFileName: versions.nextFileName!,
+      startFileId: versions.nextFileId!,
+    });
     expect(rest.files.map((f) => f.fileId)).not.toContain(versions.files[0]!.fileId);
     expect(rest.files).toHaveLength(1);
     const unfinished = await b2.listUnfinishedLargeFiles({ bucketId });
@@ -155,17 +184,40 @@ describe('every endpoint: success and a B2 error', () => {
     const governed = file('ledger/2026-01.csv');
     const held = file('contracts/2025-msa.pdf');
 
-    expect(await failure(b2.deleteFileVersion({ fileId: held.fileId!, fileName: held.fileName }))).toMatchObject({ status: 403, code: 'access_denied' });
-    expect(await b2.updateFileLegalHold({ fileId: held.fileId!, fileName: held.fileName, legalHold: 'off' })).toEqual({ fileId: held.fileId, fileName: held.fileName, legalHold: 'off' });
+    expect(await failure(b2.deleteFileVersion({ fileId: held.fileId!, fileName: held.fileName }))).toMatchObject({
+      status: 403,
+      code: 'access_denied',
+    });
+    expect(await b2.updateFileLegalHold({ fileId: held.fileId!, fileName: held.fileName, legalHold: 'off' })).toEqual({
+      fileId: held.fileId,
+      fileName: held.fileName,
+      legalHold: 'off',
+    });
     const later = FIXED_CLOCK + 90 * 86_400_000;
-    expect(await b2.updateFileRetention({ fileId: governed.fileId!, fileName: governed.fileName, fileRetention: { mode: 'governance', retainUntilTimestamp: later } })).toMatchObject({
+    expect(
+      await b2.updateFileRetention({
+        fileId: governed.fileId!,
+        fileName: governed.fileName,
+        fileRetention: { mode: 'governance', retainUntilTimestamp: later },
+      }),
+    ).toMatchObject({
       fileRetention: { mode: 'governance', retainUntilTimestamp: later },
     });
-    const clear = { fileId: governed.fileId!, fileName: governed.fileName, fileRetention: { mode: null, retainUntilTimestamp: null } } as const;
+    const clear = {
+      fileId: governed.fileId!,
+      fileName: governed.fileName,
+      fileRetention: { mode: null, retainUntilTimestamp: null },
+    } as const;
     expect(await failure(b2.updateFileRetention(clear))).toMatchObject({ status: 403, code: 'access_denied' });
     await b2.updateFileRetention({ ...clear, bypassGovernance: true });
-    expect(await b2.deleteFileVersion({ fileId: governed.fileId!, fileName: governed.fileName })).toEqual({ fileId: governed.fileId, fileName: governed.fileName });
-    expect(await failure(b2.updateFileLegalHold({ fileId: 'missing', fileName: 'x', legalHold: 'on' }))).toMatchObject({ status: 400, code: 'file_not_present' });
+    expect(await b2.deleteFileVersion({ fileId: governed.fileId!, fileName: governed.fileName })).toEqual({
+      fileId: governed.fileId,
+      fileName: governed.fileName,
+    });
+    expect(await failure(b2.updateFileLegalHold({ fileId: 'missing', fileName: 'x', legalHold: 'on' }))).toMatchObject({
+      status: 400,
+      code: 'file_not_present',
+    });
   });
 
   it('notification rules: get and replace', async () => {
@@ -174,8 +226,16 @@ describe('every endpoint: success and a B2 error', () => {
     expect((await b2.getBucketNotificationRules({ bucketId })).eventNotificationRules.map((r) => r.name)).toEqual(['image-uploads']);
     const set = await b2.setBucketNotificationRules({ bucketId, eventNotificationRules: [] });
     expect(set).toEqual({ bucketId, eventNotificationRules: [] });
-    const bad = { name: 'x', eventTypes: ['b2:NotAnEvent'], isEnabled: true, targetConfiguration: { targetType: 'webhook' as const, url: 'https://h.example.com' } };
-    expect(await failure(b2.setBucketNotificationRules({ bucketId, eventNotificationRules: [bad] }))).toMatchObject({ status: 400, code: 'bad_request' });
+    const bad = {
+      name: 'x',
+      eventTypes: ['b2:NotAnEvent'],
+      isEnabled: true,
+      targetConfiguration: { targetType: 'webhook' as const, url: 'https://h.example.com' },
+    };
+    expect(await failure(b2.setBucketNotificationRules({ bucketId, eventNotificationRules: [bad] }))).toMatchObject({
+      status: 400,
+      code: 'bad_request',
+    });
     expect(await failure(b2.getBucketNotificationRules({ bucketId: 'nope' }))).toMatchObject({ code: 'bad_bucket_id' });
   });
 
@@ -185,10 +245,17 @@ describe('every endpoint: success and a B2 error', () => {
     const whole = await b2.downloadFileByName({ bucketName: 'demo-private-assets', fileName: name });
     expect(whole).toMatchObject({ status: 200, fileName: name, contentType: 'text/plain' });
     expect(await new Response(whole.body).text()).toBe(`content of ${JSON.stringify(name)}`);
-    const part = await b2.downloadFileByName({ bucketName: 'demo-private-assets', fileName: 'docs/readme.txt', range: { first: 5, last: 10 } });
+    const part = await b2.downloadFileByName({
+      bucketName: 'demo-private-assets',
+      fileName: 'docs/readme.txt',
+      range: { first: 5, last: 10 },
+    });
     expect(part.status).toBe(206);
     expect(await new Response(part.body).text()).toBe('readme');
-    expect(await failure(b2.downloadFileByName({ bucketName: 'demo-private-assets', fileName: 'docs/old-draft.txt' }))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await failure(b2.downloadFileByName({ bucketName: 'demo-private-assets', fileName: 'docs/old-draft.txt' }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 
   it('Partner: groups, members, eject, create member, reserve trial', async () => {
@@ -199,8 +266,13 @@ describe('every endpoint: success and a B2 error', () => {
     expect((await b2.listGroupMembers({ adminAccountId, groupId, maxMemberCount: 1 })).nextEmail).toBe('bob@example.com');
     const created = await b2.createGroupMember({ adminAccountId, groupId, memberEmail: 'dana@example.com', region: 'eu-central' });
     expect(created.groupMember).toMatchObject({ email: 'dana@example.com', region: 'eu-central' });
-    expect(await b2.ejectGroupMember({ adminAccountId, groupId, memberAccountId: created.groupMember.accountId })).toMatchObject({ email: 'dana@example.com' });
-    expect(await b2.reserveTrialCreateAccount({ email: 'erin@example.com', term: 7, storage: 1 })).toMatchObject({ email: 'erin@example.com', endDate: '2026-04-22' });
+    expect(await b2.ejectGroupMember({ adminAccountId, groupId, memberAccountId: created.groupMember.accountId })).toMatchObject({
+      email: 'dana@example.com',
+    });
+    expect(await b2.reserveTrialCreateAccount({ email: 'erin@example.com', term: 7, storage: 1 })).toMatchObject({
+      email: 'erin@example.com',
+      endDate: '2026-04-22',
+    });
     expect(await failure(b2.listGroupMembers({ adminAccountId, groupId: '999' }))).toMatchObject({ status: 400 });
     const appKey = await createKey(sandbox, { capabilities: ['listBuckets'] });
     const notMaster = client({ applicationKeyId: appKey.applicationKeyId, applicationKey: appKey.applicationKey });
@@ -215,7 +287,10 @@ describe('every endpoint: success and a B2 error', () => {
     expect(await failure(b2.listBuckets())).toMatchObject({ status: 401, code: 'unauthorized' });
     expect((await b2.listBuckets({ bucketId: siteId })).buckets).toHaveLength(1);
     expect(await failure(b2.listFileNames({ bucketId: await bucketIdOf(sandbox, 'demo-private-assets') }))).toMatchObject({ status: 401 });
-    expect(await failure(b2.createKey({ keyName: 'x', capabilities: ['listFiles'] }))).toMatchObject({ status: 401, message: expect.stringMatching(/writeKeys/) });
+    expect(await failure(b2.createKey({ keyName: 'x', capabilities: ['listFiles'] }))).toMatchObject({
+      status: 401,
+      message: expect.stringMatching(/writeKeys/),
+    });
   });
 });
 
@@ -237,7 +312,10 @@ describe('retries and faults', () => {
   it('never replays a non-idempotent mutation whose response was lost', async () => {
     await setFaults('500:1@b2_create_key|b2_create_bucket,phase=after');
     const b2 = client();
-    expect(await failure(b2.createKey({ keyName: 'lost-response', capabilities: ['listFiles'] }))).toMatchObject({ status: 500, code: 'internal_error' });
+    expect(await failure(b2.createKey({ keyName: 'lost-response', capabilities: ['listFiles'] }))).toMatchObject({
+      status: 500,
+      code: 'internal_error',
+    });
     expect(await failure(b2.createBucket({ bucketName: 'lost-bucket-1', bucketType: 'allPrivate' }))).toMatchObject({ status: 500 });
     expect(await requests('b2_create_key')).toHaveLength(1);
     expect(await requests('b2_create_bucket')).toHaveLength(1);
@@ -257,7 +335,10 @@ describe('retries and faults', () => {
   it('retries 429 even for mutations (B2 did not process them) and honours Retry-After', async () => {
     await setFaults('429:1@b2_create_bucket,retryAfter=2');
     const b2 = client({ retry: { maxAttempts: 3, sleep: async (ms) => void sleeps.push(ms) } });
-    expect(await failure(b2.createBucket({ bucketName: 'rate-limited-1', bucketType: 'allPrivate' }))).toMatchObject({ status: 429, code: 'too_many_requests' });
+    expect(await failure(b2.createBucket({ bucketName: 'rate-limited-1', bucketType: 'allPrivate' }))).toMatchObject({
+      status: 429,
+      code: 'too_many_requests',
+    });
     expect(sleeps).toEqual([2000, 2000]);
     expect(await requests('b2_create_bucket')).toHaveLength(3);
     expect(await mutations()).toEqual([]);
@@ -318,7 +399,12 @@ describe('retries and faults', () => {
 describe('scale', () => {
   it('pages through 20,000 file versions with bounded pages', async () => {
     const bucketId = await bucketIdOf(sandbox, 'demo-empty-bucket');
-    const bulk = await admin(sandbox, 'POST', '/bulk-versions', { bucketName: 'demo-empty-bucket', count: 20_000, versionsPerName: 2, size: 64 });
+    const bulk = await admin(sandbox, 'POST', '/bulk-versions', {
+      bucketName: 'demo-empty-bucket',
+      count: 20_000,
+      versionsPerName: 2,
+      size: 64,
+    });
     expect(bulk).toMatchObject({ inserted: 20_000, fileVersions: 20_000 });
     const b2 = client();
     let total = 0;

@@ -62,7 +62,9 @@ async function signedFetch(options: {
       host: url.host,
       'x-amz-content-sha256': options.payloadHash ?? createHash('sha256').update(body).digest('hex'),
       ...(body.length > 0 ? { 'content-length': String(body.length) } : {}),
-      ...(options.contentMd5 ? { 'content-md5': options.contentMd5 === true ? createHash('md5').update(body).digest('base64') : options.contentMd5 } : {}),
+      ...(options.contentMd5
+        ? { 'content-md5': options.contentMd5 === true ? createHash('md5').update(body).digest('base64') : options.contentMd5 }
+        : {}),
     },
     body,
   });
@@ -103,7 +105,12 @@ describe('authentication', () => {
     const error = await failure(master.getBucketLocation(BUCKET));
     expect(error).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
     expect(error.message).toContain('master key');
-    const byAccountId = await signedFetch({ method: 'GET', path: `/${BUCKET}/docs/readme.txt`, accessKeyId: sandbox.accountId, secret: sandbox.applicationKey });
+    const byAccountId = await signedFetch({
+      method: 'GET',
+      path: `/${BUCKET}/docs/readme.txt`,
+      accessKeyId: sandbox.accountId,
+      secret: sandbox.applicationKey,
+    });
     expect(await xmlCode(byAccountId)).toBe('InvalidAccessKeyId');
   });
 
@@ -137,7 +144,11 @@ describe('authentication', () => {
   });
 
   test('requests signed too far from the sandbox clock are refused', async () => {
-    const response = await signedFetch({ method: 'GET', path: `/${BUCKET}/docs/readme.txt`, signingDate: new Date(testClock.now() - 3_600_000) });
+    const response = await signedFetch({
+      method: 'GET',
+      path: `/${BUCKET}/docs/readme.txt`,
+      signingDate: new Date(testClock.now() - 3_600_000),
+    });
     expect([response.status, await xmlCode(response)]).toEqual([403, 'RequestTimeTooSkewed']);
   });
 });
@@ -148,7 +159,10 @@ describe('presigned URLs', () => {
     const response = await fetch(url);
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('us-west,1200');
-    const flipped = url.replace(/(X-Amz-Signature=[0-9a-f]{63})([0-9a-f])/, (_, head: string, last: string) => head + (last === '0' ? '1' : '0'));
+    const flipped = url.replace(
+      /(X-Amz-Signature=[0-9a-f]{63})([0-9a-f])/,
+      (_, head: string, last: string) => head + (last === '0' ? '1' : '0'),
+    );
     expect(flipped).not.toBe(url);
     for (const tampered of [url.replace('q4.csv', 'q3.csv'), url.replace('X-Amz-Expires=300', 'X-Amz-Expires=301'), flipped]) {
       const refused = await fetch(tampered);
@@ -161,7 +175,11 @@ describe('presigned URLs', () => {
     // Its own sandbox: moving the clock must not skew the other tests.
     const other = await startTestSandbox();
     try {
-      const url = await adapterFor(other, await createKey(other)).presignGetObject({ bucket: BUCKET, key: 'reports/2025/q4.csv', expiresIn: 60 });
+      const url = await adapterFor(other, await createKey(other)).presignGetObject({
+        bucket: BUCKET,
+        key: 'reports/2025/q4.csv',
+        expiresIn: 60,
+      });
       expect((await fetch(url)).status).toBe(200);
       await advanceClock(other, 61_000);
       const response = await fetch(url);
@@ -189,19 +207,31 @@ describe('objects', () => {
     const slice = await s3.getObject({ bucket: BUCKET, key: 'docs/readme.txt', range: 'bytes=5-10' });
     expect((await collect(slice.body)).toString()).toBe('readme');
     expect(slice.contentRange).toBe('bytes 5-10/25');
-    expect(await failure(s3.getObject({ bucket: BUCKET, key: 'docs/readme.txt', range: 'bytes=100-200' }))).toMatchObject({ status: 416, code: 'InvalidRange' });
+    expect(await failure(s3.getObject({ bucket: BUCKET, key: 'docs/readme.txt', range: 'bytes=100-200' }))).toMatchObject({
+      status: 416,
+      code: 'InvalidRange',
+    });
   });
 
   test('missing keys, versions and buckets get NoSuchKey, NoSuchVersion, NoSuchBucket', async () => {
     expect(await failure(s3.getObject({ bucket: BUCKET, key: 'nope' }))).toMatchObject({ status: 404, code: 'NoSuchKey' });
     expect(await failure(s3.headObject({ bucket: BUCKET, key: 'nope' }))).toMatchObject({ status: 404, code: 'NoSuchKey' });
-    expect(await failure(s3.getObject({ bucket: BUCKET, key: 'docs/readme.txt', versionId: 'bogus' }))).toMatchObject({ status: 404, code: 'NoSuchVersion' });
+    expect(await failure(s3.getObject({ bucket: BUCKET, key: 'docs/readme.txt', versionId: 'bogus' }))).toMatchObject({
+      status: 404,
+      code: 'NoSuchVersion',
+    });
     expect(await failure(s3.listObjectsV2({ bucket: 'no-such-bucket-here' }))).toMatchObject({ status: 404, code: 'NoSuchBucket' });
     expect(await failure(s3.headBucket('no-such-bucket-here'))).toMatchObject({ status: 404, code: 'NoSuchBucket' });
   });
 
   test('objects put through S3 are native file versions, and native uploads are S3 objects', async () => {
-    const put = await s3.putObject({ bucket: BUCKET, key: 'shared/from-s3.txt', body: Buffer.from('via s3'), contentType: 'text/plain', metadata: { origin: 's3' } });
+    const put = await s3.putObject({
+      bucket: BUCKET,
+      key: 'shared/from-s3.txt',
+      body: Buffer.from('via s3'),
+      contentType: 'text/plain',
+      metadata: { origin: 's3' },
+    });
     const bucket = sandbox.store.findBucketByName(BUCKET)!;
     const native = sandbox.store.latestVisible(bucket.bucketId, 'shared/from-s3.txt')!;
     expect(native.fileId).toBe(put.versionId);
@@ -225,7 +255,13 @@ describe('objects', () => {
 
   test('copy keeps or replaces metadata; copying onto itself unchanged is refused', async () => {
     await s3.putObject({ bucket: BUCKET, key: 'copy/src.txt', body: Buffer.from('src'), contentType: 'text/plain', metadata: { a: '1' } });
-    await s3.copyObject({ sourceBucket: BUCKET, sourceKey: 'copy/src.txt', destinationBucket: 'demo-empty-bucket', destinationKey: 'kept.txt', metadataDirective: 'COPY' });
+    await s3.copyObject({
+      sourceBucket: BUCKET,
+      sourceKey: 'copy/src.txt',
+      destinationBucket: 'demo-empty-bucket',
+      destinationKey: 'kept.txt',
+      metadataDirective: 'COPY',
+    });
     const kept = await s3.headObject({ bucket: 'demo-empty-bucket', key: 'kept.txt' });
     expect([kept.contentType, kept.metadata]).toEqual(['text/plain', { a: '1' }]);
     await s3.copyObject({
@@ -239,7 +275,15 @@ describe('objects', () => {
     });
     const replaced = await s3.headObject({ bucket: BUCKET, key: 'copy/replaced.txt' });
     expect([replaced.contentType, replaced.metadata]).toEqual(['text/markdown', { b: '2' }]);
-    const self = await failure(s3.copyObject({ sourceBucket: BUCKET, sourceKey: 'copy/src.txt', destinationBucket: BUCKET, destinationKey: 'copy/src.txt', metadataDirective: 'COPY' }));
+    const self = await failure(
+      s3.copyObject({
+        sourceBucket: BUCKET,
+        sourceKey: 'copy/src.txt',
+        destinationBucket: BUCKET,
+        destinationKey: 'copy/src.txt',
+        metadataDirective: 'COPY',
+      }),
+    );
     expect(self).toMatchObject({ status: 400, code: 'InvalidRequest' });
     await s3.deleteObject({ bucket: 'demo-empty-bucket', key: 'kept.txt', versionId: kept.versionId });
   });
@@ -251,10 +295,14 @@ describe('objects', () => {
     expect(sandbox.store.findFile(deleted.versionId!)?.action).toBe('hide');
     expect(await failure(s3.getObject({ bucket: BUCKET, key: 'hidden/me.txt' }))).toMatchObject({ code: 'NoSuchKey' });
     const versions = await s3.listObjectVersions({ bucket: BUCKET, prefix: 'hidden/' });
-    expect(versions.deleteMarkers).toEqual([expect.objectContaining({ key: 'hidden/me.txt', versionId: deleted.versionId, isLatest: true })]);
+    expect(versions.deleteMarkers).toEqual([
+      expect.objectContaining({ key: 'hidden/me.txt', versionId: deleted.versionId, isLatest: true }),
+    ]);
     expect(versions.versions).toEqual([expect.objectContaining({ versionId: put.versionId, isLatest: false })]);
     // The old version is still readable by id, and deleting it by id removes it for good.
-    expect((await collect((await s3.getObject({ bucket: BUCKET, key: 'hidden/me.txt', versionId: put.versionId })).body)).toString()).toBe('v1');
+    expect((await collect((await s3.getObject({ bucket: BUCKET, key: 'hidden/me.txt', versionId: put.versionId })).body)).toString()).toBe(
+      'v1',
+    );
     await s3.deleteObject({ bucket: BUCKET, key: 'hidden/me.txt', versionId: put.versionId });
     expect(sandbox.store.findFile(put.versionId!)).toBeUndefined();
   });
@@ -299,7 +347,12 @@ describe('Object Lock applies to S3 deletes', () => {
     sandbox.store.setLegalHold(locked.fileId, locked.fileName, 'off');
     const retained = await failure(s3.deleteObject({ bucket: LOCKED, key: 'held.txt', versionId: put.versionId }));
     expect(retained.message).toContain('governance');
-    const bulk = await s3.deleteObjects({ bucket: LOCKED, objects: [{ key: 'held.txt', versionId: put.versionId! }], quiet: true, bypassGovernance: true });
+    const bulk = await s3.deleteObjects({
+      bucket: LOCKED,
+      objects: [{ key: 'held.txt', versionId: put.versionId! }],
+      quiet: true,
+      bypassGovernance: true,
+    });
     expect(bulk.errors).toEqual([]);
     expect(sandbox.store.findFile(put.versionId!)).toBeUndefined();
   });
@@ -307,7 +360,14 @@ describe('Object Lock applies to S3 deletes', () => {
   test('bypassing governance needs the bypassGovernance capability', async () => {
     const limited = adapterFor(sandbox, await createKey(sandbox, ['listBuckets', 'listFiles', 'readFiles', 'writeFiles', 'deleteFiles']));
     const put = await limited.putObject({ bucket: LOCKED, key: 'limited.txt', body: Buffer.from('x') });
-    const error = await failure(limited.deleteObjects({ bucket: LOCKED, objects: [{ key: 'limited.txt', versionId: put.versionId! }], quiet: true, bypassGovernance: true }));
+    const error = await failure(
+      limited.deleteObjects({
+        bucket: LOCKED,
+        objects: [{ key: 'limited.txt', versionId: put.versionId! }],
+        quiet: true,
+        bypassGovernance: true,
+      }),
+    );
     expect(error).toMatchObject({ status: 403, code: 'AccessDenied' });
     expect(sandbox.store.findFile(put.versionId!)).toBeDefined();
   });
@@ -365,7 +425,9 @@ describe('listings', () => {
 describe('multipart uploads', () => {
   test('parts assemble into the exact bytes; the upload is a native unfinished large file meanwhile', async () => {
     const upload = await s3.createMultipartUpload({ bucket: BUCKET, key: 'mp/assembled.bin', contentType: 'application/x-test' });
-    const unfinished = sandbox.store.listUnfinishedLargeFiles(sandbox.store.findBucketByName(BUCKET)!.bucketId, { maxFileCount: 100 }).files;
+    const unfinished = sandbox.store.listUnfinishedLargeFiles(sandbox.store.findBucketByName(BUCKET)!.bucketId, {
+      maxFileCount: 100,
+    }).files;
     expect(unfinished.map((f) => f.fileId)).toContain(upload.uploadId);
     const first = Buffer.alloc(5 * MiB, 1);
     const second = Buffer.from('the tail');
@@ -377,7 +439,10 @@ describe('multipart uploads', () => {
       etags.push(response.headers.get('etag')!);
     }
     const parts = await s3.listParts(upload);
-    expect(parts.parts.map((p) => [p.partNumber, p.size])).toEqual([[1, first.length], [2, second.length]]);
+    expect(parts.parts.map((p) => [p.partNumber, p.size])).toEqual([
+      [1, first.length],
+      [2, second.length],
+    ]);
     const done = await s3.completeMultipartUpload({ ...upload, parts: etags.map((etag, i) => ({ partNumber: i + 1, etag })) });
     expect(done.etag).toMatch(/^"[0-9a-f]{32}-2"$/);
     const back = await collect((await s3.getObject({ bucket: BUCKET, key: 'mp/assembled.bin' })).body);
@@ -389,13 +454,26 @@ describe('multipart uploads', () => {
     const upload = await s3.createMultipartUpload({ bucket: BUCKET, key: 'mp/refused.bin' });
     const etags: string[] = [];
     for (const n of [1, 2]) {
-      const response = await fetch(await s3.presignUploadPart({ ...upload, partNumber: n, expiresIn: 300 }), { method: 'PUT', body: `part ${n}` });
+      const response = await fetch(await s3.presignUploadPart({ ...upload, partNumber: n, expiresIn: 300 }), {
+        method: 'PUT',
+        body: `part ${n}`,
+      });
       etags.push(response.headers.get('etag')!);
     }
     const complete = (parts: Array<{ partNumber: number; etag: string }>) => failure(s3.completeMultipartUpload({ ...upload, parts }));
-    expect(await complete([{ partNumber: 1, etag: etags[0]! }, { partNumber: 2, etag: etags[1]! }])).toMatchObject({ status: 400, code: 'EntityTooSmall' });
+    expect(
+      await complete([
+        { partNumber: 1, etag: etags[0]! },
+        { partNumber: 2, etag: etags[1]! },
+      ]),
+    ).toMatchObject({ status: 400, code: 'EntityTooSmall' });
     expect(await complete([{ partNumber: 1, etag: '"0000"' }])).toMatchObject({ status: 400, code: 'InvalidPart' });
-    expect(await complete([{ partNumber: 2, etag: etags[1]! }, { partNumber: 1, etag: etags[0]! }])).toMatchObject({ status: 400, code: 'InvalidPartOrder' });
+    expect(
+      await complete([
+        { partNumber: 2, etag: etags[1]! },
+        { partNumber: 1, etag: etags[0]! },
+      ]),
+    ).toMatchObject({ status: 400, code: 'InvalidPartOrder' });
     expect(await failure(s3.listParts({ ...upload, uploadId: 'no-such-upload' }))).toMatchObject({ status: 404, code: 'NoSuchUpload' });
     await s3.abortMultipartUpload(upload);
     expect(await failure(s3.listParts(upload))).toMatchObject({ code: 'NoSuchUpload' });
@@ -403,13 +481,20 @@ describe('multipart uploads', () => {
 
   test('completing an upload again answers with the same result and changes nothing, as S3 does', async () => {
     const upload = await s3.createMultipartUpload({ bucket: BUCKET, key: 'mp/twice.bin' });
-    const response = await fetch(await s3.presignUploadPart({ ...upload, partNumber: 1, expiresIn: 300 }), { method: 'PUT', body: 'only part' });
+    const response = await fetch(await s3.presignUploadPart({ ...upload, partNumber: 1, expiresIn: 300 }), {
+      method: 'PUT',
+      body: 'only part',
+    });
     const parts = [{ partNumber: 1, etag: response.headers.get('etag')! }];
     const first = await s3.completeMultipartUpload({ ...upload, parts });
     const since = await lastMutationSeq(sandbox);
     const second = await s3.completeMultipartUpload({ ...upload, parts });
     expect(second).toEqual(first);
-    expect(first.etag).toBe(`"${createHash('md5').update(Buffer.from(createHash('md5').update('only part').digest('hex'), 'hex')).digest('hex')}-1"`);
+    expect(first.etag).toBe(
+      `"${createHash('md5')
+        .update(Buffer.from(createHash('md5').update('only part').digest('hex'), 'hex'))
+        .digest('hex')}-1"`,
+    );
     expect(await mutationsSince(sandbox, since)).toEqual([]);
     // Once that version is gone, the upload id names nothing.
     await s3.deleteObject({ bucket: BUCKET, key: 'mp/twice.bin', versionId: first.versionId });
@@ -419,11 +504,21 @@ describe('multipart uploads', () => {
   test('UploadPartCopy copies a byte range of another object into a part', async () => {
     await s3.putObject({ bucket: BUCKET, key: 'mp/source.txt', body: Buffer.from('0123456789') });
     const upload = await s3.createMultipartUpload({ bucket: BUCKET, key: 'mp/copied.txt' });
-    const part = await s3.uploadPartCopy({ ...upload, partNumber: 1, sourceBucket: BUCKET, sourceKey: 'mp/source.txt', sourceRange: 'bytes=2-5' });
+    const part = await s3.uploadPartCopy({
+      ...upload,
+      partNumber: 1,
+      sourceBucket: BUCKET,
+      sourceKey: 'mp/source.txt',
+      sourceRange: 'bytes=2-5',
+    });
     await s3.completeMultipartUpload({ ...upload, parts: [{ partNumber: 1, etag: part.etag! }] });
     expect((await collect((await s3.getObject({ bucket: BUCKET, key: 'mp/copied.txt' })).body)).toString()).toBe('2345');
     const outside = await s3.createMultipartUpload({ bucket: BUCKET, key: 'mp/outside.txt' });
-    expect(await failure(s3.uploadPartCopy({ ...outside, partNumber: 1, sourceBucket: BUCKET, sourceKey: 'mp/source.txt', sourceRange: 'bytes=5-50' }))).toMatchObject({
+    expect(
+      await failure(
+        s3.uploadPartCopy({ ...outside, partNumber: 1, sourceBucket: BUCKET, sourceKey: 'mp/source.txt', sourceRange: 'bytes=5-50' }),
+      ),
+    ).toMatchObject({
       status: 416,
       code: 'InvalidRange',
     });
@@ -437,7 +532,11 @@ describe('multipart uploads', () => {
     expect(listed.commonPrefixes).toEqual(['dir/']);
     const paged = await s3.listMultipartUploads({ bucket: 'demo-empty-bucket', maxUploads: 1 });
     expect([paged.isTruncated, paged.nextKeyMarker]).toEqual([true, 'a.bin']);
-    const next = await s3.listMultipartUploads({ bucket: 'demo-empty-bucket', keyMarker: paged.nextKeyMarker, uploadIdMarker: paged.nextUploadIdMarker });
+    const next = await s3.listMultipartUploads({
+      bucket: 'demo-empty-bucket',
+      keyMarker: paged.nextKeyMarker,
+      uploadIdMarker: paged.nextUploadIdMarker,
+    });
     expect(next.uploads.map((u) => u.uploadId)).toEqual([b.uploadId]);
     await s3.abortMultipartUpload({ bucket: 'demo-empty-bucket', ...a });
     await s3.abortMultipartUpload({ bucket: 'demo-empty-bucket', ...b });
@@ -450,21 +549,39 @@ describe('buckets', () => {
     expect(await s3.getBucketLocation(BUCKET)).toEqual({ bucket: BUCKET, region: 'us-west-004' });
   });
 
-  test('lifecycle rules become the bucket\'s B2 lifecycle rules; transitions are refused; delete clears', async () => {
+  test("lifecycle rules become the bucket's B2 lifecycle rules; transitions are refused; delete clears", async () => {
     await s3.putBucketLifecycle('demo-empty-bucket', [
-      { id: 'logs', status: 'Enabled', filter: { prefix: 'logs/' }, expiration: { days: 30 }, noncurrentVersionExpiration: { noncurrentDays: 7 } },
+      {
+        id: 'logs',
+        status: 'Enabled',
+        filter: { prefix: 'logs/' },
+        expiration: { days: 30 },
+        noncurrentVersionExpiration: { noncurrentDays: 7 },
+      },
       { id: 'uploads', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } },
       { id: 'off', status: 'Disabled', filter: { prefix: 'tmp/' }, expiration: { days: 1 } },
     ]);
     expect(sandbox.store.findBucketByName('demo-empty-bucket')!.lifecycleRules).toEqual([
-      { fileNamePrefix: 'logs/', daysFromUploadingToHiding: 30, daysFromHidingToDeleting: 7, daysFromStartingToCancelingUnfinishedLargeFiles: null },
-      { fileNamePrefix: '', daysFromUploadingToHiding: null, daysFromHidingToDeleting: null, daysFromStartingToCancelingUnfinishedLargeFiles: 3 },
+      {
+        fileNamePrefix: 'logs/',
+        daysFromUploadingToHiding: 30,
+        daysFromHidingToDeleting: 7,
+        daysFromStartingToCancelingUnfinishedLargeFiles: null,
+      },
+      {
+        fileNamePrefix: '',
+        daysFromUploadingToHiding: null,
+        daysFromHidingToDeleting: null,
+        daysFromStartingToCancelingUnfinishedLargeFiles: 3,
+      },
     ]);
     const transition = await signedFetch({
       method: 'PUT',
       path: '/demo-empty-bucket',
       query: { lifecycle: '' },
-      body: Buffer.from('<LifecycleConfiguration><Rule><ID>t</ID><Status>Enabled</Status><Filter><Prefix></Prefix></Filter><Transition><Days>1</Days><StorageClass>GLACIER</StorageClass></Transition></Rule></LifecycleConfiguration>'),
+      body: Buffer.from(
+        '<LifecycleConfiguration><Rule><ID>t</ID><Status>Enabled</Status><Filter><Prefix></Prefix></Filter><Transition><Days>1</Days><StorageClass>GLACIER</StorageClass></Transition></Rule></LifecycleConfiguration>',
+      ),
       contentMd5: true,
     });
     expect([transition.status, await xmlCode(transition)]).toEqual([400, 'InvalidArgument']);
@@ -475,20 +592,32 @@ describe('buckets', () => {
   test('lifecycle rules S3 refuses are refused: a rule without an action, Days together with ExpiredObjectDeleteMarker', async () => {
     const before = sandbox.store.findBucketByName('demo-empty-bucket')!.lifecycleRules;
     const since = await lastMutationSeq(sandbox);
-    expect(await failure(s3.putBucketLifecycle('demo-empty-bucket', [{ id: 'idle', status: 'Enabled', filter: { prefix: 'x/' } }]))).toMatchObject({
+    expect(
+      await failure(s3.putBucketLifecycle('demo-empty-bucket', [{ id: 'idle', status: 'Enabled', filter: { prefix: 'x/' } }])),
+    ).toMatchObject({
       status: 400,
       code: 'InvalidRequest',
       message: expect.stringContaining('At least one action'),
     });
     expect(
-      await failure(s3.putBucketLifecycle('demo-empty-bucket', [{ id: 'both', status: 'Enabled', expiration: { days: 3, expiredObjectDeleteMarker: true } }])),
+      await failure(
+        s3.putBucketLifecycle('demo-empty-bucket', [
+          { id: 'both', status: 'Enabled', expiration: { days: 3, expiredObjectDeleteMarker: true } },
+        ]),
+      ),
     ).toMatchObject({ status: 400, code: 'MalformedXML', message: expect.stringContaining('ExpiredObjectDeleteMarker') });
     expect(await mutationsSince(sandbox, since)).toEqual([]);
     expect(sandbox.store.findBucketByName('demo-empty-bucket')!.lifecycleRules).toEqual(before);
   });
 
   test('malformed XML bodies get MalformedXML', async () => {
-    const response = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body: Buffer.from('<Delete><Object><Key>x</Key></Delete>'), contentMd5: true });
+    const response = await signedFetch({
+      method: 'POST',
+      path: `/${BUCKET}`,
+      query: { delete: '' },
+      body: Buffer.from('<Delete><Object><Key>x</Key></Delete>'),
+      contentMd5: true,
+    });
     expect([response.status, await xmlCode(response)]).toEqual([400, 'MalformedXML']);
   });
 
@@ -496,7 +625,13 @@ describe('buckets', () => {
     const body = Buffer.from('<Delete><Object><Key>never-there</Key></Object></Delete>');
     const missing = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body });
     expect([missing.status, await xmlCode(missing)]).toEqual([400, 'InvalidRequest']);
-    const wrong = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body, contentMd5: createHash('md5').update('other').digest('base64') });
+    const wrong = await signedFetch({
+      method: 'POST',
+      path: `/${BUCKET}`,
+      query: { delete: '' },
+      body,
+      contentMd5: createHash('md5').update('other').digest('base64'),
+    });
     expect([wrong.status, await xmlCode(wrong)]).toEqual([400, 'BadDigest']);
     const right = await signedFetch({ method: 'POST', path: `/${BUCKET}`, query: { delete: '' }, body, contentMd5: true });
     expect(right.status).toBe(200);
@@ -505,30 +640,52 @@ describe('buckets', () => {
 
 describe('key restrictions', () => {
   test('a bucket-restricted key cannot touch other buckets; a name prefix limits keys', async () => {
-    const restricted = adapterFor(sandbox, await createKey(sandbox, ['listBuckets', 'listFiles', 'readFiles', 'writeFiles'], { bucketNames: ['demo-empty-bucket'], namePrefix: 'team/' }));
-    expect(await failure(restricted.getObject({ bucket: BUCKET, key: 'docs/readme.txt' }))).toMatchObject({ status: 403, code: 'AccessDenied' });
-    expect(await failure(restricted.putObject({ bucket: 'demo-empty-bucket', key: 'other/x', body: Buffer.from('x') }))).toMatchObject({ code: 'AccessDenied' });
+    const restricted = adapterFor(
+      sandbox,
+      await createKey(sandbox, ['listBuckets', 'listFiles', 'readFiles', 'writeFiles'], {
+        bucketNames: ['demo-empty-bucket'],
+        namePrefix: 'team/',
+      }),
+    );
+    expect(await failure(restricted.getObject({ bucket: BUCKET, key: 'docs/readme.txt' }))).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+    });
+    expect(await failure(restricted.putObject({ bucket: 'demo-empty-bucket', key: 'other/x', body: Buffer.from('x') }))).toMatchObject({
+      code: 'AccessDenied',
+    });
     await restricted.putObject({ bucket: 'demo-empty-bucket', key: 'team/x', body: Buffer.from('x') });
     expect(await failure(restricted.listObjectsV2({ bucket: 'demo-empty-bucket' }))).toMatchObject({ code: 'AccessDenied' });
-    expect((await restricted.listObjectsV2({ bucket: 'demo-empty-bucket', prefix: 'team/' })).objects.map((o) => o.key)).toEqual(['team/x']);
+    expect((await restricted.listObjectsV2({ bucket: 'demo-empty-bucket', prefix: 'team/' })).objects.map((o) => o.key)).toEqual([
+      'team/x',
+    ]);
   });
 
   test('a read-only key cannot write', async () => {
     const reader = adapterFor(sandbox, await createKey(sandbox, ['listBuckets', 'listFiles', 'readFiles']));
-    expect(await failure(reader.putObject({ bucket: BUCKET, key: 'nope.txt', body: Buffer.from('x') }))).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(await failure(reader.putObject({ bucket: BUCKET, key: 'nope.txt', body: Buffer.from('x') }))).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+    });
   });
 });
 
 describe('request log and faults', () => {
   test('S3 requests are logged by operation, and injected faults use S3 error XML', async () => {
-    await fetch(`${sandbox.adminUrl}/faults`, { method: 'PUT', headers: { authorization: `Bearer ${sandbox.adminToken}` }, body: JSON.stringify({ spec: '503:1@GetObject' }) });
+    await fetch(`${sandbox.adminUrl}/faults`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${sandbox.adminToken}` },
+      body: JSON.stringify({ spec: '503:1@GetObject' }),
+    });
     try {
       const response = await signedFetch({ method: 'GET', path: `/${BUCKET}/docs/readme.txt` });
       expect([response.status, await xmlCode(response), response.headers.get('retry-after')]).toEqual([503, 'ServiceUnavailable', '1']);
     } finally {
       await fetch(`${sandbox.adminUrl}/faults`, { method: 'DELETE', headers: { authorization: `Bearer ${sandbox.adminToken}` } });
     }
-    const log = (await (await fetch(`${sandbox.adminUrl}/requests?operation=GetObject`, { headers: { authorization: `Bearer ${sandbox.adminToken}` } })).json()) as { requests: Array<{ api: string; status: number; fault?: string }> };
+    const log = (await (
+      await fetch(`${sandbox.adminUrl}/requests?operation=GetObject`, { headers: { authorization: `Bearer ${sandbox.adminToken}` } })
+    ).json()) as { requests: Array<{ api: string; status: number; fault?: string }> };
     expect(log.requests.some((r) => r.api === 's3' && r.status === 503 && r.fault === '503')).toBe(true);
   });
 });

@@ -16,7 +16,12 @@ function newStore() {
 }
 
 function put(store: SandboxStore, bucketId: string, fileName: string, text = fileName) {
-  return store.uploadFile(bucketId, { fileName, contentType: 'text/plain', body: bytesBody(Buffer.from(text)), contentSha1: 'x'.repeat(40) });
+  return store.uploadFile(bucketId, {
+    fileName,
+    contentType: 'text/plain',
+    body: bytesBody(Buffer.from(text)),
+    contentSha1: 'x'.repeat(40),
+  });
 }
 
 const names = (page: ListPage) => page.entries.map((e) => (e.kind === 'folder' ? `${e.fileName}[dir]` : e.version.fileName));
@@ -26,22 +31,26 @@ const refusal = (run: () => unknown): SandboxError => thrownBy(SandboxError, run
 describe('SortedList', () => {
   it('keeps any insert/remove sequence in order and seeks like a sorted array', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 300 })), { maxLength: 3000 }), fc.integer({ min: 0, max: 300 }), (ops, probe) => {
-        const list = new SortedList<number>((a, b) => a - b);
-        const model = new Set<number>();
-        for (const [add, n] of ops) {
-          if (add && !model.has(n)) {
-            list.insert(n);
-            model.add(n);
-          } else if (!add) {
-            expect(list.remove(n)).toBe(model.delete(n));
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 300 })), { maxLength: 3000 }),
+        fc.integer({ min: 0, max: 300 }),
+        (ops, probe) => {
+          const list = new SortedList<number>((a, b) => a - b);
+          const model = new Set<number>();
+          for (const [add, n] of ops) {
+            if (add && !model.has(n)) {
+              list.insert(n);
+              model.add(n);
+            } else if (!add) {
+              expect(list.remove(n)).toBe(model.delete(n));
+            }
           }
-        }
-        const sorted = [...model].sort((a, b) => a - b);
-        expect([...list]).toEqual(sorted);
-        expect(list.size).toBe(sorted.length);
-        expect([...list.from(list.lowerBound((x) => x < probe))]).toEqual(sorted.filter((x) => x >= probe));
-      }),
+          const sorted = [...model].sort((a, b) => a - b);
+          expect([...list]).toEqual(sorted);
+          expect(list.size).toBe(sorted.length);
+          expect([...list.from(list.lowerBound((x) => x < probe))]).toEqual(sorted.filter((x) => x >= probe));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -52,7 +61,13 @@ describe('SortedList', () => {
     expect(compareCodePoints(high, astral)).toBeLessThan(0);
     expect(high < astral).toBe(false); // what plain JS comparison would get wrong
     const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => Math.sign(compareCodePoints(a, b)) === Math.sign(byBytes(a, b))));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme' }),
+        fc.string({ unit: 'grapheme' }),
+        (a, b) => Math.sign(compareCodePoints(a, b)) === Math.sign(byBytes(a, b)),
+      ),
+    );
   });
 });
 
@@ -107,9 +122,18 @@ describe('SandboxStore listings', () => {
     for (const name of ['a/1', 'a/2', 'a/b/3', 'b/1', 'c', 'gone/1', 'z/1']) put(store, bucket.bucketId, name);
     store.hideFile(bucket.bucketId, 'gone/1');
 
-    expect(names(store.listFileNames(bucket.bucketId, { maxFileCount: 10, delimiter: '/' }))).toEqual(['a/[dir]', 'b/[dir]', 'c', 'z/[dir]']);
+    expect(names(store.listFileNames(bucket.bucketId, { maxFileCount: 10, delimiter: '/' }))).toEqual([
+      'a/[dir]',
+      'b/[dir]',
+      'c',
+      'z/[dir]',
+    ]);
     expect(names(store.listFileVersions(bucket.bucketId, { maxFileCount: 10, delimiter: '/' }))).toContain('gone/[dir]');
-    expect(names(store.listFileNames(bucket.bucketId, { maxFileCount: 10, delimiter: '/', prefix: 'a/' }))).toEqual(['a/1', 'a/2', 'a/b/[dir]']);
+    expect(names(store.listFileNames(bucket.bucketId, { maxFileCount: 10, delimiter: '/', prefix: 'a/' }))).toEqual([
+      'a/1',
+      'a/2',
+      'a/b/[dir]',
+    ]);
     const paged = store.listFileNames(bucket.bucketId, { maxFileCount: 1, delimiter: '/' });
     expect(names(paged)).toEqual(['a/[dir]']);
     expect(paged.nextFileName).toBe('b/');
@@ -125,13 +149,18 @@ describe('SandboxStore listings', () => {
       return lowerBound.call(this, (item) => (work.compared++, isBefore(item)));
     });
     vi.spyOn(SortedList.prototype, 'from').mockImplementation(function* (this: SortedList<unknown>, cursor) {
-      for (const item of from.call(this, cursor)) (work.visited++, yield item);
+      for (const item of from.call(this, cursor)) work.visited++, yield item;
     });
     const { store } = newStore();
     const bucket = store.createBucket({ bucketName: 'scale-bucket', bucketType: 'allPrivate' });
     const body = fillerBody(10);
     for (let i = 0; i < 20_000; i++) {
-      store.uploadFile(bucket.bucketId, { fileName: `n/${String(i % 10_000).padStart(5, '0')}`, contentType: 'x/y', body, contentSha1: 'none' });
+      store.uploadFile(bucket.bucketId, {
+        fileName: `n/${String(i % 10_000).padStart(5, '0')}`,
+        contentType: 'x/y',
+        body,
+        contentSha1: 'none',
+      });
     }
     let pages = 0;
     let seen = 0;
@@ -170,7 +199,9 @@ describe('SandboxStore buckets and keys', () => {
   it('enforces B2 bucket name rules and uniqueness', () => {
     const { store } = newStore();
     expect(refusal(() => store.createBucket({ bucketName: 'short', bucketType: 'allPrivate' })).code).toBe('bad_request');
-    expect(refusal(() => store.createBucket({ bucketName: 'has_underscore', bucketType: 'allPrivate' })).message).toMatch(/letters, digits/);
+    expect(refusal(() => store.createBucket({ bucketName: 'has_underscore', bucketType: 'allPrivate' })).message).toMatch(
+      /letters, digits/,
+    );
     expect(refusal(() => store.createBucket({ bucketName: 'b2-reserved-name', bucketType: 'allPrivate' })).message).toMatch(/reserved/);
     store.createBucket({ bucketName: 'good-name-1', bucketType: 'allPrivate' });
     expect(refusal(() => store.createBucket({ bucketName: 'good-name-1', bucketType: 'allPublic' })).code).toBe('duplicate_bucket_name');
@@ -182,7 +213,10 @@ describe('SandboxStore buckets and keys', () => {
     put(store, bucket.bucketId, 'f');
     expect(refusal(() => store.deleteBucket(bucket.bucketId)).code).toBe('cannot_delete_non_empty_bucket');
     expect(refusal(() => store.updateBucket(bucket.bucketId, { fileLockEnabled: false })).code).toBe('file_lock_conflict');
-    expect(refusal(() => store.updateBucket(bucket.bucketId, { ifRevisionIs: 99, bucketType: 'allPublic' }))).toMatchObject({ status: 409, code: 'conflict' });
+    expect(refusal(() => store.updateBucket(bucket.bucketId, { ifRevisionIs: 99, bucketType: 'allPublic' }))).toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
     expect(store.updateBucket(bucket.bucketId, { ifRevisionIs: 1, bucketType: 'allPublic' }).revision).toBe(2);
   });
 
@@ -215,7 +249,10 @@ describe('SandboxStore Object Lock', () => {
     const { store, bucket } = lockedBucket();
     const file = put(store, bucket.bucketId, 'held');
     store.setLegalHold(file.fileId, 'held', 'on');
-    expect(refusal(() => store.deleteFileVersion(file.fileId, 'held', { bypassGovernance: true }))).toMatchObject({ status: 403, code: 'access_denied' });
+    expect(refusal(() => store.deleteFileVersion(file.fileId, 'held', { bypassGovernance: true }))).toMatchObject({
+      status: 403,
+      code: 'access_denied',
+    });
     store.setLegalHold(file.fileId, 'held', 'off');
     expect(store.deleteFileVersion(file.fileId, 'held', { bypassGovernance: false }).fileId).toBe(file.fileId);
   });
@@ -232,7 +269,11 @@ describe('SandboxStore Object Lock', () => {
     });
     expect(refusal(() => store.deleteFileVersion(file.fileId, 'ledger', { bypassGovernance: true })).code).toBe('access_denied');
     expect(refusal(() => store.setRetention(file.fileId, 'ledger', null, { bypassGovernance: true })).code).toBe('access_denied');
-    expect(refusal(() => store.setRetention(file.fileId, 'ledger', { mode: 'governance', retainUntilTimestamp: until + 1 }, { bypassGovernance: true })).code).toBe('access_denied');
+    expect(
+      refusal(() =>
+        store.setRetention(file.fileId, 'ledger', { mode: 'governance', retainUntilTimestamp: until + 1 }, { bypassGovernance: true }),
+      ).code,
+    ).toBe('access_denied');
     store.setRetention(file.fileId, 'ledger', { mode: 'compliance', retainUntilTimestamp: until + DAY_MS }, { bypassGovernance: false });
     tick(3 * DAY_MS);
     expect(store.deleteFileVersion(file.fileId, 'ledger', { bypassGovernance: false }).fileName).toBe('ledger');
@@ -259,7 +300,11 @@ describe('SandboxStore Object Lock', () => {
     const bucket = store.createBucket({ bucketName: 'plain-bucket', bucketType: 'allPrivate' });
     const file = put(store, bucket.bucketId, 'f');
     expect(refusal(() => store.setLegalHold(file.fileId, 'f', 'on')).code).toBe('bad_request');
-    expect(refusal(() => store.updateBucket(bucket.bucketId, { defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } } })).message).toMatch(/Object Lock/);
+    expect(
+      refusal(() =>
+        store.updateBucket(bucket.bucketId, { defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } } }),
+      ).message,
+    ).toMatch(/Object Lock/);
   });
 });
 
@@ -276,7 +321,10 @@ describe('SandboxStore large files and bodies', () => {
     store.uploadPart(tiny.fileId, { partNumber: 1, body: bytesBody(b), contentSha1: 'x', contentMd5: '' });
     store.uploadPart(tiny.fileId, { partNumber: 2, body: bytesBody(b), contentSha1: 'x', contentMd5: '' });
 
-    expect(store.listUnfinishedLargeFiles(bucket.bucketId, { maxFileCount: 1 })).toMatchObject({ files: [{ fileId: start.fileId }], nextFileId: tiny.fileId });
+    expect(store.listUnfinishedLargeFiles(bucket.bucketId, { maxFileCount: 1 })).toMatchObject({
+      files: [{ fileId: start.fileId }],
+      nextFileId: tiny.fileId,
+    });
     expect(refusal(() => store.finishLargeFile(start.fileId, { partSha1Array: ['wrong', 'wrong'] })).code).toBe('bad_request');
     expect(refusal(() => store.finishLargeFile(tiny.fileId, { partNumbers: [1, 2] })).code).toBe('part_too_small');
     const done = store.finishLargeFile(start.fileId, { partSha1Array: [await sha1Of(bytesBody(a)), await sha1Of(bytesBody(b))] });

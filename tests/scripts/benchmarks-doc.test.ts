@@ -5,7 +5,9 @@ import { renderBenchmarksDoc } from '../../scripts/benchmarks-doc.js';
 import { TARGETS, verdictOf, type Target } from '../../scripts/benchmark-targets.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const results = JSON.parse(readFileSync(join(ROOT, 'bench', 'results', 'latest.json'), 'utf8')) as { sections: Record<string, Record<string, unknown>> };
+const results = JSON.parse(readFileSync(join(ROOT, 'bench', 'results', 'latest.json'), 'utf8')) as {
+  sections: Record<string, Record<string, unknown>>;
+};
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -15,7 +17,13 @@ function markdownFiles(dir: string): string[] {
   });
 }
 
-const bounded = (op: '<=' | '>=' | '=', limit: number | boolean): Target => ({ figure: 'x', section: 'x', shown: () => '', value: (s) => s.v as number, bound: { op, limit, text: '' } });
+const bounded = (op: '<=' | '>=' | '=', limit: number | boolean): Target => ({
+  figure: 'x',
+  section: 'x',
+  shown: () => '',
+  value: (s) => s.v as number,
+  bound: { op, limit, text: '' },
+});
 
 describe('benchmark page', () => {
   it('is exactly the rendering of bench/results/latest.json', () => {
@@ -57,7 +65,9 @@ describe('docs carry no hand-typed measurements', () => {
   const files = markdownFiles(ROOT).filter((file) => !file.endsWith(join('docs', 'benchmarks.md')) && !file.includes(`${join('tests')}`));
 
   it.each(files.map((file) => [relative(ROOT, file), file]))('%s quotes benchmark figures only from docs/benchmarks.md', (_name, file) => {
-    const hits = readFileSync(file, 'utf8').split('\n').filter((line) => MEASURED.test(line));
+    const hits = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => MEASURED.test(line));
     expect(hits).toEqual([]);
   });
 

@@ -49,7 +49,9 @@ describe('variables no other test sets', () => {
   });
 
   it('B2_MCP_UA_SUFFIX is appended to the User-Agent as one token, trimmed; blank adds nothing', () => {
-    expect(b2UserAgent('1.2.3', readSetting({ B2_MCP_UA_SUFFIX: ' ci-run/7 ' }, 'stdio', 'B2_MCP_UA_SUFFIX'))).toBe('b2-mcp/1.2.3 ci-run/7');
+    expect(b2UserAgent('1.2.3', readSetting({ B2_MCP_UA_SUFFIX: ' ci-run/7 ' }, 'stdio', 'B2_MCP_UA_SUFFIX'))).toBe(
+      'b2-mcp/1.2.3 ci-run/7',
+    );
     expect(b2UserAgent('1.2.3', readSetting({ B2_MCP_UA_SUFFIX: '   ' }, 'stdio', 'B2_MCP_UA_SUFFIX'))).toBe('b2-mcp/1.2.3');
   });
 

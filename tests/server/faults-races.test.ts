@@ -27,7 +27,12 @@ describe('b2_unfinished_uploads while uploads finish concurrently', () => {
   it('leaves out an upload cancelled between the listing and its parts, and reports the rest exactly', async () => {
     const bucket = sandbox.store.findBucketByName('demo-private-assets')!;
     const doomed = sandbox.store.startLargeFile(bucket.bucketId, { fileName: 'race/doomed.bin', contentType: 'application/octet-stream' });
-    const client = createB2NativeClient({ apiUrl: sandbox.apiUrl, applicationKeyId: sandbox.applicationKeyId, applicationKey: sandbox.applicationKey, retry: { maxAttempts: 1 } });
+    const client = createB2NativeClient({
+      apiUrl: sandbox.apiUrl,
+      applicationKeyId: sandbox.applicationKeyId,
+      applicationKey: sandbox.applicationKey,
+      retry: { maxAttempts: 1 },
+    });
     const cancelledMidScan: typeof client = Object.create(client);
     cancelledMidScan.listUnfinishedLargeFiles = async (request, options) => {
       const page = await client.listUnfinishedLargeFiles(request, options);
@@ -36,8 +41,16 @@ describe('b2_unfinished_uploads while uploads finish concurrently', () => {
       return page;
     };
 
-    const result = await listUnfinishedUploads(cancelledMidScan, { bucketName: 'demo-private-assets', maxUploads: 1000, signal: new AbortController().signal });
-    const reference = await listUnfinishedUploads(client, { bucketName: 'demo-private-assets', maxUploads: 1000, signal: new AbortController().signal });
+    const result = await listUnfinishedUploads(cancelledMidScan, {
+      bucketName: 'demo-private-assets',
+      maxUploads: 1000,
+      signal: new AbortController().signal,
+    });
+    const reference = await listUnfinishedUploads(client, {
+      bucketName: 'demo-private-assets',
+      maxUploads: 1000,
+      signal: new AbortController().signal,
+    });
 
     expect(result.uploads.map((upload) => upload.file_id)).not.toContain(doomed.fileId);
     expect(result.uploads).toEqual(reference.uploads);
@@ -47,12 +60,19 @@ describe('b2_unfinished_uploads while uploads finish concurrently', () => {
   });
 
   it('still fails clearly when listing parts fails for another reason', async () => {
-    const client = createB2NativeClient({ apiUrl: sandbox.apiUrl, applicationKeyId: sandbox.applicationKeyId, applicationKey: sandbox.applicationKey, retry: { maxAttempts: 1 } });
+    const client = createB2NativeClient({
+      apiUrl: sandbox.apiUrl,
+      applicationKeyId: sandbox.applicationKeyId,
+      applicationKey: sandbox.applicationKey,
+      retry: { maxAttempts: 1 },
+    });
     const broken: typeof client = Object.create(client);
     broken.listParts = async () => {
       throw new B2ApiError(500, 'internal_error', 'boom', 'b2_list_parts');
     };
-    await expect(listUnfinishedUploads(broken, { bucketName: 'demo-private-assets', maxUploads: 1000, signal: new AbortController().signal })).rejects.toMatchObject({
+    await expect(
+      listUnfinishedUploads(broken, { bucketName: 'demo-private-assets', maxUploads: 1000, signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
       status: 500,
       code: 'internal_error',
     });
@@ -62,13 +82,24 @@ describe('b2_unfinished_uploads while uploads finish concurrently', () => {
 describe('S3 transport failures under injected faults', () => {
   it('a connection the endpoint drops is a network_error, not a timeout (the SDK names both TimeoutError)', async () => {
     const key = await createKey(sandbox, { capabilities: ['listBuckets', 'listFiles', 'readFiles'] });
-    const adapter = createS3Adapter({ endpoint: sandbox.s3Url, region: 'us-west-004', accessKeyId: key.applicationKeyId, secretAccessKey: key.applicationKey });
+    const adapter = createS3Adapter({
+      endpoint: sandbox.s3Url,
+      region: 'us-west-004',
+      accessKeyId: key.applicationKeyId,
+      secretAccessKey: key.applicationKey,
+    });
     await adminCall(sandbox, 'PUT', '/faults', { spec: 'rate=1,kinds=reset,ops=ListObjectsV2' });
     try {
-      await expect(adapter.listObjectsV2({ bucket: 'demo-private-assets', maxKeys: 1 })).rejects.toMatchObject({ status: 503, code: 'network_error' });
+      await expect(adapter.listObjectsV2({ bucket: 'demo-private-assets', maxKeys: 1 })).rejects.toMatchObject({
+        status: 503,
+        code: 'network_error',
+      });
     } finally {
       await adminCall(sandbox, 'DELETE', '/faults');
     }
-    expect(s3ErrorFrom({ name: 'TimeoutError', code: 'ETIMEDOUT', message: 'timed out', $metadata: {} })).toMatchObject({ status: 504, code: 'request_timeout' });
+    expect(s3ErrorFrom({ name: 'TimeoutError', code: 'ETIMEDOUT', message: 'timed out', $metadata: {} })).toMatchObject({
+      status: 504,
+      code: 'request_timeout',
+    });
   });
 });

@@ -6,8 +6,19 @@ import { JSON_HEADERS, legacyInitialize, modernMessage, standardHeaders } from '
 const TENANT = { 'x-b2-mcp-key-id': 'tenant-key-id', 'x-b2-mcp-key': 'tenant-secret-value' };
 const ENV = { B2_MCP_PROFILE: 'read-only', B2_API_URL: 'http://127.0.0.1:9', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' };
 
-const post = (handler: FetchHandler, message: unknown, headers: Record<string, string> = {}, url = 'https://mcp.example.com/mcp'): Promise<Response> =>
-  handler(new Request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...standardHeaders(message), ...headers }, body: JSON.stringify(message) }));
+const post = (
+  handler: FetchHandler,
+  message: unknown,
+  headers: Record<string, string> = {},
+  url = 'https://mcp.example.com/mcp',
+): Promise<Response> =>
+  handler(
+    new Request(url, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, ...standardHeaders(message), ...headers },
+      body: JSON.stringify(message),
+    }),
+  );
 
 describe('createFetchHandler: the shared HTTP guard cases with plain Request objects', () => {
   describeGuardSuites(startFetchTarget);
@@ -37,12 +48,14 @@ describe('createFetchHandler', () => {
 
   it('counts a response in flight until its body is read to the end or cancelled', async () => {
     const handler = createFetchHandler({ env: ENV });
-    const inFlight = async () => ((await (await handler(new Request('http://localhost/health'))).json()) as { inFlightRequests: number }).inFlightRequests;
+    const inFlight = async () =>
+      ((await (await handler(new Request('http://localhost/health'))).json()) as { inFlightRequests: number }).inFlightRequests;
     try {
       const opened = await post(handler, legacyInitialize(), TENANT, 'http://localhost/mcp');
       await opened.text();
       const session = { 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
-      const list = (id: number) => post(handler, { jsonrpc: '2.0', id, method: 'tools/list' }, { ...TENANT, ...session }, 'http://localhost/mcp');
+      const list = (id: number) =>
+        post(handler, { jsonrpc: '2.0', id, method: 'tools/list' }, { ...TENANT, ...session }, 'http://localhost/mcp');
       const cancelled = await list(1);
       expect([cancelled.status, cancelled.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
       expect(await inFlight()).toBe(1);
@@ -69,12 +82,19 @@ describe('createFetchHandler', () => {
   });
 
   it('refuses invalid settings when it is created, with the variable named', () => {
-    expect(() => createFetchHandler({ env: { ...ENV, B2_MCP_RATE_LIMIT_BURST: 'lots' } })).toThrow('B2_MCP_RATE_LIMIT_BURST must be a positive whole number (got "lots").');
-    expect(() => createFetchHandler({ env: { ...ENV, B2_HTTP_CREDENTIAL_MODE: 'oauth2' } })).toThrow(/B2_HTTP_CREDENTIAL_MODE must be one of/);
+    expect(() => createFetchHandler({ env: { ...ENV, B2_MCP_RATE_LIMIT_BURST: 'lots' } })).toThrow(
+      'B2_MCP_RATE_LIMIT_BURST must be a positive whole number (got "lots").',
+    );
+    expect(() => createFetchHandler({ env: { ...ENV, B2_HTTP_CREDENTIAL_MODE: 'oauth2' } })).toThrow(
+      /B2_HTTP_CREDENTIAL_MODE must be one of/,
+    );
   });
 
   it('keys per-address limits on the address the platform reports', async () => {
-    const handler = createFetchHandler({ env: { ...ENV, B2_MCP_RATE_LIMIT_RPS: '0.1', B2_MCP_RATE_LIMIT_BURST: '1' }, clientAddress: (request) => request.headers.get('x-test-peer') ?? undefined });
+    const handler = createFetchHandler({
+      env: { ...ENV, B2_MCP_RATE_LIMIT_RPS: '0.1', B2_MCP_RATE_LIMIT_BURST: '1' },
+      clientAddress: (request) => request.headers.get('x-test-peer') ?? undefined,
+    });
     const fromPeer = (peer: string) => handler(new Request('http://localhost/mcp', { headers: { 'x-test-peer': peer } }));
     expect((await fromPeer('192.0.2.1')).status).toBe(405);
     expect((await fromPeer('192.0.2.1')).status).toBe(429);

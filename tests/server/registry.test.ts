@@ -6,16 +6,46 @@ import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
 
 /** The seed contract's post-rename tool list. */
 const SEED_NAMES = [
-  'b2_authorize_account', 'b2_create_bucket', 'b2_create_group_member', 'b2_create_key', 'b2_delete_bucket',
-  'b2_delete_key', 'b2_eject_group_member', 'b2_get_bucket_notification_rules', 'b2_list_buckets',
-  'b2_list_group_members', 'b2_list_groups', 'b2_list_keys', 'b2_list_largest_files', 'b2_rank_egress_leaders',
-  'b2_report_usage_growth', 'b2_reserve_trial_create_account', 'b2_set_bucket_notification_rules',
-  'b2_unfinished_uploads', 'b2_update_bucket', 'b2_update_file_legal_hold', 'b2_update_file_retention',
-  's3_abort_multipart_upload', 's3_complete_multipart_upload', 's3_copy_object', 's3_create_multipart_upload',
-  's3_delete_object', 's3_delete_objects', 's3_get_bucket_location', 's3_get_object',
-  's3_get_presigned_upload_part_url', 's3_get_presigned_url', 's3_head_bucket', 's3_head_object',
-  's3_list_multipart_uploads', 's3_list_object_versions', 's3_list_objects_v2', 's3_list_parts',
-  's3_put_bucket_lifecycle', 's3_put_object', 's3_upload_part_copy',
+  'b2_authorize_account',
+  'b2_create_bucket',
+  'b2_create_group_member',
+  'b2_create_key',
+  'b2_delete_bucket',
+  'b2_delete_key',
+  'b2_eject_group_member',
+  'b2_get_bucket_notification_rules',
+  'b2_list_buckets',
+  'b2_list_group_members',
+  'b2_list_groups',
+  'b2_list_keys',
+  'b2_list_largest_files',
+  'b2_rank_egress_leaders',
+  'b2_report_usage_growth',
+  'b2_reserve_trial_create_account',
+  'b2_set_bucket_notification_rules',
+  'b2_unfinished_uploads',
+  'b2_update_bucket',
+  'b2_update_file_legal_hold',
+  'b2_update_file_retention',
+  's3_abort_multipart_upload',
+  's3_complete_multipart_upload',
+  's3_copy_object',
+  's3_create_multipart_upload',
+  's3_delete_object',
+  's3_delete_objects',
+  's3_get_bucket_location',
+  's3_get_object',
+  's3_get_presigned_upload_part_url',
+  's3_get_presigned_url',
+  's3_head_bucket',
+  's3_head_object',
+  's3_list_multipart_uploads',
+  's3_list_object_versions',
+  's3_list_objects_v2',
+  's3_list_parts',
+  's3_put_bucket_lifecycle',
+  's3_put_object',
+  's3_upload_part_copy',
 ];
 
 const names = (profile: (typeof PROFILE_NAMES)[number]) => profileSurface(profile).map((t) => t.definition.name);
@@ -34,7 +64,9 @@ describe('tool registry', () => {
     expect(names('full')).toEqual(SEED_NAMES);
     expect(names('default')).toHaveLength(37);
     expect(SEED_NAMES.filter((n) => !names('default').includes(n))).toEqual([
-      'b2_eject_group_member', 'b2_list_group_members', 'b2_list_groups',
+      'b2_eject_group_member',
+      'b2_list_group_members',
+      'b2_list_groups',
     ]);
     expect(names('read-only')).toHaveLength(20);
     expect(names('read-only').filter((n) => n.startsWith('s3_'))).toHaveLength(9);
@@ -62,7 +94,10 @@ describe('tool registry', () => {
       expect(a.openWorldHint).toBe(true);
       const caps = tool.definition.capabilities;
       if (a.readOnlyHint && caps !== 'unmapped') {
-        expect(caps.some((c) => c.startsWith('read') || c.startsWith('list')), tool.definition.name).toBe(true);
+        expect(
+          caps.some((c) => c.startsWith('read') || c.startsWith('list')),
+          tool.definition.name,
+        ).toBe(true);
       }
     }
     const hints = Object.fromEntries(profileSurface('full').map((t) => [t.definition.name, t.annotations]));
@@ -81,12 +116,19 @@ describe('tool registry', () => {
     const uploadOnly = resolveSurface({ capabilities: new Set(['writeFiles']), partner: false, secretSink: 'off' });
     const upload = uploadOnly.find((t) => t.definition.name === 's3_get_presigned_url')!;
     expect((upload.inputSchema.properties as Record<string, { enum?: string[] }>).operation!.enum).toEqual(['PutObject']);
-    expect(resolveSurface({ capabilities: new Set(['listBuckets']), partner: false, secretSink: 'off' }).map((t) => t.definition.name)).not.toContain('s3_get_presigned_url');
+    expect(
+      resolveSurface({ capabilities: new Set(['listBuckets']), partner: false, secretSink: 'off' }).map((t) => t.definition.name),
+    ).not.toContain('s3_get_presigned_url');
   });
 
   it('serves secret-producing tools as stubs without a sink, and drops them in inline mode when filtered', () => {
     const empty = resolveSurface({ capabilities: new Set(), partner: false, secretSink: 'off' });
-    expect(empty.map((t) => t.definition.name)).toEqual(['b2_authorize_account', 'b2_create_group_member', 'b2_create_key', 'b2_reserve_trial_create_account']);
+    expect(empty.map((t) => t.definition.name)).toEqual([
+      'b2_authorize_account',
+      'b2_create_group_member',
+      'b2_create_key',
+      'b2_reserve_trial_create_account',
+    ]);
     expect(empty.filter((t) => t.stub)).toHaveLength(3);
     const inline = resolveSurface({ capabilities: new Set(), partner: false, secretSink: 'inline' });
     expect(inline.map((t) => t.definition.name)).toEqual(['b2_authorize_account']);

@@ -59,11 +59,18 @@ describe('*_FILE secrets', () => {
 
   it('refuses a file that cannot be read, with its path and the reason', () => {
     const missing = join(dir, 'missing');
-    expect(() => withSecretFiles({ B2_MASTER_KEY_FILE: missing })).toThrow(`B2_MASTER_KEY_FILE names a file that cannot be read (${missing}: ENOENT).`);
-    expect(() => withSecretFiles({ B2_APPLICATION_KEY_FILE: dir })).toThrow(`B2_APPLICATION_KEY_FILE names a file that cannot be read (${dir}: EISDIR).`);
+    expect(() => withSecretFiles({ B2_MASTER_KEY_FILE: missing })).toThrow(
+      `B2_MASTER_KEY_FILE names a file that cannot be read (${missing}: ENOENT).`,
+    );
+    expect(() => withSecretFiles({ B2_APPLICATION_KEY_FILE: dir })).toThrow(
+      `B2_APPLICATION_KEY_FILE names a file that cannot be read (${dir}: EISDIR).`,
+    );
   });
 
   it('leaves an empty *_FILE and undeclared names alone', () => {
-    expect(withSecretFiles({ B2_APPLICATION_KEY_FILE: ' ', B2_REGION_FILE: '/etc/passwd' })).toEqual({ B2_APPLICATION_KEY_FILE: ' ', B2_REGION_FILE: '/etc/passwd' });
+    expect(withSecretFiles({ B2_APPLICATION_KEY_FILE: ' ', B2_REGION_FILE: '/etc/passwd' })).toEqual({
+      B2_APPLICATION_KEY_FILE: ' ',
+      B2_REGION_FILE: '/etc/passwd',
+    });
   });
 });

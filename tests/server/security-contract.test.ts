@@ -4,18 +4,53 @@
  * from the code fails here.
  */
 import { describe, expect, it } from 'vitest';
-import { createSanitizer, collectSecretValues, LOG_ONLY_SECRET_KEYS, REDACTED, SECRET_HEADER_NAMES, STRUCTURED_SECRET_KEYS } from '../../src/server/policy/sanitize.js';
+import {
+  createSanitizer,
+  collectSecretValues,
+  LOG_ONLY_SECRET_KEYS,
+  REDACTED,
+  SECRET_HEADER_NAMES,
+  STRUCTURED_SECRET_KEYS,
+} from '../../src/server/policy/sanitize.js';
 import { TOOL_CATALOG } from '../../src/server/tools/catalog.js';
 import type { ToolArgs } from '../../src/server/tools/schema.js';
 
 /** K1: the 21 structured secret names. */
 const K1 = [
-  'applicationKey', 'appKey', 'authorization', 'authorizationToken', 'authToken', 'bearerToken', 'customerKey', 'customerKeyMd5',
-  'downloadAuthorizationToken', 'hmacSha256SigningSecret', 'masterApplicationKey', 'masterKey', 'password', 'privateKey', 'secret',
-  'secretAccessKey', 'sessionToken', 'uploadAuthToken', 'uploadAuthorizationToken', 'uploadToken', 'uploadUrl',
+  'applicationKey',
+  'appKey',
+  'authorization',
+  'authorizationToken',
+  'authToken',
+  'bearerToken',
+  'customerKey',
+  'customerKeyMd5',
+  'downloadAuthorizationToken',
+  'hmacSha256SigningSecret',
+  'masterApplicationKey',
+  'masterKey',
+  'password',
+  'privateKey',
+  'secret',
+  'secretAccessKey',
+  'sessionToken',
+  'uploadAuthToken',
+  'uploadAuthorizationToken',
+  'uploadToken',
+  'uploadUrl',
 ];
 /** K5: the 9 secret header names. */
-const K5 = ['authorization', 'cookie', 'set-cookie', 'x-b2-app-key', 'x-b2-key', 'x-b2-master-key', 'x-b2-mcp-app-key', 'x-b2-mcp-key', 'x-b2-mcp-master-key'];
+const K5 = [
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'x-b2-app-key',
+  'x-b2-key',
+  'x-b2-master-key',
+  'x-b2-mcp-app-key',
+  'x-b2-mcp-key',
+  'x-b2-mcp-master-key',
+];
 /** K6: the 4 credential handles redacted in logs only. */
 const K6 = ['accessKeyId', 'appKeyId', 'applicationKeyId', 'masterKeyId'];
 /** S1: the 4 env names whose values are secrets (plus the B2_CREDENTIAL_<REF>_* pattern). */
@@ -66,19 +101,31 @@ describe('every secret name of the contract', () => {
     expect(logs.value({ [name]: VALUE })).toEqual({ [name]: REDACTED });
   });
 
-  it.each([...SECRET_ENV, 'B2_CREDENTIAL_TEAM1_APP_KEY', 'B2_CREDENTIAL_X_APPLICATION_KEY', 'B2_CREDENTIAL_OPS_MASTER_KEY', 'b2_application_key'])(
-    'the value of env %s is a configured secret wherever it appears',
-    (name) => {
-      const secret = `${name.length}-env-secret-value-xyz`;
-      const sanitizer = createSanitizer(collectSecretValues({ [name]: secret, PATH: '/usr/bin:/bin-long-enough' }));
-      expect(sanitizer.text(`got ${secret} back`)).toBe(`got ${REDACTED} back`);
-      expect(sanitizer.text('/usr/bin:/bin-long-enough')).toBe('/usr/bin:/bin-long-enough');
-      expect(sanitizer.text(Buffer.from(`x ${secret} y`).toString('base64'))).not.toBe(Buffer.from(`x ${secret} y`).toString('base64'));
-    },
-  );
+  it.each([
+    ...SECRET_ENV,
+    'B2_CREDENTIAL_TEAM1_APP_KEY',
+    'B2_CREDENTIAL_X_APPLICATION_KEY',
+    'B2_CREDENTIAL_OPS_MASTER_KEY',
+    'b2_application_key',
+  ])('the value of env %s is a configured secret wherever it appears', (name) => {
+    const secret = `${name.length}-env-secret-value-xyz`;
+    const sanitizer = createSanitizer(collectSecretValues({ [name]: secret, PATH: '/usr/bin:/bin-long-enough' }));
+    expect(sanitizer.text(`got ${secret} back`)).toBe(`got ${REDACTED} back`);
+    expect(sanitizer.text('/usr/bin:/bin-long-enough')).toBe('/usr/bin:/bin-long-enough');
+    expect(sanitizer.text(Buffer.from(`x ${secret} y`).toString('base64'))).not.toBe(Buffer.from(`x ${secret} y`).toString('base64'));
+  });
 
   it('K2/K3 suffixes are secrets, except the pagination cursors and secretName', () => {
-    expect(results.value({ webhookSecret: VALUE, refreshToken: VALUE, secretName: 'n', continuationToken: 'c', nextContinuationToken: 'c', nextToken: 'c' })).toEqual({
+    expect(
+      results.value({
+        webhookSecret: VALUE,
+        refreshToken: VALUE,
+        secretName: 'n',
+        continuationToken: 'c',
+        nextContinuationToken: 'c',
+        nextToken: 'c',
+      }),
+    ).toEqual({
       webhookSecret: REDACTED,
       refreshToken: REDACTED,
       secretName: 'n',
@@ -105,7 +152,10 @@ const TRIGGERS: Case[] = [
   ['b2_set_bucket_notification_rules', { bucketId: 'b', eventNotificationRules: [] }],
   ['s3_get_presigned_url', { bucket: 'b', key: 'k', operation: 'PutObject' }],
   ['b2_update_file_retention', { fileId: 'f', fileName: 'n', fileRetention: { mode: null, retainUntilTimestamp: null } }],
-  ['b2_update_file_retention', { fileId: 'f', fileName: 'n', fileRetention: { mode: 'governance', retainUntilTimestamp: 1 }, bypassGovernance: true }],
+  [
+    'b2_update_file_retention',
+    { fileId: 'f', fileName: 'n', fileRetention: { mode: 'governance', retainUntilTimestamp: 1 }, bypassGovernance: true },
+  ],
   ['b2_update_file_legal_hold', { fileId: 'f', fileName: 'n', legalHold: 'off' }],
   ['b2_update_bucket', { bucketId: 'b', bucketType: 'allPublic' }],
   ['b2_update_bucket', { bucketId: 'b', fileLockEnabled: false }],
@@ -117,10 +167,30 @@ const TRIGGERS: Case[] = [
   ['b2_create_bucket', { bucketName: 'bucket-x', bucketType: 'allPublic' }],
   ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [] }],
   ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: { days: 30 } }] }],
-  ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', noncurrentVersionExpiration: { noncurrentDays: 30 } }] }],
+  [
+    's3_put_bucket_lifecycle',
+    { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', noncurrentVersionExpiration: { noncurrentDays: 30 } }] },
+  ],
   // Bucket-wide cancellation of unfinished uploads, as cancelling one upload is.
-  ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] }],
-  ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'r', status: 'Disabled', expiration: null, noncurrentVersionExpiration: null, abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] }],
+  [
+    's3_put_bucket_lifecycle',
+    { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 3 } }] },
+  ],
+  [
+    's3_put_bucket_lifecycle',
+    {
+      bucket: 'b',
+      rules: [
+        {
+          id: 'r',
+          status: 'Disabled',
+          expiration: null,
+          noncurrentVersionExpiration: null,
+          abortIncompleteMultipartUpload: { daysAfterInitiation: 3 },
+        },
+      ],
+    },
+  ],
   ['b2_update_bucket', { bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromStartingToCancelingUnfinishedLargeFiles: 1 }] }],
 ];
 
@@ -128,15 +198,27 @@ const TRIGGERS: Case[] = [
 const HARMLESS: Case[] = [
   ['s3_get_presigned_url', { bucket: 'b', key: 'k', operation: 'GetObject' }],
   ['b2_update_file_retention', { fileId: 'f', fileName: 'n', fileRetention: { mode: 'governance', retainUntilTimestamp: 1 } }],
-  ['b2_update_file_retention', { fileId: 'f', fileName: 'n', fileRetention: { mode: 'governance', retainUntilTimestamp: 1 }, bypassGovernance: false }],
+  [
+    'b2_update_file_retention',
+    { fileId: 'f', fileName: 'n', fileRetention: { mode: 'governance', retainUntilTimestamp: 1 }, bypassGovernance: false },
+  ],
   ['b2_update_file_legal_hold', { fileId: 'f', fileName: 'n', legalHold: 'on' }],
   ['b2_update_bucket', { bucketId: 'b', bucketType: 'allPrivate' }],
   ['b2_update_bucket', { bucketId: 'b', fileLockEnabled: true }],
-  ['b2_update_bucket', { bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromUploadingToHiding: 1, daysFromHidingToDeleting: null }] }],
+  [
+    'b2_update_bucket',
+    { bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromUploadingToHiding: 1, daysFromHidingToDeleting: null }] },
+  ],
   ['b2_update_bucket', { bucketId: 'b', bucketInfo: { team: 'x' }, corsRules: [] }],
   ['b2_update_bucket', { bucketId: 'b', defaultServerSideEncryption: { mode: 'SSE-B2', algorithm: 'AES256' } }],
   ['b2_create_bucket', { bucketName: 'bucket-x', bucketType: 'allPrivate' }],
-  ['b2_update_bucket', { bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromUploadingToHiding: 1, daysFromStartingToCancelingUnfinishedLargeFiles: null }] }],
+  [
+    'b2_update_bucket',
+    {
+      bucketId: 'b',
+      lifecycleRules: [{ fileNamePrefix: '', daysFromUploadingToHiding: 1, daysFromStartingToCancelingUnfinishedLargeFiles: null }],
+    },
+  ],
 ];
 
 const gateOf = (tool: string) => {
@@ -146,8 +228,10 @@ const gateOf = (tool: string) => {
 };
 
 describe('every gate trigger of the contract, and its harmless twin', () => {
-  it('the gated tools are exactly the contract\'s 15 plus b2_create_bucket', () => {
-    const gated = TOOL_CATALOG.filter((d) => d.gate).map((d) => d.name).sort();
+  it("the gated tools are exactly the contract's 15 plus b2_create_bucket", () => {
+    const gated = TOOL_CATALOG.filter((d) => d.gate)
+      .map((d) => d.name)
+      .sort();
     expect(gated).toEqual([...new Set(TRIGGERS.map(([tool]) => tool))].sort());
   });
 
@@ -160,7 +244,12 @@ describe('every gate trigger of the contract, and its harmless twin', () => {
   });
 
   it('effects of several clauses are all named', () => {
-    const effect = gateOf('b2_update_bucket')!({ bucketId: 'b', bucketType: 'allPublic', fileLockEnabled: false, replicationConfiguration: {} }) as string;
+    const effect = gateOf('b2_update_bucket')!({
+      bucketId: 'b',
+      bucketType: 'allPublic',
+      fileLockEnabled: false,
+      replicationConfiguration: {},
+    }) as string;
     expect(effect.split(' and ')).toHaveLength(3);
     expect(gateOf('b2_update_file_retention')!({ fileRetention: { mode: null }, bypassGovernance: true })).toMatch(/ and /);
   });

@@ -12,7 +12,12 @@ import type { SandboxKey } from './sandbox-harness.js';
 export const NO_SIGNAL = new AbortController().signal;
 
 export function clientFor(sandbox: RunningSandbox, key: SandboxKey = sandbox): B2NativeApi {
-  return createB2NativeClient({ apiUrl: sandbox.apiUrl, applicationKeyId: key.applicationKeyId, applicationKey: key.applicationKey, retry: { maxAttempts: 1 } });
+  return createB2NativeClient({
+    apiUrl: sandbox.apiUrl,
+    applicationKeyId: key.applicationKeyId,
+    applicationKey: key.applicationKey,
+    retry: { maxAttempts: 1 },
+  });
 }
 
 /** The native client, which lists upload parts itself. */
@@ -41,7 +46,13 @@ export function bruteForceLargest(versions: B2FileVersion[], k: number) {
   for (const v of versions) if (v.action !== 'start' && !newestDecided.has(v.fileName)) newestDecided.set(v.fileName, v);
   return versions
     .filter((v) => v.action === 'upload')
-    .sort((a, b) => b.contentLength - a.contentLength || utf8(a.fileName, b.fileName) || b.uploadTimestamp - a.uploadTimestamp || utf8(a.fileId!, b.fileId!))
+    .sort(
+      (a, b) =>
+        b.contentLength - a.contentLength ||
+        utf8(a.fileName, b.fileName) ||
+        b.uploadTimestamp - a.uploadTimestamp ||
+        utf8(a.fileId!, b.fileId!),
+    )
     .slice(0, k)
     .map((v) => ({ file_name: v.fileName, size_bytes: v.contentLength, file_id: v.fileId, current: newestDecided.get(v.fileName) === v }));
 }

@@ -63,7 +63,10 @@ export function baselineSurface(): Surface {
       {
         name: 'b2_delete_bucket',
         description: 'Delete an empty B2 bucket permanently. Requires confirmation.',
-        inputSchema: input({ bucketId: { type: 'string', minLength: 1 }, confirm: { type: 'boolean', description: 'Set true to confirm.' } }, ['bucketId']),
+        inputSchema: input(
+          { bucketId: { type: 'string', minLength: 1 }, confirm: { type: 'boolean', description: 'Set true to confirm.' } },
+          ['bucketId'],
+        ),
         annotations: { ...DESTRUCTIVE },
       },
       {

@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ContractArtifact, ContractProfile } from '../../src/contract/artifact.js';
-import { APPROVED_CACHE_HINT, BACKING_CATEGORIES, BACKING_CATEGORY_NAMES, CONTRACT_ISSUE, CONTRACT_VERSION, MODERN_PROTOCOL_VERSION, type BackingCategory } from '../../src/contract/constants.js';
+import {
+  APPROVED_CACHE_HINT,
+  BACKING_CATEGORIES,
+  BACKING_CATEGORY_NAMES,
+  CONTRACT_ISSUE,
+  CONTRACT_VERSION,
+  MODERN_PROTOCOL_VERSION,
+  type BackingCategory,
+} from '../../src/contract/constants.js';
 import { prefixCounts, type ToolFixture } from '../../src/contract/fixture.js';
 import type { EraChoice } from '../../src/conformance/connect/connections.js';
 import { main } from '../../src/conformance/cli.js';
@@ -47,7 +55,9 @@ export interface SurfaceHttpServer {
 
 export async function startSurfaceHttp(variants: Record<string, Surface>): Promise<SurfaceHttpServer> {
   const file = writeJson(tempDir(), 'variants.json', variants);
-  const child: ChildProcess = spawn(process.execPath, [join(SERVERS_DIR, 'surface-server.mjs'), 'http', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [join(SERVERS_DIR, 'surface-server.mjs'), 'http', file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`surface server exited with ${code}`)));
     createInterface({ input: child.stdout! }).once('line', (line) => resolve(Number(/listening (\d+)/.exec(line)?.[1])));
@@ -61,7 +71,7 @@ export async function startSurfaceHttp(variants: Record<string, Surface>): Promi
 /** Snapshot a live server into a fresh fixtures directory (the checker's own `snapshot`). */
 export async function snapshotFixtures(target: Target, era: EraChoice = 'both'): Promise<string> {
   const dir = tempDir();
-  await snapshotServer({ profile: PROFILE, target, outDir: dir, era, connection: connectionSettings({ timeoutMs: 15_000 })});
+  await snapshotServer({ profile: PROFILE, target, outDir: dir, era, connection: connectionSettings({ timeoutMs: 15_000 }) });
   return dir;
 }
 
@@ -74,10 +84,16 @@ function backingOf(name: string): BackingCategory {
 }
 
 /** A contract artifact consistent with a fixtures directory (as the generator would write it), then edited. */
-export function writeContract(fixturesDir: string, edit: (contract: ContractArtifact) => void = () => {}, era: 'modern' | 'legacy' = 'modern'): string {
+export function writeContract(
+  fixturesDir: string,
+  edit: (contract: ContractArtifact) => void = () => {},
+  era: 'modern' | 'legacy' = 'modern',
+): string {
   const fixture = readFixtureFile(fixturesDir, era);
   const toolBacking = Object.fromEntries(fixture.names.map((name) => [name, backingOf(name)])) as Record<string, BackingCategory>;
-  const backingCounts = Object.fromEntries(BACKING_CATEGORY_NAMES.map((category) => [category, fixture.names.filter((name) => toolBacking[name] === category).length])) as Record<BackingCategory, number>;
+  const backingCounts = Object.fromEntries(
+    BACKING_CATEGORY_NAMES.map((category) => [category, fixture.names.filter((name) => toolBacking[name] === category).length]),
+  ) as Record<BackingCategory, number>;
   const profile: ContractProfile = {
     description: 'test profile',
     capabilities: null,

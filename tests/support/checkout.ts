@@ -17,12 +17,42 @@ const OBJECT = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 
 
 /** Six tools: three native, two S3, one analytics; one of them gated by `confirm`. */
 export const CHECKOUT_TOOLS: (ListedTool & { backing: BackingCategory })[] = [
-  { name: 'b2_authorize_account', backing: 'nativeB2Sdk', description: 'Reports which account and capabilities the key has.', inputSchema: { ...OBJECT, properties: {} } },
-  { name: 'b2_list_buckets', backing: 'nativeB2Sdk', description: 'Lists the buckets of the account.', inputSchema: { ...OBJECT, properties: { limit: { type: 'integer' } } } },
-  { name: 'b2_delete_bucket', backing: 'nativeB2Sdk', description: 'Deletes an empty bucket after confirmation.', inputSchema: { ...OBJECT, properties: { bucketId: { type: 'string' }, confirm: { type: 'boolean' } }, required: ['bucketId'] } },
-  { name: 's3_get_object', backing: 'awsS3Sdk', description: 'Reads one object.', inputSchema: { ...OBJECT, properties: { bucket: { type: 'string' }, key: { type: 'string' } }, required: ['key', 'bucket'] } },
-  { name: 's3_put_object', backing: 'awsS3Sdk', description: 'Writes one object.', inputSchema: { ...OBJECT, properties: { bucket: { type: 'string' }, key: { type: 'string' } }, required: ['bucket', 'key'] } },
-  { name: 'b2_list_largest_files', backing: 'customMcp', description: 'Ranks the largest files of a bucket.', inputSchema: { ...OBJECT, properties: { bucket: { type: 'string' } }, required: ['bucket'] } },
+  {
+    name: 'b2_authorize_account',
+    backing: 'nativeB2Sdk',
+    description: 'Reports which account and capabilities the key has.',
+    inputSchema: { ...OBJECT, properties: {} },
+  },
+  {
+    name: 'b2_list_buckets',
+    backing: 'nativeB2Sdk',
+    description: 'Lists the buckets of the account.',
+    inputSchema: { ...OBJECT, properties: { limit: { type: 'integer' } } },
+  },
+  {
+    name: 'b2_delete_bucket',
+    backing: 'nativeB2Sdk',
+    description: 'Deletes an empty bucket after confirmation.',
+    inputSchema: { ...OBJECT, properties: { bucketId: { type: 'string' }, confirm: { type: 'boolean' } }, required: ['bucketId'] },
+  },
+  {
+    name: 's3_get_object',
+    backing: 'awsS3Sdk',
+    description: 'Reads one object.',
+    inputSchema: { ...OBJECT, properties: { bucket: { type: 'string' }, key: { type: 'string' } }, required: ['key', 'bucket'] },
+  },
+  {
+    name: 's3_put_object',
+    backing: 'awsS3Sdk',
+    description: 'Writes one object.',
+    inputSchema: { ...OBJECT, properties: { bucket: { type: 'string' }, key: { type: 'string' } }, required: ['bucket', 'key'] },
+  },
+  {
+    name: 'b2_list_largest_files',
+    backing: 'customMcp',
+    description: 'Ranks the largest files of a bucket.',
+    inputSchema: { ...OBJECT, properties: { bucket: { type: 'string' } }, required: ['bucket'] },
+  },
 ];
 
 export const CHECKOUT_PROFILES: Record<string, string[]> = {
@@ -53,7 +83,20 @@ function artifactOf(fixturesDir: string): ContractArtifact {
       const fixture = fixtureOf(profile, 'modern');
       const backingCounts = { nativeB2Sdk: 0, awsS3Sdk: 0, customMcp: 0 };
       for (const name of fixture.names) backingCounts[toolBacking[name]!] += 1;
-      return [profile, { description: `The ${profile} surface of the demo server.`, capabilities: null, counts: fixture.counts, backingCounts, names: fixture.names, requiredFields: fixture.requiredFields, confirmTools: fixture.confirmTools, hash: fixture.hash, fixtures: { modern: `${fixturesDir}/${profile}.modern.json`, legacy: `${fixturesDir}/${profile}.legacy.json` } }];
+      return [
+        profile,
+        {
+          description: `The ${profile} surface of the demo server.`,
+          capabilities: null,
+          counts: fixture.counts,
+          backingCounts,
+          names: fixture.names,
+          requiredFields: fixture.requiredFields,
+          confirmTools: fixture.confirmTools,
+          hash: fixture.hash,
+          fixtures: { modern: `${fixturesDir}/${profile}.modern.json`, legacy: `${fixturesDir}/${profile}.legacy.json` },
+        },
+      ];
     }),
   );
   return {
@@ -65,17 +108,34 @@ function artifactOf(fixturesDir: string): ContractArtifact {
     backingCategories: BACKING_CATEGORIES,
     toolBacking,
     profiles: profiles as ContractArtifact['profiles'],
-    naming: { prefixes: { nativeB2Sdk: 'b2_', awsS3Sdk: 's3_', customMcp: 'b2_' }, verbs: ['authorize', 'delete', 'get', 'list', 'put'], grandfathered: [], presign: { when: 'presign', pattern: '^s3_get_presigned(_[a-z0-9]+)*_url$' }, renames: RENAMES },
+    naming: {
+      prefixes: { nativeB2Sdk: 'b2_', awsS3Sdk: 's3_', customMcp: 'b2_' },
+      verbs: ['authorize', 'delete', 'get', 'list', 'put'],
+      grandfathered: [],
+      presign: { when: 'presign', pattern: '^s3_get_presigned(_[a-z0-9]+)*_url$' },
+      renames: RENAMES,
+    },
   };
 }
 
 /** A profile reference as another generator writes it: bullets per backing category and a list per prefix. */
 function otherGeneratorDoc(artifact: ContractArtifact): string {
-  const lines = ['<!-- Written by the demo generator. -->', '', '# Profiles', '', '| Profile | Total | `b2_*` | `s3_*` | `bz_*` | Hash prefix |', '| --- | ---: | ---: | ---: | ---: | --- |'];
-  for (const [name, profile] of Object.entries(artifact.profiles)) lines.push(`| \`${name}\` | ${profile.counts.total} | ${profile.counts.b2} | ${profile.counts.s3} | ${profile.counts.bz} | \`${profile.hash.slice(0, 12)}\` |`);
+  const lines = [
+    '<!-- Written by the demo generator. -->',
+    '',
+    '# Profiles',
+    '',
+    '| Profile | Total | `b2_*` | `s3_*` | `bz_*` | Hash prefix |',
+    '| --- | ---: | ---: | ---: | ---: | --- |',
+  ];
+  for (const [name, profile] of Object.entries(artifact.profiles))
+    lines.push(
+      `| \`${name}\` | ${profile.counts.total} | ${profile.counts.b2} | ${profile.counts.s3} | ${profile.counts.bz} | \`${profile.hash.slice(0, 12)}\` |`,
+    );
   for (const [name, profile] of Object.entries(artifact.profiles)) {
     lines.push('', `## \`${name}\``, '', `Profile hash: \`${profile.hash}\``, '', '### Backing Categories', '');
-    for (const [category, { label }] of Object.entries(artifact.backingCategories)) lines.push(`- ${label}: ${profile.backingCounts[category as BackingCategory]}`);
+    for (const [category, { label }] of Object.entries(artifact.backingCategories))
+      lines.push(`- ${label}: ${profile.backingCounts[category as BackingCategory]}`);
     for (const prefix of ['b2', 's3']) {
       const names = profile.names.filter((tool) => tool.startsWith(`${prefix}_`));
       lines.push('', `### \`${prefix}_*\` Tools (${names.length})`, '', ...names.map((tool) => `- \`${tool}\``));
@@ -109,14 +169,49 @@ export function writeCheckout(layout: 'ours' | 'upstream' = 'ours'): Checkout {
   };
   const read = (path: string) => readFileSync(join(root, path), 'utf8');
   for (const profile of Object.keys(CHECKOUT_PROFILES)) {
-    for (const era of ['modern', 'legacy'] as const) write(`${fixturesDir}/${toolFixtureFileName(profile, era)}`, serializeFixture(fixtureOf(profile, era)));
+    for (const era of ['modern', 'legacy'] as const)
+      write(`${fixturesDir}/${toolFixtureFileName(profile, era)}`, serializeFixture(fixtureOf(profile, era)));
   }
   const artifact = artifactOf(fixturesDir);
   write(contractFile, serializeFixture(artifact));
   write(referenceDoc, layout === 'ours' ? renderProfilesDoc(artifact) : otherGeneratorDoc(artifact));
-  write('README.md', ['# Demo B2 MCP server', '', 'It serves 6 tools in the `full` profile and 4 in `read-only`; the `read-only` (4) profile only reads.', '', 'Start with `b2_authorize_account`, then `b2_list_buckets`.', '', 'Backing: **Native B2 API client (in-repo) (3)**, AWS S3 SDK (2), Neither SDK: 1.', ''].join('\n'));
-  write('docs/usage.md', ['# Usage', '', '| Profile | Tools |', '| --- | ---: |', '| `full` | 6 |', '| `read-only` | 4 |', '', 'Your client may show fewer than 6 tools: `tools/list` reports 4 for a read-only key, and the full 6 with every capability.', ''].join('\n'));
-  write('skills/cleanup/SKILL.md', ['# Cleanup', '', '1. Call `b2_list_largest_files` for the bucket.', '2. Delete with `b2_delete_bucket` once it is empty (it asks for confirmation).', ''].join('\n'));
+  write(
+    'README.md',
+    [
+      '# Demo B2 MCP server',
+      '',
+      'It serves 6 tools in the `full` profile and 4 in `read-only`; the `read-only` (4) profile only reads.',
+      '',
+      'Start with `b2_authorize_account`, then `b2_list_buckets`.',
+      '',
+      'Backing: **Native B2 API client (in-repo) (3)**, AWS S3 SDK (2), Neither SDK: 1.',
+      '',
+    ].join('\n'),
+  );
+  write(
+    'docs/usage.md',
+    [
+      '# Usage',
+      '',
+      '| Profile | Tools |',
+      '| --- | ---: |',
+      '| `full` | 6 |',
+      '| `read-only` | 4 |',
+      '',
+      'Your client may show fewer than 6 tools: `tools/list` reports 4 for a read-only key, and the full 6 with every capability.',
+      '',
+    ].join('\n'),
+  );
+  write(
+    'skills/cleanup/SKILL.md',
+    [
+      '# Cleanup',
+      '',
+      '1. Call `b2_list_largest_files` for the bucket.',
+      '2. Delete with `b2_delete_bucket` once it is empty (it asks for confirmation).',
+      '',
+    ].join('\n'),
+  );
   write('demo.plugin.json', `${JSON.stringify({ name: 'demo', tools: CHECKOUT_PROFILES.full!.map((name) => ({ name })) }, null, 2)}\n`);
   return {
     root,

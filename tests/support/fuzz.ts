@@ -100,7 +100,11 @@ export class RawStdioServer {
 
   /** The legacy (2025-11-25) opening: initialize, then the initialized notification. */
   async initialize(capabilities: Record<string, unknown> = {}): Promise<JsonRpcResponse> {
-    const response = await this.request('initialize', { protocolVersion: LEGACY_PROTOCOL_VERSION, capabilities, clientInfo: { name: 'fuzz', version: '1' } });
+    const response = await this.request('initialize', {
+      protocolVersion: LEGACY_PROTOCOL_VERSION,
+      capabilities,
+      clientInfo: { name: 'fuzz', version: '1' },
+    });
     await this.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     return response;
   }

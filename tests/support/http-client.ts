@@ -104,7 +104,10 @@ const NAMED_BY: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prom
  * for a method that names something, base64-wrapped when not plain ASCII); none for other messages.
  */
 export function standardHeaders(message: unknown): Record<string, string> {
-  const { method, params } = (message ?? {}) as { method?: unknown; params?: { _meta?: Record<string, unknown>; [field: string]: unknown } };
+  const { method, params } = (message ?? {}) as {
+    method?: unknown;
+    params?: { _meta?: Record<string, unknown>; [field: string]: unknown };
+  };
   if (typeof method !== 'string' || params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== MODERN_PROTOCOL_VERSION) return {};
   const name = Object.hasOwn(NAMED_BY, method) ? params[NAMED_BY[method]!] : undefined;
   if (typeof name !== 'string') return { 'mcp-method': method };

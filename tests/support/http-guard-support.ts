@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetchHandler } from '../../src/server/fetch-handler.js';
-import { JSON_HEADERS, LIST_HEADERS, legacyInitialize, modernMessage, openRequest, rawRequest, standardHeaders, type RawResponse } from './http-client.js';
+import {
+  JSON_HEADERS,
+  LIST_HEADERS,
+  legacyInitialize,
+  modernMessage,
+  openRequest,
+  rawRequest,
+  standardHeaders,
+  type RawResponse,
+} from './http-client.js';
 import { serverEnv, startHttpServer } from './server-harness.js';
 
 /**
@@ -49,9 +58,18 @@ function fromRaw(res: RawResponse): GuardReply {
 export function targetAt(url: URL, stop: () => Promise<void>): GuardTarget {
   return {
     send: async ({ method = 'POST', path, headers, body }) =>
-      fromRaw(await rawRequest(url, { method, ...(path && { path }), ...(headers && { headers }), ...(body !== undefined && { body: Buffer.from(body) }) })),
+      fromRaw(
+        await rawRequest(url, {
+          method,
+          ...(path && { path }),
+          ...(headers && { headers }),
+          ...(body !== undefined && { body: Buffer.from(body) }),
+        }),
+      ),
     hold: (headers) => {
-      const request = openRequest(url, { headers: { ...LIST_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(HELD_BODY)) } });
+      const request = openRequest(url, {
+        headers: { ...LIST_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(HELD_BODY)) },
+      });
       request.write(HELD_BODY.slice(0, 1));
       return { finish: () => request.end(HELD_BODY.slice(1)), response: request.response.then(fromRaw) };
     },
@@ -75,10 +93,14 @@ async function fromResponse(response: Response): Promise<GuardReply> {
 
 /** `createFetchHandler`, called in process with plain `Request` objects; the peer is loopback, as for the process. */
 export const startFetchTarget: StartTarget = async (env) => {
-  const handler = createFetchHandler({ env: { LOG_LEVEL: 'silent', B2_SECRET_SINK: 'off', ...BASE_ENV, ...env }, clientAddress: () => '127.0.0.1' });
+  const handler = createFetchHandler({
+    env: { LOG_LEVEL: 'silent', B2_SECRET_SINK: 'off', ...BASE_ENV, ...env },
+    clientAddress: () => '127.0.0.1',
+  });
   const url = (path = '/mcp'): string => `http://localhost${path}`;
   return {
-    send: async ({ method = 'POST', path, headers, body }) => fromResponse(await handler(new Request(url(path), { method, ...(headers && { headers }), ...(body !== undefined && { body }) }))),
+    send: async ({ method = 'POST', path, headers, body }) =>
+      fromResponse(await handler(new Request(url(path), { method, ...(headers && { headers }), ...(body !== undefined && { body }) }))),
     hold: (headers) => {
       let controller!: ReadableStreamDefaultController<Uint8Array>;
       const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
@@ -101,11 +123,19 @@ const MIB = 1_048_576;
 const TENANT = { 'x-b2-mcp-key-id': 'tenant-key-id', 'x-b2-mcp-key': 'tenant-secret-value' };
 const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret' };
 const TENANT_B = { 'x-b2-key-id': 'tenant-b-id', 'x-b2-key': 'tenant-b-secret' };
-const HEALTH_OK = { status: 'ok', server: 'backblaze-b2-mcp', version: expect.any(String), activeSessions: 0, inFlightRequests: 0, openSubscriptions: 0 };
+const HEALTH_OK = {
+  status: 'ok',
+  server: 'backblaze-b2-mcp',
+  version: expect.any(String),
+  activeSessions: 0,
+  inFlightRequests: 0,
+  openSubscriptions: 0,
+};
 
 const post = (target: GuardTarget, message: unknown, headers: Record<string, string> = {}): Promise<GuardReply> =>
   target.send({ headers: { ...JSON_HEADERS, ...standardHeaders(message), ...headers }, body: JSON.stringify(message) });
-const get = (target: GuardTarget, headers: Record<string, string> = {}, path = '/mcp'): Promise<GuardReply> => target.send({ method: 'GET', path, headers });
+const get = (target: GuardTarget, headers: Record<string, string> = {}, path = '/mcp'): Promise<GuardReply> =>
+  target.send({ method: 'GET', path, headers });
 const health = async (target: GuardTarget): Promise<{ inFlightRequests: number; activeSessions: number }> =>
   (await get(target, {}, '/health')).json() as { inFlightRequests: number; activeSessions: number };
 
@@ -159,13 +189,23 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
       {
         name: 'refuses a foreign Host and a foreign or opaque Origin with 403; loopback names pass',
         run: async (target) => {
-          const refused: Array<Record<string, string>> = [{ host: 'evil.example' }, { host: 'evil.example:3000' }, { origin: 'http://evil.example' }, { origin: 'null' }];
+          const refused: Array<Record<string, string>> = [
+            { host: 'evil.example' },
+            { host: 'evil.example:3000' },
+            { origin: 'http://evil.example' },
+            { origin: 'null' },
+          ];
           for (const headers of refused) {
             const res = await get(target, headers);
             expect([res.status, res.json()], JSON.stringify(headers)).toEqual([403, { error: 'Host/Origin not allowed' }]);
           }
           // The SDK then answers GET itself: no server-to-client stream.
-          for (const headers of [{ host: 'localhost:1234' }, { host: '[::1]:80' }, { origin: 'http://localhost:5173' }, { origin: 'http://127.0.0.1' }] as Array<Record<string, string>>) {
+          for (const headers of [
+            { host: 'localhost:1234' },
+            { host: '[::1]:80' },
+            { origin: 'http://localhost:5173' },
+            { origin: 'http://127.0.0.1' },
+          ] as Array<Record<string, string>>) {
             expect((await get(target, headers)).status, JSON.stringify(headers)).toBe(405);
           }
         },
@@ -184,7 +224,13 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
         run: async (target) => {
           const res = await target.send({ headers: JSON_HEADERS, body: new Uint8Array(MIB + 1).fill(0x20) });
           // A runtime's HTTP server may add its own `close` to the handler's (Deno sends "close, close").
-          expect([res.status, res.header('connection')?.split(/,\s*/).every((token) => token === 'close')]).toEqual([413, true]);
+          expect([
+            res.status,
+            res
+              .header('connection')
+              ?.split(/,\s*/)
+              .every((token) => token === 'close'),
+          ]).toEqual([413, true]);
         },
       },
       {
@@ -196,29 +242,61 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
             {
               jsonrpc: '2.0',
               id: 7,
-              error: { code: -32001, message: 'Missing B2 credentials: send the x-b2-mcp-key-id and x-b2-mcp-key headers.', data: { code: 'missing_credentials', status: 401 } },
+              error: {
+                code: -32001,
+                message: 'Missing B2 credentials: send the x-b2-mcp-key-id and x-b2-mcp-key headers.',
+                data: { code: 'missing_credentials', status: 401 },
+              },
             },
           ]);
           const legacy = await post(target, legacyInitialize());
-          expect([legacy.status, legacy.json()]).toEqual([401, { error: 'Missing B2 credentials: send the x-b2-mcp-key-id and x-b2-mcp-key headers.', code: 'missing_credentials' }]);
+          expect([legacy.status, legacy.json()]).toEqual([
+            401,
+            { error: 'Missing B2 credentials: send the x-b2-mcp-key-id and x-b2-mcp-key headers.', code: 'missing_credentials' },
+          ]);
         },
       },
       {
         name: 'refuses half a credential pair and disagreeing aliases with 400',
         run: async (target) => {
           const cases: Array<[Record<string, string>, string, string]> = [
-            [{ 'x-b2-mcp-key-id': 'id-only' }, 'partial_credential', 'Incomplete credential pair: x-b2-mcp-key-id was sent without x-b2-mcp-key.'],
-            [{ 'x-b2-key': 'secret-only' }, 'partial_credential', 'Incomplete credential pair: x-b2-mcp-key was sent without x-b2-mcp-key-id.'],
-            [{ ...TENANT, 'x-b2-master-key-id': 'master-id' }, 'partial_credential', 'Incomplete credential pair: x-b2-mcp-master-key-id was sent without x-b2-mcp-master-key.'],
-            [{ ...TENANT, 'x-b2-mcp-app-key': 'app-secret' }, 'partial_credential', 'Incomplete credential pair: x-b2-mcp-app-key was sent without x-b2-mcp-app-key-id.'],
-            [{ ...TENANT, 'x-b2-key-id': 'another-id' }, 'conflicting_headers', 'Conflicting credential headers: x-b2-mcp-key-id and x-b2-key-id carry different values.'],
+            [
+              { 'x-b2-mcp-key-id': 'id-only' },
+              'partial_credential',
+              'Incomplete credential pair: x-b2-mcp-key-id was sent without x-b2-mcp-key.',
+            ],
+            [
+              { 'x-b2-key': 'secret-only' },
+              'partial_credential',
+              'Incomplete credential pair: x-b2-mcp-key was sent without x-b2-mcp-key-id.',
+            ],
+            [
+              { ...TENANT, 'x-b2-master-key-id': 'master-id' },
+              'partial_credential',
+              'Incomplete credential pair: x-b2-mcp-master-key-id was sent without x-b2-mcp-master-key.',
+            ],
+            [
+              { ...TENANT, 'x-b2-mcp-app-key': 'app-secret' },
+              'partial_credential',
+              'Incomplete credential pair: x-b2-mcp-app-key was sent without x-b2-mcp-app-key-id.',
+            ],
+            [
+              { ...TENANT, 'x-b2-key-id': 'another-id' },
+              'conflicting_headers',
+              'Conflicting credential headers: x-b2-mcp-key-id and x-b2-key-id carry different values.',
+            ],
           ];
           for (const [headers, code, message] of cases) {
             const res = await post(target, modernMessage('tools/list', {}, 'c'), headers);
-            expect([res.status, res.json()], message).toEqual([400, { jsonrpc: '2.0', id: 'c', error: { code: -32001, message, data: { code, status: 400 } } }]);
+            expect([res.status, res.json()], message).toEqual([
+              400,
+              { jsonrpc: '2.0', id: 'c', error: { code: -32001, message, data: { code, status: 400 } } },
+            ]);
           }
           // Aliases that agree are fine.
-          expect((await post(target, modernMessage('tools/list'), { ...TENANT, 'x-b2-key-id': TENANT['x-b2-mcp-key-id'] })).status).toBe(200);
+          expect((await post(target, modernMessage('tools/list'), { ...TENANT, 'x-b2-key-id': TENANT['x-b2-mcp-key-id'] })).status).toBe(
+            200,
+          );
         },
       },
       {
@@ -230,20 +308,38 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
           const noMethod = await target.send({ headers: JSON_HEADERS, body: JSON.stringify(modernMessage('tools/list', {}, 4)) });
           expect([noMethod.status, noMethod.json()]).toEqual([
             400,
-            { jsonrpc: '2.0', id: 4, error: { code: -32020, message: 'Bad Request: the body names method tools/list but the required Mcp-Method header is absent', data: { missing: 'Mcp-Method' } } },
+            {
+              jsonrpc: '2.0',
+              id: 4,
+              error: {
+                code: -32020,
+                message: 'Bad Request: the body names method tools/list but the required Mcp-Method header is absent',
+                data: { missing: 'Mcp-Method' },
+              },
+            },
           ]);
           const call = modernMessage('tools/call', { name: 'b2_list_buckets', arguments: {} }, 5);
           const noName = await target.send({ headers: { ...JSON_HEADERS, 'mcp-method': 'tools/call' }, body: JSON.stringify(call) });
           expect([noName.status, noName.json()]).toEqual([
             400,
-            { jsonrpc: '2.0', id: 5, error: { code: -32020, message: 'Bad Request: the body names "b2_list_buckets" but the required Mcp-Name header is absent', data: { missing: 'Mcp-Name' } } },
+            {
+              jsonrpc: '2.0',
+              id: 5,
+              error: {
+                code: -32020,
+                message: 'Bad Request: the body names "b2_list_buckets" but the required Mcp-Name header is absent',
+                data: { missing: 'Mcp-Name' },
+              },
+            },
           ]);
         },
       },
       {
         name: 'refuses an Mcp-Name header that disagrees with the body (400, -32020) before looking at credentials',
         run: async (target) => {
-          const res = await post(target, modernMessage('tools/call', { name: 'b2_list_buckets', arguments: {} }, 3), { 'mcp-name': 'b2_delete_bucket' });
+          const res = await post(target, modernMessage('tools/call', { name: 'b2_list_buckets', arguments: {} }, 3), {
+            'mcp-name': 'b2_delete_bucket',
+          });
           expect([res.status, res.json()]).toEqual([
             400,
             {
@@ -262,7 +358,9 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
         name: 'lets protocol-only requests reach the SDK without credentials',
         run: async (target) => {
           expect((await get(target, { accept: 'text/event-stream' })).status).toBe(405);
-          expect((await target.send({ headers: { 'content-type': 'text/plain', accept: JSON_HEADERS.accept }, body: 'hello' })).status).toBe(415);
+          expect(
+            (await target.send({ headers: { 'content-type': 'text/plain', accept: JSON_HEADERS.accept }, body: 'hello' })).status,
+          ).toBe(415);
           const otherRevision = modernMessage('tools/list');
           (otherRevision.params as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/protocolVersion'] = '2099-01-01';
           const future = await post(target, otherRevision);
@@ -279,12 +377,17 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
           expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
           expect((await health(target)).activeSessions).toBe(1);
           const inSession = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
-          expect((await post(target, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...TENANT_A, ...inSession })).status).toBe(202);
+          expect((await post(target, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...TENANT_A, ...inSession })).status).toBe(
+            202,
+          );
           const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
           const own = await post(target, list, { ...TENANT_A, ...inSession });
           expect([own.status, own.text]).toEqual([200, expect.stringMatching(/b2_list_buckets/)]);
           const foreign = await post(target, list, { ...TENANT_B, ...inSession });
-          expect([foreign.status, foreign.json()]).toEqual([404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }]);
+          expect([foreign.status, foreign.json()]).toEqual([
+            404,
+            { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } },
+          ]);
           expect((await post(target, list, inSession)).status).toBe(401);
           expect((await target.send({ method: 'DELETE', headers: { ...TENANT_A, ...inSession } })).status).toBe(200);
           expect((await health(target)).activeSessions).toBe(0);
@@ -331,7 +434,10 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
         name: 'is not ready',
         run: async (target) => {
           const notReady = await get(target, {}, '/ready');
-          expect([notReady.status, notReady.json()]).toEqual([503, { ...HEALTH_OK, status: 'error', error: 'Credential configuration invalid' }]);
+          expect([notReady.status, notReady.json()]).toEqual([
+            503,
+            { ...HEALTH_OK, status: 'error', error: 'Credential configuration invalid' },
+          ]);
         },
       },
     ],
@@ -363,7 +469,8 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
             ['https://evil.example', 403],
             ['http://localhost', 403],
           ];
-          for (const [origin, status] of expected) expect((await get(target, { host: 'mcp.example.com', origin })).status, origin).toBe(status);
+          for (const [origin, status] of expected)
+            expect((await get(target, { host: 'mcp.example.com', origin })).status, origin).toBe(status);
         },
       },
       {
@@ -389,7 +496,8 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
             ['https://mcp.example.com', 403],
             ['https://app.example.com:443x', 403],
           ];
-          for (const [origin, status] of expected) expect((await get(target, { host: 'mcp.example.com', origin })).status, origin).toBe(status);
+          for (const [origin, status] of expected)
+            expect((await get(target, { host: 'mcp.example.com', origin })).status, origin).toBe(status);
         },
       },
     ],
@@ -413,7 +521,8 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
       {
         name: 'limits each credential to its burst across client addresses',
         run: async (target) => {
-          const call = (address: string, tenant: Record<string, string>) => post(target, modernMessage('tools/list'), { ...tenant, 'x-forwarded-for': address });
+          const call = (address: string, tenant: Record<string, string>) =>
+            post(target, modernMessage('tools/list'), { ...tenant, 'x-forwarded-for': address });
           expect((await call('10.0.1.1', TENANT_A)).status).toBe(200);
           expect((await call('10.0.1.2', TENANT_A)).status).toBe(200);
           const limited = await call('10.0.1.3', TENANT_A);
@@ -433,12 +542,20 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
           const first = target.hold({ ...TENANT_A, 'x-forwarded-for': '10.1.0.1' });
           await until(async () => (await health(target)).inFlightRequests === 1, 'the first request to be in flight');
           const sameClient = await post(target, modernMessage('tools/list'), { ...TENANT_A, 'x-forwarded-for': '10.1.0.1' });
-          expect([sameClient.status, sameClient.header('retry-after'), sameClient.json()]).toEqual([429, '1', { error: 'Too many requests in flight for this client' }]);
+          expect([sameClient.status, sameClient.header('retry-after'), sameClient.json()]).toEqual([
+            429,
+            '1',
+            { error: 'Too many requests in flight for this client' },
+          ]);
 
           const second = target.hold({ ...TENANT_B, 'x-forwarded-for': '10.1.0.2' });
           await until(async () => (await health(target)).inFlightRequests === 2, 'the second request to be in flight');
           const overGlobal = await post(target, modernMessage('tools/list'), { ...TENANT_B, 'x-forwarded-for': '10.1.0.3' });
-          expect([overGlobal.status, overGlobal.header('retry-after'), overGlobal.json()]).toEqual([503, '1', { error: 'Server busy: too many requests in flight' }]);
+          expect([overGlobal.status, overGlobal.header('retry-after'), overGlobal.json()]).toEqual([
+            503,
+            '1',
+            { error: 'Server busy: too many requests in flight' },
+          ]);
 
           first.finish();
           second.finish();
@@ -502,7 +619,14 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
         run: async (target) => {
           const depth = (MIB - 2) / 2;
           const res = await target.send({ headers: JSON_HEADERS, body: '['.repeat(depth) + ']'.repeat(depth) });
-          expect([res.status, res.json()]).toEqual([400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the body nests arrays and objects deeper than 64 levels' } }]);
+          expect([res.status, res.json()]).toEqual([
+            400,
+            {
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32600, message: 'Invalid Request: the body nests arrays and objects deeper than 64 levels' },
+            },
+          ]);
           const inString = JSON.stringify(modernMessage('tools/list', { cursor: '['.repeat(1_000) }));
           expect((await target.send({ headers: LIST_HEADERS, body: inString })).status).toBe(401);
         },
@@ -511,7 +635,9 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
         name: 'deeply nested client capabilities on a gated call are a 400, not an internal error',
         run: async (target) => {
           const nested = (depth: number): unknown => (depth === 0 ? {} : { a: nested(depth - 1) });
-          const call = modernMessage('tools/call', { name: 'b2_delete_bucket', arguments: { bucketId: 'b1' } }) as { params: { _meta: Record<string, unknown> } };
+          const call = modernMessage('tools/call', { name: 'b2_delete_bucket', arguments: { bucketId: 'b1' } }) as {
+            params: { _meta: Record<string, unknown> };
+          };
           call.params._meta['io.modelcontextprotocol/clientCapabilities'] = { elicitation: { form: {}, extra: nested(3_000) } };
           const res = await post(target, call, TENANT);
           expect([res.status, (res.json() as { error: { code: number } }).error.code]).toEqual([400, -32600]);
@@ -537,7 +663,11 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
           const refused = await post(target, [call(1)], { ...TENANT, 'mcp-protocol-version': '2025-06-18' });
           expect([refused.status, refused.json()]).toEqual([
             400,
-            { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: MCP 2025-06-18 has no JSON-RPC batches; send one message per request' } },
+            {
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32600, message: 'Invalid Request: MCP 2025-06-18 has no JSON-RPC batches; send one message per request' },
+            },
           ]);
         },
       },
@@ -550,7 +680,10 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
       {
         name: 'sessions opened under made-up client names cannot lock another client of the address out',
         run: async (target) => {
-          const initialize = (name: string) => ({ ...legacyInitialize(), params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } } });
+          const initialize = (name: string) => ({
+            ...legacyInitialize(),
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } },
+          });
           for (let i = 0; i < 4; i++) expect((await post(target, initialize(`squatter-${i}`))).status).toBe(200);
           const desktop = await post(target, initialize('Claude Desktop'));
           expect([desktop.status, desktop.header('mcp-session-id')]).toEqual([200, expect.any(String)]);
@@ -566,7 +699,10 @@ export const GUARD_SUITES: readonly GuardSuite[] = [
       {
         name: 'two keys × four client names from one address cannot lock another tenant out',
         run: async (target) => {
-          const initialize = (name: string) => ({ ...legacyInitialize(), params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } } });
+          const initialize = (name: string) => ({
+            ...legacyInitialize(),
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } },
+          });
           const squatter = { 'x-forwarded-for': '198.51.100.9' };
           for (const key of [TENANT_A, TENANT_B]) {
             for (let i = 0; i < 4; i++) expect((await post(target, initialize(`squatter-${i}`), { ...key, ...squatter })).status).toBe(200);

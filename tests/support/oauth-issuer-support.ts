@@ -55,7 +55,13 @@ export async function startLocalIssuer(): Promise<LocalIssuer> {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (path === '/.well-known/oauth-authorization-server') return send({ issuer, jwks_uri: `${issuer}/jwks`, token_endpoint: `${issuer}/token`, introspection_endpoint: `${issuer}/introspect` });
+    if (path === '/.well-known/oauth-authorization-server')
+      return send({
+        issuer,
+        jwks_uri: `${issuer}/jwks`,
+        token_endpoint: `${issuer}/token`,
+        introspection_endpoint: `${issuer}/introspect`,
+      });
     if (path === '/jwks') return send({ keys: keys.map((key) => key.jwk) });
     if (path === '/introspect' && req.method === 'POST') {
       if (req.headers.authorization !== CLIENT_BASIC) return send({ error: 'invalid_client' }, 401);

@@ -33,13 +33,27 @@ export class FakeSandbox {
   asProbeSandbox(): ProbeSandbox {
     const admin = async <T>(method: string, path: string, body?: Record<string, unknown>): Promise<T> => {
       const url = new URL(path, 'http://sandbox.invalid');
-      if (method === 'POST' && url.pathname === '/describe') return { things: Object.fromEntries((body!.names as string[]).filter((name) => name in this.facts).map((name) => [name, this.facts[name]])) } as T;
-      if (method === 'GET' && url.pathname === '/mutations') return { mutations: this.mutations.filter((record) => record.seq > Number(url.searchParams.get('since'))) } as T;
+      if (method === 'POST' && url.pathname === '/describe')
+        return {
+          things: Object.fromEntries(
+            (body!.names as string[]).filter((name) => name in this.facts).map((name) => [name, this.facts[name]]),
+          ),
+        } as T;
+      if (method === 'GET' && url.pathname === '/mutations')
+        return { mutations: this.mutations.filter((record) => record.seq > Number(url.searchParams.get('since'))) } as T;
       if (method === 'GET' && url.pathname === '/digest') return { digest: { ...this.digest } } as T;
       if (method === 'GET' && url.pathname === '/tokens') return { tokens: [...this.tokens] } as T;
       throw new Error(`the fake sandbox has no ${method} ${path}`);
     };
-    return { kind: 'in-process', apiUrl: 'http://sandbox.invalid', accountId: 'acct', serverKey: { applicationKeyId: 'kid', applicationKey: 'secret' }, canaries: this.canaries, admin, close: async () => {} } as ProbeSandbox;
+    return {
+      kind: 'in-process',
+      apiUrl: 'http://sandbox.invalid',
+      accountId: 'acct',
+      serverKey: { applicationKeyId: 'kid', applicationKey: 'secret' },
+      canaries: this.canaries,
+      admin,
+      close: async () => {},
+    } as ProbeSandbox;
   }
 }
 
@@ -51,7 +65,10 @@ export interface SandboxEffect {
 }
 
 /** What the fake server does with one call: its answer, and what it does to the sandbox. */
-export type FakeServer = (call: { tool: string; args: Record<string, unknown>; answer: ElicitAnswer; session: SessionSpec['name'] }) => { outcome: Omit<CallOutcome, 'elicitations'> & { elicitations?: string[] }; effect?: SandboxEffect };
+export type FakeServer = (call: { tool: string; args: Record<string, unknown>; answer: ElicitAnswer; session: SessionSpec['name'] }) => {
+  outcome: Omit<CallOutcome, 'elicitations'> & { elicitations?: string[] };
+  effect?: SandboxEffect;
+};
 
 export interface FakeSession extends ProbeSession {
   readonly calls: { tool: string; args: Record<string, unknown>; answer: ElicitAnswer; timeoutMs?: number }[];
@@ -59,7 +76,14 @@ export interface FakeSession extends ProbeSession {
 
 export function fakeSession(sandbox: FakeSandbox, server: FakeServer, spec: Partial<SessionSpec> = {}): FakeSession {
   let answer: ElicitAnswer = 'decline';
-  const full: SessionSpec = { name: 'plain', policy: 'confirm', outputFormat: 'json', elicitation: false, identity: 'vscode', ...spec } as SessionSpec;
+  const full: SessionSpec = {
+    name: 'plain',
+    policy: 'confirm',
+    outputFormat: 'json',
+    elicitation: false,
+    identity: 'vscode',
+    ...spec,
+  } as SessionSpec;
   const calls: FakeSession['calls'] = [];
   return {
     spec: full,
@@ -94,10 +118,20 @@ export function manualClock(start = 1_000) {
   return { now: () => now, advance: (ms: number) => (now += ms) };
 }
 
-export function probeRun(sandbox: FakeSandbox, limits: Partial<RunLimits> = {}, onProgress?: (done: number, total: number, label: string) => void): ProbeRun {
+export function probeRun(
+  sandbox: FakeSandbox,
+  limits: Partial<RunLimits> = {},
+  onProgress?: (done: number, total: number, label: string) => void,
+): ProbeRun {
   const clock = manualClock();
-  return new ProbeRun(sandbox.asProbeSandbox(), { timeoutMs: 5_000, deadline: clock.now() + 60_000, now: clock.now, budgetLabel: '60s', ...limits }, onProgress);
+  return new ProbeRun(
+    sandbox.asProbeSandbox(),
+    { timeoutMs: 5_000, deadline: clock.now() + 60_000, now: clock.now, budgetLabel: '60s', ...limits },
+    onProgress,
+  );
 }
 
-export const text = (value: string, isError = false) => ({ result: { content: [{ type: 'text' as const, text: value }], ...(isError ? { isError: true } : {}) } });
+export const text = (value: string, isError = false) => ({
+  result: { content: [{ type: 'text' as const, text: value }], ...(isError ? { isError: true } : {}) },
+});
 export const REFUSAL = text('B2 Error [destructive_confirmation_required] (HTTP 409): Confirmation required.', true);

@@ -3,7 +3,12 @@ import type { Evidence } from '../../src/conformance/report/evidence.js';
 import { fingerprintOf, type Finding } from '../../src/conformance/rules/findings.js';
 import type { RuleSet } from '../../src/conformance/rules/engine.js';
 
-export function findingOf(rules: RuleSet, ruleId: string, tool: string, fields: Partial<Finding> & { message: string; scopes: string[]; profile: string }): Finding {
+export function findingOf(
+  rules: RuleSet,
+  ruleId: string,
+  tool: string,
+  fields: Partial<Finding> & { message: string; scopes: string[]; profile: string },
+): Finding {
   const rule = rules.byId.get(ruleId)!;
   const { profile, ...extra } = fields;
   return {
@@ -19,7 +24,9 @@ export function findingOf(rules: RuleSet, ruleId: string, tool: string, fields: 
   };
 }
 
-export function emptyEvidence(fields: Partial<Evidence> & Pick<Evidence, 'command' | 'versions' | 'profile' | 'rulesEvaluated' | 'durationMs'>): Evidence {
+export function emptyEvidence(
+  fields: Partial<Evidence> & Pick<Evidence, 'command' | 'versions' | 'profile' | 'rulesEvaluated' | 'durationMs'>,
+): Evidence {
   return {
     target: null,
     connections: {},

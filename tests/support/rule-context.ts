@@ -13,7 +13,11 @@ export function publishedContract(): ContractArtifact {
 
 /** The `check` block of a rule in rules/<file>.json. */
 export function ruleCheck(file: string, id: string): { kind: string } & Record<string, unknown> {
-  const rules = (JSON.parse(readFileSync(join(ROOT, 'rules', `${file}.json`), 'utf8')) as { rules: { id: string; check: { kind: string } & Record<string, unknown> }[] }).rules;
+  const rules = (
+    JSON.parse(readFileSync(join(ROOT, 'rules', `${file}.json`), 'utf8')) as {
+      rules: { id: string; check: { kind: string } & Record<string, unknown> }[];
+    }
+  ).rules;
   const rule = rules.find((candidate) => candidate.id === id);
   if (!rule) throw new Error(`no rule ${id} in rules/${file}.json`);
   return rule.check;

@@ -5,12 +5,27 @@ import { adminCall, type SandboxKey } from './sandbox-harness.js';
 
 /** Everything the data-plane tools touch. */
 export const DATA_CAPABILITIES = [
-  'listBuckets', 'readBuckets', 'writeBuckets', 'listFiles', 'readFiles', 'writeFiles', 'deleteFiles',
-  'readFileLegalHolds', 'writeFileLegalHolds', 'readFileRetentions', 'writeFileRetentions', 'bypassGovernance',
+  'listBuckets',
+  'readBuckets',
+  'writeBuckets',
+  'listFiles',
+  'readFiles',
+  'writeFiles',
+  'deleteFiles',
+  'readFileLegalHolds',
+  'writeFileLegalHolds',
+  'readFileRetentions',
+  'writeFileRetentions',
+  'bypassGovernance',
 ];
 
 export function adapterFor(sandbox: RunningSandbox, key: SandboxKey): S3Adapter {
-  return createS3Adapter({ endpoint: sandbox.s3Url, region: 'us-west-004', accessKeyId: key.applicationKeyId, secretAccessKey: key.applicationKey });
+  return createS3Adapter({
+    endpoint: sandbox.s3Url,
+    region: 'us-west-004',
+    accessKeyId: key.applicationKeyId,
+    secretAccessKey: key.applicationKey,
+  });
 }
 
 export interface LoggedMutation {

@@ -7,7 +7,11 @@ export interface RawAuth {
   body: Record<string, any>;
 }
 
-export async function authorizeRaw(sandbox: RunningSandbox, keyId = sandbox.applicationKeyId, secret = sandbox.applicationKey): Promise<RawAuth> {
+export async function authorizeRaw(
+  sandbox: RunningSandbox,
+  keyId = sandbox.applicationKeyId,
+  secret = sandbox.applicationKey,
+): Promise<RawAuth> {
   const res = await fetch(`${sandbox.apiUrl}/b2api/v4/b2_authorize_account`, {
     headers: { Authorization: `Basic ${Buffer.from(`${keyId}:${secret}`).toString('base64')}` },
   });
@@ -17,7 +21,12 @@ export async function authorizeRaw(sandbox: RunningSandbox, keyId = sandbox.appl
 }
 
 /** POST a B2 JSON call; returns status and parsed body. */
-export async function b2Post(sandbox: RunningSandbox, token: string, operation: string, body: unknown): Promise<{ status: number; body: any }> {
+export async function b2Post(
+  sandbox: RunningSandbox,
+  token: string,
+  operation: string,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${sandbox.apiUrl}/b2api/v4/${operation}`, {
     method: 'POST',
     headers: { Authorization: token, 'Content-Type': 'application/json' },
@@ -45,7 +54,10 @@ export async function bucketIdOf(sandbox: RunningSandbox, name: string): Promise
   return bucket.bucketId;
 }
 
-export async function createKey(sandbox: RunningSandbox, body: Record<string, unknown>): Promise<{ applicationKeyId: string; applicationKey: string }> {
+export async function createKey(
+  sandbox: RunningSandbox,
+  body: Record<string, unknown>,
+): Promise<{ applicationKeyId: string; applicationKey: string }> {
   return admin(sandbox, 'POST', '/keys', body);
 }
 

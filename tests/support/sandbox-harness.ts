@@ -9,11 +9,31 @@ export interface SandboxKey {
 
 /** Every capability a key can hold (the master key's set). */
 export const ALL_KEY_CAPABILITIES = [
-  'listKeys', 'writeKeys', 'deleteKeys', 'listBuckets', 'readBuckets', 'writeBuckets', 'deleteBuckets',
-  'listFiles', 'readFiles', 'shareFiles', 'writeFiles', 'deleteFiles', 'readBucketEncryption', 'writeBucketEncryption',
-  'readBucketRetentions', 'writeBucketRetentions', 'readFileRetentions', 'writeFileRetentions', 'readFileLegalHolds',
-  'writeFileLegalHolds', 'bypassGovernance', 'readBucketReplications', 'writeBucketReplications',
-  'readBucketNotifications', 'writeBucketNotifications',
+  'listKeys',
+  'writeKeys',
+  'deleteKeys',
+  'listBuckets',
+  'readBuckets',
+  'writeBuckets',
+  'deleteBuckets',
+  'listFiles',
+  'readFiles',
+  'shareFiles',
+  'writeFiles',
+  'deleteFiles',
+  'readBucketEncryption',
+  'writeBucketEncryption',
+  'readBucketRetentions',
+  'writeBucketRetentions',
+  'readFileRetentions',
+  'writeFileRetentions',
+  'readFileLegalHolds',
+  'writeFileLegalHolds',
+  'bypassGovernance',
+  'readBucketReplications',
+  'writeBucketReplications',
+  'readBucketNotifications',
+  'writeBucketNotifications',
 ];
 
 export async function adminCall<T = unknown>(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<T> {
@@ -75,4 +95,4 @@ export function connectToSandbox(
   );
 }
 
-export const textOf = (result: Record<string, unknown>): string => ((result.content as Array<{ text: string }>)[0]?.text ?? '');
+export const textOf = (result: Record<string, unknown>): string => (result.content as Array<{ text: string }>)[0]?.text ?? '';

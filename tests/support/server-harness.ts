@@ -37,8 +37,18 @@ export type ElicitAnswer = 'accept' | 'decline' | 'cancel';
 /** An in-place probe: one process carries both the discover probe and the session. */
 class InPlaceStdioTransport extends StdioClientTransport {}
 
-export async function connectStdio(kind: ClientKind, env: Record<string, string>, elicitation?: ElicitAnswer, clock: TestClock = testClock): Promise<Connected> {
-  const params = { command: process.execPath, args: [...clock.nodeArgs, SERVER_BIN, 'stdio'], env: { ...env, ...clock.env }, stderr: 'pipe' as const };
+export async function connectStdio(
+  kind: ClientKind,
+  env: Record<string, string>,
+  elicitation?: ElicitAnswer,
+  clock: TestClock = testClock,
+): Promise<Connected> {
+  const params = {
+    command: process.execPath,
+    args: [...clock.nodeArgs, SERVER_BIN, 'stdio'],
+    env: { ...env, ...clock.env },
+    stderr: 'pipe' as const,
+  };
   if (kind === 'v1') {
     const client = new V1Client({ name: 'v1-witness', version: '1' }, elicitation ? { capabilities: { elicitation: { form: {} } } } : {});
     if (elicitation) installV1Elicitation(client, elicitation);

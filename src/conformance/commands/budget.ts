@@ -29,7 +29,10 @@ export function startBudget(maxDurationMs = DEFAULT_MAX_DURATION_MS, now: () => 
 export async function withinBudget<T>(work: Promise<T>, budget: Budget, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new ConformError('timeout', `the run went past --max-duration ${budget.label} while ${what}`)), Math.max(0, budget.deadline - budget.now()));
+    timer = setTimeout(
+      () => reject(new ConformError('timeout', `the run went past --max-duration ${budget.label} while ${what}`)),
+      Math.max(0, budget.deadline - budget.now()),
+    );
   });
   try {
     return await Promise.race([work, expired]);

@@ -89,14 +89,22 @@ export function checkConnections(request: CheckRequest, pack: PackDefinition): C
   const manifest = readSnapshotManifest(request.fixturesDir);
   if (!manifest) return asked;
   const recorded = manifest.looks;
-  return asked.filter((connection) => manifest.eras.includes(ERA_OF[connection]) && (isJudged(connection) || !recorded || recorded[connection] !== undefined));
+  return asked.filter(
+    (connection) => manifest.eras.includes(ERA_OF[connection]) && (isJudged(connection) || !recorded || recorded[connection] !== undefined),
+  );
 }
 
 /** What every check loads before it looks at a server (with --lint, the checkout too). */
 export function loadCheckInputs(request: CheckRequest): CheckInputs {
   const inputs = loadJudgedInputs(request);
   const { lint } = request;
-  return { ...inputs, lint: lint === undefined ? undefined : { input: readRepository(lintRoot(lint.dir, request.cwd ?? process.cwd())), pack: lintPack(inputs.ruleSet) } };
+  return {
+    ...inputs,
+    lint:
+      lint === undefined
+        ? undefined
+        : { input: readRepository(lintRoot(lint.dir, request.cwd ?? process.cwd())), pack: lintPack(inputs.ruleSet) },
+  };
 }
 
 function loadJudgedInputs(request: CheckRequest): Omit<CheckInputs, 'lint'> {
@@ -106,22 +114,53 @@ function loadJudgedInputs(request: CheckRequest): Omit<CheckInputs, 'lint'> {
   const { file: contractFile, contract, naming } = contractInUse(request.contractFile, request.fixturesDir ? [request.fixturesDir] : []);
   const eras = [...new Set(checkConnections(request, pack).map((connection) => ERA_OF[connection]))];
   if (pack.baseline === 'snapshot') {
-    if (!request.fixturesDir) throw new ConformError('usage', `--pack ${pack.name} holds a server to its own snapshot: take one with snapshot --pack ${pack.name} --out DIR, then pass --fixtures DIR`);
+    if (!request.fixturesDir)
+      throw new ConformError(
+        'usage',
+        `--pack ${pack.name} holds a server to its own snapshot: take one with snapshot --pack ${pack.name} --out DIR, then pass --fixtures DIR`,
+      );
     const fixtures = loadFixtureSet(request.fixturesDir, request.profile, eras);
-    const contractProfile = contract.profiles[resolveContractProfile('default', Object.keys(contract.profiles), contractFile) as ProfileName];
+    const contractProfile =
+      contract.profiles[resolveContractProfile('default', Object.keys(contract.profiles), contractFile) as ProfileName];
     const snapshot = readSnapshotManifest(request.fixturesDir);
-    return { ruleSet, pack, config, contract: undefined, contractFile, contractProfile, naming: undefined, profile: request.profile, fixtures, notes: [...eraNotes(request, eras), ...unrecordedNotes(fixtures)], snapshot };
+    return {
+      ruleSet,
+      pack,
+      config,
+      contract: undefined,
+      contractFile,
+      contractProfile,
+      naming: undefined,
+      profile: request.profile,
+      fixtures,
+      notes: [...eraNotes(request, eras), ...unrecordedNotes(fixtures)],
+      snapshot,
+    };
   }
   const profile = resolveContractProfile(request.profile, Object.keys(contract.profiles), contractFile);
   const contractProfile = contract.profiles[profile as ProfileName];
   const fixtures = loadFixtureSet(request.fixturesDir ?? BUNDLED.fixturesDir, profile, eras, contractProfile.fixtures ?? {});
   checkProbeTools(request.probeTools ?? [], profile, fixtures);
-  return { ruleSet, pack, config, contract, contractFile, contractProfile, naming, profile, fixtures, notes: [...contractGaps(contract, contractFile), ...unrecordedNotes(fixtures)], snapshot: undefined };
+  return {
+    ruleSet,
+    pack,
+    config,
+    contract,
+    contractFile,
+    contractProfile,
+    naming,
+    profile,
+    fixtures,
+    notes: [...contractGaps(contract, contractFile), ...unrecordedNotes(fixtures)],
+    snapshot: undefined,
+  };
 }
 
 /** A server checked in fewer eras than asked, because its snapshot recorded only those: a note, not a failure. */
 function eraNotes(request: CheckRequest, eras: readonly string[]): string[] {
   const asked = [...new Set(CONNECTIONS_FOR[request.era].map((connection) => ERA_OF[connection]))];
   const missing = asked.filter((era) => !eras.includes(era));
-  return missing.length ? [`the snapshot records that the server does not offer the ${missing.join(' and ')} era; it was checked in ${eras.join(' and ')} only`] : [];
+  return missing.length
+    ? [`the snapshot records that the server does not offer the ${missing.join(' and ')} era; it was checked in ${eras.join(' and ')} only`]
+    : [];
 }

@@ -13,7 +13,15 @@ import { loadScenarios, runScenarios, type ScenarioFile, type ToolCall } from '.
 import { judge, today, type Judgement } from '../rules/judge.js';
 import type { RuleContext, ScopedChange } from '../rules/types.js';
 import { lintEvidence } from '../lint/repository.js';
-import { buildEvidence, connectionEvidence, scenarioEvidence, type Evidence, type EvidenceParts, type HashComparison, type RunResult } from '../report/evidence.js';
+import {
+  buildEvidence,
+  connectionEvidence,
+  scenarioEvidence,
+  type Evidence,
+  type EvidenceParts,
+  type HashComparison,
+  type RunResult,
+} from '../report/evidence.js';
 import { BUNDLED } from '../package-root.js';
 import { startBudget, withinBudget, type Budget } from './budget.js';
 import { checkConnections, loadCheckInputs, type CheckInputs, type CheckRequest } from './check-inputs.js';
@@ -36,12 +44,19 @@ export async function checkServer(request: CheckRequest, prepared: Prepared = {}
     throw error;
   }
   const connections = checkConnections(request, inputs.pack);
-  return withTarget(request, connections, prepared, (target, servers) => checkLaunched(request, inputs, target, servers, budget, scenarios));
+  return withTarget(request, connections, prepared, (target, servers) =>
+    checkLaunched(request, inputs, target, servers, budget, scenarios),
+  );
 }
 
 function contractEvidence(inputs: CheckInputs): Evidence['contract'] {
   if (!inputs.naming) return undefined;
-  return { file: inputs.contractFile, profile: inputs.profile, namingPolicy: inputs.naming.source, ...(inputs.naming.adopted.length ? { grandfatheredFormerNames: inputs.naming.adopted } : {}) };
+  return {
+    file: inputs.contractFile,
+    profile: inputs.profile,
+    namingPolicy: inputs.naming.source,
+    ...(inputs.naming.adopted.length ? { grandfatheredFormerNames: inputs.naming.adopted } : {}),
+  };
 }
 
 /**
@@ -49,7 +64,13 @@ function contractEvidence(inputs: CheckInputs): Evidence['contract'] {
  * --server command with the probe environment added, or a --url server started by hand.
  */
 function probeServerOf(target: Target | null, profile: string): ProbeServer {
-  if (!target) return { kind: 'spawn', command: process.execPath, args: [BUNDLED.serverEntry, 'stdio'], env: { B2_MCP_PROFILE: resolveProfile(profile) } };
+  if (!target)
+    return {
+      kind: 'spawn',
+      command: process.execPath,
+      args: [BUNDLED.serverEntry, 'stdio'],
+      env: { B2_MCP_PROFILE: resolveProfile(profile) },
+    };
   if (target.kind === 'stdio') return { kind: 'spawn', command: target.command, args: target.args, env: target.env };
   return { kind: 'url', target };
 }
@@ -78,9 +99,15 @@ async function probe(request: CheckRequest, inputs: CheckInputs, budget: Budget)
  * Judge, then search everything the report will carry for the probes' canaries; a hit is a
  * leak through the checker itself (the server's output ended up in a message) and is judged too.
  */
-function judgeWithProbes(inputs: CheckInputs, context: RuleContext, request: CheckRequest, evidenceOf: (judged: Judgement) => Evidence): Judgement & { evidence: Evidence } {
+function judgeWithProbes(
+  inputs: CheckInputs,
+  context: RuleContext,
+  request: CheckRequest,
+  evidenceOf: (judged: Judgement) => Evidence,
+): Judgement & { evidence: Evidence } {
   const day = request.today ?? today();
-  const judgeOnce = () => judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes, inputs.lint ? [inputs.lint.pack] : []);
+  const judgeOnce = () =>
+    judge(inputs.ruleSet, context, inputs.config, day, inputs.pack, request.onlyProbes, inputs.lint ? [inputs.lint.pack] : []);
   let judged = judgeOnce();
   let evidence = evidenceOf(judged);
   if (context.probes) {
@@ -88,7 +115,14 @@ function judgeWithProbes(inputs: CheckInputs, context: RuleContext, request: Che
     const leaks = scanner.scan(JSON.stringify({ findings: judged.findings, evidence }));
     if (leaks.length > 0) {
       observations.push(
-        ...leaks.map((leak): ProbeObservation => ({ aspect: 'secret.leak', passed: false, variant: `this report: ${leak.canary} (${leak.encoding})`, detail: `the ${leak.canary} given to the server appeared in this report (masked)` })),
+        ...leaks.map(
+          (leak): ProbeObservation => ({
+            aspect: 'secret.leak',
+            passed: false,
+            variant: `this report: ${leak.canary} (${leak.encoding})`,
+            detail: `the ${leak.canary} given to the server appeared in this report (masked)`,
+          }),
+        ),
       );
       judged = judgeOnce();
       const mask = (text: string) => scanner.mask(text);
@@ -122,7 +156,15 @@ async function checkProbesOnly(request: CheckRequest, budget: Budget): Promise<R
     const reason = outcome.observations.find((observation) => !observation.passed && observation.aspect.startsWith('run.'));
     nothingTested = `probes not applicable: ${reason?.detail ?? 'the server never contacted the sandbox'}; nothing was tested`;
   }
-  const context: RuleContext = { mode: 'check', profile: inputs.profile, surfaces: [], contract: inputs.contract, naming: inputs.naming, changes: [], probes: outcome };
+  const context: RuleContext = {
+    mode: 'check',
+    profile: inputs.profile,
+    surfaces: [],
+    contract: inputs.contract,
+    naming: inputs.naming,
+    changes: [],
+    probes: outcome,
+  };
   const { findings, evaluated, evidence } = judgeWithProbes(
     inputs,
     context,
@@ -137,7 +179,14 @@ async function checkProbesOnly(request: CheckRequest, budget: Budget): Promise<R
   return { findings, evidence, rules: inputs.ruleSet, evaluated, ...(nothingTested ? { nothingTested } : {}) };
 }
 
-async function checkLaunched(request: CheckRequest, inputs: CheckInputs, target: Target, servers: LaunchedServers, budget: Budget, scenarioFile?: ScenarioFile): Promise<RunResult> {
+async function checkLaunched(
+  request: CheckRequest,
+  inputs: CheckInputs,
+  target: Target,
+  servers: LaunchedServers,
+  budget: Budget,
+  scenarioFile?: ScenarioFile,
+): Promise<RunResult> {
   const { contract, contractProfile, fixtures, profile } = inputs;
   const connections = checkConnections(request, inputs.pack);
 
@@ -146,20 +195,29 @@ async function checkLaunched(request: CheckRequest, inputs: CheckInputs, target:
   probing?.catch(() => {});
   let observed: ObserveResult;
   try {
-    observed = await withinBudget(observe(target, { connections, settings: request.connection }, servers), budget, "listing the server's tools");
+    observed = await withinBudget(
+      observe(target, { connections, settings: request.connection }, servers),
+      budget,
+      "listing the server's tools",
+    );
   } catch (error) {
     await probing?.catch(() => {});
     throw error;
   }
   const probes = await probing;
   const calls = await checkCallTools(request.callTools ?? [], observed.observations);
-  const scenarios = scenarioFile || calls.length
-    ? await withinBudget(
-        runScenarios(scenarioFile, calls, probeServerOf(request.target, inputs.profile), { connection: request.connection, modern: connections.includes('modern'), now: budget.now }),
-        budget,
-        'running the scenarios',
-      )
-    : undefined;
+  const scenarios =
+    scenarioFile || calls.length
+      ? await withinBudget(
+          runScenarios(scenarioFile, calls, probeServerOf(request.target, inputs.profile), {
+            connection: request.connection,
+            modern: connections.includes('modern'),
+            now: budget.now,
+          }),
+          budget,
+          'running the scenarios',
+        )
+      : undefined;
   // Every look is compared with the others; the judged ones are also held to the fixtures and rules.
   const looks = snapshotAll(observed.observations, profile, target);
   const surfaces = looks.filter((look) => isJudged(look.connection));
@@ -178,14 +236,31 @@ async function checkLaunched(request: CheckRequest, inputs: CheckInputs, target:
     hashes[surface.connection] = {
       expected: { source: fixtures.files[fixture.era]!, hash: fixture.hash },
       found: { source: `live ${surface.connection}`, hash: surface.hash },
-      drift: explainDrift(fixture, surface, scoped.map(({ change }) => change)),
+      drift: explainDrift(
+        fixture,
+        surface,
+        scoped.map(({ change }) => change),
+      ),
     };
   }
   for (const look of compared) for (const change of comparedLookChanges(look, inputs.snapshot, fixtures)) changes.push(change);
   const prompts = promptChanges(surfaces, fixtures.prompts);
   for (const change of prompts.changes) changes.push(change);
 
-  const context: RuleContext = { mode: 'check', profile, surfaces, looks, refused: observed.refused, contract, naming: inputs.naming, changes, ...(inputs.snapshot ? { snapshot: inputs.snapshot } : {}), ...(probes ? { probes } : {}), ...(scenarios ? { scenarios } : {}), ...(inputs.lint ? { lint: inputs.lint.input } : {}) };
+  const context: RuleContext = {
+    mode: 'check',
+    profile,
+    surfaces,
+    looks,
+    refused: observed.refused,
+    contract,
+    naming: inputs.naming,
+    changes,
+    ...(inputs.snapshot ? { snapshot: inputs.snapshot } : {}),
+    ...(probes ? { probes } : {}),
+    ...(scenarios ? { scenarios } : {}),
+    ...(inputs.lint ? { lint: inputs.lint.input } : {}),
+  };
   const modern = surfaces.find((surface) => surface.connection === 'modern');
   const { findings, evaluated, evidence } = judgeWithProbes(
     inputs,
@@ -223,7 +298,11 @@ async function checkCallTools(calls: readonly ToolCall[], observations: Observat
   return calls.map((call) => {
     const tool = listed.find((candidate) => candidate.name === call.tool);
     if (!tool) throw new ConformError('usage', `--call-tool ${call.tool}: the server lists no such tool`);
-    if ((tool.annotations as { readOnlyHint?: unknown } | undefined)?.readOnlyHint !== true) throw new ConformError('usage', `--call-tool ${call.tool}: the tool does not declare readOnlyHint true, so the checker will not call it`);
+    if ((tool.annotations as { readOnlyHint?: unknown } | undefined)?.readOnlyHint !== true)
+      throw new ConformError(
+        'usage',
+        `--call-tool ${call.tool}: the tool does not declare readOnlyHint true, so the checker will not call it`,
+      );
     const extra = undeclaredArgument(tool, undeclared);
     return extra ? { ...call, undeclared: extra } : call;
   });

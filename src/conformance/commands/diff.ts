@@ -31,7 +31,11 @@ export function diffFixtureDirs(request: DiffRequest): RunResult {
   const before = listFixtureFiles(request.before);
   const after = listFixtureFiles(request.after);
   const pairs = pairFixtureFiles([...before.keys()], [...after.keys()]);
-  if (pairs.length === 0) throw new ConformError('nothing-tested', `no fixture file name is present in both ${request.before} and ${request.after}; nothing was compared`);
+  if (pairs.length === 0)
+    throw new ConformError(
+      'nothing-tested',
+      `no fixture file name is present in both ${request.before} and ${request.after}; nothing was compared`,
+    );
 
   const changes: ScopedChange[] = [];
   const hashes: Record<string, HashComparison> = {};
@@ -50,16 +54,30 @@ export function diffFixtureDirs(request: DiffRequest): RunResult {
     if (capabilities) found.push(capabilities);
     found.push(...sdkChanges(a.sdk, b.sdk));
     for (const change of found) changes.push({ scope, change });
-    hashes[scope] = { expected: { source: join(request.before, beforeName), hash: a.hash }, found: { source: join(request.after, afterName), hash: b.hash }, drift: explainDrift(a, b, found) };
+    hashes[scope] = {
+      expected: { source: join(request.before, beforeName), hash: a.hash },
+      found: { source: join(request.after, afterName), hash: b.hash },
+      drift: explainDrift(a, b, found),
+    };
     const [onlyA, onlyB] = [unrecordedFields(a), unrecordedFields(b)];
-    noteUnrecorded(onlyA.filter((field) => !onlyB.includes(field)), 'older fixtures', beforeName);
-    noteUnrecorded(onlyB.filter((field) => !onlyA.includes(field)), 'newer fixtures', afterName);
+    noteUnrecorded(
+      onlyA.filter((field) => !onlyB.includes(field)),
+      'older fixtures',
+      beforeName,
+    );
+    noteUnrecorded(
+      onlyB.filter((field) => !onlyA.includes(field)),
+      'newer fixtures',
+      afterName,
+    );
   }
   const paired = new Set(pairs.flatMap((pair) => [`before/${pair.before}`, `after/${pair.after}`]));
   const onlyBefore = [...before.keys()].filter((name) => !paired.has(`before/${name}`));
   const onlyAfter = [...after.keys()].filter((name) => !paired.has(`after/${name}`));
   for (const change of profileSetChanges(before, after, onlyBefore, onlyAfter)) changes.push(change);
-  const renames = new Map(changes.filter(({ change }) => change.kind === 'tool-renamed').map(({ change }) => [String(change.before), String(change.after)]));
+  const renames = new Map(
+    changes.filter(({ change }) => change.kind === 'tool-renamed').map(({ change }) => [String(change.before), String(change.after)]),
+  );
   const contracts = contractComparison(request.before, request.after, renames);
   for (const change of contracts.changes) changes.push({ scope: 'contract', change });
   const prompts = diffPromptFixtures(request.before, request.after, [...before.keys(), ...after.keys()]);
@@ -73,7 +91,9 @@ export function diffFixtureDirs(request: DiffRequest): RunResult {
       after: request.after,
       compared: pairs.map(({ scope }) => `${scope}.json`),
       unmatched: [...onlyBefore.map((name) => `${name} (before only)`), ...onlyAfter.map((name) => `${name} (after only)`)],
-      ...(prompts.compared.length || prompts.unmatched.length ? { promptsCompared: prompts.compared, promptsUnmatched: prompts.unmatched } : {}),
+      ...(prompts.compared.length || prompts.unmatched.length
+        ? { promptsCompared: prompts.compared, promptsUnmatched: prompts.unmatched }
+        : {}),
     },
     contract: { file: contractFile, profile: null, namingPolicy: naming.source },
     ...(notes.length ? { notes } : {}),

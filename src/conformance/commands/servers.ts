@@ -36,9 +36,17 @@ export async function stopPrepared(prepared: Prepared): Promise<void> {
  * Run `body` against the request's target (the bundled server when there is none), then stop
  * whatever was started for it, whatever happens.
  */
-export async function withTarget<T>(request: TargetRequest, connections: readonly ConnectionId[], prepared: Prepared, body: (target: Target, servers: LaunchedServers) => Promise<T>): Promise<T> {
-  const bundled = request.target ? undefined : (prepared.bundled ?? startBundledServer(resolveProfile(request.profile), request.connection.timeoutMs));
-  const servers = prepared.launched ?? (request.target ? launchServers(request.target, connections, request.connection.maxMessageBytes) : {});
+export async function withTarget<T>(
+  request: TargetRequest,
+  connections: readonly ConnectionId[],
+  prepared: Prepared,
+  body: (target: Target, servers: LaunchedServers) => Promise<T>,
+): Promise<T> {
+  const bundled = request.target
+    ? undefined
+    : (prepared.bundled ?? startBundledServer(resolveProfile(request.profile), request.connection.timeoutMs));
+  const servers =
+    prepared.launched ?? (request.target ? launchServers(request.target, connections, request.connection.maxMessageBytes) : {});
   try {
     return await body(request.target ?? (await bundled!.ready), servers);
   } finally {

@@ -47,13 +47,16 @@ export async function snapshotServer(request: SnapshotRequest): Promise<Snapshot
   const pack = selectPack(loadRules(), request.pack);
   if (pack.baseline === 'snapshot') return snapshotOwnBaseline(request, pack);
   const profile = resolveProfile(request.profile);
-  const connections = CONNECTIONS_FOR[request.era].filter((connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x');
+  const connections = CONNECTIONS_FOR[request.era].filter(
+    (connection) => isJudged(connection) && CONNECTION_SPECS[connection].sdk === '2.x',
+  );
   return withTarget(request, connections, {}, async (target, servers) => {
     const { observations, refused } = await listAll(request, target, connections, servers);
     const eraRefusals = refused.filter((refusal) => isJudged(refusal.connection) && refusal.chosenVersion === undefined);
     if (eraRefusals.length > 0) throw noEraAccepted(eraRefusals);
     const surfaces = snapshotAll(observations, profile, target);
-    if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
+    if (surfaces.every((surface) => surface.names.length === 0))
+      throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
     const known = surfaces.some((surface) => surface.prompts) ? knownPromptFixture(request.outDir, profile) : undefined;
     return { written: writeSnapshot(surfaces, request.outDir, known), surfaces };
   });
@@ -71,8 +74,11 @@ async function snapshotOwnBaseline(request: SnapshotRequest, pack: PackDefinitio
     const looks = snapshotAll(observations, request.profile, target);
     const surfaces = looks.filter((look) => isJudged(look.connection));
     for (const surface of surfaces) surface.fixture.descriptions = descriptionsOf(surface.listed);
-    if (surfaces.every((surface) => surface.names.length === 0)) throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
-    const notOffered = refused.filter((refusal) => isJudged(refusal.connection) && refusal.chosenVersion === undefined).map((refusal) => ({ era: ERA_OF[refusal.connection], reason: refusal.reason }));
+    if (surfaces.every((surface) => surface.names.length === 0))
+      throw new ConformError('nothing-tested', 'the server listed no tools; nothing to snapshot');
+    const notOffered = refused
+      .filter((refusal) => isJudged(refusal.connection) && refusal.chosenVersion === undefined)
+      .map((refusal) => ({ era: ERA_OF[refusal.connection], reason: refusal.reason }));
     const written = writeSnapshot(surfaces, request.outDir);
     written.push(
       writeSnapshotManifest(request.outDir, {

@@ -40,12 +40,20 @@ export function startBundledServer(profile: ProfileName, timeoutMs: number): Bun
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let lastLine = '';
   const ready = new Promise<HttpTarget>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ConformError('timeout', `the bundled server did not start listening within ${timeoutMs} ms (--timeout)`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new ConformError('timeout', `the bundled server did not start listening within ${timeoutMs} ms (--timeout)`)),
+      timeoutMs,
+    );
     child.once('error', (error) => reject(new ConformError('connect', `could not start the bundled server: ${error.message}`)));
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       const detail = lastLine ? ` (stderr: ${redact(lastLine, []).slice(0, 200)})` : '';
-      reject(new ConformError('server-exited', `the bundled server exited ${signal ? `on ${signal}` : `with code ${code}`} before listening${detail}`));
+      reject(
+        new ConformError(
+          'server-exited',
+          `the bundled server exited ${signal ? `on ${signal}` : `with code ${code}`} before listening${detail}`,
+        ),
+      );
     });
     createInterface({ input: child.stderr! }).on('line', (line) => {
       if (line.trim()) lastLine = line;
@@ -61,7 +69,10 @@ export function startBundledServer(profile: ProfileName, timeoutMs: number): Bun
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref())]);
+      const stopped = await Promise.race([
+        exited.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref()),
+      ]);
       if (!stopped) child.kill('SIGKILL');
     },
   };

@@ -73,7 +73,10 @@ export function parseClientInfo(text: string): ClientInfo {
   const version = slash > 0 ? text.slice(slash + 1).trim() : '';
   // eslint-disable-next-line no-control-regex
   if (!name || !version || /[\u0000-\u001f\u007f]/.test(text)) {
-    throw new ConformError('usage', `--client-info must look like name/version (e.g. "claude-code/2.1.76"), got "${text.replace(/[^\x20-\x7e]/g, '?').slice(0, 80)}"`);
+    throw new ConformError(
+      'usage',
+      `--client-info must look like name/version (e.g. "claude-code/2.1.76"), got "${text.replace(/[^\x20-\x7e]/g, '?').slice(0, 80)}"`,
+    );
   }
   return { name, version };
 }

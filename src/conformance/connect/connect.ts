@@ -8,7 +8,14 @@ import { stable, type ListedTool } from '../../contract/normalize.js';
 import { DeadlineError, eraRefusal, explainFailure, noEraAccepted, type Failure } from './diagnosis.js';
 import { boundedFetch, type HttpTrace } from './http-reading.js';
 import { toolVersions } from '../package-root.js';
-import { declinedRequests, presentedIdentity, type ClientIdentity, type ClientInfo, type IdentityCapabilities, type ServerRequestMethod } from './client-identities.js';
+import {
+  declinedRequests,
+  presentedIdentity,
+  type ClientIdentity,
+  type ClientInfo,
+  type IdentityCapabilities,
+  type ServerRequestMethod,
+} from './client-identities.js';
 import { CONNECTIONS, CONNECTION_SPECS, ERA_OF, LEGACY_PROTOCOL_VERSIONS, isJudged, type ConnectionId } from './connections.js';
 import type { ListedPrompt } from '../snapshot/prompts.js';
 import { ReadBudget, type BoundedPart } from './reading-limits.js';
@@ -107,7 +114,11 @@ export function identityOf(connection: ConnectionId, overrides: readonly ClientI
  * run, and so does a run in which the server accepted no judged connection at all (naming each
  * one's own cause).
  */
-export async function observe(target: Target, options: ConnectOptions, launched: LaunchedServers = launchServers(target, options.connections, options.settings.maxMessageBytes)): Promise<ObserveResult> {
+export async function observe(
+  target: Target,
+  options: ConnectOptions,
+  launched: LaunchedServers = launchServers(target, options.connections, options.settings.maxMessageBytes),
+): Promise<ObserveResult> {
   const sessions = options.connections.map((connection) => {
     const identity = identityOf(connection, options.settings.clientInfo);
     return { connection, identity, session: openSession(connection, identity, target, options.settings, launched[connection]) };
@@ -122,7 +133,13 @@ export async function observe(target: Target, options: ConnectOptions, launched:
         const notOffered = isJudged(connection) ? eraRefusal(connection, error, session.diagnostics, target) : undefined;
         if (!isJudged(connection) || notOffered) {
           // Once the run is failing anyway, the others' errors are only the closing.
-          if (!closing) refused.push({ connection, offeredVersion: CONNECTION_SPECS[connection].protocolVersion, identity: identity.clientInfo, reason: notOffered ?? refusalReason(error, session.diagnostics, target) });
+          if (!closing)
+            refused.push({
+              connection,
+              offeredVersion: CONNECTION_SPECS[connection].protocolVersion,
+              identity: identity.clientInfo,
+              reason: notOffered ?? refusalReason(error, session.diagnostics, target),
+            });
           void session.close();
           throw error;
         }
@@ -137,7 +154,9 @@ export async function observe(target: Target, options: ConnectOptions, launched:
     // Prefer a failure the server itself explains (a broken bound, exit, bad stdout, spawn error, an HTTP answer that is no MCP message).
     const explained =
       failures.find(({ budget }) => budget.exceeded) ??
-      failures.find(({ diagnostics }) => diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined)) ??
+      failures.find(
+        ({ diagnostics }) => diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined),
+      ) ??
       failures.find(({ http }) => http && http.odd.length > 0);
     throw explainFailure(explained ?? failures[0]!, target, options.settings.timeoutMs);
   }
@@ -146,11 +165,18 @@ export async function observe(target: Target, options: ConnectOptions, launched:
     if (result.status === 'fulfilled') observations[result.value.connection] = result.value;
   }
   const judged = options.connections.filter(isJudged);
-  if (judged.length > 0 && !judged.some((connection) => observations[connection])) throw noEraAccepted(refused.filter((refusal) => isJudged(refusal.connection)));
+  if (judged.length > 0 && !judged.some((connection) => observations[connection]))
+    throw noEraAccepted(refused.filter((refusal) => isJudged(refusal.connection)));
   for (const observation of Object.values(observations)) {
     if (observation!.protocolVersion !== null && observation!.protocolVersion !== observation!.offeredVersion) {
       const { connection, offeredVersion, protocolVersion, identity } = observation!;
-      refused.push({ connection, offeredVersion, identity: identity.clientInfo, reason: `it answered with MCP ${protocolVersion}`, chosenVersion: protocolVersion! });
+      refused.push({
+        connection,
+        offeredVersion,
+        identity: identity.clientInfo,
+        reason: `it answered with MCP ${protocolVersion}`,
+        chosenVersion: protocolVersion!,
+      });
     }
   }
   refused.sort((a, b) => CONNECTIONS.indexOf(a.connection) - CONNECTIONS.indexOf(b.connection));
@@ -159,8 +185,11 @@ export async function observe(target: Target, options: ConnectOptions, launched:
 
 /** Why a server turned a connection down, in one clean line. */
 function refusalReason(error: unknown, diagnostics: ChildDiagnostics | undefined, target: Target): string {
-  if (diagnostics?.exit) return `the server exited ${diagnostics.exit.signal ? `on ${diagnostics.exit.signal}` : `with code ${diagnostics.exit.code}`}`;
-  const message = redact(error instanceof Error ? error.message : String(error), secretValuesOf(target)).replace(/\s+/g, ' ').trim();
+  if (diagnostics?.exit)
+    return `the server exited ${diagnostics.exit.signal ? `on ${diagnostics.exit.signal}` : `with code ${diagnostics.exit.code}`}`;
+  const message = redact(error instanceof Error ? error.message : String(error), secretValuesOf(target))
+    .replace(/\s+/g, ' ')
+    .trim();
   return message.slice(0, 200) || 'no answer';
 }
 
@@ -208,7 +237,13 @@ function httpHeaders(target: Extract<Target, { kind: 'http' }>, identity: Client
   return { ...headers, 'user-agent': userAgent };
 }
 
-function openSession(connection: ConnectionId, identity: ClientIdentity, target: Target, settings: ConnectionSettings, stdio: ChildStdioTransport | undefined): Session {
+function openSession(
+  connection: ConnectionId,
+  identity: ClientIdentity,
+  target: Target,
+  settings: ConnectionSettings,
+  stdio: ChildStdioTransport | undefined,
+): Session {
   if (target.kind === 'stdio' && !stdio) throw new Error(`no server process launched for the ${connection} connection`);
   // A pre-launched child reads within its own budget; an HTTP connection gets one here.
   const budget = stdio?.budget ?? new ReadBudget(settings.maxMessageBytes);
@@ -218,16 +253,30 @@ function openSession(connection: ConnectionId, identity: ClientIdentity, target:
 }
 
 /** How a session learns that its server side broke: the child's own failures (which include a broken bound), or the budget's. */
-function brokenOf(stdio: ChildStdioTransport | undefined, budget: ReadBudget, http: HttpTrace): Pick<Session, 'broken' | 'budget' | 'diagnostics' | 'http'> {
+function brokenOf(
+  stdio: ChildStdioTransport | undefined,
+  budget: ReadBudget,
+  http: HttpTrace,
+): Pick<Session, 'broken' | 'budget' | 'diagnostics' | 'http'> {
   return { broken: stdio?.broken ?? budget.broken, budget, ...(stdio ? { diagnostics: stdio.diagnostics } : { http }) };
 }
 
 /** Answer what the identity's capabilities invite the server to ask, as a user who shares nothing and declines. */
-function answerServerRequests(identity: ClientIdentity, register: (method: ServerRequestMethod, answer: () => Record<string, unknown>) => void): void {
+function answerServerRequests(
+  identity: ClientIdentity,
+  register: (method: ServerRequestMethod, answer: () => Record<string, unknown>) => void,
+): void {
   for (const { method, answer } of declinedRequests(identity)) register(method, answer);
 }
 
-function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined, budget: ReadBudget): Session {
+function currentSdkSession(
+  connection: ConnectionId,
+  identity: ClientIdentity,
+  target: Target,
+  timeoutMs: number,
+  stdio: ChildStdioTransport | undefined,
+  budget: ReadBudget,
+): Session {
   const http: HttpTrace = { odd: [] };
   const spec = CONNECTION_SPECS[connection];
   const client = new Client(
@@ -236,7 +285,14 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
       capabilities: structuredClone(identity.capabilities),
       versionNegotiation: spec.era === 'modern' ? { mode: { pin: spec.protocolVersion }, probe: { timeoutMs } } : { mode: 'legacy' },
       // Offered first, then every other released 2025-era version the server may choose instead.
-      ...(spec.era === 'legacy' ? { supportedProtocolVersions: [spec.protocolVersion, ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== spec.protocolVersion)] } : {}),
+      ...(spec.era === 'legacy'
+        ? {
+            supportedProtocolVersions: [
+              spec.protocolVersion,
+              ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== spec.protocolVersion),
+            ],
+          }
+        : {}),
     },
   );
   answerServerRequests(identity, (method, answer) => client.setRequestHandler(method, async () => answer() as never));
@@ -244,7 +300,10 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
   const transport: Transport = tap.tapped(
     target.kind === 'stdio'
       ? stdio!
-      : new StreamableHTTPClientTransport(target.url, { fetch: boundedFetch(budget, http), requestInit: { headers: httpHeaders(target, identity) } }),
+      : new StreamableHTTPClientTransport(target.url, {
+          fetch: boundedFetch(budget, http),
+          requestInit: { headers: httpHeaders(target, identity) },
+        }),
   );
   return {
     connect: () => client.connect(transport, { timeout: timeoutMs }),
@@ -255,7 +314,9 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
       const result = await tap.orWire(client.listTools(undefined, { cacheMode: 'bypass', timeout: timeoutMs }));
       const hinted = result as { ttlMs?: unknown; cacheScope?: unknown };
       const cacheHint =
-        typeof hinted.ttlMs === 'number' && typeof hinted.cacheScope === 'string' ? { ttlMs: hinted.ttlMs, cacheScope: hinted.cacheScope } : null;
+        typeof hinted.ttlMs === 'number' && typeof hinted.cacheScope === 'string'
+          ? { ttlMs: hinted.ttlMs, cacheScope: hinted.cacheScope }
+          : null;
       const tools = tap.withDropped(result.tools as ListedTool[]);
       return { tools, wireTools: tap.wireTools(tools), cacheHint };
     },
@@ -289,26 +350,50 @@ function currentSdkSession(connection: ConnectionId, identity: ClientIdentity, t
 }
 
 /** The 1.x HTTP transport, loaded only when a URL is checked. */
-async function witnessHttpTransport(target: Extract<Target, { kind: 'http' }>, identity: ClientIdentity, budget: ReadBudget, http: HttpTrace): Promise<WitnessTransport> {
+async function witnessHttpTransport(
+  target: Extract<Target, { kind: 'http' }>,
+  identity: ClientIdentity,
+  budget: ReadBudget,
+  http: HttpTrace,
+): Promise<WitnessTransport> {
   const { StreamableHTTPClientTransport: WitnessHttpTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  return new WitnessHttpTransport(target.url, { fetch: boundedFetch(budget, http), requestInit: { headers: httpHeaders(target, identity) } });
+  return new WitnessHttpTransport(target.url, {
+    fetch: boundedFetch(budget, http),
+    requestInit: { headers: httpHeaders(target, identity) },
+  });
 }
 
-const WITNESS_REQUEST_SCHEMAS = { 'roots/list': ListRootsRequestSchema, 'elicitation/create': ElicitRequestSchema, 'sampling/createMessage': CreateMessageRequestSchema } as const;
+const WITNESS_REQUEST_SCHEMAS = {
+  'roots/list': ListRootsRequestSchema,
+  'elicitation/create': ElicitRequestSchema,
+  'sampling/createMessage': CreateMessageRequestSchema,
+} as const;
 
 /**
  * The 1.x SDK client: an independent second reading of the 2025 era. Over HTTP it uses the 1.x
  * transport; over stdio it gets a pre-launched child (newline-delimited JSON framing is the same).
  */
-function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: number, stdio: ChildStdioTransport | undefined, budget: ReadBudget): Session {
+function witnessSession(
+  identity: ClientIdentity,
+  target: Target,
+  timeoutMs: number,
+  stdio: ChildStdioTransport | undefined,
+  budget: ReadBudget,
+): Session {
   const http: HttpTrace = { odd: [] };
   // The 1.x client compiles every output schema as it lists tools: each in its own dialect, and one it cannot compile fails nothing (the schema rules report it).
-  const client = new WitnessClient({ ...identity.clientInfo }, { capabilities: structuredClone(identity.capabilities), jsonSchemaValidator: dialectOutputValidator() });
-  answerServerRequests(identity, (method, answer) => client.setRequestHandler(WITNESS_REQUEST_SCHEMAS[method], async () => answer() as never));
+  const client = new WitnessClient(
+    { ...identity.clientInfo },
+    { capabilities: structuredClone(identity.capabilities), jsonSchemaValidator: dialectOutputValidator() },
+  );
+  answerServerRequests(identity, (method, answer) =>
+    client.setRequestHandler(WITNESS_REQUEST_SCHEMAS[method], async () => answer() as never),
+  );
   const tap = new WireTap();
   return {
     async connect() {
-      const base = target.kind === 'stdio' ? (stdio as unknown as WitnessTransport) : await witnessHttpTransport(target, identity, budget, http);
+      const base =
+        target.kind === 'stdio' ? (stdio as unknown as WitnessTransport) : await witnessHttpTransport(target, identity, budget, http);
       await client.connect(tap.tapped(base), { timeout: timeoutMs });
     },
     async listTools() {
@@ -342,7 +427,13 @@ function witnessSession(identity: ClientIdentity, target: Target, timeoutMs: num
     },
     describe() {
       const info = client.getServerVersion();
-      return { protocolVersion: tap.protocolVersion, serverInfo: info ? { name: info.name, version: info.version } : null, instructions: instructionsOf(client.getInstructions()), serverCapabilities: capabilitiesOf(client.getServerCapabilities()), discover: null };
+      return {
+        protocolVersion: tap.protocolVersion,
+        serverInfo: info ? { name: info.name, version: info.version } : null,
+        instructions: instructionsOf(client.getInstructions()),
+        serverCapabilities: capabilitiesOf(client.getServerCapabilities()),
+        discover: null,
+      };
     },
     close: () => client.close().catch(() => {}),
     ...brokenOf(stdio, budget, http),
@@ -389,7 +480,10 @@ class WireTap {
     return new Proxy(transport, {
       set: (target, property, value) => {
         if (property === 'onmessage' && typeof value === 'function') {
-          (target as Record<string, unknown>).onmessage = (message: { result?: { protocolVersion?: unknown; tools?: unknown } }, ...rest: unknown[]) => {
+          (target as Record<string, unknown>).onmessage = (
+            message: { result?: { protocolVersion?: unknown; tools?: unknown } },
+            ...rest: unknown[]
+          ) => {
             this.record(message?.result);
             return (value as (...args: unknown[]) => unknown)(message, ...rest);
           };
@@ -415,7 +509,8 @@ class WireTap {
    */
   withDropped(parsed: readonly ListedTool[]): ListedTool[] {
     const wire = this.toolPages.flat();
-    if (wire.length <= parsed.length || !wire.every((tool) => typeof (tool as { name?: unknown } | null)?.name === 'string')) return [...parsed];
+    if (wire.length <= parsed.length || !wire.every((tool) => typeof (tool as { name?: unknown } | null)?.name === 'string'))
+      return [...parsed];
     const restored: ListedTool[] = [];
     let next = 0;
     for (const tool of wire as ListedTool[]) restored.push(tool.name === parsed[next]?.name ? parsed[next++]! : tool);
@@ -426,7 +521,8 @@ class WireTap {
   /** The wire form of the tools the client parsed: the same tools in the same order, every key kept. */
   wireTools(parsed: readonly ListedTool[]): ListedTool[] {
     const wire = this.toolPages.flat();
-    const sameTools = wire.length === parsed.length && wire.every((tool, index) => (tool as { name?: unknown } | null)?.name === parsed[index]!.name);
+    const sameTools =
+      wire.length === parsed.length && wire.every((tool, index) => (tool as { name?: unknown } | null)?.name === parsed[index]!.name);
     return sameTools ? (wire as ListedTool[]) : [...parsed];
   }
 }

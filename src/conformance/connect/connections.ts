@@ -12,7 +12,16 @@ export const LEGACY_PROTOCOL_VERSIONS = [LEGACY_PROTOCOL_VERSION, '2025-06-18', 
  * client that declares only sampling or only elicitation (with the names and versions of other
  * looks, capability sets none, roots, sampling and elicitation are all presented).
  */
-export const CONNECTIONS = ['modern', 'legacy', 'witness', 'legacy-2025-06-18', 'legacy-2025-03-26', 'legacy-2024-11-05', 'legacy-sampling', 'legacy-elicitation'] as const;
+export const CONNECTIONS = [
+  'modern',
+  'legacy',
+  'witness',
+  'legacy-2025-06-18',
+  'legacy-2025-03-26',
+  'legacy-2024-11-05',
+  'legacy-sampling',
+  'legacy-elicitation',
+] as const;
 export type ConnectionId = (typeof CONNECTIONS)[number];
 
 export interface ConnectionSpec {
@@ -36,8 +45,22 @@ export const CONNECTION_SPECS: Readonly<Record<ConnectionId, ConnectionSpec>> = 
   'legacy-2025-06-18': { era: 'legacy', sdk: '2.x', protocolVersion: '2025-06-18', identity: 'claudeDesktop', judged: false },
   'legacy-2025-03-26': { era: 'legacy', sdk: '2.x', protocolVersion: '2025-03-26', identity: 'zed', judged: false },
   'legacy-2024-11-05': { era: 'legacy', sdk: '2.x', protocolVersion: '2024-11-05', identity: 'zed', judged: false },
-  'legacy-sampling': { era: 'legacy', sdk: '2.x', protocolVersion: LEGACY_PROTOCOL_VERSION, identity: 'cursor', judged: false, capabilities: { sampling: {} } },
-  'legacy-elicitation': { era: 'legacy', sdk: '2.x', protocolVersion: LEGACY_PROTOCOL_VERSION, identity: 'cursor', judged: false, capabilities: { elicitation: {} } },
+  'legacy-sampling': {
+    era: 'legacy',
+    sdk: '2.x',
+    protocolVersion: LEGACY_PROTOCOL_VERSION,
+    identity: 'cursor',
+    judged: false,
+    capabilities: { sampling: {} },
+  },
+  'legacy-elicitation': {
+    era: 'legacy',
+    sdk: '2.x',
+    protocolVersion: LEGACY_PROTOCOL_VERSION,
+    identity: 'cursor',
+    judged: false,
+    capabilities: { elicitation: {} },
+  },
 };
 
 /** The looks that are only compared with the judged ones (see CONNECTION_SPECS). */
@@ -45,7 +68,10 @@ export function isJudged(connection: ConnectionId): boolean {
   return CONNECTION_SPECS[connection].judged;
 }
 
-export const ERA_OF: Record<ConnectionId, Era> = Object.fromEntries(CONNECTIONS.map((id) => [id, CONNECTION_SPECS[id].era])) as Record<ConnectionId, Era>;
+export const ERA_OF: Record<ConnectionId, Era> = Object.fromEntries(CONNECTIONS.map((id) => [id, CONNECTION_SPECS[id].era])) as Record<
+  ConnectionId,
+  Era
+>;
 
 export type EraChoice = 'modern' | 'legacy' | 'both';
 

@@ -23,7 +23,16 @@ export class DeadlineError extends Error {}
 const KEY_HEADERS = ['x-b2-mcp-key-id', 'x-b2-mcp-key'] as const;
 
 /** Lines of a crash report that say nothing about its cause: stack frames, source excerpts, Node's banner. */
-const NOISE = [/^\s+at\s/, /^\s*\^+\s*$/, /^Node\.js v\d/, /^node:internal\//, /^\s*throw\s+\w+;?\s*$/, /^\s*[{}[\]],?\s*$/, /^\s*\w+: .*,\s*$/, /^\S+:\d+$/];
+const NOISE = [
+  /^\s+at\s/,
+  /^\s*\^+\s*$/,
+  /^Node\.js v\d/,
+  /^node:internal\//,
+  /^\s*throw\s+\w+;?\s*$/,
+  /^\s*[{}[\]],?\s*$/,
+  /^\s*\w+: .*,\s*$/,
+  /^\S+:\d+$/,
+];
 /** Lines that name a cause. */
 const CAUSE = /error|cannot|can't|could not|fatal|exception|fail|denied|not found|missing|invalid|refused|unknown|usage/i;
 const ERROR_CODE = /\bE[A-Z]{3,}\b/;
@@ -41,11 +50,20 @@ export function meaningfulStderr(diagnostics: ChildDiagnostics, count = 2): stri
  * answered, but not with a version the connection speaks. Undefined for any other failure (an
  * exit, a timeout, broken output), which stays a failure of the run.
  */
-export function eraRefusal(connection: ConnectionId, error: unknown, diagnostics: ChildDiagnostics | undefined, target: Target): string | undefined {
-  if (diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined || diagnostics.messages === 0)) return undefined;
-  const message = redact(error instanceof Error ? error.message : String(error), secretValuesOf(target)).replace(/\s+/g, ' ').trim();
+export function eraRefusal(
+  connection: ConnectionId,
+  error: unknown,
+  diagnostics: ChildDiagnostics | undefined,
+  target: Target,
+): string | undefined {
+  if (diagnostics && (diagnostics.exit || diagnostics.spawnError || diagnostics.badStdoutLine !== undefined || diagnostics.messages === 0))
+    return undefined;
+  const message = redact(error instanceof Error ? error.message : String(error), secretValuesOf(target))
+    .replace(/\s+/g, ' ')
+    .trim();
   const spec = CONNECTION_SPECS[connection];
-  if (spec.era === 'modern' && /did not offer pinned protocol version/i.test(message)) return `server does not offer MCP ${MODERN_PROTOCOL_VERSION} (modern era) via server/discover`;
+  if (spec.era === 'modern' && /did not offer pinned protocol version/i.test(message))
+    return `server does not offer MCP ${MODERN_PROTOCOL_VERSION} (modern era) via server/discover`;
   const code = (error as { code?: unknown } | null)?.code;
   if (spec.era === 'legacy' && (code === -32022 || /protocol version is not supported|unsupported protocol version/i.test(message))) {
     return `server did not accept MCP ${spec.protocolVersion} nor any other 2025-era version: ${message.slice(0, 200)}`;
@@ -57,9 +75,13 @@ export function eraRefusal(connection: ConnectionId, error: unknown, diagnostics
 export function noEraAccepted(unordered: readonly { connection: ConnectionId; reason: string }[]): ConformError {
   const refusals = [...unordered].sort((a, b) => CONNECTIONS.indexOf(a.connection) - CONNECTIONS.indexOf(b.connection));
   const [only] = refusals;
-  if (refusals.length === 1 && only!.connection === 'modern') return new ConformError('protocol', `${only!.reason}; use --era legacy to check the 2025 era only`);
+  if (refusals.length === 1 && only!.connection === 'modern')
+    return new ConformError('protocol', `${only!.reason}; use --era legacy to check the 2025 era only`);
   if (refusals.length === 1) return new ConformError('protocol', `the ${only!.connection} connection: ${only!.reason}`);
-  return new ConformError('protocol', `the server accepted no connection: ${refusals.map(({ connection, reason }) => `${connection}: ${reason}`).join('; ')}`);
+  return new ConformError(
+    'protocol',
+    `the server accepted no connection: ${refusals.map(({ connection, reason }) => `${connection}: ${reason}`).join('; ')}`,
+  );
 }
 
 /** One line naming why a connection failed, in the server's terms where it told us; exit-code class by cause. */
@@ -83,7 +105,10 @@ export function explainFailure({ connection, error, diagnostics, budget, http }:
     return new ConformError('protocol', `server sent ${exceeded.where} ${bound}; the ${connection} connection stopped reading`);
   }
   if (diagnostics?.spawnError) {
-    return new ConformError('connect', `could not start server ${where}: ${diagnostics.spawnError === 'ENOENT' ? 'command not found' : diagnostics.spawnError}`);
+    return new ConformError(
+      'connect',
+      `could not start server ${where}: ${diagnostics.spawnError === 'ENOENT' ? 'command not found' : diagnostics.spawnError}`,
+    );
   }
   if (diagnostics?.badStdoutLine !== undefined) {
     const line = clean(diagnostics.badStdoutLine).slice(0, 80);
@@ -91,7 +116,10 @@ export function explainFailure({ connection, error, diagnostics, budget, http }:
   }
   if (diagnostics?.exit) {
     const { code, signal } = diagnostics.exit;
-    return new ConformError('server-exited', `server exited ${signal ? `on ${signal}` : `with code ${code}`} before answering${stderrHint()}`);
+    return new ConformError(
+      'server-exited',
+      `server exited ${signal ? `on ${signal}` : `with code ${code}`} before answering${stderrHint()}`,
+    );
   }
   const odd = http?.odd[0];
   if (odd) return explainHttpAnswer(odd, connection, where, target, clean);
@@ -101,11 +129,19 @@ export function explainFailure({ connection, error, diagnostics, budget, http }:
   const silentProbe = connection === 'modern' && diagnostics?.messages === 0 && /did not offer pinned protocol version/i.test(message);
   if (timedOut || silentProbe) {
     const what = silentProbe ? 'answer server/discover on' : 'answer';
-    return new ConformError('timeout', `server did not ${what} the ${connection} connection within ${timeoutMs} ms (--timeout); a slow or loaded server needs a larger --timeout${stderrHint()}`);
+    return new ConformError(
+      'timeout',
+      `server did not ${what} the ${connection} connection within ${timeoutMs} ms (--timeout); a slow or loaded server needs a larger --timeout${stderrHint()}`,
+    );
   }
   const cause = errorCause(error);
   if (cause || /fetch failed/i.test(message)) {
-    const reason = cause?.code === 'ECONNREFUSED' ? 'connection refused' : cause?.code === 'ENOTFOUND' ? 'host not found' : (cause?.code ?? cause?.message ?? 'network error');
+    const reason =
+      cause?.code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : cause?.code === 'ENOTFOUND'
+          ? 'host not found'
+          : (cause?.code ?? cause?.message ?? 'network error');
     return new ConformError('connect', `could not connect to ${where}: ${clean(reason)}`);
   }
   const status = httpStatusOf(error);
@@ -114,9 +150,18 @@ export function explainFailure({ connection, error, diagnostics, budget, http }:
 }
 
 /** An HTTP answer that was no MCP message: what it means for the user. */
-function explainHttpAnswer(odd: OddAnswer, connection: ConnectionId, where: string, target: Extract<Target, { kind: 'http' }> | Target, clean: (text: string) => string): ConformError {
+function explainHttpAnswer(
+  odd: OddAnswer,
+  connection: ConnectionId,
+  where: string,
+  target: Extract<Target, { kind: 'http' }> | Target,
+  clean: (text: string) => string,
+): ConformError {
   if (odd.location !== undefined) {
-    return new ConformError('connect', `${where} redirected the ${connection} connection (HTTP ${odd.status}) to another origin, "${clean(odd.location).slice(0, 200)}"; MCP clients follow a redirect only within the origin (elsewhere it would carry the --header values): point --url at the MCP endpoint itself`);
+    return new ConformError(
+      'connect',
+      `${where} redirected the ${connection} connection (HTTP ${odd.status}) to another origin, "${clean(odd.location).slice(0, 200)}"; MCP clients follow a redirect only within the origin (elsewhere it would carry the --header values): point --url at the MCP endpoint itself`,
+    );
   }
   const said = odd.text ? `: ${clean(odd.text).slice(0, 200)}` : '';
   if (odd.status === 401 || odd.status === 403) {
@@ -124,13 +169,22 @@ function explainHttpAnswer(odd: OddAnswer, connection: ConnectionId, where: stri
     const hint = KEY_HEADERS.every((name) => sent.includes(name))
       ? `the ${KEY_HEADERS.join(' and ')} headers sent were not accepted`
       : `a b2-mcp server in headers credential mode needs the B2 key in ${KEY_HEADERS.map((name) => `--header ${name}=…`).join(' and ')}`;
-    return new ConformError('connect', `${where} refused the ${connection} connection with HTTP ${odd.status} (credentials required)${said}; ${hint}`);
+    return new ConformError(
+      'connect',
+      `${where} refused the ${connection} connection with HTTP ${odd.status} (credentials required)${said}; ${hint}`,
+    );
   }
   if (odd.status === 404 || odd.status === 405) {
-    return new ConformError('connect', `${where} is not an MCP endpoint (HTTP ${odd.status} to an MCP request)${said}; check the path of --url (b2-mcp serves /mcp)`);
+    return new ConformError(
+      'connect',
+      `${where} is not an MCP endpoint (HTTP ${odd.status} to an MCP request)${said}; check the path of --url (b2-mcp serves /mcp)`,
+    );
   }
   const type = clean(odd.contentType).slice(0, 80) || 'no content type';
-  return new ConformError('connect', `${where} is not an MCP endpoint: it answered an MCP request with HTTP ${odd.status} ${type}, not JSON or an event stream; check --url`);
+  return new ConformError(
+    'connect',
+    `${where} is not an MCP endpoint: it answered an MCP request with HTTP ${odd.status} ${type}, not JSON or an event stream; check --url`,
+  );
 }
 
 function httpStatusOf(error: unknown): number | undefined {

@@ -36,7 +36,8 @@ export function boundedFetch(budget: ReadBudget, trace: HttpTrace = { odd: [] },
     const response = await base(input, init);
     const type = response.headers.get('content-type') ?? '';
     const elsewhere = redirectElsewhere(input, response);
-    if (elsewhere !== undefined) trace.odd.push({ status: response.status, contentType: type, text: '', location: elsewhere.slice(0, ODD_TEXT_CHARS) });
+    if (elsewhere !== undefined)
+      trace.odd.push({ status: response.status, contentType: type, text: '', location: elsewhere.slice(0, ODD_TEXT_CHARS) });
     const post = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase() === 'POST';
     const odd = post && (TELLING_STATUSES.has(response.status) || (response.ok && response.status !== 202 && !MCP_CONTENT.test(type)));
     if (!response.body) {
@@ -46,7 +47,11 @@ export function boundedFetch(budget: ReadBudget, trace: HttpTrace = { odd: [] },
     if (/^\s*text\/event-stream/i.test(type) && response.ok) return withBody(response, response.body.pipeThrough(boundedEvents(budget)));
     const bytes = await readAtMost(response.body, budget, 'an HTTP body');
     if (odd) {
-      trace.odd.push({ status: response.status, contentType: type, text: new TextDecoder().decode(bytes.subarray(0, ODD_TEXT_CHARS * 4)).slice(0, ODD_TEXT_CHARS) });
+      trace.odd.push({
+        status: response.status,
+        contentType: type,
+        text: new TextDecoder().decode(bytes.subarray(0, ODD_TEXT_CHARS * 4)).slice(0, ODD_TEXT_CHARS),
+      });
     }
     if (/^\s*application\/(?:[\w.+-]*\+)?json/i.test(type) && response.ok) {
       const text = new TextDecoder().decode(bytes);

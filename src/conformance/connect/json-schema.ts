@@ -11,7 +11,13 @@ let shared: Ajv2020 | undefined;
  * once, mostly to prove that it compiles. The precompiled meta-schema validator is generated with
  * the same options (scripts/contract/meta-schema.ts).
  */
-export const JSON_SCHEMA_OPTIONS = { strict: false, allErrors: false, logger: false, addUsedSchema: false, code: { optimize: false } } as const satisfies Options;
+export const JSON_SCHEMA_OPTIONS = {
+  strict: false,
+  allErrors: false,
+  logger: false,
+  addUsedSchema: false,
+  code: { optimize: false },
+} as const satisfies Options;
 
 /**
  * One JSON Schema 2020-12 validator (with ajv-formats) for the whole process, so the 2020-12

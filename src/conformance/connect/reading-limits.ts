@@ -35,7 +35,13 @@ export class ReadLimitError extends Error {
     /** For an item count: what the items are ("tools", "prompts"). */
     readonly items = 'items',
   ) {
-    super(subject === 'nesting' ? `${where} nests deeper than ${limit} levels` : subject === 'item count' ? `${where} lists more than ${limit} ${items}` : `${where} exceeds ${formatBytes(limit)}`);
+    super(
+      subject === 'nesting'
+        ? `${where} nests deeper than ${limit} levels`
+        : subject === 'item count'
+          ? `${where} lists more than ${limit} ${items}`
+          : `${where} exceeds ${formatBytes(limit)}`,
+    );
     this.name = 'ReadLimitError';
   }
 }
@@ -47,7 +53,18 @@ export function formatBytes(bytes: number): string {
   return Number.isInteger(kib) ? `${kib} KiB` : `${bytes} bytes`;
 }
 
-const UNIT: Record<string, number> = { '': 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+const UNIT: Record<string, number> = {
+  '': 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
 
 /** `16777216`, `16MiB`, `512k`, `1g` (binary units) → bytes; undefined when it is not a positive size. */
 export function parseByteSize(text: string): number | undefined {
@@ -173,7 +190,13 @@ export function boundMessage(message: unknown, where: string, bounded: BoundedPa
       total += members;
       const pastListing = total > MAX_LISTING_MEMBERS;
       if (!partTooDeep(depth) && !partTooLarge(members) && !pastListing) continue;
-      bounded.push({ tool: typeof tool.name === 'string' ? tool.name : String(tool.name), part, depth, members, ...(pastListing ? { listingMembers: total } : {}) });
+      bounded.push({
+        tool: typeof tool.name === 'string' ? tool.name : String(tool.name),
+        part,
+        depth,
+        members,
+        ...(pastListing ? { listingMembers: total } : {}),
+      });
       tool[part] = standIn(part, tool[part]);
     }
   }

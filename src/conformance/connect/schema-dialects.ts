@@ -33,7 +33,11 @@ interface DialectSpec {
 const options = (): Options => ({ ...JSON_SCHEMA_OPTIONS, code: { ...JSON_SCHEMA_OPTIONS.code } });
 
 const SPECS: Record<DialectName, DialectSpec> = {
-  'draft-04': { uri: 'http://json-schema.org/draft-04/schema#', anchorKeyword: 'id', ajv: (given) => new AjvDraft04(given) as unknown as Ajv },
+  'draft-04': {
+    uri: 'http://json-schema.org/draft-04/schema#',
+    anchorKeyword: 'id',
+    ajv: (given) => new AjvDraft04(given) as unknown as Ajv,
+  },
   'draft-06': {
     uri: 'http://json-schema.org/draft-06/schema#',
     anchorKeyword: '$id',
@@ -44,8 +48,16 @@ const SPECS: Record<DialectName, DialectSpec> = {
     },
   },
   'draft-07': { uri: 'http://json-schema.org/draft-07/schema#', anchorKeyword: '$id', ajv: (given) => new Ajv(given) },
-  '2019-09': { uri: 'https://json-schema.org/draft/2019-09/schema', anchorKeyword: '$anchor', ajv: (given) => new Ajv2019(given) as unknown as Ajv },
-  '2020-12': { uri: 'https://json-schema.org/draft/2020-12/schema', anchorKeyword: '$anchor', ajv: (given) => new Ajv2020(given) as unknown as Ajv },
+  '2019-09': {
+    uri: 'https://json-schema.org/draft/2019-09/schema',
+    anchorKeyword: '$anchor',
+    ajv: (given) => new Ajv2019(given) as unknown as Ajv,
+  },
+  '2020-12': {
+    uri: 'https://json-schema.org/draft/2020-12/schema',
+    anchorKeyword: '$anchor',
+    ajv: (given) => new Ajv2020(given) as unknown as Ajv,
+  },
 };
 
 function perDialect<T>(make: (name: DialectName) => T): (name: DialectName) => T {
@@ -85,7 +97,8 @@ export type DeclaredDialect = { known: true; name: DialectName } | { known: fals
 
 /** The dialect a schema declares with `$schema` (2020-12 when it declares none, or is a boolean schema). */
 export function declaredDialect(schema: unknown): DeclaredDialect {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || !Object.hasOwn(schema, '$schema')) return { known: true, name: DEFAULT_DIALECT };
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || !Object.hasOwn(schema, '$schema'))
+    return { known: true, name: DEFAULT_DIALECT };
   const declared = (schema as { $schema: unknown }).$schema;
   const name = typeof declared === 'string' ? BY_URI.get(uriKey(declared)) : undefined;
   return name ? { known: true, name } : { known: false, declared };
@@ -124,7 +137,11 @@ export function dialectOutputValidator(): SdkSchemaValidator {
       return (input: unknown) => {
         if (!validate || validate(input)) return { valid: true, data: input as T, errorMessage: undefined };
         const error = validate.errors?.[0];
-        return { valid: false, data: undefined, errorMessage: `${error?.instancePath || '(root)'} ${error?.message ?? 'does not match the output schema'}` };
+        return {
+          valid: false,
+          data: undefined,
+          errorMessage: `${error?.instancePath || '(root)'} ${error?.message ?? 'does not match the output schema'}`,
+        };
       };
     },
   };

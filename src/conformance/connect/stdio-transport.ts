@@ -33,7 +33,26 @@ const STDERR_KEEP_LIMIT = 8 * 1024 * 1024;
  */
 const INHERITED_ENV =
   process.platform === 'win32'
-    ? ['APPDATA', 'COMSPEC', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PATHEXT', 'PROCESSOR_ARCHITECTURE', 'PROGRAMDATA', 'PROGRAMFILES', 'PROGRAMFILES(X86)', 'PROGRAMW6432', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'USERNAME', 'USERPROFILE', 'WINDIR']
+    ? [
+        'APPDATA',
+        'COMSPEC',
+        'HOMEDRIVE',
+        'HOMEPATH',
+        'LOCALAPPDATA',
+        'PATH',
+        'PATHEXT',
+        'PROCESSOR_ARCHITECTURE',
+        'PROGRAMDATA',
+        'PROGRAMFILES',
+        'PROGRAMFILES(X86)',
+        'PROGRAMW6432',
+        'SYSTEMDRIVE',
+        'SYSTEMROOT',
+        'TEMP',
+        'USERNAME',
+        'USERPROFILE',
+        'WINDIR',
+      ]
     : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
 
 export function inheritedEnvironment(): Record<string, string> {
@@ -123,7 +142,15 @@ export class ChildStdioTransport implements Transport {
   private stderrKept = '';
   private stderrPartial = '';
 
-  constructor(private readonly params: { command: string; args: string[]; env: Record<string, string>; keepStderr?: boolean; maxMessageBytes?: number | undefined }) {
+  constructor(
+    private readonly params: {
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      keepStderr?: boolean;
+      maxMessageBytes?: number | undefined;
+    },
+  ) {
     this.budget = new ReadBudget(params.maxMessageBytes);
     this.broken = new Promise<never>((_, reject) => {
       this.rejectBroken = reject;
@@ -245,7 +272,8 @@ export class ChildStdioTransport implements Transport {
     if (start < chunk.length) {
       this.pending.push(chunk.subarray(start));
       this.pendingBytes += chunk.length - start;
-      if (this.pendingBytes > this.budget.maxMessageBytes) this.stopReading(new ReadLimitError('message', this.budget.maxMessageBytes, 'a stdout line'));
+      if (this.pendingBytes > this.budget.maxMessageBytes)
+        this.stopReading(new ReadLimitError('message', this.budget.maxMessageBytes, 'a stdout line'));
     }
   }
 
@@ -297,7 +325,8 @@ export class ChildStdioTransport implements Transport {
   }
 
   private readStderr(chunk: string): void {
-    if (this.params.keepStderr && this.stderrKept.length < STDERR_KEEP_LIMIT) this.stderrKept += chunk.slice(0, STDERR_KEEP_LIMIT - this.stderrKept.length);
+    if (this.params.keepStderr && this.stderrKept.length < STDERR_KEEP_LIMIT)
+      this.stderrKept += chunk.slice(0, STDERR_KEEP_LIMIT - this.stderrKept.length);
     const lines = (this.stderrPartial + chunk).split(/\r?\n/);
     this.stderrPartial = lines.pop()!.slice(0, STDERR_LINE_CHARS);
     this.keepStderrLines(lines);
@@ -325,7 +354,9 @@ export class ChildStdioTransport implements Transport {
 }
 
 function asJsonRpc(value: unknown): JSONRPCMessage | undefined {
-  return value !== null && typeof value === 'object' && (value as { jsonrpc?: unknown }).jsonrpc === '2.0' ? (value as JSONRPCMessage) : undefined;
+  return value !== null && typeof value === 'object' && (value as { jsonrpc?: unknown }).jsonrpc === '2.0'
+    ? (value as JSONRPCMessage)
+    : undefined;
 }
 
 function delay(ms: number): Promise<void> {

@@ -24,7 +24,9 @@ export type Target = StdioTarget | HttpTarget;
 /** A profile name and the other spellings of it (`phase1-default` and `default` are one profile). */
 export function profileSpellings(name: string): string[] {
   const canonical = PROFILE_ALIASES[name];
-  const aliases = Object.entries(PROFILE_ALIASES).filter(([, target]) => target === name).map(([alias]) => alias);
+  const aliases = Object.entries(PROFILE_ALIASES)
+    .filter(([, target]) => target === name)
+    .map(([alias]) => alias);
   return [...new Set([name, ...(canonical ? [canonical] : []), ...aliases])];
 }
 
@@ -36,7 +38,10 @@ export function resolveContractProfile(input: string, available: readonly string
   const found = profileSpellings(input).find((name) => available.includes(name));
   if (found !== undefined) return found;
   const aliases = Object.entries(PROFILE_ALIASES).map(([alias, name]) => `${alias} = ${name}`);
-  throw new ConformError('usage', `unknown profile "${input}": the contract ${contractFile} has ${[...available].sort().join(', ')} (alias ${aliases.join(', ')}); name another contract with --contract FILE`);
+  throw new ConformError(
+    'usage',
+    `unknown profile "${input}": the contract ${contractFile} has ${[...available].sort().join(', ')} (alias ${aliases.join(', ')}); name another contract with --contract FILE`,
+  );
 }
 
 export function resolveProfile(input: string): ProfileName {
@@ -87,7 +92,11 @@ export function splitCommandLine(line: string): string[] {
 }
 
 /** `K=V` pairs (for --header and --env); a bare `K` takes its value from `fallback`, if given. */
-export function parsePairs(option: string, items: readonly string[], fallback?: (key: string) => string | undefined): Record<string, string> {
+export function parsePairs(
+  option: string,
+  items: readonly string[],
+  fallback?: (key: string) => string | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of items) {
     const eq = item.indexOf('=');
@@ -140,7 +149,8 @@ export function redact(text: string, secrets: readonly string[]): string {
 
 /** How the target appears in reports: names of env vars and headers, never their values. */
 export function describeTarget(target: Target): Record<string, unknown> {
-  if (target.kind === 'stdio') return { transport: 'stdio', command: target.command, args: target.args, env: Object.keys(target.env).sort() };
+  if (target.kind === 'stdio')
+    return { transport: 'stdio', command: target.command, args: target.args, env: Object.keys(target.env).sort() };
   if (target.bundled) return { transport: 'streamable-http', server: 'b2-mcp (bundled, loopback)', env: target.bundled.env };
   const url = new URL(target.url.href);
   url.username = '';

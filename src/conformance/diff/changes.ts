@@ -12,7 +12,6 @@ export const HINTS = {
 
 const ANNOTATION_CHANGE_KINDS = Object.values(HINTS).flatMap((hint) => [hint.toTrue, hint.toFalse]);
 
-
 /**
  * Every change the differ can name. Direction matters: for an input schema, anything that
  * rejects a call that used to be accepted is a tightening (breaking for clients), the reverse a
@@ -148,7 +147,6 @@ export interface Change {
   /** The tool's input schema on both sides; on the first change inside a tool's definition only, so reports hold each schema once. */
   schemas?: { before: unknown; after: unknown };
 }
-
 
 /** How a rename was recognised. */
 export type RenameBasis =

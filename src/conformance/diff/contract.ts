@@ -22,8 +22,12 @@ const PARTS = { toolBacking: 'toolBacking', naming: 'naming policy', approvedCac
 export function sdkChanges(before: Record<string, string> | undefined, after: Record<string, string> | undefined): Change[] {
   const a = before ?? {};
   const b = after ?? {};
-  const shared = Object.keys(a).filter((name) => Object.hasOwn(b, name)).sort(compareCodeUnits);
-  return shared.filter((name) => a[name] !== b[name]).map((name) => ({ kind: 'contract-sdk-changed', path: joinPath('sdk', name), before: a[name], after: b[name] }));
+  const shared = Object.keys(a)
+    .filter((name) => Object.hasOwn(b, name))
+    .sort(compareCodeUnits);
+  return shared
+    .filter((name) => a[name] !== b[name])
+    .map((name) => ({ kind: 'contract-sdk-changed', path: joinPath('sdk', name), before: a[name], after: b[name] }));
 }
 
 /** A changed list, element by element: what is new and what is gone. */
@@ -35,7 +39,11 @@ function listDelta(before: readonly string[], after: readonly string[]): { added
  * The key capabilities a profile is derived from, as the fixtures or the contract record them
  * (null: the full surface, no key read). Compared where both sides record the profile.
  */
-export function keyCapabilitiesChange(profile: string, before: readonly string[] | null, after: readonly string[] | null): Change | undefined {
+export function keyCapabilitiesChange(
+  profile: string,
+  before: readonly string[] | null,
+  after: readonly string[] | null,
+): Change | undefined {
   if (deepEqual(before, after)) return undefined;
   return { kind: 'contract-key-capabilities-changed', profile, path: 'capabilities', before, after };
 }
@@ -57,12 +65,21 @@ type Renamed = (name: string) => string;
 function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContractProfile, renamed: Renamed): Change[] {
   const changes: Change[] = [];
   const at = (key: string) => joinPath(joinPath('profiles', name), key);
-  if (a.description !== b.description) changes.push({ kind: 'contract-description-changed', profile: name, path: at('description'), before: a.description, after: b.description });
+  if (a.description !== b.description)
+    changes.push({
+      kind: 'contract-description-changed',
+      profile: name,
+      path: at('description'),
+      before: a.description,
+      after: b.description,
+    });
   const capabilities = keyCapabilitiesChange(name, a.capabilities ?? null, b.capabilities ?? null);
   if (capabilities) changes.push(capabilities);
   const gated = listDelta((a.confirmTools ?? []).map(renamed), b.confirmTools ?? []);
-  for (const tool of gated.added) changes.push({ kind: 'contract-confirm-tool-added', profile: name, tool, path: at('confirmTools'), before: undefined, after: tool });
-  for (const tool of gated.removed) changes.push({ kind: 'contract-confirm-tool-removed', profile: name, tool, path: at('confirmTools'), before: tool, after: undefined });
+  for (const tool of gated.added)
+    changes.push({ kind: 'contract-confirm-tool-added', profile: name, tool, path: at('confirmTools'), before: undefined, after: tool });
+  for (const tool of gated.removed)
+    changes.push({ kind: 'contract-confirm-tool-removed', profile: name, tool, path: at('confirmTools'), before: tool, after: undefined });
   for (const key of ['counts', 'backingCounts'] as const) {
     if (a[key] === undefined || b[key] === undefined || deepEqual(a[key], b[key])) continue;
     changes.push({ kind: 'contract-counts-changed', profile: name, path: at(key), before: a[key], after: b[key] });
@@ -75,33 +92,54 @@ function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContrac
  * (reported under the newer name; a profile on one side only is a profile change of its own), and
  * the parts one side lacks (not compared).
  */
-export function diffContracts(a: LoadedContract, b: LoadedContract, renames: ReadonlyMap<string, string> = new Map()): { changes: Change[]; unrecorded: { part: string; missingIn: 'before' | 'after' }[] } {
+export function diffContracts(
+  a: LoadedContract,
+  b: LoadedContract,
+  renames: ReadonlyMap<string, string> = new Map(),
+): { changes: Change[]; unrecorded: { part: string; missingIn: 'before' | 'after' }[] } {
   const renamed: Renamed = (name) => renames.get(name) ?? name;
   const changes: Change[] = [];
   for (const name of Object.keys(a.profiles).sort(compareCodeUnits)) {
     const counterpart = counterpartOf(name, b);
-    if (counterpart !== undefined) changes.push(...profileChanges(counterpart, a.profiles[name as keyof typeof a.profiles], b.profiles[counterpart as keyof typeof b.profiles], renamed));
+    if (counterpart !== undefined)
+      changes.push(
+        ...profileChanges(
+          counterpart,
+          a.profiles[name as keyof typeof a.profiles],
+          b.profiles[counterpart as keyof typeof b.profiles],
+          renamed,
+        ),
+      );
   }
   const unrecorded: { part: string; missingIn: 'before' | 'after' }[] = [];
   for (const [key, part] of Object.entries(PARTS) as [keyof typeof PARTS, string][]) {
     if ((a[key] === undefined) !== (b[key] === undefined)) unrecorded.push({ part, missingIn: a[key] === undefined ? 'before' : 'after' });
   }
   if (a.toolBacking && b.toolBacking) {
-    const backingA: Record<string, string> = Object.fromEntries(Object.entries(a.toolBacking).map(([tool, category]) => [renamed(tool), category]));
+    const backingA: Record<string, string> = Object.fromEntries(
+      Object.entries(a.toolBacking).map(([tool, category]) => [renamed(tool), category]),
+    );
     const backingB: Record<string, string> = b.toolBacking;
     for (const tool of [...new Set([...Object.keys(backingA), ...Object.keys(backingB)])].sort(compareCodeUnits)) {
       const was = Object.hasOwn(backingA, tool) ? backingA[tool] : undefined;
       const now = Object.hasOwn(backingB, tool) ? backingB[tool] : undefined;
-      if (was !== now) changes.push({ kind: 'contract-backing-changed', tool, path: joinPath('toolBacking', tool), before: was, after: now });
+      if (was !== now)
+        changes.push({ kind: 'contract-backing-changed', tool, path: joinPath('toolBacking', tool), before: was, after: now });
     }
   }
   if (a.naming && b.naming) {
     for (const key of Object.keys({ ...a.naming, ...b.naming }).sort(compareCodeUnits) as (keyof typeof a.naming)[]) {
-      if (!deepEqual(a.naming[key], b.naming[key])) changes.push({ kind: 'contract-naming-changed', path: joinPath('naming', key), before: a.naming[key], after: b.naming[key] });
+      if (!deepEqual(a.naming[key], b.naming[key]))
+        changes.push({ kind: 'contract-naming-changed', path: joinPath('naming', key), before: a.naming[key], after: b.naming[key] });
     }
   }
   if (a.approvedCacheHint && b.approvedCacheHint && !deepEqual(a.approvedCacheHint, b.approvedCacheHint)) {
-    changes.push({ kind: 'contract-cache-hint-changed', path: 'approvedCacheHint', before: a.approvedCacheHint, after: b.approvedCacheHint });
+    changes.push({
+      kind: 'contract-cache-hint-changed',
+      path: 'approvedCacheHint',
+      before: a.approvedCacheHint,
+      after: b.approvedCacheHint,
+    });
   }
   changes.push(...sdkChanges(a.sdk, b.sdk));
   return { changes, unrecorded };
@@ -112,7 +150,11 @@ export function diffContracts(a: LoadedContract, b: LoadedContract, renames: Rea
  * one lists and the other does not, then what both list (see diffContracts), each renamed tool
  * under its new name. A side without a usable contract, or a part one contract lacks, is a note.
  */
-export function contractComparison(beforeDir: string, afterDir: string, renames: ReadonlyMap<string, string>): { changes: Change[]; notes: string[] } {
+export function contractComparison(
+  beforeDir: string,
+  afterDir: string,
+  renames: ReadonlyMap<string, string>,
+): { changes: Change[]; notes: string[] } {
   const read = (dir: string): { file?: string; contract?: LoadedContract; problem: string } => {
     const file = contractBeside(dir);
     if (file === undefined) return { problem: `no contract artifact beside ${dir}` };
@@ -132,8 +174,13 @@ export function contractComparison(beforeDir: string, afterDir: string, renames:
   if (a.file === b.file) return { changes: [], notes: [] };
   const { changes, unrecorded } = diffContracts(a.contract, b.contract, renames);
   const tools = (contract: LoadedContract, name: string) => `${contract.profiles[name as ProfileName].names.length} tools`;
-  for (const name of Object.keys(a.contract.profiles).filter((name) => counterpartOf(name, b.contract!) === undefined)) changes.push({ kind: 'profile-removed', profile: name, path: '', before: tools(a.contract, name), after: undefined });
-  for (const name of Object.keys(b.contract.profiles).filter((name) => counterpartOf(name, a.contract!) === undefined)) changes.push({ kind: 'profile-added', profile: name, path: '', before: undefined, after: tools(b.contract, name) });
-  const notes = unrecorded.map(({ part, missingIn }) => `${part}: not recorded in the ${missingIn === 'before' ? 'older' : 'newer'} contract (${missingIn === 'before' ? a.file : b.file}), not compared`);
+  for (const name of Object.keys(a.contract.profiles).filter((name) => counterpartOf(name, b.contract!) === undefined))
+    changes.push({ kind: 'profile-removed', profile: name, path: '', before: tools(a.contract, name), after: undefined });
+  for (const name of Object.keys(b.contract.profiles).filter((name) => counterpartOf(name, a.contract!) === undefined))
+    changes.push({ kind: 'profile-added', profile: name, path: '', before: undefined, after: tools(b.contract, name) });
+  const notes = unrecorded.map(
+    ({ part, missingIn }) =>
+      `${part}: not recorded in the ${missingIn === 'before' ? 'older' : 'newer'} contract (${missingIn === 'before' ? a.file : b.file}), not compared`,
+  );
   return { changes, notes };
 }

@@ -61,7 +61,8 @@ const OUTPUT_KINDS: Partial<Record<SchemaChangeKind, ToolChangeKind>> = {
 function onlyTakesAway(kind: SchemaChangeKind, was: unknown, now: unknown): boolean {
   const list = (value: unknown) => (Array.isArray(value) ? value : [value]);
   if (was === undefined) return true;
-  if (kind === 'type-narrowed') return list(now).every((type) => list(was).includes(type) || (type === 'integer' && list(was).includes('number')));
+  if (kind === 'type-narrowed')
+    return list(now).every((type) => list(was).includes(type) || (type === 'integer' && list(was).includes('number')));
   if (kind === 'enum-narrowed') return list(now).every((value) => list(was).some((old) => deepEqual(old, value)));
   if (kind === 'bounds-tightened') return typeof was === 'number' && typeof now === 'number';
   return kind === 'additional-properties-closed';
@@ -132,8 +133,18 @@ function definitionChanges(expected: NormalizedTool, actual: NormalizedTool, too
   if (expected.descriptionSha256 !== actual.descriptionSha256) {
     // The values only when both texts are known: a rule comparing old and new text must not take an unrecorded one for none.
     const both = texts.before !== undefined && texts.after !== undefined;
-    const text = { ...(texts.before !== undefined ? { before: texts.before } : {}), ...(texts.after !== undefined ? { after: texts.after } : {}) };
-    found.push({ kind: 'description-changed', tool, path: 'description', before: both ? texts.before : undefined, after: both ? texts.after : undefined, ...(Object.keys(text).length ? { text } : {}) });
+    const text = {
+      ...(texts.before !== undefined ? { before: texts.before } : {}),
+      ...(texts.after !== undefined ? { after: texts.after } : {}),
+    };
+    found.push({
+      kind: 'description-changed',
+      tool,
+      path: 'description',
+      before: both ? texts.before : undefined,
+      after: both ? texts.after : undefined,
+      ...(Object.keys(text).length ? { text } : {}),
+    });
   }
   diffSchema(expected.inputSchema, actual.inputSchema, 'inputSchema', emit);
   diffOutputSchema(expected.outputSchema, actual.outputSchema, emit);
@@ -216,14 +227,19 @@ function matchRenames(removed: readonly NormalizedTool[], added: readonly Normal
   const free = (tools: readonly NormalizedTool[]) => tools.filter((tool) => !used.has(tool));
   const addedByName = new Map(added.map((tool) => [tool.name, tool]));
   for (const from of removed) {
-    const forward = renames.find((rename) => rename.from === from.name && addedByName.has(rename.to) && !used.has(addedByName.get(rename.to)!));
-    const reverted = forward ? undefined : renames.find((rename) => rename.to === from.name && addedByName.has(rename.from) && !used.has(addedByName.get(rename.from)!));
+    const forward = renames.find(
+      (rename) => rename.from === from.name && addedByName.has(rename.to) && !used.has(addedByName.get(rename.to)!),
+    );
+    const reverted = forward
+      ? undefined
+      : renames.find((rename) => rename.to === from.name && addedByName.has(rename.from) && !used.has(addedByName.get(rename.from)!));
     const to = forward ? addedByName.get(forward.to) : reverted ? addedByName.get(reverted.from) : undefined;
     if (to) take(from, to, { by: 'contract', reverted: !forward });
   }
   // The same words in another naming style: one lookup per removed tool.
   const addedBySpelling = new Map<string, NormalizedTool[]>();
-  for (const tool of free(added)) addedBySpelling.set(wordsOf(tool.name).join(' '), [...(addedBySpelling.get(wordsOf(tool.name).join(' ')) ?? []), tool]);
+  for (const tool of free(added))
+    addedBySpelling.set(wordsOf(tool.name).join(' '), [...(addedBySpelling.get(wordsOf(tool.name).join(' ')) ?? []), tool]);
   for (const from of free(removed)) {
     const to = addedBySpelling.get(wordsOf(from.name).join(' '))?.find((candidate) => !used.has(candidate));
     if (to) take(from, to, { by: 'spelling' });
@@ -244,13 +260,21 @@ function matchRenames(removed: readonly NormalizedTool[], added: readonly Normal
   // An equivalent definition has the same description and input names: only those pairs are compared in full.
   const shape = (tool: NormalizedTool) => `${tool.descriptionSha256} ${[...inputNames(tool).properties].sort().join(',')}`;
   for (const from of free(removed)) {
-    const to = free(added).find((candidate) => shape(candidate) === shape(from) && definitionChanges(from, candidate, candidate.name).length === 0);
+    const to = free(added).find(
+      (candidate) => shape(candidate) === shape(from) && definitionChanges(from, candidate, candidate.name).length === 0,
+    );
     if (to) take(from, to, { by: 'definition' });
   }
   const candidates = free(removed)
     .flatMap((from) => free(added).map((to) => ({ from, to, basis: renameSimilarity(from, to) })))
-    .filter((candidate): candidate is { from: NormalizedTool; to: NormalizedTool; basis: Extract<RenameBasis, { by: 'similarity' }> } => candidate.basis !== null)
-    .sort((x, y) => y.basis.confidence - x.basis.confidence || compareCodeUnits(x.from.name, y.from.name) || compareCodeUnits(x.to.name, y.to.name));
+    .filter(
+      (candidate): candidate is { from: NormalizedTool; to: NormalizedTool; basis: Extract<RenameBasis, { by: 'similarity' }> } =>
+        candidate.basis !== null,
+    )
+    .sort(
+      (x, y) =>
+        y.basis.confidence - x.basis.confidence || compareCodeUnits(x.from.name, y.from.name) || compareCodeUnits(x.to.name, y.to.name),
+    );
   for (const { from, to, basis } of candidates) if (!used.has(from) && !used.has(to)) take(from, to, basis);
   return pairs;
 }
@@ -277,11 +301,13 @@ export function diffTools(before: readonly NormalizedTool[], after: readonly Nor
 
   for (const old of removed) {
     const pair = renamedFrom.get(old.name);
-    if (pair) changes.push({ kind: 'tool-renamed', tool: pair.to.name, path: '', before: old.name, after: pair.to.name, rename: pair.basis });
+    if (pair)
+      changes.push({ kind: 'tool-renamed', tool: pair.to.name, path: '', before: old.name, after: pair.to.name, rename: pair.basis });
     else changes.push({ kind: 'tool-removed', tool: old.name, path: '', ...described(texts.before, old.name, 'before') });
   }
   for (const tool of added) {
-    if (!renamedTo.has(tool.name)) changes.push({ kind: 'tool-added', tool: tool.name, path: '', ...described(texts.after, tool.name, 'after') });
+    if (!renamedTo.has(tool.name))
+      changes.push({ kind: 'tool-added', tool: tool.name, path: '', ...described(texts.after, tool.name, 'after') });
   }
   for (const expected of before) {
     const pair = renamedFrom.get(expected.name);
@@ -307,7 +333,11 @@ function withoutPrompts(capabilities: unknown): unknown {
  * Differences in the modern era's cache hints and `server/discover` summary. The capabilities
  * are left out when the fixtures record them on their own (`serverCapabilities`), so a change is named once.
  */
-export function diffModernBlock(before: ModernBlock | undefined, after: ModernBlock | undefined, options: { capabilities?: boolean } = {}): Change[] {
+export function diffModernBlock(
+  before: ModernBlock | undefined,
+  after: ModernBlock | undefined,
+  options: { capabilities?: boolean } = {},
+): Change[] {
   if (before === undefined || after === undefined || deepEqual(before, after)) return [];
   const changes: Change[] = [];
   const compare = (path: string, was: unknown, now: unknown) => {
@@ -316,7 +346,10 @@ export function diffModernBlock(before: ModernBlock | undefined, after: ModernBl
   compare('modern.toolsListCacheHint', before.toolsListCacheHint, after.toolsListCacheHint);
   const discoverBefore: Record<string, unknown> = before.discover ?? {};
   const discoverAfter: Record<string, unknown> = after.discover ?? {};
-  const keys = options.capabilities === false ? (['supportedVersions', 'ttlMs', 'cacheScope'] as const) : (['supportedVersions', 'capabilities', 'ttlMs', 'cacheScope'] as const);
+  const keys =
+    options.capabilities === false
+      ? (['supportedVersions', 'ttlMs', 'cacheScope'] as const)
+      : (['supportedVersions', 'capabilities', 'ttlMs', 'cacheScope'] as const);
   for (const key of keys) {
     const read = (discover: Record<string, unknown>) => (key === 'capabilities' ? withoutPrompts(discover[key]) : discover[key]);
     compare(`modern.discover.${key}`, read(discoverBefore), read(discoverAfter));
@@ -331,7 +364,12 @@ export type Drift =
   | { status: 'tool-set-differs'; added: string[]; removed: string[]; renamed?: { from: string; to: string }[] };
 
 /** The parts of a drift explanation: names only one side has, and the changed paths of each named item ('' = the whole item). */
-export function driftParts(expected: readonly string[], live: readonly string[], changes: readonly Change[], subjectOf: (change: Change) => string | undefined) {
+export function driftParts(
+  expected: readonly string[],
+  live: readonly string[],
+  changes: readonly Change[],
+  subjectOf: (change: Change) => string | undefined,
+) {
   const expectedNames = new Set(expected);
   const liveNames = new Set(live);
   const added = live.filter((name) => !expectedNames.has(name));
@@ -359,18 +397,35 @@ interface DriftSide {
 function respelled(expected: DriftSide, live: DriftSide, changed: ReadonlySet<string>): string[] {
   if (!expected.tools || !live.tools) return [];
   const liveByName = new Map(live.tools.map((tool) => [tool.name, tool]));
-  return expected.tools.filter((tool) => !changed.has(tool.name) && liveByName.has(tool.name) && definitionKey(tool) !== definitionKey(liveByName.get(tool.name)!)).map((tool) => tool.name);
+  return expected.tools
+    .filter(
+      (tool) => !changed.has(tool.name) && liveByName.has(tool.name) && definitionKey(tool) !== definitionKey(liveByName.get(tool.name)!),
+    )
+    .map((tool) => tool.name);
 }
 
 export function explainDrift(expected: DriftSide, live: DriftSide, changes: readonly Change[]): Drift {
   if (expected.hash === live.hash) return { status: 'match' };
   const { added, removed, paths } = driftParts(expected.names, live.names, changes, (change) => change.tool);
-  const renamed = changes.filter((change) => change.kind === 'tool-renamed').map((change) => ({ from: String(change.before), to: String(change.after) }));
+  const renamed = changes
+    .filter((change) => change.kind === 'tool-renamed')
+    .map((change) => ({ from: String(change.before), to: String(change.after) }));
   if (added.length > 0 || removed.length > 0) {
     const from = new Set(renamed.map((pair) => pair.from));
     const to = new Set(renamed.map((pair) => pair.to));
-    return { status: 'tool-set-differs', added: added.filter((name) => !to.has(name)), removed: removed.filter((name) => !from.has(name)), ...(renamed.length ? { renamed } : {}) };
+    return {
+      status: 'tool-set-differs',
+      added: added.filter((name) => !to.has(name)),
+      removed: removed.filter((name) => !from.has(name)),
+      ...(renamed.length ? { renamed } : {}),
+    };
   }
-  const same = respelled(expected, live, new Set(paths.map(([tool]) => tool))).map((tool) => ({ tool, paths: ['(same meaning, spelled differently)'] }));
-  return { status: 'definitions-differ', tools: [...paths.map(([tool, where]) => ({ tool, paths: where.map((path) => path || '(whole tool)') })), ...same] };
+  const same = respelled(expected, live, new Set(paths.map(([tool]) => tool))).map((tool) => ({
+    tool,
+    paths: ['(same meaning, spelled differently)'],
+  }));
+  return {
+    status: 'definitions-differ',
+    tools: [...paths.map(([tool, where]) => ({ tool, paths: where.map((path) => path || '(whole tool)') })), ...same],
+  };
 }

@@ -32,14 +32,35 @@ export function pairFixtureFiles(before: readonly string[], after: readonly stri
  * removed: one change per file, keyed by the profile, so its eras make one finding with each
  * file in its scopes. (An era missing from a profile both sides have is listed as unmatched only.)
  */
-export function profileSetChanges(before: Map<string, ToolFixture>, after: Map<string, ToolFixture>, onlyBefore: readonly string[], onlyAfter: readonly string[]): ScopedChange[] {
-  const lacks = (side: Map<string, ToolFixture>, profile: string) => ![...side.values()].some((fixture) => profileSpellings(fixture.profile).includes(profile));
+export function profileSetChanges(
+  before: Map<string, ToolFixture>,
+  after: Map<string, ToolFixture>,
+  onlyBefore: readonly string[],
+  onlyAfter: readonly string[],
+): ScopedChange[] {
+  const lacks = (side: Map<string, ToolFixture>, profile: string) =>
+    ![...side.values()].some((fixture) => profileSpellings(fixture.profile).includes(profile));
   const change = (fixture: ToolFixture, kind: 'profile-added' | 'profile-removed'): ScopedChange => {
     const tools = `${fixture.names.length} tools`;
-    return { scope: `${fixture.profile}.${fixture.era}`, change: { kind, profile: fixture.profile, path: '', before: kind === 'profile-removed' ? tools : undefined, after: kind === 'profile-added' ? tools : undefined } };
+    return {
+      scope: `${fixture.profile}.${fixture.era}`,
+      change: {
+        kind,
+        profile: fixture.profile,
+        path: '',
+        before: kind === 'profile-removed' ? tools : undefined,
+        after: kind === 'profile-added' ? tools : undefined,
+      },
+    };
   };
   return [
-    ...onlyBefore.map((name) => before.get(name)!).filter((fixture) => lacks(after, fixture.profile)).map((fixture) => change(fixture, 'profile-removed')),
-    ...onlyAfter.map((name) => after.get(name)!).filter((fixture) => lacks(before, fixture.profile)).map((fixture) => change(fixture, 'profile-added')),
+    ...onlyBefore
+      .map((name) => before.get(name)!)
+      .filter((fixture) => lacks(after, fixture.profile))
+      .map((fixture) => change(fixture, 'profile-removed')),
+    ...onlyAfter
+      .map((name) => after.get(name)!)
+      .filter((fixture) => lacks(before, fixture.profile))
+      .map((fixture) => change(fixture, 'profile-added')),
   ];
 }

@@ -57,7 +57,10 @@ export function parseFixture(file: string): ToolFixture {
 export function readFixture(file: string): ToolFixture {
   const fixture = parseFixture(file);
   if (profileHash(fixture.names, fixture.tools) !== fixture.hash) {
-    throw new ConformError('usage', `fixture ${file}: its recorded hash does not match its names and tools; regenerate it instead of editing it`);
+    throw new ConformError(
+      'usage',
+      `fixture ${file}: its recorded hash does not match its names and tools; regenerate it instead of editing it`,
+    );
   }
   return fixture;
 }
@@ -94,7 +97,11 @@ export function parsePromptFixture(file: string): PromptFixture {
         isStringArray(entry.requiredCapabilities),
     ) &&
     typeof value.hash === 'string';
-  if (!ok) throw new ConformError('usage', `not a prompt fixture (needs profile, names, prompts with name, descriptionSha256, argsSchema, requiredTools, requiredCapabilities, title, and hash): ${file}`);
+  if (!ok)
+    throw new ConformError(
+      'usage',
+      `not a prompt fixture (needs profile, names, prompts with name, descriptionSha256, argsSchema, requiredTools, requiredCapabilities, title, and hash): ${file}`,
+    );
   return value as PromptFixture;
 }
 
@@ -102,7 +109,10 @@ export function parsePromptFixture(file: string): PromptFixture {
 export function readPromptFixture(file: string): PromptFixture {
   const fixture = parsePromptFixture(file);
   if (profileHash(fixture.names, fixture.prompts, 'prompts') !== fixture.hash) {
-    throw new ConformError('usage', `prompt fixture ${file}: its recorded hash does not match its names and prompts; regenerate it instead of editing it`);
+    throw new ConformError(
+      'usage',
+      `prompt fixture ${file}: its recorded hash does not match its names and prompts; regenerate it instead of editing it`,
+    );
   }
   return fixture;
 }
@@ -112,7 +122,8 @@ export function findPromptFixture(toolFixturesDir: string, profile: string): { f
   const file = promptFixturePath(toolFixturesDir, profile);
   if (!existsSync(file)) return { file };
   const fixture = readPromptFixture(file);
-  if (fixture.profile !== profile) throw new ConformError('usage', `prompt fixture ${file} records profile "${fixture.profile}", expected "${profile}"`);
+  if (fixture.profile !== profile)
+    throw new ConformError('usage', `prompt fixture ${file} records profile "${fixture.profile}", expected "${profile}"`);
   return { file, fixture };
 }
 
@@ -121,7 +132,12 @@ export function findPromptFixture(toolFixturesDir: string, profile: string): { f
  * `dir`), else `<name>.<era>.json` under any spelling of the profile (upstream names the default
  * profile `phase1-default`, we name it `default`).
  */
-export function loadFixtureSet(dir: string, profile: string, eras: readonly Era[], contractFiles: Partial<Record<Era, string>> = {}): FixtureSet {
+export function loadFixtureSet(
+  dir: string,
+  profile: string,
+  eras: readonly Era[],
+  contractFiles: Partial<Record<Era, string>> = {},
+): FixtureSet {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConformError('usage', `fixtures directory not found: ${dir}`);
   const spellings = profileSpellings(profile);
   const set: FixtureSet = { dir, profile, byEra: {}, files: {}, prompts: findPromptFixture(dir, profile) };
@@ -129,10 +145,17 @@ export function loadFixtureSet(dir: string, profile: string, eras: readonly Era[
     const named = typeof contractFiles[era] === 'string' ? [basename(contractFiles[era])] : [];
     const candidates = [...new Set([...named, ...spellings.map((name) => toolFixtureFileName(name, era))])].map((name) => join(dir, name));
     const file = candidates.find((candidate) => existsSync(candidate));
-    if (!file) throw new ConformError('usage', `fixture for profile "${profile}" (${era} era) not found in ${dir} (looked for ${candidates.map((candidate) => basename(candidate)).join(', ')})`);
+    if (!file)
+      throw new ConformError(
+        'usage',
+        `fixture for profile "${profile}" (${era} era) not found in ${dir} (looked for ${candidates.map((candidate) => basename(candidate)).join(', ')})`,
+      );
     const fixture = readFixture(file);
     if (!spellings.includes(fixture.profile) || fixture.era !== era) {
-      throw new ConformError('usage', `fixture ${file} records profile "${fixture.profile}" and era "${fixture.era}", expected "${profile}" and "${era}"`);
+      throw new ConformError(
+        'usage',
+        `fixture ${file} records profile "${fixture.profile}" and era "${fixture.era}", expected "${profile}" and "${era}"`,
+      );
     }
     set.byEra[era] = fixture;
     set.files[era] = file;
@@ -156,7 +179,11 @@ function contractProblem(value: unknown): string | null {
   const profiles = (value as { profiles?: unknown }).profiles;
   if (profiles === null || typeof profiles !== 'object' || Array.isArray(profiles)) return 'needs a "profiles" object';
   for (const [name, profile] of Object.entries(profiles)) {
-    const ok = profile !== null && typeof profile === 'object' && isStringArray((profile as { names?: unknown }).names) && typeof (profile as { hash?: unknown }).hash === 'string';
+    const ok =
+      profile !== null &&
+      typeof profile === 'object' &&
+      isStringArray((profile as { names?: unknown }).names) &&
+      typeof (profile as { hash?: unknown }).hash === 'string';
     if (!ok) return `profile "${name}" needs "names" and "hash"`;
   }
   const naming = (value as { naming?: unknown }).naming;
@@ -175,14 +202,18 @@ export function loadContract(file: string): LoadedContract {
     throw new ConformError('usage', `${(error as Error).message}; name the contract to use with --contract FILE`);
   }
   const problem = contractProblem(value);
-  if (problem) throw new ConformError('usage', `contract artifact ${file} cannot be used: ${problem}; name the contract to use with --contract FILE`);
+  if (problem)
+    throw new ConformError('usage', `contract artifact ${file} cannot be used: ${problem}; name the contract to use with --contract FILE`);
   return value as LoadedContract;
 }
 
 /** The parts of a contract a run would use and this one lacks, as notes for the evidence. */
 export function contractGaps(contract: LoadedContract, file: string): string[] {
   const gaps: string[] = [];
-  if (!contract.toolBacking) gaps.push(`the contract ${file} has no toolBacking (it predates backing categories): tool backing and counts per backing category are not judged`);
+  if (!contract.toolBacking)
+    gaps.push(
+      `the contract ${file} has no toolBacking (it predates backing categories): tool backing and counts per backing category are not judged`,
+    );
   if (!contract.approvedCacheHint) gaps.push(`the contract ${file} has no approvedCacheHint: cache hints are not judged against it`);
   return gaps;
 }

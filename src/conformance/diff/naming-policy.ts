@@ -22,17 +22,21 @@ function isStringArray(value: unknown): value is string[] {
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string');
+  return (
+    value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string')
+  );
 }
 
 /** Why a contract's `naming` block is unusable, or null when it is well-formed. */
 export function namingPolicyProblem(value: unknown): string | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'naming must be an object';
   const naming = value as Record<string, unknown>;
-  if (!isStringRecord(naming.prefixes) || Object.keys(naming.prefixes).length === 0) return 'naming.prefixes must map backing categories to prefixes';
+  if (!isStringRecord(naming.prefixes) || Object.keys(naming.prefixes).length === 0)
+    return 'naming.prefixes must map backing categories to prefixes';
   if (!isStringArray(naming.verbs) || naming.verbs.length === 0) return 'naming.verbs must be a non-empty list of strings';
   if (!isStringArray(naming.grandfathered)) return 'naming.grandfathered must be a list of strings';
-  if (!isStringRecord(naming.presign) || typeof naming.presign.when !== 'string' || typeof naming.presign.pattern !== 'string') return 'naming.presign needs when and pattern';
+  if (!isStringRecord(naming.presign) || typeof naming.presign.when !== 'string' || typeof naming.presign.pattern !== 'string')
+    return 'naming.presign needs when and pattern';
   for (const key of ['when', 'pattern'] as const) {
     try {
       new RegExp(naming.presign[key]!);
@@ -41,7 +45,10 @@ export function namingPolicyProblem(value: unknown): string | null {
     }
   }
   const renames = naming.renames;
-  if (!Array.isArray(renames) || !renames.every((rename: unknown) => isStringRecord(rename) && typeof rename.from === 'string' && typeof rename.to === 'string')) {
+  if (
+    !Array.isArray(renames) ||
+    !renames.every((rename: unknown) => isStringRecord(rename) && typeof rename.from === 'string' && typeof rename.to === 'string')
+  ) {
     return 'naming.renames must be a list of { from, to }';
   }
   return null;
@@ -49,7 +56,10 @@ export function namingPolicyProblem(value: unknown): string | null {
 
 /** Every tool name the contract lists in any profile. */
 function listedNames(contract: LoadedContract): Set<string> {
-  return new Set([...Object.keys(contract.toolBacking ?? {}), ...Object.values(contract.profiles).flatMap((profile) => profile.names ?? [])]);
+  return new Set([
+    ...Object.keys(contract.toolBacking ?? {}),
+    ...Object.values(contract.profiles).flatMap((profile) => profile.names ?? []),
+  ]);
 }
 
 /**
@@ -59,11 +69,20 @@ function listedNames(contract: LoadedContract): Set<string> {
 export function namingPolicyFor(contract: LoadedContract, bundled: LoadedContract): PolicyInUse {
   if (contract.naming) {
     const { naming } = contract;
-    return { policy: naming, source: 'contract', removed: removedNames(naming.renames, new Set()), grandfathered: new Set(naming.grandfathered), adopted: [] };
+    return {
+      policy: naming,
+      source: 'contract',
+      removed: removedNames(naming.renames, new Set()),
+      grandfathered: new Set(naming.grandfathered),
+      adopted: [],
+    };
   }
   if (!bundled.naming) throw new ConformError('config', 'the bundled contract carries no naming policy; reinstall the checker');
   const listed = listedNames(contract);
-  const adopted = bundled.naming.renames.map((rename) => rename.from).filter((name) => listed.has(name)).sort();
+  const adopted = bundled.naming.renames
+    .map((rename) => rename.from)
+    .filter((name) => listed.has(name))
+    .sort();
   return {
     policy: bundled.naming,
     source: 'fallback',

@@ -8,7 +8,10 @@ import { findPromptFixture, type FixtureSet } from './fixtures.js';
  * fixture would show (no fixture: against none, so each prompt is new). A connection without the
  * prompts capability is not compared: prompts are opt-in.
  */
-export function promptChanges(surfaces: readonly LiveSurface[], prompts: FixtureSet['prompts']): { changes: ScopedChange[]; hashes: Record<string, PromptComparison> } {
+export function promptChanges(
+  surfaces: readonly LiveSurface[],
+  prompts: FixtureSet['prompts'],
+): { changes: ScopedChange[]; hashes: Record<string, PromptComparison> } {
   const expected = observableViews(prompts.fixture);
   const expectedSide = { names: expected.map((view) => view.name), hash: viewsHash(expected) };
   const changes: ScopedChange[] = [];
@@ -59,7 +62,12 @@ export function diffPromptFixtures(beforeDir: string, afterDir: string, toolFixt
     const scope = `${profile}.prompts`;
     const found = diffPrompts(a.fixture.prompts, b.fixture.prompts);
     for (const change of found) changes.push({ scope, change });
-    hashes[scope] = { basis: 'fixture', expected: { source: a.file, hash: a.fixture.hash }, found: { source: b.file, hash: b.fixture.hash }, drift: explainPromptDrift(a.fixture, b.fixture, found) };
+    hashes[scope] = {
+      basis: 'fixture',
+      expected: { source: a.file, hash: a.fixture.hash },
+      found: { source: b.file, hash: b.fixture.hash },
+      drift: explainPromptDrift(a.fixture, b.fixture, found),
+    };
   }
   return { changes, hashes, compared, unmatched };
 }

@@ -45,7 +45,8 @@ function diffType(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   if (deepEqual(a.type, b.type)) return;
   const before = typesOf(a);
   const after = typesOf(b);
-  const accepts = (types: Set<string> | null, type: string) => types === null || types.has(type) || (type === 'integer' && types.has('number'));
+  const accepts = (types: Set<string> | null, type: string) =>
+    types === null || types.has(type) || (type === 'integer' && types.has('number'));
   const widened = after === null || (before !== null && [...before].every((type) => accepts(after, type)));
   emit(widened ? 'type-widened' : 'type-narrowed', joinPath(path, 'type'), a.type, b.type);
 }
@@ -148,7 +149,15 @@ const TYPE_FAMILY_KEYWORDS: Record<string, readonly string[]> = {
   array: ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains'],
   object: ['properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'propertyNames', 'patternProperties'],
 };
-const FAMILY_OF_TYPE: Record<string, string> = { integer: 'numeric', number: 'numeric', string: 'string', array: 'array', object: 'object', boolean: 'boolean', null: 'null' };
+const FAMILY_OF_TYPE: Record<string, string> = {
+  integer: 'numeric',
+  number: 'numeric',
+  string: 'string',
+  array: 'array',
+  object: 'object',
+  boolean: 'boolean',
+  null: 'null',
+};
 
 /**
  * `anyOf` (or `oneOf`) of single-type alternatives, each constraining only values of its own
@@ -164,7 +173,12 @@ function mergeTypeAlternatives(schema: Schema, keyword: string): Schema | null {
   const types: string[] = [];
   for (const branch of branches) {
     if (!isObject(branch)) return null;
-    const branchTypes = typeof branch.type === 'string' ? [branch.type] : Array.isArray(branch.type) && branch.type.every((t) => typeof t === 'string') ? (branch.type as string[]) : null;
+    const branchTypes =
+      typeof branch.type === 'string'
+        ? [branch.type]
+        : Array.isArray(branch.type) && branch.type.every((t) => typeof t === 'string')
+          ? (branch.type as string[])
+          : null;
     if (!branchTypes || branchTypes.length === 0) return null;
     const branchFamilies = new Set(branchTypes.map((type) => FAMILY_OF_TYPE[type] ?? type));
     const constrained = Object.keys(branch).filter((key) => key !== 'type');
@@ -268,7 +282,8 @@ function diffProperties(a: Schema, b: Schema, path: string, emit: SchemaEmit): v
       continue;
     }
     // A property new and required at once is one change, carrying its schema.
-    if (!requiredBefore.has(name) && requiredAfter.has(name)) emit('required-added', where, inBefore ? 'optional' : undefined, inBefore ? 'required' : after[name]);
+    if (!requiredBefore.has(name) && requiredAfter.has(name))
+      emit('required-added', where, inBefore ? 'optional' : undefined, inBefore ? 'required' : after[name]);
     else if (requiredBefore.has(name) && !requiredAfter.has(name) && inAfter) emit('required-removed', where, 'required', 'optional');
     if (!inBefore && inAfter) {
       if (!requiredAfter.has(name)) emit('property-added', where, undefined, after[name]);

@@ -19,15 +19,24 @@ export function descriptionsOf(listed: LiveSurface['listed']): Record<string, st
  * Every change between two fixtures of one era: the tools (with their description texts where a
  * side knows them), what is recorded beside the hash, and the modern block.
  */
-export function fixtureChanges(expected: ToolFixture, found: ToolFixture, renames: readonly ToolRename[], descriptions: DiffOptions['descriptions']): Change[] {
+export function fixtureChanges(
+  expected: ToolFixture,
+  found: ToolFixture,
+  renames: readonly ToolRename[],
+  descriptions: DiffOptions['descriptions'],
+): Change[] {
   const changes = [...diffTools(expected.tools, found.tools, { renames, descriptions }), ...diffVisibleFields(expected, found)];
-  for (const change of diffModernBlock(expected.modern, found.modern, { capabilities: !bothRecord(expected, found, 'serverCapabilities') })) changes.push(change);
+  for (const change of diffModernBlock(expected.modern, found.modern, { capabilities: !bothRecord(expected, found, 'serverCapabilities') }))
+    changes.push(change);
   return changes;
 }
 
 /** A judged surface against its era's fixture, each change scoped by the connection. */
 export function eraChanges(surface: LiveSurface, fixture: ToolFixture, naming: PolicyInUse | undefined): ScopedChange[] {
-  const changes = fixtureChanges(fixture, surface.fixture, naming?.policy.renames ?? [], { before: fixture.descriptions, after: descriptionsOf(surface.listed) });
+  const changes = fixtureChanges(fixture, surface.fixture, naming?.policy.renames ?? [], {
+    before: fixture.descriptions,
+    after: descriptionsOf(surface.listed),
+  });
   return changes.map((change) => ({ scope: surface.connection, change }));
 }
 

@@ -36,7 +36,10 @@ function withoutPrompts(capabilities: Record<string, unknown> | null | undefined
 }
 
 /** Each capability the server declares: a capability gone breaks the clients that use it; one new is an addition; a changed one (its flags) is shown before and after. */
-function diffServerCapabilities(before: Record<string, unknown> | null | undefined, after: Record<string, unknown> | null | undefined): Change[] {
+function diffServerCapabilities(
+  before: Record<string, unknown> | null | undefined,
+  after: Record<string, unknown> | null | undefined,
+): Change[] {
   const a = withoutPrompts(before);
   const b = withoutPrompts(after);
   const changes: Change[] = [];
@@ -67,11 +70,14 @@ export function diffVisibleFields(expected: Visible, live: Visible): Change[] {
     }
   };
   perTool('titles', (tool, before, after) => changes.push({ kind: 'description-changed', tool, path: 'title', before, after }));
-  perTool('execution', (tool, before, after) => diffExecution(before, after, (kind, path, was, now) => changes.push({ kind, tool, path, before: was, after: now })));
+  perTool('execution', (tool, before, after) =>
+    diffExecution(before, after, (kind, path, was, now) => changes.push({ kind, tool, path, before: was, after: now })),
+  );
   perTool('icons', (tool, before, after) => changes.push({ kind: 'meta-changed', tool, path: 'icons', before, after }));
   if (expected.instructions !== undefined && live.instructions !== undefined && expected.instructions !== live.instructions) {
     changes.push({ kind: 'instructions-changed', path: 'instructions', before: expected.instructions, after: live.instructions });
   }
-  if (bothRecord(expected, live, 'serverCapabilities')) changes.push(...diffServerCapabilities(expected.serverCapabilities, live.serverCapabilities));
+  if (bothRecord(expected, live, 'serverCapabilities'))
+    changes.push(...diffServerCapabilities(expected.serverCapabilities, live.serverCapabilities));
   return changes;
 }

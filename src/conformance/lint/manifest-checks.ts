@@ -12,7 +12,12 @@ export function manifestUnknownTools(input: LintInput): RawFinding[] {
       .filter(({ name }) => !full.names.includes(name))
       .map(({ name, line }) => {
         const successor = input.naming.removed.get(name);
-        return at(file, line, { profileName: full.name, hint: successor ? `it was renamed to ${successor}` : 'remove it or add the tool' }, { tool: name, key: name });
+        return at(
+          file,
+          line,
+          { profileName: full.name, hint: successor ? `it was renamed to ${successor}` : 'remove it or add the tool' },
+          { tool: name, key: name },
+        );
       }),
   );
 }
@@ -22,6 +27,8 @@ export function manifestMissingTools(input: LintInput): RawFinding[] {
   const full = fullProfile(input);
   if (!full) return [];
   return input.manifests.flatMap(({ file, tools }) =>
-    full.names.filter((name) => !tools.some((tool) => tool.name === name)).map((name) => at(file, tools[0]?.line ?? 1, { profileName: full.name }, { tool: name, key: name })),
+    full.names
+      .filter((name) => !tools.some((tool) => tool.name === name))
+      .map((name) => at(file, tools[0]?.line ?? 1, { profileName: full.name }, { tool: name, key: name })),
   );
 }

@@ -13,7 +13,12 @@ export interface FixtureProfile {
 export function fixtureProfiles(input: LintInput): FixtureProfile[] {
   const byName = new Map<string, LintFixture>();
   for (const entry of input.fixtures) if (!byName.has(entry.profile) || entry.era === 'modern') byName.set(entry.profile, entry);
-  return [...byName.values()].map((fixture) => ({ name: fixture.profile, fixture, names: fixture.fixture.names, counts: prefixCounts(fixture.fixture.names) }));
+  return [...byName.values()].map((fixture) => ({
+    name: fixture.profile,
+    fixture,
+    names: fixture.fixture.names,
+    counts: prefixCounts(fixture.fixture.names),
+  }));
 }
 
 /** The superset profile manifests are held to: `full`, else the profile with the most tools. */

@@ -48,10 +48,23 @@ export function proseToolCounts(input: LintInput): RawFinding[] {
         if (bare && stated < smallest) continue;
         claimed.add(offset);
         const prefix = prefixGroup ? (match[prefixGroup] as ToolPrefix) : undefined;
-        const fits = named ? named.counts.total === stated : profiles.some((profile) => (prefix ? profile.counts[prefix] : profile.counts.total) === stated);
+        const fits = named
+          ? named.counts.total === stated
+          : profiles.some((profile) => (prefix ? profile.counts[prefix] : profile.counts.total) === stated);
         if (fits) continue;
-        const expected = named ? `${named.counts.total} (${named.name})` : prefix ? profiles.map((profile) => `${profile.counts[prefix]} (${profile.name})`).join(', ') : totals;
-        out.push(at(file, lineOfOffset(text, offset), { stated: match[0].trim(), expected, what: prefix ? `${prefix}_* tools` : 'tools' }, { key: `${offset}` }));
+        const expected = named
+          ? `${named.counts.total} (${named.name})`
+          : prefix
+            ? profiles.map((profile) => `${profile.counts[prefix]} (${profile.name})`).join(', ')
+            : totals;
+        out.push(
+          at(
+            file,
+            lineOfOffset(text, offset),
+            { stated: match[0].trim(), expected, what: prefix ? `${prefix}_* tools` : 'tools' },
+            { key: `${offset}` },
+          ),
+        );
       }
     }
   }
@@ -71,14 +84,27 @@ export function proseBackingCounts(input: LintInput): RawFinding[] {
   const out: RawFinding[] = [];
   for (const [category, { label }] of Object.entries(contract.backingCategories as Record<string, { label: string }>)) {
     const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const pattern = new RegExp(`${escaped}(?:\\*\\*)?(?: \\([^()\\n]*[^()\\d\\n][^()\\n]*\\))*(?:\\*\\*)?(?: \\((\\d+)\\)|: (\\d+)\\b)`, 'g');
-    const counts = profiles.map((profile) => ({ name: profile.name, count: profile.names.filter((tool) => backing[tool] === category).length }));
+    const pattern = new RegExp(
+      `${escaped}(?:\\*\\*)?(?: \\([^()\\n]*[^()\\d\\n][^()\\n]*\\))*(?:\\*\\*)?(?: \\((\\d+)\\)|: (\\d+)\\b)`,
+      'g',
+    );
+    const counts = profiles.map((profile) => ({
+      name: profile.name,
+      count: profile.names.filter((tool) => backing[tool] === category).length,
+    }));
     for (const { file, text } of countedProse(input)) {
       for (const match of text.matchAll(pattern)) {
         const stated = Number(match[1] ?? match[2]);
         if (counts.some(({ count }) => count === stated)) continue;
         const offset = match.index! + match[0].length - 1;
-        out.push(at(file, lineOfOffset(text, offset), { label, stated, expected: counts.map(({ name, count }) => `${count} (${name})`).join(', ') }, { key: `${category}/${offset}` }));
+        out.push(
+          at(
+            file,
+            lineOfOffset(text, offset),
+            { label, stated, expected: counts.map(({ name, count }) => `${count} (${name})`).join(', ') },
+            { key: `${category}/${offset}` },
+          ),
+        );
       }
     }
   }
@@ -88,7 +114,9 @@ export function proseBackingCounts(input: LintInput): RawFinding[] {
 /** Every tool-shaped name in a text, with its line and the text of that line. */
 function mentions({ text }: LintText): { name: string; line: number; lineText: string }[] {
   const lines = text.split('\n');
-  return lines.flatMap((lineText, index) => [...lineText.matchAll(TOOL_SHAPED)].map((match) => ({ name: match[1]!, line: index + 1, lineText })));
+  return lines.flatMap((lineText, index) =>
+    [...lineText.matchAll(TOOL_SHAPED)].map((match) => ({ name: match[1]!, line: index + 1, lineText })),
+  );
 }
 
 /** A name in prose that no profile lists is a finding; a retired one is its own rule, with its successor as the fix. */

@@ -33,7 +33,11 @@ export function parseReferenceDoc(text: string): { rows: Map<string, TableRow>; 
     const row = /^\|\s*`([^`]+)`\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|(.*)$/.exec(raw);
     if (row && !section) {
       const hashPrefix = /`([0-9a-f]{6,64})`/.exec(row[6]!)?.[1];
-      rows.set(row[1]!, { line, counts: { total: Number(row[2]), b2: Number(row[3]), s3: Number(row[4]), bz: Number(row[5]) }, ...(hashPrefix ? { hashPrefix } : {}) });
+      rows.set(row[1]!, {
+        line,
+        counts: { total: Number(row[2]), b2: Number(row[3]), s3: Number(row[4]), bz: Number(row[5]) },
+        ...(hashPrefix ? { hashPrefix } : {}),
+      });
       return;
     }
     const heading = /^(#{2,})\s+(.*)$/.exec(raw);
@@ -84,8 +88,26 @@ export function referenceDocProfiles(input: LintInput): RawFinding[] {
   if (rows.size === 0 && sections.size === 0) return [at(file, 1, { difference: 'lists no profile' })];
   const listed = new Set([...rows.keys(), ...sections.keys()]);
   return [
-    ...[...listed].filter((name) => !profiles.some((profile) => profile.name === name)).map((name) => at(file, rows.get(name)?.line ?? sections.get(name)!.line, { profileName: name, difference: `is listed but has no fixtures in ${input.fixturesDir}` }, { key: name })),
-    ...profiles.filter((profile) => !listed.has(profile.name)).map((profile) => at(file, 1, { profileName: profile.name, difference: `has fixtures (${profile.fixture.file}) but is not listed` }, { key: profile.name })),
+    ...[...listed]
+      .filter((name) => !profiles.some((profile) => profile.name === name))
+      .map((name) =>
+        at(
+          file,
+          rows.get(name)?.line ?? sections.get(name)!.line,
+          { profileName: name, difference: `is listed but has no fixtures in ${input.fixturesDir}` },
+          { key: name },
+        ),
+      ),
+    ...profiles
+      .filter((profile) => !listed.has(profile.name))
+      .map((profile) =>
+        at(
+          file,
+          1,
+          { profileName: profile.name, difference: `has fixtures (${profile.fixture.file}) but is not listed` },
+          { key: profile.name },
+        ),
+      ),
   ];
 }
 
@@ -101,14 +123,30 @@ export function referenceDocCounts(input: LintInput): RawFinding[] {
     const profile = profileNamed(profiles, name);
     if (!profile) continue;
     for (const group of ['total', ...TOOL_PREFIXES] as const) {
-      if (row.counts[group] !== profile.counts[group]) out.push(at(file, row.line, { profileName: name, group, stated: row.counts[group], actual: profile.counts[group], fixture: profile.fixture.file }, { key: `${name}/${group}` }));
+      if (row.counts[group] !== profile.counts[group])
+        out.push(
+          at(
+            file,
+            row.line,
+            { profileName: name, group, stated: row.counts[group], actual: profile.counts[group], fixture: profile.fixture.file },
+            { key: `${name}/${group}` },
+          ),
+        );
     }
   }
   for (const [name, section] of sections) {
     const profile = profileNamed(profiles, name);
     if (!profile) continue;
     for (const { prefix, count, line } of section.headingCounts) {
-      if (count !== profile.counts[prefix]) out.push(at(file, line, { profileName: name, group: prefix, stated: count, actual: profile.counts[prefix], fixture: profile.fixture.file }, { key: `${name}/${prefix}/heading` }));
+      if (count !== profile.counts[prefix])
+        out.push(
+          at(
+            file,
+            line,
+            { profileName: name, group: prefix, stated: count, actual: profile.counts[prefix], fixture: profile.fixture.file },
+            { key: `${name}/${prefix}/heading` },
+          ),
+        );
     }
   }
   return out;
@@ -121,13 +159,37 @@ export function referenceDocHashes(input: LintInput): RawFinding[] {
   for (const [name, row] of rows) {
     const profile = profileNamed(profiles, name);
     if (profile && row.hashPrefix && !profile.fixture.fixture.hash.startsWith(row.hashPrefix)) {
-      out.push(at(file, row.line, { profileName: name, stated: row.hashPrefix, actual: profile.fixture.fixture.hash.slice(0, row.hashPrefix.length), fixture: profile.fixture.file }, { key: `${name}/prefix` }));
+      out.push(
+        at(
+          file,
+          row.line,
+          {
+            profileName: name,
+            stated: row.hashPrefix,
+            actual: profile.fixture.fixture.hash.slice(0, row.hashPrefix.length),
+            fixture: profile.fixture.file,
+          },
+          { key: `${name}/prefix` },
+        ),
+      );
     }
   }
   for (const [name, section] of sections) {
     const profile = profileNamed(profiles, name);
     if (profile && section.hash && section.hash.value !== profile.fixture.fixture.hash) {
-      out.push(at(file, section.hash.line, { profileName: name, stated: section.hash.value.slice(0, 12), actual: profile.fixture.fixture.hash.slice(0, 12), fixture: profile.fixture.file }, { key: `${name}/hash` }));
+      out.push(
+        at(
+          file,
+          section.hash.line,
+          {
+            profileName: name,
+            stated: section.hash.value.slice(0, 12),
+            actual: profile.fixture.fixture.hash.slice(0, 12),
+            fixture: profile.fixture.file,
+          },
+          { key: `${name}/hash` },
+        ),
+      );
     }
   }
   return out;
@@ -140,8 +202,26 @@ export function referenceDocNames(input: LintInput): RawFinding[] {
   for (const [name, section] of sections) {
     const profile = profileNamed(profiles, name);
     if (!profile || section.names.size === 0) continue;
-    for (const [tool, line] of section.names) if (!profile.names.includes(tool)) out.push(at(file, line, { profileName: name, difference: 'is listed but not in the fixtures', fixture: profile.fixture.file }, { tool, key: `${name}/${tool}` }));
-    for (const tool of profile.names) if (!section.names.has(tool)) out.push(at(file, section.line, { profileName: name, difference: 'is in the fixtures but not listed', fixture: profile.fixture.file }, { tool, key: `${name}/${tool}` }));
+    for (const [tool, line] of section.names)
+      if (!profile.names.includes(tool))
+        out.push(
+          at(
+            file,
+            line,
+            { profileName: name, difference: 'is listed but not in the fixtures', fixture: profile.fixture.file },
+            { tool, key: `${name}/${tool}` },
+          ),
+        );
+    for (const tool of profile.names)
+      if (!section.names.has(tool))
+        out.push(
+          at(
+            file,
+            section.line,
+            { profileName: name, difference: 'is in the fixtures but not listed', fixture: profile.fixture.file },
+            { tool, key: `${name}/${tool}` },
+          ),
+        );
   }
   return out;
 }
@@ -163,7 +243,10 @@ export function referenceDocBacking(input: LintInput): RawFinding[] {
       const stated = section.lines.map(({ text, line }) => ({ match: pattern.exec(text), line })).find(({ match }) => match);
       if (!stated) continue;
       const actual = profile.names.filter((tool) => backing[tool] === category).length;
-      if (Number(stated.match![1]) !== actual) out.push(at(file, stated.line, { profileName: name, label, stated: Number(stated.match![1]), actual }, { key: `${name}/${category}` }));
+      if (Number(stated.match![1]) !== actual)
+        out.push(
+          at(file, stated.line, { profileName: name, label, stated: Number(stated.match![1]), actual }, { key: `${name}/${category}` }),
+        );
     }
   }
   return out;

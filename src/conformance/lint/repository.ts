@@ -72,7 +72,9 @@ function manifestOf(root: string, file: string): LintManifest | undefined {
 
 function manifests(root: string): LintManifest[] {
   const candidates = MANIFEST_DIRS.flatMap((dir) =>
-    dir === '.' ? readdirSync(root).filter((name) => name.endsWith('.json') && name !== 'package.json' && isOwnFile(root, name)) : filesUnder(root, dir).filter((path) => path.endsWith('.json')),
+    dir === '.'
+      ? readdirSync(root).filter((name) => name.endsWith('.json') && name !== 'package.json' && isOwnFile(root, name))
+      : filesUnder(root, dir).filter((path) => path.endsWith('.json')),
   );
   return [...new Set(candidates)].flatMap((file) => manifestOf(root, file) ?? []);
 }
@@ -91,7 +93,10 @@ function isGenerated(text: string): boolean {
 function generatorOutput(text: string, contract: LintInput['contract']): string | undefined {
   if (!text.startsWith(`${PROFILES_DOC_MARKER}\n`) || !contract) return undefined;
   const value = contract.contract;
-  const complete = value.approvedCacheHint && value.backingCategories && Object.values(value.profiles).every((profile) => profile.backingCounts && Array.isArray(profile.confirmTools));
+  const complete =
+    value.approvedCacheHint &&
+    value.backingCategories &&
+    Object.values(value.profiles).every((profile) => profile.backingCounts && Array.isArray(profile.confirmTools));
   return complete ? renderProfilesDoc(value as ContractArtifact) : undefined;
 }
 
@@ -104,7 +109,11 @@ function generatorOutput(text: string, contract: LintInput['contract']): string 
 export function readRepository(root: string): LintInput {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new ConformError('usage', `lint: directory not found: ${root}`);
   const fixturesDir = firstExisting(root, FIXTURE_LOCATIONS, 'directory');
-  if (!fixturesDir) throw new ConformError('usage', `lint: ${root} holds no tool fixtures (looked for ${FIXTURE_LOCATIONS.join('/, ')}/); pass the root of a B2 MCP server checkout`);
+  if (!fixturesDir)
+    throw new ConformError(
+      'usage',
+      `lint: ${root} holds no tool fixtures (looked for ${FIXTURE_LOCATIONS.join('/, ')}/); pass the root of a B2 MCP server checkout`,
+    );
   const fixtures = readdirSync(join(root, fixturesDir))
     .filter((name) => FIXTURE_FILE.test(name) && isOwnFile(root, `${fixturesDir}/${name}`))
     .sort()
@@ -116,17 +125,28 @@ export function readRepository(root: string): LintInput {
     });
   if (fixtures.length === 0) throw new ConformError('usage', `lint: ${join(root, fixturesDir)} holds no <profile>.<era>.json fixture`);
   const prompts = [...new Set(fixtures.map((entry) => entry.profile))].flatMap((profile) => {
-    const file = relative(root, promptFixturePath(join(root, fixturesDir), profile)).split(sep).join('/');
+    const file = relative(root, promptFixturePath(join(root, fixturesDir), profile))
+      .split(sep)
+      .join('/');
     if (!isOwnFile(root, file)) return [];
     return [{ file, profile, fixture: parsePromptFixture(join(root, file)), line: jsonLines(readFileSync(join(root, file), 'utf8')) }];
   });
   const contractFile = firstExisting(root, CONTRACT_LOCATIONS);
-  const contract = contractFile ? { file: contractFile, contract: loadContract(join(root, contractFile)), line: jsonLines(readFileSync(join(root, contractFile), 'utf8')) } : undefined;
+  const contract = contractFile
+    ? {
+        file: contractFile,
+        contract: loadContract(join(root, contractFile)),
+        line: jsonLines(readFileSync(join(root, contractFile), 'utf8')),
+      }
+    : undefined;
   const bundled = loadContract(BUNDLED.contractFile);
   const docFile = firstExisting(root, REFERENCE_DOC_LOCATIONS);
   const doc = docFile ? readText(root, docFile) : undefined;
   const expected = doc ? generatorOutput(doc.text, contract) : undefined;
-  const proseFiles = [...(isOwnFile(root, 'README.md') ? ['README.md'] : []), ...PROSE_DIRS.flatMap((dir) => filesUnder(root, dir).filter((path) => path.endsWith('.md')))];
+  const proseFiles = [
+    ...(isOwnFile(root, 'README.md') ? ['README.md'] : []),
+    ...PROSE_DIRS.flatMap((dir) => filesUnder(root, dir).filter((path) => path.endsWith('.md'))),
+  ];
   return {
     root,
     fixturesDir,
@@ -147,7 +167,9 @@ export function lintEvidence(input: LintInput): LintEvidence {
     fixtures: input.fixtures.map((entry) => entry.file),
     promptFixtures: input.prompts.map((entry) => entry.file),
     contract: input.contract?.file ?? null,
-    referenceDoc: input.referenceDoc ? { file: input.referenceDoc.file, heldTo: input.referenceDoc.expected !== undefined ? 'generator' : 'fixtures' } : null,
+    referenceDoc: input.referenceDoc
+      ? { file: input.referenceDoc.file, heldTo: input.referenceDoc.expected !== undefined ? 'generator' : 'fixtures' }
+      : null,
     prose: input.prose.length,
     manifests: input.manifests.map((manifest) => manifest.file),
   };

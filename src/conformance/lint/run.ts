@@ -23,6 +23,9 @@ export function lintCheckout(request: LintRequest): RunResult {
   const input = readRepository(lintRoot(request.dir, cwd));
   const context: RuleContext = { mode: 'lint', profile: '*', surfaces: [], changes: [], lint: input };
   const judged = judge(ruleSet, context, config, request.today ?? today(), pack);
-  const evidence = buildEvidence('lint', judged, config, performance.now() - started, { target: { dir: input.root }, lint: lintEvidence(input) });
+  const evidence = buildEvidence('lint', judged, config, performance.now() - started, {
+    target: { dir: input.root },
+    lint: lintEvidence(input),
+  });
   return { findings: judged.findings, evidence, rules: ruleSet, evaluated: judged.evaluated };
 }

@@ -11,7 +11,7 @@ const INVALID_PARAMS = -32602;
 
 /** The first candidate whose name the tool's schema does not declare, or undefined when it declares them all. */
 export function undeclaredArgument(tool: ListedTool, candidates: readonly Arguments[]): Arguments | undefined {
-  const declared = new Set(Object.keys(((tool.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties) ?? {}));
+  const declared = new Set(Object.keys((tool.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}));
   return candidates.find((candidate) => Object.keys(candidate).every((name) => !declared.has(name)));
 }
 
@@ -19,14 +19,28 @@ export function undeclaredArgument(tool: ListedTool, candidates: readonly Argume
  * A call with an argument the schema does not declare must be refused (invalid params, or an
  * isError result) and change nothing: an unknown `force: true` is never consent.
  */
-export function judgeUndeclared(tool: string, extra: string, { outcome, mutations, changes }: Attempt): Pick<ProbeObservation, 'passed' | 'detail'> {
-  if (mutations.length > 0) return { passed: false, detail: `${tool} acted on a call with the undeclared argument ${extra}: ${mutationText(mutations)}` };
-  if (changes.length > 0) return { passed: false, detail: `${tool} acted on a call with the undeclared argument ${extra}: the sandbox state changed (${changeText(changes)})` };
+export function judgeUndeclared(
+  tool: string,
+  extra: string,
+  { outcome, mutations, changes }: Attempt,
+): Pick<ProbeObservation, 'passed' | 'detail'> {
+  if (mutations.length > 0)
+    return { passed: false, detail: `${tool} acted on a call with the undeclared argument ${extra}: ${mutationText(mutations)}` };
+  if (changes.length > 0)
+    return {
+      passed: false,
+      detail: `${tool} acted on a call with the undeclared argument ${extra}: the sandbox state changed (${changeText(changes)})`,
+    };
   if (outcome.thrown) {
-    if (outcome.thrown.includes(String(INVALID_PARAMS))) return { passed: true, detail: `refused with JSON-RPC ${INVALID_PARAMS} (invalid params); nothing changed` };
-    return { passed: false, detail: `${tool} answered the undeclared argument ${extra} with a protocol error other than ${INVALID_PARAMS} (invalid params)` };
+    if (outcome.thrown.includes(String(INVALID_PARAMS)))
+      return { passed: true, detail: `refused with JSON-RPC ${INVALID_PARAMS} (invalid params); nothing changed` };
+    return {
+      passed: false,
+      detail: `${tool} answered the undeclared argument ${extra} with a protocol error other than ${INVALID_PARAMS} (invalid params)`,
+    };
   }
-  if (!outcome.result?.isError) return { passed: false, detail: `${tool} accepted the undeclared argument ${extra} instead of refusing the call` };
+  if (!outcome.result?.isError)
+    return { passed: false, detail: `${tool} accepted the undeclared argument ${extra} instead of refusing the call` };
   return { passed: true, detail: `refused with ${errorSummary(outcome)}; nothing changed` };
 }
 
@@ -44,7 +58,9 @@ export function argumentSteps(run: ProbeRun, session: ProbeSession, calls: reado
       run.skipped.push(`${tool.name}: its schema declares every undeclared-argument candidate of rules/probes/writes.json`);
       return [];
     }
-    const shown = Object.entries(extra).map(([name, value]) => `${name}: ${JSON.stringify(value)}`).join(', ');
+    const shown = Object.entries(extra)
+      .map(([name, value]) => `${name}: ${JSON.stringify(value)}`)
+      .join(', ');
     return [
       {
         label: `undeclared argument ${tool.name}`,

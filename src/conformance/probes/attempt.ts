@@ -12,7 +12,13 @@ export interface Attempt {
 }
 
 /** Call a tool and read from both records (the mutation log and the state) what the call changed. */
-export async function observedCall(run: ProbeRun, session: ProbeSession, kind: CallKind, tool: string, args: Record<string, unknown>): Promise<Attempt> {
+export async function observedCall(
+  run: ProbeRun,
+  session: ProbeSession,
+  kind: CallKind,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<Attempt> {
   const [mark, before] = await Promise.all([mutationMark(run.sandbox), stateDigestOf(run.sandbox)]);
   const outcome = await run.call(session, kind, tool, args);
   const [mutations, after] = await Promise.all([mutationsSince(run.sandbox, mark), stateDigestOf(run.sandbox)]);

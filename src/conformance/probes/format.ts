@@ -28,9 +28,11 @@ function decodeToon(text: string): { ok: true; value: unknown } | { ok: false; e
 /** An error result stays plain text in every mode: no structuredContent, and text that is not a JSON document. */
 function judgeError(outcome: CallOutcome): Verdict {
   const result = outcome.result!;
-  if (result.structuredContent !== undefined) return { aspect: 'format.error', passed: false, detail: 'an error result carries structuredContent' };
+  if (result.structuredContent !== undefined)
+    return { aspect: 'format.error', passed: false, detail: 'an error result carries structuredContent' };
   const parsed = parseJson(resultText(outcome).trim());
-  if (parsed.ok && parsed.value !== null && typeof parsed.value === 'object') return { aspect: 'format.error', passed: false, detail: 'an error result is a JSON document instead of plain text' };
+  if (parsed.ok && parsed.value !== null && typeof parsed.value === 'object')
+    return { aspect: 'format.error', passed: false, detail: 'an error result is a JSON document instead of plain text' };
   return { aspect: 'format.error', passed: true, detail: `plain text (${errorSummary(outcome)})` };
 }
 
@@ -38,16 +40,28 @@ function judgeError(outcome: CallOutcome): Verdict {
 function judgeJson(text: string, expected: unknown): Verdict {
   const parsed = parseJson(text);
   if (!parsed.ok) return { aspect: 'format.json', passed: false, detail: 'the text block is not JSON' };
-  if (!isDeepStrictEqual(parsed.value, expected)) return { aspect: 'format.json', passed: false, detail: `the JSON text differs from structuredContent at ${firstDifference(expected, parsed.value)}` };
-  if (JSON.stringify(parsed.value) !== text) return { aspect: 'format.json', passed: false, detail: 'the JSON text is not compact (it has whitespace between tokens)' };
+  if (!isDeepStrictEqual(parsed.value, expected))
+    return {
+      aspect: 'format.json',
+      passed: false,
+      detail: `the JSON text differs from structuredContent at ${firstDifference(expected, parsed.value)}`,
+    };
+  if (JSON.stringify(parsed.value) !== text)
+    return { aspect: 'format.json', passed: false, detail: 'the JSON text is not compact (it has whitespace between tokens)' };
   return { aspect: 'format.json', passed: true, detail: 'compact JSON equal to structuredContent' };
 }
 
 /** TOON the official decoder reads back to structuredContent, or why not. */
 function judgeToon(text: string, expected: unknown): Verdict {
   const decoded = decodeToon(text);
-  if (!decoded.ok) return { aspect: 'format.toon', passed: false, detail: `the official TOON decoder rejects the text block: ${decoded.error}` };
-  if (!isDeepStrictEqual(decoded.value, expected)) return { aspect: 'format.toon', passed: false, detail: `the TOON text decodes to something else than structuredContent, first at ${firstDifference(expected, decoded.value)}` };
+  if (!decoded.ok)
+    return { aspect: 'format.toon', passed: false, detail: `the official TOON decoder rejects the text block: ${decoded.error}` };
+  if (!isDeepStrictEqual(decoded.value, expected))
+    return {
+      aspect: 'format.toon',
+      passed: false,
+      detail: `the TOON text decodes to something else than structuredContent, first at ${firstDifference(expected, decoded.value)}`,
+    };
   return { aspect: 'format.toon', passed: true, detail: 'TOON that decodes to structuredContent' };
 }
 
@@ -56,15 +70,21 @@ function judgeToon(text: string, expected: unknown): Verdict {
  * `json` wants compact JSON; `toon` wants TOON (compact JSON is its documented fallback); `auto`,
  * and a server whose mode is unknown, may answer either per result.
  */
-export function judgeFormat(outcome: CallOutcome, mode: FormatMode, expect: 'result' | 'error'): Verdict | { aspect: 'run.incomplete'; passed: false; detail: string } {
+export function judgeFormat(
+  outcome: CallOutcome,
+  mode: FormatMode,
+  expect: 'result' | 'error',
+): Verdict | { aspect: 'run.incomplete'; passed: false; detail: string } {
   if (outcome.thrown) return { aspect: 'run.incomplete', passed: false, detail: `the read call failed with ${errorSummary(outcome)}` };
   const result = outcome.result!;
   if (expect === 'error') {
-    if (!result.isError) return { aspect: 'run.incomplete', passed: false, detail: 'a read that must fail (missing object or bucket) returned a result' };
+    if (!result.isError)
+      return { aspect: 'run.incomplete', passed: false, detail: 'a read that must fail (missing object or bucket) returned a result' };
     return judgeError(outcome);
   }
   if (result.isError) return { aspect: 'run.incomplete', passed: false, detail: `the read failed with ${errorSummary(outcome)}` };
-  if (result.structuredContent === undefined) return { aspect: 'format.plain', passed: true, detail: 'plain-text result without structuredContent' };
+  if (result.structuredContent === undefined)
+    return { aspect: 'format.plain', passed: true, detail: 'plain-text result without structuredContent' };
   const text = resultText(outcome);
   const expected = result.structuredContent;
   if (mode === 'json') return judgeJson(text, expected);

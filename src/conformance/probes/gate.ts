@@ -30,7 +30,9 @@ function undeclaredConsent(session: ProbeSession, tool: string, candidates: read
 }
 
 function shownArguments(args: Arguments): string {
-  return Object.entries(args).map(([name, value]) => `${name}: ${JSON.stringify(value)}`).join(', ');
+  return Object.entries(args)
+    .map(([name, value]) => `${name}: ${JSON.stringify(value)}`)
+    .join(', ');
 }
 
 /**
@@ -38,12 +40,24 @@ function shownArguments(args: Arguments): string {
  * the mutation log nor in the state (a target deleted and re-created, a setting changed and put
  * back by a path the log does not see, all count).
  */
-export function judgeRefusal(spec: Pick<GateProbeSpec, 'tool' | 'effect'>, { outcome, mutations, changes }: Attempt): { passed: boolean; detail: string } {
+export function judgeRefusal(
+  spec: Pick<GateProbeSpec, 'tool' | 'effect'>,
+  { outcome, mutations, changes }: Attempt,
+): { passed: boolean; detail: string } {
   if (mutations.length > 0) return { passed: false, detail: `${spec.tool} ran without consent: ${mutationText(mutations)}` };
-  if (changes.length > 0) return { passed: false, detail: `${spec.tool} ran without consent: the mutation log shows nothing, but the sandbox state changed (${changeText(changes)})` };
-  if (spec.effect === 'signed-url' && hasSignedUrl(outcome)) return { passed: false, detail: `${spec.tool} returned a presigned URL without consent` };
+  if (changes.length > 0)
+    return {
+      passed: false,
+      detail: `${spec.tool} ran without consent: the mutation log shows nothing, but the sandbox state changed (${changeText(changes)})`,
+    };
+  if (spec.effect === 'signed-url' && hasSignedUrl(outcome))
+    return { passed: false, detail: `${spec.tool} returned a presigned URL without consent` };
   if (outcome.thrown) return { passed: false, detail: `${spec.tool} answered with ${errorSummary(outcome)} instead of an isError refusal` };
-  if (!outcome.result?.isError) return { passed: false, detail: `${spec.tool} returned a result without isError although it did nothing; a refusal must be an isError result` };
+  if (!outcome.result?.isError)
+    return {
+      passed: false,
+      detail: `${spec.tool} returned a result without isError although it did nothing; a refusal must be an isError result`,
+    };
   return { passed: true, detail: `refused with ${errorSummary(outcome)}; nothing changed` };
 }
 
@@ -60,27 +74,42 @@ export function offTarget(mutation: MutationRecord, target: TargetValues): strin
   for (const [field, names] of TARGET_FIELDS) {
     const expected = names.map((name) => target[name]).find((value) => value !== undefined);
     const actual = mutation[field];
-    if (actual !== undefined && expected !== undefined && actual !== String(expected)) return `its ${field} is ${JSON.stringify(actual)}, the target's ${JSON.stringify(String(expected))}`;
+    if (actual !== undefined && expected !== undefined && actual !== String(expected))
+      return `its ${field} is ${JSON.stringify(actual)}, the target's ${JSON.stringify(String(expected))}`;
   }
   return undefined;
 }
 
 /** A consented call: exactly the effect the table names, once, on the probe's own target. */
-export function judgeEffect(spec: Pick<GateProbeSpec, 'tool' | 'effect'>, attempt: Attempt & { target?: TargetValues }): { passed: boolean; detail: string } {
+export function judgeEffect(
+  spec: Pick<GateProbeSpec, 'tool' | 'effect'>,
+  attempt: Attempt & { target?: TargetValues },
+): { passed: boolean; detail: string } {
   const { outcome, mutations } = attempt;
   if (spec.effect === 'unavailable') {
     const refusal = judgeRefusal(spec, attempt);
-    return refusal.passed ? refusal : { ...refusal, detail: `${refusal.detail} (the tool is unavailable in this configuration and must refuse even when approved)` };
+    return refusal.passed
+      ? refusal
+      : { ...refusal, detail: `${refusal.detail} (the tool is unavailable in this configuration and must refuse even when approved)` };
   }
-  if (outcome.thrown || outcome.result?.isError) return { passed: false, detail: `${spec.tool} failed with ${errorSummary(outcome)} although the call was approved${mutations.length ? ` (${mutationText(mutations)})` : ''}` };
+  if (outcome.thrown || outcome.result?.isError)
+    return {
+      passed: false,
+      detail: `${spec.tool} failed with ${errorSummary(outcome)} although the call was approved${mutations.length ? ` (${mutationText(mutations)})` : ''}`,
+    };
   if (spec.effect === 'signed-url') {
     if (!hasSignedUrl(outcome)) return { passed: false, detail: `${spec.tool} returned no presigned URL although the call was approved` };
     if (mutations.length > 0) return { passed: false, detail: `minting a presigned URL caused ${mutationText(mutations)}` };
     return { passed: true, detail: 'returned a presigned URL; nothing changed' };
   }
-  if (mutations.length !== 1) return { passed: false, detail: `an approved ${spec.tool} must change the sandbox exactly once; it made ${mutationText(mutations)}` };
+  if (mutations.length !== 1)
+    return { passed: false, detail: `an approved ${spec.tool} must change the sandbox exactly once; it made ${mutationText(mutations)}` };
   const elsewhere = attempt.target && offTarget(mutations[0]!, attempt.target);
-  if (elsewhere) return { passed: false, detail: `an approved ${spec.tool} changed something else than the target it was called on (${mutations[0]!.operation}: ${elsewhere})` };
+  if (elsewhere)
+    return {
+      passed: false,
+      detail: `an approved ${spec.tool} changed something else than the target it was called on (${mutations[0]!.operation}: ${elsewhere})`,
+    };
   return { passed: true, detail: `changed the sandbox once (${mutations[0]!.operation})` };
 }
 
@@ -99,7 +128,10 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
   let target: TargetValues | undefined;
   const argumentsFor = (template: Arguments, values: TargetValues) => fillTemplate(template, { ...run.values, target: values });
 
-  const attempt = async (session: ProbeSession, options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean; extra?: Arguments }): Promise<Attempt & { target: TargetValues }> => {
+  const attempt = async (
+    session: ProbeSession,
+    options: { answer?: ElicitAnswer; confirm?: boolean; harmless?: boolean; extra?: Arguments },
+  ): Promise<Attempt & { target: TargetValues }> => {
     const values = options.harmless ? await run.seeder.seed(spec.harmless!.target) : (target ??= await run.seeder.seed(spec.target));
     const args = { ...argumentsFor(options.harmless ? spec.harmless!.arguments : spec.trigger, values), ...options.extra };
     session.answer(options.answer ?? 'decline');
@@ -109,10 +141,13 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
     if ((result.mutations.length > 0 || result.changes.length > 0) && !options.harmless) target = undefined;
     return { ...result, target: values };
   };
-  const observe = (aspect: ProbeAspect, variant: string, verdict: { passed: boolean; detail: string }) => run.run.record({ aspect, tool: spec.tool, variant, ...verdict });
+  const observe = (aspect: ProbeAspect, variant: string, verdict: { passed: boolean; detail: string }) =>
+    run.run.record({ aspect, tool: spec.tool, variant, ...verdict });
   const { plain, elicit, block, era } = run;
 
-  const steps: GateStep[] = [{ label: 'no confirm', run: async () => observe('gate.unconfirmed', 'no confirm', judgeRefusal(spec, await attempt(plain, {}))) }];
+  const steps: GateStep[] = [
+    { label: 'no confirm', run: async () => observe('gate.unconfirmed', 'no confirm', judgeRefusal(spec, await attempt(plain, {}))) },
+  ];
   if (era) {
     const variant = `no confirm (${era.modern ? 'modern' : '2025'} era, ${era.client})`;
     steps.push({ label: variant, run: async () => observe('gate.unconfirmed', variant, judgeRefusal(spec, await attempt(era, {}))) });
@@ -120,23 +155,45 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
   // One call per consent-looking word: a fork strips the word it takes as consent, and any other undeclared word would have the call refused for it.
   for (const extra of undeclaredConsent(plain, spec.tool, run.consent)) {
     const shown = shownArguments(extra);
-    steps.push({ label: shown, run: async () => observe('gate.smuggled', shown, judgeUndeclared(spec.tool, shown, await attempt(plain, { extra }))) });
-  }  if (elicit) {
-    for (const [answer, label] of [['decline', 'declined'], ['cancel', 'cancelled']] as const) {
+    steps.push({
+      label: shown,
+      run: async () => observe('gate.smuggled', shown, judgeUndeclared(spec.tool, shown, await attempt(plain, { extra }))),
+    });
+  }
+  if (elicit) {
+    for (const [answer, label] of [
+      ['decline', 'declined'],
+      ['cancel', 'cancelled'],
+    ] as const) {
       steps.push({
         label,
         run: async () => {
           const result = await attempt(elicit, { answer });
           const verdict = judgeRefusal(spec, result);
-          observe('gate.declined', `elicitation ${label}`, result.outcome.elicitations.length === 0 && verdict.passed ? { ...verdict, detail: `${verdict.detail} (not asked)` } : verdict);
+          observe(
+            'gate.declined',
+            `elicitation ${label}`,
+            result.outcome.elicitations.length === 0 && verdict.passed ? { ...verdict, detail: `${verdict.detail} (not asked)` } : verdict,
+          );
         },
       });
     }
   }
   if (block) {
-    steps.push({ label: 'policy block', run: async () => observe('gate.block', 'B2_DESTRUCTIVE_POLICY=block with confirm: true', judgeRefusal(spec, await attempt(block, { confirm: true }))) });
+    steps.push({
+      label: 'policy block',
+      run: async () =>
+        observe(
+          'gate.block',
+          'B2_DESTRUCTIVE_POLICY=block with confirm: true',
+          judgeRefusal(spec, await attempt(block, { confirm: true })),
+        ),
+    });
   }
-  steps.push({ label: 'confirm: true', run: async () => observe('gate.confirmed', 'confirm: true', judgeEffect(spec, await attempt(plain, { confirm: true }))) });
+  steps.push({
+    label: 'confirm: true',
+    run: async () => observe('gate.confirmed', 'confirm: true', judgeEffect(spec, await attempt(plain, { confirm: true }))),
+  });
   if (elicit) {
     steps.push({
       label: 'accepted',
@@ -158,7 +215,9 @@ export function gateSteps(run: GateRun, spec: GateProbeSpec): GateStep[] {
         observe(
           'gate.harmless',
           'harmless arguments',
-          refused ? { passed: false, detail: `${spec.tool} refused arguments that must not be gated (${harmless.why}): ${errorSummary(outcome)}` } : { passed: true, detail: 'ran without confirmation' },
+          refused
+            ? { passed: false, detail: `${spec.tool} refused arguments that must not be gated (${harmless.why}): ${errorSummary(outcome)}` }
+            : { passed: true, detail: 'ran without confirmation' },
         );
       },
     });

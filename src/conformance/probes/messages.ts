@@ -19,13 +19,17 @@ const METHOD_PLACES: Record<string, string> = {
 type Fields = Record<string, unknown>;
 
 function json(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
 /** The text of content blocks: text as is, any other block (resource links, embedded resources, images) as JSON. */
 function contentText(content: unknown): string {
   if (!Array.isArray(content)) return json(content);
-  return content.map((block: { type?: unknown; text?: unknown }) => (block?.type === 'text' && typeof block.text === 'string' ? block.text : JSON.stringify(block))).join('\n');
+  return content
+    .map((block: { type?: unknown; text?: unknown }) =>
+      block?.type === 'text' && typeof block.text === 'string' ? block.text : JSON.stringify(block),
+    )
+    .join('\n');
 }
 
 /** The parts of a result, each by its place: content, structuredContent, `_meta`, instructions, tools/list, the rest. */
@@ -63,7 +67,8 @@ export function joinedStrings(value: unknown): string {
   const visit = (node: unknown): void => {
     if (typeof node === 'string') parts.push(node);
     else if (Array.isArray(node)) node.forEach(visit);
-    else if (node && typeof node === 'object') for (const [key, child] of Object.entries(node)) if (!(STRUCTURAL_KEYS.has(key) && typeof child === 'string')) visit(child);
+    else if (node && typeof node === 'object')
+      for (const [key, child] of Object.entries(node)) if (!(STRUCTURAL_KEYS.has(key) && typeof child === 'string')) visit(child);
   };
   visit(value);
   return parts.join('');

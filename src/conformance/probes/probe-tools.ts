@@ -18,6 +18,9 @@ export function checkProbeTools(names: readonly string[], profile: string, fixtu
   for (const name of names) {
     if (known.includes(name)) continue;
     const closest = [...known].sort((a, b) => distance(name, a) - distance(name, b))[0];
-    throw new ConformError('usage', `--probe-tool "${name}" is not a tool of profile ${profile}${closest ? ` (did you mean ${closest}?)` : ''}`);
+    throw new ConformError(
+      'usage',
+      `--probe-tool "${name}" is not a tool of profile ${profile}${closest ? ` (did you mean ${closest}?)` : ''}`,
+    );
   }
 }

@@ -66,7 +66,13 @@ export async function readMutationSteps(run: ProbeRun, windows: readonly ReadWin
       tool,
       run: async () => {
         const attempt = await observedCall(run, suspect.session, 'read', tool, suspect.args);
-        judgedBy(run, tool, attempt.mutations.length || attempt.changes.length === 0 ? attempt.mutations : [{ seq: 0, operation: `a change the log does not show (${attempt.changes.length})` }]);
+        judgedBy(
+          run,
+          tool,
+          attempt.mutations.length || attempt.changes.length === 0
+            ? attempt.mutations
+            : [{ seq: 0, operation: `a change the log does not show (${attempt.changes.length})` }],
+        );
       },
     });
   }

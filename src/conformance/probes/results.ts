@@ -9,7 +9,8 @@ export function resultText(outcome: CallOutcome): string {
 /** Everything of a call a secret could hide in, by the place a report names. */
 export function callSurfaces(outcome: CallOutcome): { place: string; text: string }[] {
   const surfaces = [{ place: 'result text', text: resultText(outcome) }];
-  if (outcome.result?.structuredContent !== undefined) surfaces.push({ place: 'structuredContent', text: JSON.stringify(outcome.result.structuredContent) });
+  if (outcome.result?.structuredContent !== undefined)
+    surfaces.push({ place: 'structuredContent', text: JSON.stringify(outcome.result.structuredContent) });
   if (outcome.thrown) surfaces.push({ place: 'protocol error', text: outcome.thrown });
   for (const message of outcome.elicitations) surfaces.push({ place: 'elicitation message', text: message });
   return surfaces;

@@ -38,7 +38,11 @@ export class ProbeRun {
   private timeoutsInARow = 0;
   private halt: string | undefined;
 
-  constructor(readonly sandbox: ProbeSandbox, private readonly limits: RunLimits, private readonly onProgress: ProgressListener | undefined) {
+  constructor(
+    readonly sandbox: ProbeSandbox,
+    private readonly limits: RunLimits,
+    private readonly onProgress: ProgressListener | undefined,
+  ) {
     this.scanner = new CanaryScanner(sandbox.canaries);
   }
 
@@ -51,7 +55,8 @@ export class ProbeRun {
    * stalled): then false, and the step is counted as not run.
    */
   step(label: string): boolean {
-    if (!this.halt && this.limits.now() >= this.limits.deadline) this.halt = `the probe time budget (--max-duration ${this.limits.budgetLabel}) ran out`;
+    if (!this.halt && this.limits.now() >= this.limits.deadline)
+      this.halt = `the probe time budget (--max-duration ${this.limits.budgetLabel}) ran out`;
     if (this.halt) return false;
     this.onProgress?.(this.done, this.total, label);
     this.done++;
@@ -66,7 +71,12 @@ export class ProbeRun {
   finish(): void {
     if (this.halt) {
       const left = this.total - this.done;
-      this.record({ aspect: 'run.incomplete', passed: false, variant: 'stopped early', detail: `${this.halt}; ${left} of ${this.total} probe steps did not run` });
+      this.record({
+        aspect: 'run.incomplete',
+        passed: false,
+        variant: 'stopped early',
+        detail: `${this.halt}; ${left} of ${this.total} probe steps did not run`,
+      });
     }
     this.onProgress?.(this.total, this.total, 'done');
   }
@@ -105,7 +115,13 @@ export class ProbeRun {
 
   incomplete(tool: string | undefined, what: string, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
-    this.record({ aspect: 'run.incomplete', passed: false, ...(tool ? { tool } : {}), variant: what, detail: `${what}: ${message.split('\n')[0]!.slice(0, 300)}` });
+    this.record({
+      aspect: 'run.incomplete',
+      passed: false,
+      ...(tool ? { tool } : {}),
+      variant: what,
+      detail: `${what}: ${message.split('\n')[0]!.slice(0, 300)}`,
+    });
   }
 
   /** Search text for the canaries; one observation per place, canary and encoding. */
@@ -125,7 +141,8 @@ export class ProbeRun {
     const endCall = () => {
       if (call && call.messages.length > 1) {
         const joined = call.messages.map(({ message }) => joinedStrings(message)).join('');
-        for (const leak of this.scanner.scan(joined)) if (!call.found.has(leak.canary)) this.reportLeak('messages of one call (split across messages)', leak, call.tool);
+        for (const leak of this.scanner.scan(joined))
+          if (!call.found.has(leak.canary)) this.reportLeak('messages of one call (split across messages)', leak, call.tool);
       }
       call = undefined;
     };
@@ -150,7 +167,8 @@ export class ProbeRun {
     };
     const surfaces = messageSurfaces(message);
     for (const { place, text } of surfaces) search(place, text);
-    for (const { place, value } of surfaces) if (value !== null && typeof value === 'object') search(`${place} (split across fields)`, joinedStrings(value));
+    for (const { place, value } of surfaces)
+      if (value !== null && typeof value === 'object') search(`${place} (split across fields)`, joinedStrings(value));
     if (surfaces.length > 1) search('message (split across fields)', joinedStrings(message));
     return found;
   }

@@ -10,9 +10,25 @@ import { judgeFormat, type FormatMode } from './format.js';
 import { gateSteps, type GateRun } from './gate.js';
 import { ProbeRun } from './run-state.js';
 import { readMutationSteps, type ReadWindow } from './reads.js';
-import { SANDBOX_ADMIN_VARIABLE, attachProbeSandbox, mutationMark, requestMark, sandboxServerEnv, startProbeSandbox, type ProbeSandbox } from './sandbox.js';
+import {
+  SANDBOX_ADMIN_VARIABLE,
+  attachProbeSandbox,
+  mutationMark,
+  requestMark,
+  sandboxServerEnv,
+  startProbeSandbox,
+  type ProbeSandbox,
+} from './sandbox.js';
 import { openSession, type ProbeServer, type ProbeSession, type SessionOutput, type SessionSpec } from './sessions.js';
-import { fillTemplate, loadProbeTables, referencedNames, type Arguments, type GateProbeSpec, type ProbeTables, type ReadProbeSpec } from './table.js';
+import {
+  fillTemplate,
+  loadProbeTables,
+  referencedNames,
+  type Arguments,
+  type GateProbeSpec,
+  type ProbeTables,
+  type ReadProbeSpec,
+} from './table.js';
 import { TargetSeeder, type TargetSpec, type TargetValues } from './targets.js';
 import { judgeRelisted, judgeSurfaces } from './surface.js';
 import type { ProbeEvidence, ProbeOutcome, ProgressListener } from './types.js';
@@ -66,8 +82,25 @@ function spawnedSessions(random: () => number, modern: boolean): SessionSpec[] {
   return [
     { name: 'plain', policy: 'confirm', outputFormat: 'toon', elicitation: false, identity: plainClient!, sampling: plainSamples },
     { name: 'elicit', policy: 'confirm', outputFormat: 'auto', elicitation: true, identity: elicitClient!, sampling: elicitSamples },
-    { name: 'block', policy: 'block', outputFormat: 'json', elicitation: false, identity: blockClient!, logFile: true, sampling: !plainSamples },
-    { name: 'era', policy: 'confirm', outputFormat: 'json', elicitation: false, identity: eraClient!, modern: !modern, protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random), sampling: !elicitSamples },
+    {
+      name: 'block',
+      policy: 'block',
+      outputFormat: 'json',
+      elicitation: false,
+      identity: blockClient!,
+      logFile: true,
+      sampling: !plainSamples,
+    },
+    {
+      name: 'era',
+      policy: 'confirm',
+      outputFormat: 'json',
+      elicitation: false,
+      identity: eraClient!,
+      modern: !modern,
+      protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random),
+      sampling: !elicitSamples,
+    },
   ];
 }
 
@@ -78,7 +111,16 @@ function urlSessions(random: () => number, modern: boolean): SessionSpec[] {
   return [
     { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: pick(NOT_ELICITING, random) },
     { name: 'elicit', policy: null, outputFormat: null, elicitation: true, identity: elicitClient, sampling: samples },
-    { name: 'era', policy: null, outputFormat: null, elicitation: false, identity: eraClient, modern: !modern, protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random), sampling: !samples },
+    {
+      name: 'era',
+      policy: null,
+      outputFormat: null,
+      elicitation: false,
+      identity: eraClient,
+      modern: !modern,
+      protocolVersion: pick(LEGACY_PROTOCOL_VERSIONS, random),
+      sampling: !samples,
+    },
   ];
 }
 
@@ -91,24 +133,47 @@ function toolNames(session: ProbeSession): Set<string> {
   return new Set(session.tools.map((tool) => tool.name));
 }
 
-async function openSessions(request: ProbeRequest, run: ProbeRun, env: Record<string, string>, random: () => number): Promise<Partial<Record<SessionSpec['name'], ProbeSession>>> {
+async function openSessions(
+  request: ProbeRequest,
+  run: ProbeRun,
+  env: Record<string, string>,
+  random: () => number,
+): Promise<Partial<Record<SessionSpec['name'], ProbeSession>>> {
   const specs = request.server.kind === 'spawn' ? spawnedSessions(random, request.modern) : urlSessions(random, request.modern);
-  if (request.server.kind === 'url') run.skipped.push('the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)');
+  if (request.server.kind === 'url')
+    run.skipped.push(
+      'the B2_DESTRUCTIVE_POLICY=block step and the fixed output formats: a server started by hand cannot be restarted with them (its text blocks are checked in whichever format it answers)',
+    );
   const open = (spec: SessionSpec, slot: number) =>
-    openSession(request.server, spec, { env, connection: { ...request.connection, timeoutMs: run.requestTimeout() }, modern: request.modern, slot, ...(request.serverLogLevel ? { logLevel: request.serverLogLevel } : {}) });
-  const opened = await Promise.allSettled(specs.map(async (spec, slot) => {
-    try {
-      return await open(spec, slot);
-    } catch (error) {
-      // A server whose contract lacks this output format (e.g. `auto`) may refuse to start with it:
-      // the session then runs with the contract's default, and its gate steps still run.
-      if (request.server.kind !== 'spawn' || spec.outputFormat === null || (CONTRACT_FORMATS as readonly string[]).includes(spec.outputFormat)) throw error;
-      const fallback = { ...spec, outputFormat: CONTRACT_FORMATS[0] };
-      const session = await open(fallback, slot);
-      run.skipped.push(`the ${spec.name} session could not start with B2_MCP_OUTPUT_FORMAT=${spec.outputFormat} (${firstLine(error)}); it ran with ${fallback.outputFormat}`);
-      return session;
-    }
-  }));
+    openSession(request.server, spec, {
+      env,
+      connection: { ...request.connection, timeoutMs: run.requestTimeout() },
+      modern: request.modern,
+      slot,
+      ...(request.serverLogLevel ? { logLevel: request.serverLogLevel } : {}),
+    });
+  const opened = await Promise.allSettled(
+    specs.map(async (spec, slot) => {
+      try {
+        return await open(spec, slot);
+      } catch (error) {
+        // A server whose contract lacks this output format (e.g. `auto`) may refuse to start with it:
+        // the session then runs with the contract's default, and its gate steps still run.
+        if (
+          request.server.kind !== 'spawn' ||
+          spec.outputFormat === null ||
+          (CONTRACT_FORMATS as readonly string[]).includes(spec.outputFormat)
+        )
+          throw error;
+        const fallback = { ...spec, outputFormat: CONTRACT_FORMATS[0] };
+        const session = await open(fallback, slot);
+        run.skipped.push(
+          `the ${spec.name} session could not start with B2_MCP_OUTPUT_FORMAT=${spec.outputFormat} (${firstLine(error)}); it ran with ${fallback.outputFormat}`,
+        );
+        return session;
+      }
+    }),
+  );
   const sessions: Partial<Record<SessionSpec['name'], ProbeSession>> = {};
   opened.forEach((result, index) => {
     const spec = specs[index]!;
@@ -127,7 +192,10 @@ function firstLine(error: unknown): string {
  * B2_API_URL would otherwise pass every refusal probe without having been tested.
  */
 async function calibrate(run: ProbeRun, session: ProbeSession, reads: ReadProbeSpec[]): Promise<boolean> {
-  const read = reads.find((candidate) => toolNames(session).has(candidate.tool) && referencedNames(candidate.arguments).size === 0 && candidate.expect !== 'error');
+  const read = reads.find(
+    (candidate) =>
+      toolNames(session).has(candidate.tool) && referencedNames(candidate.arguments).size === 0 && candidate.expect !== 'error',
+  );
   if (!read || !run.step(`calibration: ${read.tool}`)) return false;
   const before = await requestMark(run.sandbox);
   await run.call(session, 'read', read.tool, read.arguments);
@@ -151,10 +219,20 @@ function readRepeats(session: ProbeSession): number {
  * session's format, and the mutation log's window around each call is kept, so a read that wrote
  * can be named afterwards.
  */
-async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadProbeSpec[], values: Record<string, unknown>, random: () => number, windows: ReadWindow[]): Promise<void> {
+async function probeFormats(
+  run: ProbeRun,
+  session: ProbeSession,
+  reads: ReadProbeSpec[],
+  values: Record<string, unknown>,
+  random: () => number,
+  windows: ReadWindow[],
+): Promise<void> {
   const mode: FormatMode = session.spec.outputFormat;
   const label = mode ?? 'as configured';
-  for (const read of shuffled(reads.flatMap((spec) => Array<ReadProbeSpec>(readRepeats(session)).fill(spec)), random)) {
+  for (const read of shuffled(
+    reads.flatMap((spec) => Array<ReadProbeSpec>(readRepeats(session)).fill(spec)),
+    random,
+  )) {
     if (!run.step(`format ${label}: ${read.tool}`)) return;
     try {
       const from = await mutationMark(run.sandbox);
@@ -170,7 +248,12 @@ async function probeFormats(run: ProbeRun, session: ProbeSession, reads: ReadPro
 }
 
 /** Seed each context target the given reads refer to, once. */
-async function seedReadContext(seeder: TargetSeeder, reads: ReadProbeSpec[], context: Record<string, TargetSpec>, run: ProbeRun): Promise<Record<string, TargetValues>> {
+async function seedReadContext(
+  seeder: TargetSeeder,
+  reads: ReadProbeSpec[],
+  context: Record<string, TargetSpec>,
+  run: ProbeRun,
+): Promise<Record<string, TargetValues>> {
   const names = new Set(reads.flatMap((read) => [...referencedNames(read.arguments)]).filter((name) => name in context));
   const seeded: Record<string, TargetValues> = {};
   await Promise.all(
@@ -192,8 +275,14 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
   const seed = request.seed ?? newSeed();
   const random = seededRandom(seed);
   const tables = loadProbeTables(request.tablesDir);
-  const sandbox = request.env[SANDBOX_ADMIN_VARIABLE] ? await attachProbeSandbox(request.env) : await startProbeSandbox(request.capabilities);
-  const run = new ProbeRun(sandbox, { timeoutMs: request.connection.timeoutMs, deadline: request.deadline, now, budgetLabel: request.budgetLabel }, request.onProgress);
+  const sandbox = request.env[SANDBOX_ADMIN_VARIABLE]
+    ? await attachProbeSandbox(request.env)
+    : await startProbeSandbox(request.capabilities);
+  const run = new ProbeRun(
+    sandbox,
+    { timeoutMs: request.connection.timeoutMs, deadline: request.deadline, now, budgetLabel: request.budgetLabel },
+    request.onProgress,
+  );
   let sessions: Partial<Record<SessionSpec['name'], ProbeSession>> = {};
   let applicable = false;
   const outputs: { session: ProbeSession; output: SessionOutput }[] = [];
@@ -206,7 +295,12 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
       applicable = await calibrate(run, plain, tables.reads);
       if (applicable) await probeAll(run, plan);
       if (applicable && !run.halted) await judgeRelisted(run, Object.values(sessions) as ProbeSession[]);
-      else if (!run.halted) run.record({ aspect: 'run.applicable', passed: false, detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed' });
+      else if (!run.halted)
+        run.record({
+          aspect: 'run.applicable',
+          passed: false,
+          detail: 'the server never contacted the sandbox at B2_API_URL, so nothing it did could be observed',
+        });
     }
   } finally {
     for (const session of Object.values(sessions)) outputs.push({ session: session!, output: await session!.close() });
@@ -218,9 +312,27 @@ export async function runProbes(request: ProbeRequest): Promise<ProbeOutcome> {
     run.scan('stderr', output.stderr);
     if (output.logFile) run.scan('log file (B2_LOG_FILE)', output.logFile);
   }
-  if (applicable && run.counts().leaks === 0) run.record({ aspect: 'secret.leak', passed: true, detail: 'no canary, in any encoding, in any message the server sent (results, _meta, errors, notifications, requests, instructions, tools/list), its stderr or log file' });
+  if (applicable && run.counts().leaks === 0)
+    run.record({
+      aspect: 'secret.leak',
+      passed: true,
+      detail:
+        'no canary, in any encoding, in any message the server sent (results, _meta, errors, notifications, requests, instructions, tools/list), its stderr or log file',
+    });
   run.finish();
-  return { observations: run.observations, evidence: evidenceOf(run, sandbox, outputs.map(({ session }) => session), request, applicable, now() - started, seed), scanner: run.scanner };
+  return {
+    observations: run.observations,
+    evidence: evidenceOf(
+      run,
+      sandbox,
+      outputs.map(({ session }) => session),
+      request,
+      applicable,
+      now() - started,
+      seed,
+    ),
+    scanner: run.scanner,
+  };
 }
 
 type Sessions = { plain: ProbeSession; elicit?: ProbeSession; block?: ProbeSession; era?: ProbeSession };
@@ -239,7 +351,8 @@ interface Step {
 function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, tables: ProbeTables, random: () => number) {
   const listed = toolNames(sessions.plain);
   const chosen = (tool: string) => !request.tools || request.tools.includes(tool);
-  for (const tool of request.tools ?? []) if (!listed.has(tool)) run.skipped.push(`${tool}: --probe-tool names a tool the server does not list`);
+  for (const tool of request.tools ?? [])
+    if (!listed.has(tool)) run.skipped.push(`${tool}: --probe-tool names a tool the server does not list`);
   const gated = request.fixture.confirmTools.filter((tool) => listed.has(tool) && chosen(tool));
   const byTool = new Map(tables.gates.map((spec) => [spec.tool, spec]));
   for (const tool of gated.filter((name) => !byTool.has(name))) run.skipped.push(`${tool}: no probe arguments in rules/probes/gates.json`);
@@ -250,7 +363,10 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
     .map((tool) => byTool.get(tool))
     .filter((spec): spec is GateProbeSpec => spec !== undefined)
     .flatMap((spec) => gateSteps(gateRun, spec).map((step) => ({ ...step, label: `gate ${spec.tool}: ${step.label}`, tool: spec.tool })));
-  const writeSpecs = shuffled(tables.writes.filter((spec) => listed.has(spec.tool) && chosen(spec.tool)), random);
+  const writeSpecs = shuffled(
+    tables.writes.filter((spec) => listed.has(spec.tool) && chosen(spec.tool)),
+    random,
+  );
   const writes: Step[] = writeSteps(run, seeder, sessions.plain, writeSpecs, values);
   const reads = [sessions.plain, sessions.elicit, sessions.block, sessions.era]
     .filter((session): session is ProbeSession => session !== undefined)
@@ -259,14 +375,25 @@ function planProbes(request: ProbeRequest, run: ProbeRun, sessions: Sessions, ta
   // Undeclared arguments go on top of arguments known to be valid: a gate's trigger, a write's or a read's.
   let readValues: Record<string, unknown> = values;
   const argumentSources = new Map<string, () => Promise<Arguments>>();
-  const fromTarget = (target: TargetSpec, template: Arguments) => async () => fillTemplate(template, { ...values, target: await seeder.seed(target) });
+  const fromTarget = (target: TargetSpec, template: Arguments) => async () =>
+    fillTemplate(template, { ...values, target: await seeder.seed(target) });
   for (const spec of tables.gates) argumentSources.set(spec.tool, fromTarget(spec.target, spec.trigger));
   for (const spec of tables.writes) argumentSources.set(spec.tool, fromTarget(spec.target, spec.arguments));
-  for (const read of [...tables.reads].reverse()) if (read.expect !== 'error') argumentSources.set(read.tool, async () => fillTemplate(read.arguments, readValues));
-  const argumentCalls: ArgumentCall[] = shuffled(sessions.plain.tools.filter((tool) => chosen(tool.name)), random).map((tool) => ({ tool, prepare: argumentSources.get(tool.name) ?? (async () => ({})) }));
+  for (const read of [...tables.reads].reverse())
+    if (read.expect !== 'error') argumentSources.set(read.tool, async () => fillTemplate(read.arguments, readValues));
+  const argumentCalls: ArgumentCall[] = shuffled(
+    sessions.plain.tools.filter((tool) => chosen(tool.name)),
+    random,
+  ).map((tool) => ({ tool, prepare: argumentSources.get(tool.name) ?? (async () => ({})) }));
   const argumentsProbed: Step[] = argumentSteps(run, sessions.plain, argumentCalls, tables.undeclared);
 
-  run.plan(1 + gates.length + writes.length + reads.reduce((sum, entry) => sum + entry.reads.length * readRepeats(entry.session), 0) + argumentsProbed.length);
+  run.plan(
+    1 +
+      gates.length +
+      writes.length +
+      reads.reduce((sum, entry) => sum + entry.reads.length * readRepeats(entry.session), 0) +
+      argumentsProbed.length,
+  );
   return {
     seeder,
     values,
@@ -295,7 +422,14 @@ async function probeAll(run: ProbeRun, plan: ReturnType<typeof planProbes>): Pro
   await runSteps(run, plan.sequential);
 
   // Reads must change nothing, so the sessions read in parallel; whatever changed meanwhile is pinned on a read after.
-  const readContext = run.halted ? {} : await seedReadContext(plan.seeder, plan.reads.flatMap((entry) => entry.reads), plan.readContext, run);
+  const readContext = run.halted
+    ? {}
+    : await seedReadContext(
+        plan.seeder,
+        plan.reads.flatMap((entry) => entry.reads),
+        plan.readContext,
+        run,
+      );
   const readValues = { ...plan.values, ...readContext };
   plan.setReadValues(readValues);
   const windows: ReadWindow[] = [];
@@ -306,14 +440,30 @@ async function probeAll(run: ProbeRun, plan: ReturnType<typeof planProbes>): Pro
   await runSteps(run, plan.arguments);
 }
 
-function evidenceOf(run: ProbeRun, sandbox: ProbeSandbox, sessions: ProbeSession[], request: ProbeRequest, applicable: boolean, durationMs: number, seed: number): ProbeEvidence {
+function evidenceOf(
+  run: ProbeRun,
+  sandbox: ProbeSandbox,
+  sessions: ProbeSession[],
+  request: ProbeRequest,
+  applicable: boolean,
+  durationMs: number,
+  seed: number,
+): ProbeEvidence {
   const counts = run.counts();
-  const toolsWith = (prefix: string) => new Set(run.observations.filter((observation) => observation.aspect.startsWith(prefix)).map((observation) => observation.tool)).size;
+  const toolsWith = (prefix: string) =>
+    new Set(run.observations.filter((observation) => observation.aspect.startsWith(prefix)).map((observation) => observation.tool)).size;
   return {
     applicable,
     seed,
     combinations: sessions.map((session) =>
-      [`${session.spec.name}: ${session.modern ? 'modern' : '2025'} era (${session.protocolVersion ?? 'version unknown'})`, session.client, `policy ${session.spec.policy ?? 'as configured'}`, `format ${session.spec.outputFormat ?? 'as configured'}`, session.spec.elicitation ? 'answers elicitation' : 'no elicitation answers', session.sampling ? 'declares sampling' : 'no sampling'].join(', '),
+      [
+        `${session.spec.name}: ${session.modern ? 'modern' : '2025'} era (${session.protocolVersion ?? 'version unknown'})`,
+        session.client,
+        `policy ${session.spec.policy ?? 'as configured'}`,
+        `format ${session.spec.outputFormat ?? 'as configured'}`,
+        session.spec.elicitation ? 'answers elicitation' : 'no elicitation answers',
+        session.sampling ? 'declares sampling' : 'no sampling',
+      ].join(', '),
     ),
     sandbox: sandbox.kind,
     sessions: sessions.map((session) => ({

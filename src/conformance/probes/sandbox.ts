@@ -93,13 +93,21 @@ function keyCapabilities(capabilities: readonly string[] | null): string[] {
  * Start a sandbox in this process, seeded with the demo data, and mint the server's canary key.
  * Only with `listener` (for `check --sandbox-env`) does its admin API listen, behind a token.
  */
-export async function startProbeSandbox(capabilities: readonly string[] | null, options: { listener?: boolean } = {}): Promise<ProbeSandbox> {
+export async function startProbeSandbox(
+  capabilities: readonly string[] | null,
+  options: { listener?: boolean } = {},
+): Promise<ProbeSandbox> {
   const { startSandbox } = await import('../../sandbox/index.js');
   const running = await startSandbox({ seed: 'demo', adminListener: options.listener === true });
   try {
     const admin = directAdmin(running.admin);
-    const serverKey = await admin<SandboxKey>('POST', '/keys', { keyName: 'workstation', capabilities: keyCapabilities(capabilities), applicationKey: canarySecret() });
-    const partnerKey = capabilities === null ? { applicationKeyId: running.applicationKeyId, applicationKey: running.applicationKey } : undefined;
+    const serverKey = await admin<SandboxKey>('POST', '/keys', {
+      keyName: 'workstation',
+      capabilities: keyCapabilities(capabilities),
+      applicationKey: canarySecret(),
+    });
+    const partnerKey =
+      capabilities === null ? { applicationKeyId: running.applicationKeyId, applicationKey: running.applicationKey } : undefined;
     return {
       kind: 'in-process',
       apiUrl: running.apiUrl,
@@ -124,11 +132,16 @@ export async function startProbeSandbox(capabilities: readonly string[] | null, 
 export async function attachProbeSandbox(env: NodeJS.ProcessEnv): Promise<ProbeSandbox> {
   const adminUrl = env[SANDBOX_ADMIN_VARIABLE]!;
   const missing = ['B2_API_URL', 'B2_APPLICATION_KEY_ID', 'B2_APPLICATION_KEY', SANDBOX_TOKEN_VARIABLE].filter((name) => !env[name]);
-  if (missing.length > 0) throw new ConformError('usage', `${SANDBOX_ADMIN_VARIABLE} is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not; load every line --sandbox-env printed and the --checker-env file`);
+  if (missing.length > 0)
+    throw new ConformError(
+      'usage',
+      `${SANDBOX_ADMIN_VARIABLE} is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not; load every line --sandbox-env printed and the --checker-env file`,
+    );
   const admin = adminClient(adminUrl, env[SANDBOX_TOKEN_VARIABLE]!);
   const health = await admin<{ accountId: string }>('GET', '/health');
   const serverKey = { applicationKeyId: env.B2_APPLICATION_KEY_ID!, applicationKey: env.B2_APPLICATION_KEY! };
-  const partnerKey = env.B2_MASTER_KEY_ID && env.B2_MASTER_KEY ? { applicationKeyId: env.B2_MASTER_KEY_ID, applicationKey: env.B2_MASTER_KEY } : undefined;
+  const partnerKey =
+    env.B2_MASTER_KEY_ID && env.B2_MASTER_KEY ? { applicationKeyId: env.B2_MASTER_KEY_ID, applicationKey: env.B2_MASTER_KEY } : undefined;
   return {
     kind: 'external',
     apiUrl: env.B2_API_URL!,
@@ -154,7 +167,9 @@ export function sandboxServerEnv(sandbox: ProbeSandbox): Record<string, string> 
     B2_API_URL: sandbox.apiUrl,
     B2_APPLICATION_KEY_ID: sandbox.serverKey.applicationKeyId,
     B2_APPLICATION_KEY: sandbox.serverKey.applicationKey,
-    ...(sandbox.partnerKey ? { B2_MASTER_KEY_ID: sandbox.partnerKey.applicationKeyId, B2_MASTER_KEY: sandbox.partnerKey.applicationKey } : {}),
+    ...(sandbox.partnerKey
+      ? { B2_MASTER_KEY_ID: sandbox.partnerKey.applicationKeyId, B2_MASTER_KEY: sandbox.partnerKey.applicationKey }
+      : {}),
   };
 }
 
@@ -192,7 +207,9 @@ export async function describedThings(sandbox: ProbeSandbox, names: readonly str
 /** Every token the sandbox issued so far to the keys the server was given (each one a canary). */
 export async function issuedTokens(sandbox: ProbeSandbox): Promise<string[]> {
   const keys = [sandbox.serverKey, ...(sandbox.partnerKey ? [sandbox.partnerKey] : [])];
-  const lists = await Promise.all(keys.map((key) => sandbox.admin<{ tokens: string[] }>('GET', `/tokens?applicationKeyId=${encodeURIComponent(key.applicationKeyId)}`)));
+  const lists = await Promise.all(
+    keys.map((key) => sandbox.admin<{ tokens: string[] }>('GET', `/tokens?applicationKeyId=${encodeURIComponent(key.applicationKeyId)}`)),
+  );
   return lists.flatMap((list) => list.tokens);
 }
 
@@ -208,7 +225,9 @@ export async function requestMark(sandbox: ProbeSandbox, since = 0): Promise<{ m
  */
 export function sandboxEnvLines(sandbox: ProbeSandbox): string {
   const env = { ...sandboxServerEnv(sandbox), B2_DESTRUCTIVE_POLICY: 'confirm', B2_SECRET_SINK: 'off' };
-  return Object.entries(env).map(([name, value]) => `${name}=${value}\n`).join('');
+  return Object.entries(env)
+    .map(([name, value]) => `${name}=${value}\n`)
+    .join('');
 }
 
 /** What `check --sandbox-env` writes for the checker alone: where the admin API is and its token. */

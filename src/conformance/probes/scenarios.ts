@@ -31,7 +31,15 @@ export interface ScenarioFile {
 }
 
 /** Every aspect a scenario expectation or `--call-tool` records, the one list rules may name. */
-export const SCENARIO_ASPECTS = ['scenario.call', 'scenario.is-error', 'scenario.assertion', 'scenario.golden', 'scenario.latency', 'call.text-block', 'call.undeclared-argument'] as const;
+export const SCENARIO_ASPECTS = [
+  'scenario.call',
+  'scenario.is-error',
+  'scenario.assertion',
+  'scenario.golden',
+  'scenario.latency',
+  'call.text-block',
+  'call.undeclared-argument',
+] as const;
 
 /** One expectation of one scenario, met or not; rules pick the aspects they judge. */
 export interface ScenarioObservation {
@@ -70,9 +78,13 @@ export function parseToolCall(spec: string, cwd: string): ToolCall {
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new ConformError('usage', `--call-tool ${tool}: cannot read its arguments from ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConformError(
+      'usage',
+      `--call-tool ${tool}: cannot read its arguments from ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConformError('usage', `--call-tool ${tool}: ${file} must hold a JSON object of arguments`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ConformError('usage', `--call-tool ${tool}: ${file} must hold a JSON object of arguments`);
   return { tool, arguments: value as Record<string, unknown> };
 }
 
@@ -83,10 +95,22 @@ export function parseToolCall(spec: string, cwd: string): ToolCall {
  */
 export function judgeTextBlock(call: ToolCall, outcome: CallOutcome): ScenarioObservation[] {
   const base = { scenario: `--call-tool ${call.tool}`, tool: call.tool };
-  if (!outcome.result) return [{ ...base, aspect: 'scenario.call', passed: false, detail: outcome.timedOut ? 'the call got no answer within --timeout' : `the call failed: ${(outcome.thrown ?? 'no result').slice(0, 200)}` }];
+  if (!outcome.result)
+    return [
+      {
+        ...base,
+        aspect: 'scenario.call',
+        passed: false,
+        detail: outcome.timedOut
+          ? 'the call got no answer within --timeout'
+          : `the call failed: ${(outcome.thrown ?? 'no result').slice(0, 200)}`,
+      },
+    ];
   const structured = outcome.result.structuredContent;
   if (outcome.result.isError === true || structured === undefined) return [];
-  const texts = (outcome.result.content ?? []).flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []));
+  const texts = (outcome.result.content ?? []).flatMap((block) =>
+    block.type === 'text' && typeof block.text === 'string' ? [block.text] : [],
+  );
   const equal = texts.some((text) => {
     try {
       return isDeepStrictEqual(JSON.parse(text), structured);
@@ -94,7 +118,18 @@ export function judgeTextBlock(call: ToolCall, outcome: CallOutcome): ScenarioOb
       return false;
     }
   });
-  return [{ ...base, aspect: 'call.text-block', passed: equal, detail: equal ? 'a text block equals structuredContent' : texts.length === 0 ? 'the result has structuredContent but no text block' : 'no text block parses to JSON equal to structuredContent' }];
+  return [
+    {
+      ...base,
+      aspect: 'call.text-block',
+      passed: equal,
+      detail: equal
+        ? 'a text block equals structuredContent'
+        : texts.length === 0
+          ? 'the result has structuredContent but no text block'
+          : 'no text block parses to JSON equal to structuredContent',
+    },
+  ];
 }
 
 /**
@@ -117,7 +152,10 @@ function location(file: string, counter: LineCounter, offset: number): string {
 
 /** The source offset of the node at an Ajv instance path, or of its nearest ancestor that exists. */
 function offsetOf(document: Document, instancePath: string): number {
-  const segments = instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   for (let length = segments.length; length >= 0; length--) {
     const keys = segments.slice(0, length).map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
     const node = length === 0 ? document.contents : document.getIn(keys, true);
@@ -143,13 +181,20 @@ export async function loadScenarios(file: string): Promise<ScenarioFile> {
   const counter = new LineCounter();
   const document = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   const syntax = document.errors[0];
-  if (syntax) throw new ConformError('config', `${location(file, counter, syntax.pos[0])}: not valid YAML or JSON: ${syntax.message.split('\n')[0]}`);
+  if (syntax)
+    throw new ConformError('config', `${location(file, counter, syntax.pos[0])}: not valid YAML or JSON: ${syntax.message.split('\n')[0]}`);
   const value = document.toJS({ maxAliasCount: 100 }) as unknown;
   const validate = jsonSchemaValidator().compile(JSON.parse(readFileSync(BUNDLED.scenarioSchema, 'utf8')));
   if (!validate(value)) {
     const error = validate.errors![0]!;
-    const what = error.keyword === 'additionalProperties' ? `unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"` : error.message;
-    throw new ConformError('config', `${location(file, counter, offsetOf(document, error.instancePath))}: ${error.instancePath || '/'} ${what}`);
+    const what =
+      error.keyword === 'additionalProperties'
+        ? `unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`
+        : error.message;
+    throw new ConformError(
+      'config',
+      `${location(file, counter, offsetOf(document, error.instancePath))}: ${error.instancePath || '/'} ${what}`,
+    );
   }
   const scenarios = (value as { scenarios: Scenario[] }).scenarios;
   const seen = new Set<string>();
@@ -179,7 +224,8 @@ function resolvePointer(value: unknown, pointer: string): { found: boolean; valu
   for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(current) && /^(0|[1-9]\d*)$/.test(key) && Number(key) < current.length) current = current[Number(key)];
-    else if (current !== null && typeof current === 'object' && !Array.isArray(current) && Object.hasOwn(current, key)) current = (current as Record<string, unknown>)[key];
+    else if (current !== null && typeof current === 'object' && !Array.isArray(current) && Object.hasOwn(current, key))
+      current = (current as Record<string, unknown>)[key];
     else return { found: false };
   }
   return { found: true, value: current };
@@ -198,7 +244,8 @@ function quote(value: unknown): string {
 }
 
 function assertionDetail(assertion: Assertion, at: { found: boolean; value?: unknown }): string | undefined {
-  if (assertion.exists !== undefined && assertion.exists !== at.found) return assertion.exists ? 'nothing is there' : `a value is there (${quote(at.value)})`;
+  if (assertion.exists !== undefined && assertion.exists !== at.found)
+    return assertion.exists ? 'nothing is there' : `a value is there (${quote(at.value)})`;
   if (assertion.type !== undefined) {
     if (!at.found) return `expected a ${assertion.type}, nothing is there`;
     const type = jsonType(at.value);
@@ -216,25 +263,55 @@ function assertionDetail(assertion: Assertion, at: { found: boolean; value?: unk
 export function judgeScenario(scenario: ScenarioFile['scenarios'][number], outcome: CallOutcome, latencyMs: number): ScenarioObservation[] {
   const base = { scenario: scenario.name, tool: scenario.tool };
   if (!outcome.result) {
-    return [{ ...base, aspect: 'scenario.call', passed: false, detail: outcome.timedOut ? 'the call got no answer within --timeout' : `the call failed: ${(outcome.thrown ?? 'no result').slice(0, 200)}` }];
+    return [
+      {
+        ...base,
+        aspect: 'scenario.call',
+        passed: false,
+        detail: outcome.timedOut
+          ? 'the call got no answer within --timeout'
+          : `the call failed: ${(outcome.thrown ?? 'no result').slice(0, 200)}`,
+      },
+    ];
   }
   const observations: ScenarioObservation[] = [];
   const expect = scenario.expect ?? {};
   const isError = outcome.result.isError === true;
   const wantedError = expect.isError ?? false;
-  observations.push({ ...base, aspect: 'scenario.is-error', passed: isError === wantedError, detail: `expected isError ${wantedError}, the result has isError ${isError}` });
+  observations.push({
+    ...base,
+    aspect: 'scenario.is-error',
+    passed: isError === wantedError,
+    detail: `expected isError ${wantedError}, the result has isError ${isError}`,
+  });
   const structured = outcome.result.structuredContent;
   for (const assertion of expect.structuredContent ?? []) {
     const detail = assertionDetail(assertion, resolvePointer(structured, assertion.pointer));
-    observations.push({ ...base, aspect: 'scenario.assertion', passed: detail === undefined, pointer: assertion.pointer, detail: detail ?? 'as expected' });
+    observations.push({
+      ...base,
+      aspect: 'scenario.assertion',
+      passed: detail === undefined,
+      pointer: assertion.pointer,
+      detail: detail ?? 'as expected',
+    });
   }
   if ('goldenValue' in scenario) {
     const equal = isDeepStrictEqual(structured, scenario.goldenValue);
-    observations.push({ ...base, aspect: 'scenario.golden', passed: equal, detail: equal ? 'equal to the golden file' : `structuredContent differs from ${scenario.expect!.golden} (found ${quote(structured)})` });
+    observations.push({
+      ...base,
+      aspect: 'scenario.golden',
+      passed: equal,
+      detail: equal ? 'equal to the golden file' : `structuredContent differs from ${scenario.expect!.golden} (found ${quote(structured)})`,
+    });
   }
   if (expect.maxLatencyMs !== undefined) {
     const within = latencyMs <= expect.maxLatencyMs;
-    observations.push({ ...base, aspect: 'scenario.latency', passed: within, detail: `answered in ${Math.round(latencyMs)} ms, the budget is ${expect.maxLatencyMs} ms` });
+    observations.push({
+      ...base,
+      aspect: 'scenario.latency',
+      passed: within,
+      detail: `answered in ${Math.round(latencyMs)} ms, the budget is ${expect.maxLatencyMs} ms`,
+    });
   }
   return observations;
 }
@@ -243,14 +320,26 @@ export function judgeScenario(scenario: ScenarioFile['scenarios'][number], outco
  * Call each scenario's tool once, in file order, over one session (the server as given, with no
  * probe sandbox), and judge every expectation. The call's latency is measured on `now`.
  */
-export async function runScenarios(scenarios: ScenarioFile | undefined, calls: readonly ToolCall[], server: ProbeServer, options: { connection: ConnectionSettings; modern: boolean; now: () => number }): Promise<ScenarioOutcome> {
+export async function runScenarios(
+  scenarios: ScenarioFile | undefined,
+  calls: readonly ToolCall[],
+  server: ProbeServer,
+  options: { connection: ConnectionSettings; modern: boolean; now: () => number },
+): Promise<ScenarioOutcome> {
   const { openSession } = await import('./sessions.js');
   const { judgeUndeclared } = await import('./arguments.js');
   let session: Awaited<ReturnType<typeof openSession>>;
   try {
-    session = await openSession(server, { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' }, { env: {}, connection: options.connection, modern: options.modern });
+    session = await openSession(
+      server,
+      { name: 'plain', policy: null, outputFormat: null, elicitation: false, identity: 'vscode' },
+      { env: {}, connection: options.connection, modern: options.modern },
+    );
   } catch (error) {
-    throw new ConformError('connect', `the server could not be started or reached for the scenarios: ${String((error as Error)?.message ?? error).slice(0, 200)}`);
+    throw new ConformError(
+      'connect',
+      `the server could not be started or reached for the scenarios: ${String((error as Error)?.message ?? error).slice(0, 200)}`,
+    );
   }
   const observations: ScenarioObservation[] = [];
   try {
@@ -261,7 +350,10 @@ export async function runScenarios(scenarios: ScenarioFile | undefined, calls: r
     }
     for (const call of calls) {
       observations.push(...judgeTextBlock(call, await session.call(call.tool, call.arguments)));
-      if (call.undeclared) observations.push(judgeUndeclaredCall(call, await session.call(call.tool, { ...call.arguments, ...call.undeclared }), judgeUndeclared));
+      if (call.undeclared)
+        observations.push(
+          judgeUndeclaredCall(call, await session.call(call.tool, { ...call.arguments, ...call.undeclared }), judgeUndeclared),
+        );
     }
   } finally {
     await session.close();

@@ -30,7 +30,8 @@ const WORK_PER_BYTE = 24;
 const WORK_FLOOR = 64 * 1024;
 
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
-const ESCAPE = /\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#x([0-9a-fA-F]{1,6});|&#(\d{1,7});|\b0x([0-9a-fA-F]{2,6})\b/g;
+const ESCAPE =
+  /\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#x([0-9a-fA-F]{1,6});|&#(\d{1,7});|\b0x([0-9a-fA-F]{2,6})\b/g;
 const CHAR_CODES = /\b\d{1,7}(?:[\s,;:|.\-]+\d{1,7}){11,}\b/g;
 const HEX_RUN = new RegExp(`[0-9a-fA-F]{2}(?:[\\s:,.\\-]?[0-9a-fA-F]{2}){${MIN_RUN / 2 - 1},}`, 'g');
 const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_RUN},}={0,2}`, 'g');
@@ -179,7 +180,8 @@ function matchIn(view: View, bareView: string, needle: Needle): string | undefin
   if (view.text.includes(needle.value)) return name();
   if (needle.reversed !== needle.value && view.text.includes(needle.reversed)) return name('reversed');
   if (needle.bare.length >= MIN_RUN && bareView.includes(needle.bare)) return name('separated characters');
-  if (needle.bare.length >= MIN_RUN && needle.bareReversed !== needle.bare && bareView.includes(needle.bareReversed)) return name('separated characters, reversed');
+  if (needle.bare.length >= MIN_RUN && needle.bareReversed !== needle.bare && bareView.includes(needle.bareReversed))
+    return name('separated characters, reversed');
   return undefined;
 }
 
@@ -254,7 +256,8 @@ export class CanaryScanner {
    */
   mask(text: string): string {
     let out = text;
-    for (const needle of [...this.needles].sort((a, b) => b.value.length - a.value.length)) out = out.split(needle.value).join('***').split(needle.reversed).join('***');
+    for (const needle of [...this.needles].sort((a, b) => b.value.length - a.value.length))
+      out = out.split(needle.value).join('***').split(needle.reversed).join('***');
     return this.scan(out).length === 0 ? out : '[withheld: it holds a secret the server was given]';
   }
 

@@ -1,7 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { MODERN_PROTOCOL_VERSION } from '../../contract/constants.js';
 import type { ListedTool } from '../../contract/normalize.js';
 import { declinedRequests, presentedIdentity, type ClientIdentity, type IdentityName } from '../connect/client-identities.js';
@@ -120,13 +126,19 @@ export interface SessionOptions {
  * sandbox key replaces them, and a real key must not sit in a process that is being probed. Nor
  * does anything that locates or opens the checker's sandbox admin API.
  */
-const CREDENTIAL_VARIABLE = /^(B2_(APPLICATION|APP|MASTER)_KEY(_ID)?|B2_CREDENTIAL_.+|B2_PRINCIPAL_CREDENTIAL_MAP|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN)|B2_MCP_CONFORM_.+)$/;
+const CREDENTIAL_VARIABLE =
+  /^(B2_(APPLICATION|APP|MASTER)_KEY(_ID)?|B2_CREDENTIAL_.+|B2_PRINCIPAL_CREDENTIAL_MAP|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN)|B2_MCP_CONFORM_.+)$/;
 
 function withoutCredentials(env: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_VARIABLE.test(name)));
 }
 
-function sessionEnv(spec: SessionSpec, base: Record<string, string>, logFile: string | undefined, logLevel: string | undefined): Record<string, string> {
+function sessionEnv(
+  spec: SessionSpec,
+  base: Record<string, string>,
+  logFile: string | undefined,
+  logLevel: string | undefined,
+): Record<string, string> {
   return {
     ...base,
     ...(logLevel ? { LOG_LEVEL: logLevel } : {}),
@@ -150,13 +162,25 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
   const logDir = server.kind === 'spawn' && spec.logFile ? mkdtempSync(join(tmpdir(), 'mcp-logs-')) : undefined;
   const logFile = logDir ? join(logDir, 'server.log') : undefined;
   const probeEnv = server.kind === 'spawn' ? sessionEnv(spec, options.env, logFile, options.logLevel) : {};
-  const stdio = server.kind === 'spawn' ? new ChildStdioTransport({ command: server.command, args: server.args, env: { ...withoutCredentials(server.env), ...probeEnv }, keepStderr: true, maxMessageBytes: options.connection.maxMessageBytes }) : undefined;
+  const stdio =
+    server.kind === 'spawn'
+      ? new ChildStdioTransport({
+          command: server.command,
+          args: server.args,
+          env: { ...withoutCredentials(server.env), ...probeEnv },
+          keepStderr: true,
+          maxMessageBytes: options.connection.maxMessageBytes,
+        })
+      : undefined;
   const identity = withSampling(presentedIdentity(spec.identity, options.slot ?? 0, options.connection.clientInfo), spec.sampling);
   const modern = spec.modern ?? options.modern;
   const transport =
     server.kind === 'spawn'
       ? stdio!
-      : new StreamableHTTPClientTransport(server.target.url, { fetch: boundedFetch(new ReadBudget(options.connection.maxMessageBytes)), requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } } });
+      : new StreamableHTTPClientTransport(server.target.url, {
+          fetch: boundedFetch(new ReadBudget(options.connection.maxMessageBytes)),
+          requestInit: { headers: { 'user-agent': identity.userAgent, ...server.target.headers } },
+        });
 
   const messages: ReceivedMessage[] = [];
   let calling: string | undefined;
@@ -168,8 +192,17 @@ export async function openSession(server: ProbeServer, spec: SessionSpec, option
     { ...identity.clientInfo },
     {
       capabilities: structuredClone(identity.capabilities),
-      versionNegotiation: modern ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.connection.timeoutMs } } : { mode: 'legacy' },
-      ...(!modern && spec.protocolVersion ? { supportedProtocolVersions: [spec.protocolVersion, ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== spec.protocolVersion)] } : {}),
+      versionNegotiation: modern
+        ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs: options.connection.timeoutMs } }
+        : { mode: 'legacy' },
+      ...(!modern && spec.protocolVersion
+        ? {
+            supportedProtocolVersions: [
+              spec.protocolVersion,
+              ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== spec.protocolVersion),
+            ],
+          }
+        : {}),
     },
   );
   for (const { method, answer: declined } of declinedRequests(identity)) client.setRequestHandler(method, async () => declined() as never);

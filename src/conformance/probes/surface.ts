@@ -18,7 +18,14 @@ function sessionLabel(session: ProbeSession, when = ''): string {
 }
 
 /** One observation per tool whose definition differs, or one pass for the session. */
-function compareTools(run: ProbeRun, session: ProbeSession, expected: readonly NormalizedTool[], against: string, listed = session.tools, when = ''): void {
+function compareTools(
+  run: ProbeRun,
+  session: ProbeSession,
+  expected: readonly NormalizedTool[],
+  against: string,
+  listed = session.tools,
+  when = '',
+): void {
   const changes = diffTools(expected, snapshotTools(listed).tools);
   if (changes.length === 0) {
     run.record({ aspect: 'surface.tools', passed: true, variant: sessionLabel(session, when), detail: `tools/list equals ${against}` });
@@ -29,13 +36,26 @@ function compareTools(run: ProbeRun, session: ProbeSession, expected: readonly N
   for (const [tool, toolChanges] of byTool) {
     const shown = toolChanges.slice(0, SHOWN_CHANGES).map(changeText).join('; ');
     const more = toolChanges.length > SHOWN_CHANGES ? ` and ${toolChanges.length - SHOWN_CHANGES} more` : '';
-    run.record({ aspect: 'surface.tools', passed: false, ...(tool ? { tool } : {}), variant: sessionLabel(session, when), detail: `its tools/list differs from ${against}: ${shown}${more}` });
+    run.record({
+      aspect: 'surface.tools',
+      passed: false,
+      ...(tool ? { tool } : {}),
+      variant: sessionLabel(session, when),
+      detail: `its tools/list differs from ${against}: ${shown}${more}`,
+    });
   }
 }
 
 function compareInstructions(run: ProbeRun, session: ProbeSession, expected: string | null, against: string): void {
   const same = (session.instructions ?? null) === expected;
-  run.record({ aspect: 'surface.instructions', passed: same, variant: sessionLabel(session), detail: same ? `instructions equal ${against}` : `its instructions differ from ${against} (${expected === null ? 'none expected' : `${expected.length} characters expected`}, ${session.instructions === null ? 'none' : `${session.instructions.length} characters`} given)` });
+  run.record({
+    aspect: 'surface.instructions',
+    passed: same,
+    variant: sessionLabel(session),
+    detail: same
+      ? `instructions equal ${against}`
+      : `its instructions differ from ${against} (${expected === null ? 'none expected' : `${expected.length} characters expected`}, ${session.instructions === null ? 'none' : `${session.instructions.length} characters`} given)`,
+  });
 }
 
 /** Fixtures are recorded with the contract's default output format; instructions may name the format a session runs with. */
@@ -57,7 +77,8 @@ export function judgeSurfaces(run: ProbeRun, sessions: readonly ProbeSession[], 
     else if (session !== first) compareTools(run, session, snapshotTools(first.tools).tools, `the ${sessionLabel(first)}'s`);
     const format = session.spec.outputFormat;
     const sameFormat = sessions.find((other) => other.spec.outputFormat === format)!;
-    if (fixture && fixture.instructions !== undefined && FIXTURE_FORMATS.includes(format)) compareInstructions(run, session, fixture.instructions, `the ${era} fixture's`);
+    if (fixture && fixture.instructions !== undefined && FIXTURE_FORMATS.includes(format))
+      compareInstructions(run, session, fixture.instructions, `the ${era} fixture's`);
     else if (session !== sameFormat) compareInstructions(run, session, sameFormat.instructions, `the ${sessionLabel(sameFormat)}'s`);
   }
   const required = new Set<string>();
@@ -66,7 +87,13 @@ export function judgeSurfaces(run: ProbeRun, sessions: readonly ProbeSession[], 
       const execution = (tool as { execution?: { taskSupport?: unknown } }).execution;
       if (execution?.taskSupport !== 'required' || required.has(tool.name)) continue;
       required.add(tool.name);
-      run.record({ aspect: 'surface.task-required', passed: false, tool: tool.name, variant: sessionLabel(session), detail: `${tool.name} is listed with execution.taskSupport "required": a client that does not run tasks cannot call it, and one that does gets its effects after the call was judged` });
+      run.record({
+        aspect: 'surface.task-required',
+        passed: false,
+        tool: tool.name,
+        variant: sessionLabel(session),
+        detail: `${tool.name} is listed with execution.taskSupport "required": a client that does not run tasks cannot call it, and one that does gets its effects after the call was judged`,
+      });
     }
   }
 }
@@ -80,7 +107,14 @@ export async function judgeRelisted(run: ProbeRun, sessions: readonly ProbeSessi
     sessions.map(async (session) => {
       try {
         const listed = await session.relist(run.requestTimeout());
-        compareTools(run, session, snapshotTools(session.tools).tools, 'the list it got at start', listed, ', listed again after the probes');
+        compareTools(
+          run,
+          session,
+          snapshotTools(session.tools).tools,
+          'the list it got at start',
+          listed,
+          ', listed again after the probes',
+        );
       } catch (error) {
         run.incomplete(undefined, `listing the ${session.spec.name} session's tools again`, error);
       }

@@ -72,7 +72,11 @@ export interface ProbeTables {
 export const PROBE_TABLES_DIR = join(BUNDLED.rulesDir, 'probes');
 const SCHEMA_FILE = 'probe-table.schema.json';
 
-function readTable(dir: string, name: string, validate: ((data: unknown) => boolean) & { errors?: unknown } | undefined): Record<string, unknown> {
+function readTable(
+  dir: string,
+  name: string,
+  validate: (((data: unknown) => boolean) & { errors?: unknown }) | undefined,
+): Record<string, unknown> {
   const file = join(dir, name);
   let data: Record<string, unknown>;
   try {
@@ -121,7 +125,8 @@ export function referencedNames(template: unknown): Set<string> {
 function lookup(path: string, values: Record<string, unknown>): unknown {
   let current: unknown = values;
   for (const part of path.split('.')) {
-    if (current === null || typeof current !== 'object' || !(part in current)) throw new Error(`probe table placeholder {{${path}}} names nothing that was seeded`);
+    if (current === null || typeof current !== 'object' || !(part in current))
+      throw new Error(`probe table placeholder {{${path}}} names nothing that was seeded`);
     current = (current as Record<string, unknown>)[part];
   }
   return current;

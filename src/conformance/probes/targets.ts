@@ -21,7 +21,10 @@ export interface TargetSpec {
 class NativeSeeder {
   private sessions = new Map<string, Promise<{ token: string }>>();
 
-  constructor(private readonly sandbox: ProbeSandbox, private readonly seedingKey: Promise<SandboxKey>) {}
+  constructor(
+    private readonly sandbox: ProbeSandbox,
+    private readonly seedingKey: Promise<SandboxKey>,
+  ) {}
 
   private session(partner: boolean): Promise<{ token: string }> {
     const name = partner ? 'partner' : 'seeding';
@@ -31,7 +34,9 @@ class NativeSeeder {
         const key = partner ? this.sandbox.partnerKey : await this.seedingKey;
         if (!key) throw new Error('this target needs the Partner (master) credential, which only the full-surface profile has');
         const basic = Buffer.from(`${key.applicationKeyId}:${key.applicationKey}`).toString('base64');
-        const response = await fetch(`${this.sandbox.apiUrl}/b2api/v4/b2_authorize_account`, { headers: { authorization: `Basic ${basic}` } });
+        const response = await fetch(`${this.sandbox.apiUrl}/b2api/v4/b2_authorize_account`, {
+          headers: { authorization: `Basic ${basic}` },
+        });
         if (!response.ok) throw new Error(`seeding: b2_authorize_account answered ${response.status}`);
         return { token: ((await response.json()) as { authorizationToken: string }).authorizationToken };
       })();
@@ -43,10 +48,16 @@ class NativeSeeder {
 
   /** `b2_upload_part`; returns the part's S3 ETag (its MD5). */
   async uploadPart(fileId: string, partNumber: number, data: Buffer): Promise<string> {
-    const { uploadUrl, authorizationToken } = await this.call<{ uploadUrl: string; authorizationToken: string }>('b2_get_upload_part_url', { fileId });
+    const { uploadUrl, authorizationToken } = await this.call<{ uploadUrl: string; authorizationToken: string }>('b2_get_upload_part_url', {
+      fileId,
+    });
     const response = await fetch(uploadUrl, {
       method: 'POST',
-      headers: { authorization: authorizationToken, 'x-bz-part-number': String(partNumber), 'x-bz-content-sha1': createHash('sha1').update(data).digest('hex') },
+      headers: {
+        authorization: authorizationToken,
+        'x-bz-part-number': String(partNumber),
+        'x-bz-content-sha1': createHash('sha1').update(data).digest('hex'),
+      },
       body: new Uint8Array(data),
     });
     if (!response.ok) throw new Error(`seeding: b2_upload_part answered ${response.status}`);
@@ -113,7 +124,13 @@ export class TargetSeeder {
   /** Names like an ordinary account's, so nothing a server lists tells it a checker made them. */
   private name(what: 'bucket' | 'object' | 'upload' | 'key' | 'member'): string {
     const n = `${this.tag}${++this.counter}`;
-    return { bucket: `team-assets-${n}`, object: `notes/meeting-${n}`, upload: `uploads/video-${n}`, key: `ci-deploy-${n}`, member: `ops-${n}` }[what];
+    return {
+      bucket: `team-assets-${n}`,
+      object: `notes/meeting-${n}`,
+      upload: `uploads/video-${n}`,
+      key: `ci-deploy-${n}`,
+      member: `ops-${n}`,
+    }[what];
   }
 
   private async bucket(params: Record<string, unknown>): Promise<TargetValues> {
@@ -139,8 +156,20 @@ export class TargetSeeder {
   private async object(bucket: TargetValues, params: Record<string, unknown>): Promise<TargetValues> {
     const fileName = typeof params.name === 'string' ? params.name : `${this.name('object')}.txt`;
     const text = typeof params.text === 'string' ? params.text : `notes for ${fileName}\n`;
-    const added = await this.sandbox.admin<{ fileId: string; fileName: string }>('POST', '/files', { bucketName: bucket.bucketName, fileName, text, contentType: 'text/plain' });
-    return { bucketId: bucket.bucketId!, bucketName: bucket.bucketName!, key: added.fileName, fileId: added.fileId, fileName: added.fileName, ...contentFacts(text) };
+    const added = await this.sandbox.admin<{ fileId: string; fileName: string }>('POST', '/files', {
+      bucketName: bucket.bucketName,
+      fileName,
+      text,
+      contentType: 'text/plain',
+    });
+    return {
+      bucketId: bucket.bucketId!,
+      bucketName: bucket.bucketName!,
+      key: added.fileName,
+      fileId: added.fileId,
+      fileName: added.fileName,
+      ...contentFacts(text),
+    };
   }
 
   /** A bucket of its own holding every named object; `key` is the first name. */
@@ -153,7 +182,8 @@ export class TargetSeeder {
 
   private async lockedFile(params: Record<string, unknown>): Promise<TargetValues> {
     const file = await this.object(await this.sharedBucket('locked'), {});
-    if (params.legalHold === 'on') await this.native.call('b2_update_file_legal_hold', { fileId: file.fileId, fileName: file.fileName, legalHold: 'on' });
+    if (params.legalHold === 'on')
+      await this.native.call('b2_update_file_legal_hold', { fileId: file.fileId, fileName: file.fileName, legalHold: 'on' });
     return file;
   }
 
@@ -166,7 +196,11 @@ export class TargetSeeder {
   private async multipartUpload(params: Record<string, unknown>): Promise<TargetValues> {
     const bucket = await this.sharedBucket('plain');
     const fileName = typeof params.name === 'string' ? params.name : `${this.name('upload')}.bin`;
-    const started = await this.native.call<{ fileId: string }>('b2_start_large_file', { bucketId: bucket.bucketId, fileName, contentType: 'application/octet-stream' });
+    const started = await this.native.call<{ fileId: string }>('b2_start_large_file', {
+      bucketId: bucket.bucketId,
+      fileName,
+      contentType: 'application/octet-stream',
+    });
     const values: TargetValues = { bucketId: bucket.bucketId!, bucketName: bucket.bucketName!, key: fileName, uploadId: started.fileId };
     if (params.part) {
       const part = `first part of ${fileName}\n`;
@@ -191,7 +225,11 @@ export class TargetSeeder {
           eventTypes: ['b2:ObjectCreated:*'],
           isEnabled: true,
           objectNamePrefix: '',
-          targetConfiguration: { targetType: 'webhook', url: 'https://hooks.example.com/storage-events', hmacSha256SigningSecret: randomBytes(16).toString('hex') },
+          targetConfiguration: {
+            targetType: 'webhook',
+            url: 'https://hooks.example.com/storage-events',
+            hmacSha256SigningSecret: randomBytes(16).toString('hex'),
+          },
         },
       ],
     });
@@ -199,7 +237,11 @@ export class TargetSeeder {
   }
 
   private async firstGroup(): Promise<{ groupId: string }> {
-    const { groups } = await this.native.call<{ groups: { groupId: string | number }[] }>('b2_list_groups', { adminAccountId: this.sandbox.accountId }, { partner: true });
+    const { groups } = await this.native.call<{ groups: { groupId: string | number }[] }>(
+      'b2_list_groups',
+      { adminAccountId: this.sandbox.accountId },
+      { partner: true },
+    );
     if (!groups[0]) throw new Error('seeding: the sandbox account has no Partner group');
     return { groupId: String(groups[0].groupId) };
   }

@@ -24,7 +24,10 @@ function nameParts(name: string): { bucket: string; key: string } {
 /** The changes a call made, each with its facts as the sandbox states them now. */
 export async function observedChanges(run: ProbeRun, changes: readonly DigestChange[]): Promise<ObservedChange[]> {
   const named = changes.filter((change) => change.kind === 'version' || change.kind === 'upload');
-  const facts = await describedThings(run.sandbox, named.filter((change) => change.change !== 'removed').map((change) => `${change.kind}:${change.name}`));
+  const facts = await describedThings(
+    run.sandbox,
+    named.filter((change) => change.change !== 'removed').map((change) => `${change.kind}:${change.name}`),
+  );
   return changes.map((change) => {
     const base = { change: `${change.kind} ${change.change}` };
     if (change.kind !== 'version' && change.kind !== 'upload') return { ...base, name: change.name };
@@ -53,7 +56,10 @@ function changeLine(change: ExpectedChange | ObservedChange): string {
 }
 
 /** Pair each expected change with one observed change that has all its facts; what is left on either side is wrong. */
-function unmatched(expected: readonly ExpectedChange[], observed: readonly ObservedChange[]): { missing: ExpectedChange[]; extra: ObservedChange[] } {
+function unmatched(
+  expected: readonly ExpectedChange[],
+  observed: readonly ObservedChange[],
+): { missing: ExpectedChange[]; extra: ObservedChange[] } {
   const left = [...observed];
   const missing: ExpectedChange[] = [];
   for (const want of expected) {
@@ -67,7 +73,8 @@ function unmatched(expected: readonly ExpectedChange[], observed: readonly Obser
 /** Every presigned (SigV4) URL in the result, once each. */
 function signedUrls(attempt: Attempt): URL[] {
   const found = new Set<string>();
-  for (const { text } of callSurfaces(attempt.outcome)) for (const [url] of text.matchAll(/https?:\/\/[^\s"'<>\\]+/g)) if (/X-Amz-Signature=/i.test(url)) found.add(url);
+  for (const { text } of callSurfaces(attempt.outcome))
+    for (const [url] of text.matchAll(/https?:\/\/[^\s"'<>\\]+/g)) if (/X-Amz-Signature=/i.test(url)) found.add(url);
   return [...found].flatMap((url) => {
     try {
       return [new URL(url)];
@@ -93,24 +100,42 @@ function urlIsFor(url: URL, want: NonNullable<WriteEffect['signedUrl']>): boolea
  */
 export function judgeWriteEffect(tool: string, effect: WriteEffect, attempt: Attempt, observed: readonly ObservedChange[]): Verdict {
   const { outcome, mutations } = attempt;
-  if (outcome.thrown || outcome.result?.isError) return { passed: false, detail: `${tool} failed with ${errorSummary(outcome)}${mutations.length ? ` (${mutationText(mutations)})` : ''}` };
+  if (outcome.thrown || outcome.result?.isError)
+    return {
+      passed: false,
+      detail: `${tool} failed with ${errorSummary(outcome)}${mutations.length ? ` (${mutationText(mutations)})` : ''}`,
+    };
   if (effect.signedUrl) {
     const urls = signedUrls(attempt);
     const want = effect.signedUrl;
     const wanted = `${want.bucket}/${want.key}${want.partNumber !== undefined ? ` part ${want.partNumber}` : ''}`;
-    if (urls.length !== 1) return { passed: false, detail: `${tool} must return exactly one presigned URL, for ${wanted}; it returned ${urls.length}` };
-    if (!urlIsFor(urls[0]!, want)) return { passed: false, detail: `${tool} returned a presigned URL for another object or part than ${wanted} (${decodeURIComponent(urls[0]!.pathname)})` };
+    if (urls.length !== 1)
+      return { passed: false, detail: `${tool} must return exactly one presigned URL, for ${wanted}; it returned ${urls.length}` };
+    if (!urlIsFor(urls[0]!, want))
+      return {
+        passed: false,
+        detail: `${tool} returned a presigned URL for another object or part than ${wanted} (${decodeURIComponent(urls[0]!.pathname)})`,
+      };
   }
   const expectedLines = effect.mutations.map(mutationLine).join(', ') || 'no operation';
   if (mutations.length !== effect.mutations.length || !effect.mutations.every((want, index) => mutationMatches(want, mutations[index]!))) {
-    return { passed: false, detail: `${tool} must log exactly ${expectedLines}; it logged ${mutations.length ? mutations.map(mutationLine).join(', ') : 'nothing'}` };
+    return {
+      passed: false,
+      detail: `${tool} must log exactly ${expectedLines}; it logged ${mutations.length ? mutations.map(mutationLine).join(', ') : 'nothing'}`,
+    };
   }
   const { missing, extra } = unmatched(effect.changes, observed);
   if (missing.length || extra.length) {
-    const parts = [...(missing.length ? [`missing ${missing.map(changeLine).join('; ')}`] : []), ...(extra.length ? [`found instead or besides ${extra.map(changeLine).join('; ')}`] : [])];
+    const parts = [
+      ...(missing.length ? [`missing ${missing.map(changeLine).join('; ')}`] : []),
+      ...(extra.length ? [`found instead or besides ${extra.map(changeLine).join('; ')}`] : []),
+    ];
     return { passed: false, detail: `${tool} must change exactly what it declares; the store shows ${parts.join(', ')}` };
   }
-  return { passed: true, detail: `did exactly what it declares (${expectedLines}; ${effect.changes.length ? effect.changes.map((change) => `${change.change} ${change.bucket}/${change.key}`).join(', ') : 'no change'})` };
+  return {
+    passed: true,
+    detail: `did exactly what it declares (${expectedLines}; ${effect.changes.length ? effect.changes.map((change) => `${change.change} ${change.bucket}/${change.key}`).join(', ') : 'no change'})`,
+  };
 }
 
 export interface WriteStep {
@@ -123,7 +148,13 @@ export interface WriteStep {
 export const WRITE_REPEATS = 2;
 
 /** Steps per write tool ({@link WRITE_REPEATS}): seed its target, call it once, compare what happened with its declared effect. */
-export function writeSteps(run: ProbeRun, seeder: TargetSeeder, session: ProbeSession, specs: readonly WriteProbeSpec[], values: Record<string, unknown>): WriteStep[] {
+export function writeSteps(
+  run: ProbeRun,
+  seeder: TargetSeeder,
+  session: ProbeSession,
+  specs: readonly WriteProbeSpec[],
+  values: Record<string, unknown>,
+): WriteStep[] {
   return specs.flatMap((spec) =>
     Array.from({ length: WRITE_REPEATS }, (_, index) => ({
       label: `write ${spec.tool}${index ? ' again' : ''}`,
@@ -134,7 +165,12 @@ export function writeSteps(run: ProbeRun, seeder: TargetSeeder, session: ProbeSe
         const attempt = await observedCall(run, session, 'write', spec.tool, fillTemplate(spec.arguments, filled));
         if (attempt.outcome.timedOut) throw new Error('no answer within the timeout');
         const observed = await observedChanges(run, attempt.changes);
-        run.record({ aspect: 'write.effect', tool: spec.tool, variant: 'declared effect', ...judgeWriteEffect(spec.tool, fillTemplate(spec.effect, filled), attempt, observed) });
+        run.record({
+          aspect: 'write.effect',
+          tool: spec.tool,
+          variant: 'declared effect',
+          ...judgeWriteEffect(spec.tool, fillTemplate(spec.effect, filled), attempt, observed),
+        });
       },
     })),
   );

@@ -63,7 +63,9 @@ export interface Evidence {
    * The contract artifact in use, the profile under its name, and where the naming policy came
    * from: the contract itself, or (`fallback`) the bundled contract because this one carries none.
    */
-  contract?: { file: string; profile: string | null; namingPolicy: 'contract' | 'fallback'; grandfatheredFormerNames?: string[] } | undefined;
+  contract?:
+    | { file: string; profile: string | null; namingPolicy: 'contract' | 'fallback'; grandfatheredFormerNames?: string[] }
+    | undefined;
   /** The contract's frozen profile hash, when one applies. */
   contractHash: string | null;
   /** What the reader should know about how the run was scoped (an era the server does not offer). */
@@ -78,7 +80,16 @@ export interface Evidence {
    * The config in effect and how it was chosen; `applied` lists its overrides (`rule=severity`),
    * `refused` the integrity overrides and suppressions it asked for and did not get.
    */
-  config: { file: string | null; source: 'explicit' | 'git-root' | null; overrides: number; applied: string[]; refused: string[]; suppressed: number; stale: number; expired: number };
+  config: {
+    file: string | null;
+    source: 'explicit' | 'git-root' | null;
+    overrides: number;
+    applied: string[];
+    refused: string[];
+    suppressed: number;
+    stale: number;
+    expired: number;
+  };
   rulesEvaluated: number;
   /** `lint`, and `check --lint`: the checkout read and the files the lint rules looked at. */
   lint?: LintEvidence;
@@ -124,12 +135,35 @@ export type EvidenceParts = Partial<Omit<Evidence, 'command' | 'versions' | 'con
 
 /** The order the evidence's fields are written in, in every command's report. */
 const EVIDENCE_ORDER = [
-  'command', 'versions', 'profile', 'target', 'connections', 'comparedConnections', 'refusedConnections', 'contract', 'contractHash', 'notes',
-  'hashes', 'promptHashes', 'cacheHints', 'config', 'rulesEvaluated', 'lint', 'probes', 'scenarios', 'durationMs',
+  'command',
+  'versions',
+  'profile',
+  'target',
+  'connections',
+  'comparedConnections',
+  'refusedConnections',
+  'contract',
+  'contractHash',
+  'notes',
+  'hashes',
+  'promptHashes',
+  'cacheHints',
+  'config',
+  'rulesEvaluated',
+  'lint',
+  'probes',
+  'scenarios',
+  'durationMs',
 ] as const satisfies readonly (keyof Evidence)[];
 
 /** The one evidence block of a judged run (check, diff or lint): the command's own parts, then how it was judged. */
-export function buildEvidence(command: Evidence['command'], judged: Judgement, config: ConformConfig, durationMs: number, parts: EvidenceParts): Evidence {
+export function buildEvidence(
+  command: Evidence['command'],
+  judged: Judgement,
+  config: ConformConfig,
+  durationMs: number,
+  parts: EvidenceParts,
+): Evidence {
   const filled: Evidence = {
     profile: null,
     target: null,
@@ -144,12 +178,20 @@ export function buildEvidence(command: Evidence['command'], judged: Judgement, c
     rulesEvaluated: judged.evaluated.length,
     durationMs: Math.round(durationMs),
   };
-  return Object.fromEntries(EVIDENCE_ORDER.filter((key) => filled[key] !== undefined).map((key) => [key, filled[key]])) as unknown as Evidence;
+  return Object.fromEntries(
+    EVIDENCE_ORDER.filter((key) => filled[key] !== undefined).map((key) => [key, filled[key]]),
+  ) as unknown as Evidence;
 }
 
 /** `check --scenarios` and `--call-tool`: how many cases ran and failed, and how many expectations were judged. */
 export function scenarioEvidence(outcome: ScenarioOutcome): NonNullable<Evidence['scenarios']> {
   const cases = new Set(outcome.observations.map((observation) => observation.scenario));
   const failedCases = new Set(outcome.observations.filter((observation) => !observation.passed).map((observation) => observation.scenario));
-  return { ...(outcome.file ? { file: outcome.file } : {}), cases: cases.size, failedCases: failedCases.size, expectations: outcome.observations.length, calls: outcome.calls };
+  return {
+    ...(outcome.file ? { file: outcome.file } : {}),
+    cases: cases.size,
+    failedCases: failedCases.size,
+    expectations: outcome.observations.length,
+    calls: outcome.calls,
+  };
 }

@@ -19,7 +19,9 @@ export function renderGithub(result: RunResult, verdict: Verdict): string {
       `title=${escapeProperty(`${finding.ruleId}${subjectOf(finding) ? ` ${subjectOf(finding)}` : ''}`)}`,
     ];
     const text = plainTextLine(finding, (value) => value);
-    out.push(`::${COMMAND[finding.severity]} ${properties.join(',')}::${escapeData(`${finding.message}${finding.path ? ` (at ${finding.path})` : ''}.${text ? ` ${text}.` : ''} Fix: ${finding.fix}`)}`);
+    out.push(
+      `::${COMMAND[finding.severity]} ${properties.join(',')}::${escapeData(`${finding.message}${finding.path ? ` (at ${finding.path})` : ''}.${text ? ` ${text}.` : ''} Fix: ${finding.fix}`)}`,
+    );
   }
   out.push('::group::b2-mcp-conform evidence');
   out.push(...withoutCommands(evidenceLines(result.evidence).map(([label, value]) => `${escapeData(label)}: ${escapeData(value)}`)));

@@ -56,7 +56,11 @@ function statusOf(findings: readonly Finding[]): string {
 /** Characters of text one finding shows (a hostile server cannot make the page huge). */
 const TEXT_LIMIT = 4000;
 
-const MARKED = { same: htmlLines, removed: (text: string) => `<del>${htmlLines(text)}</del>`, added: (text: string) => `<ins>${htmlLines(text)}</ins>` };
+const MARKED = {
+  same: htmlLines,
+  removed: (text: string) => `<del>${htmlLines(text)}</del>`,
+  added: (text: string) => `<ins>${htmlLines(text)}</ins>`,
+};
 
 /** The text a model reads: the whole text when only one side has it, else a word diff; line breaks kept. */
 function textHtml(finding: Finding): string {
@@ -77,15 +81,29 @@ interface SchemaLine {
 /** A JSON value pretty-printed line by line, each line with the JSON path of the value it shows. */
 function schemaLines(value: unknown, path: string, out: SchemaLine[], indent = '', label = '', comma = ''): void {
   if (out.length > SCHEMA_LINES) return;
-  const entries: [string | number, unknown][] | null = Array.isArray(value) ? value.map((item, index) => [index, item]) : value !== null && typeof value === 'object' ? Object.entries(value) : null;
+  const entries: [string | number, unknown][] | null = Array.isArray(value)
+    ? value.map((item, index) => [index, item])
+    : value !== null && typeof value === 'object'
+      ? Object.entries(value)
+      : null;
   if (entries === null || entries.length === 0 || indent.length >= SCHEMA_DEPTH * 2) {
-    const shown = entries === null ? JSON.stringify(value) ?? 'undefined' : entries.length === 0 ? (Array.isArray(value) ? '[]' : '{}') : '…';
+    const shown =
+      entries === null ? (JSON.stringify(value) ?? 'undefined') : entries.length === 0 ? (Array.isArray(value) ? '[]' : '{}') : '…';
     out.push({ text: `${indent}${label}${shown}${comma}`, path });
     return;
   }
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   out.push({ text: `${indent}${label}${open}`, path });
-  entries.forEach(([key, item], index) => schemaLines(item, joinPath(path, key), out, `${indent}  `, typeof key === 'number' ? '' : `${JSON.stringify(key)}: `, index < entries.length - 1 ? ',' : ''));
+  entries.forEach(([key, item], index) =>
+    schemaLines(
+      item,
+      joinPath(path, key),
+      out,
+      `${indent}  `,
+      typeof key === 'number' ? '' : `${JSON.stringify(key)}: `,
+      index < entries.length - 1 ? ',' : '',
+    ),
+  );
   out.push({ text: `${indent}${close}${comma}`, path });
 }
 
@@ -94,7 +112,9 @@ function schemaSide(schema: unknown, changed: readonly string[]): string {
   const lines: SchemaLine[] = [];
   schemaLines(schema, 'inputSchema', lines);
   const isChanged = (path: string) => changed.some((at) => path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[`));
-  const shown = lines.slice(0, SCHEMA_LINES).map((line) => (isChanged(line.path) ? `<span class="changed">${h(line.text)}</span>` : h(line.text)));
+  const shown = lines
+    .slice(0, SCHEMA_LINES)
+    .map((line) => (isChanged(line.path) ? `<span class="changed">${h(line.text)}</span>` : h(line.text)));
   if (lines.length > SCHEMA_LINES) shown.push(h(`… (first ${SCHEMA_LINES} lines shown)`));
   return shown.join('\n');
 }
@@ -103,7 +123,9 @@ function schemaSide(schema: unknown, changed: readonly string[]): string {
 function schemasHtml(findings: readonly Finding[]): string {
   const schemas = findings.find((finding) => finding.schemas)?.schemas;
   if (!schemas) return '';
-  const changed = findings.map((finding) => finding.path).filter((path): path is string => path !== undefined && path.startsWith('inputSchema'));
+  const changed = findings
+    .map((finding) => finding.path)
+    .filter((path): path is string => path !== undefined && path.startsWith('inputSchema'));
   return `<div class="sides"><div><div class="muted">Fixture</div><pre data-schema="before">${schemaSide(schemas.before, changed)}</pre></div><div><div class="muted">Live</div><pre data-schema="after">${schemaSide(schemas.after, changed)}</pre></div></div>`;
 }
 
@@ -141,11 +163,17 @@ export function renderHtml(result: RunResult, verdict: Verdict): string {
     `<p class="verdict ${verdict.failed ? 'fail' : 'pass'}" id="verdict">${h(verdictLine(verdict, evidence.config))}</p>`,
   ];
   out.push('<h2>Summary</h2>', `<p id="summary">${summary.total} findings: ${h(classLine(summary))}.</p>`);
-  if (summary.byRule.length) out.push(`<p><strong>By rule:</strong> ${summary.byRule.map(([rule, count]) => `<code>${h(rule)}</code> ${count}`).join(' · ')}</p>`);
+  if (summary.byRule.length)
+    out.push(`<p><strong>By rule:</strong> ${summary.byRule.map(([rule, count]) => `<code>${h(rule)}</code> ${count}`).join(' · ')}</p>`);
   const groups = groupBySubject(active);
   if (groups.length) {
-    out.push('<table id="tools"><colgroup><col><col class="status"><col class="count"></colgroup><thead><tr><th>Tool</th><th>Status</th><th>Findings</th></tr></thead><tbody>');
-    for (const group of groups) out.push(`<tr><td><code>${htmlBreakable(group.subject ?? 'the server as a whole')}</code></td><td>${group.subject === null ? '' : statusOf(group.findings)}</td><td>${group.findings.length}</td></tr>`);
+    out.push(
+      '<table id="tools"><colgroup><col><col class="status"><col class="count"></colgroup><thead><tr><th>Tool</th><th>Status</th><th>Findings</th></tr></thead><tbody>',
+    );
+    for (const group of groups)
+      out.push(
+        `<tr><td><code>${htmlBreakable(group.subject ?? 'the server as a whole')}</code></td><td>${group.subject === null ? '' : statusOf(group.findings)}</td><td>${group.findings.length}</td></tr>`,
+      );
     out.push('</tbody></table>');
     out.push(
       '<fieldset><legend>Show</legend>',
@@ -161,8 +189,13 @@ export function renderHtml(result: RunResult, verdict: Verdict): string {
   out.push('<h2>Findings</h2>');
   if (active.length === 0) out.push('<p>No findings.</p>');
   for (const group of groups) {
-    out.push(`<section data-tool="${h(group.subject ?? '')}"><h3><code>${h(group.subject ?? 'the server as a whole')}</code> <span class="muted">(${group.findings.length})</span></h3>`, schemasHtml(group.findings));
-    out.push('<table><colgroup><col class="mark"><col class="rule"><col class="path"><col></colgroup><thead><tr><th></th><th>Rule</th><th>Path</th><th>Finding</th></tr></thead><tbody>');
+    out.push(
+      `<section data-tool="${h(group.subject ?? '')}"><h3><code>${h(group.subject ?? 'the server as a whole')}</code> <span class="muted">(${group.findings.length})</span></h3>`,
+      schemasHtml(group.findings),
+    );
+    out.push(
+      '<table><colgroup><col class="mark"><col class="rule"><col class="path"><col></colgroup><thead><tr><th></th><th>Rule</th><th>Path</th><th>Finding</th></tr></thead><tbody>',
+    );
     for (const finding of group.findings) {
       const mark = markOf(finding);
       out.push(
@@ -174,7 +207,8 @@ export function renderHtml(result: RunResult, verdict: Verdict): string {
   const suppressed = result.findings.filter((finding) => finding.suppressed);
   if (suppressed.length) {
     out.push(`<h2>Suppressed (${suppressed.length})</h2><ul>`);
-    for (const finding of suppressed) out.push(`<li><code>${h(finding.ruleId)}</code> ${h(subjectOf(finding) ?? '')}: ${h(finding.suppressed!.reason)}</li>`);
+    for (const finding of suppressed)
+      out.push(`<li><code>${h(finding.ruleId)}</code> ${h(subjectOf(finding) ?? '')}: ${h(finding.suppressed!.reason)}</li>`);
     out.push('</ul>');
   }
   out.push('<h2>Evidence</h2><table id="evidence"><tbody>');

@@ -35,7 +35,10 @@ export function render(format: Format, result: RunResult, options: RenderOptions
     case 'junit':
       return renderJunit(result, verdict);
     case 'markdown':
-      return renderMarkdown(result, verdict, { verbose: options.verbose ?? false, ...(options.fullReport ? { fullReport: options.fullReport } : {}) });
+      return renderMarkdown(result, verdict, {
+        verbose: options.verbose ?? false,
+        ...(options.fullReport ? { fullReport: options.fullReport } : {}),
+      });
     case 'github':
       return renderGithub(result, verdict);
     case 'html':

@@ -32,7 +32,9 @@ export function sharedSchemas(findings: readonly Finding[]): { findings: ReportF
     schemas[key] = pair;
     return key;
   };
-  const carried = findings.map((finding) => (finding.schemas && finding.tool !== undefined ? keyOf(finding.tool, finding.schemas, finding.scopes) : undefined));
+  const carried = findings.map((finding) =>
+    finding.schemas && finding.tool !== undefined ? keyOf(finding.tool, finding.schemas, finding.scopes) : undefined,
+  );
   const shared = findings.map((finding, index) => {
     const { schemas: _copy, ...rest } = finding;
     const pairs = finding.tool === undefined ? undefined : pairsOf.get(finding.tool);

@@ -5,7 +5,6 @@ import { xmlText as xml } from './escape/xml.js';
 import { plainTextLine } from './shown-text.js';
 import { verdictLine, type Verdict } from './verdict.js';
 
-
 /**
  * JUnit XML: one test suite per rule category, one test case per rule. The run's wall time is on
  * <testsuites>; rules are judged from what the run collected, so their own time is 0. A rule fails when it has
@@ -28,7 +27,9 @@ export function renderJunit(result: RunResult, verdict: Verdict): string {
       const failing = findings.filter((finding) => !finding.suppressed && atOrAbove(finding.severity, verdict.failOn));
       const text = findings
         .map((finding) => {
-          const line = xml(`${finding.severity}${finding.suppressed ? ' (suppressed)' : ''}: ${finding.message}${finding.path ? ` at ${finding.path}` : ''} [${finding.fingerprint}]`);
+          const line = xml(
+            `${finding.severity}${finding.suppressed ? ' (suppressed)' : ''}: ${finding.message}${finding.path ? ` at ${finding.path}` : ''} [${finding.fingerprint}]`,
+          );
           const shown = plainTextLine(finding, (value) => value);
           return shown ? `${line}\n  ${xml(shown)}` : line;
         })
@@ -48,7 +49,9 @@ export function renderJunit(result: RunResult, verdict: Verdict): string {
     total += rules.length;
     failures += suiteFailures;
     skippedTotal += skipped;
-    suites.push(`  <testsuite name="${xml(category)}" tests="${rules.length}" failures="${suiteFailures}" skipped="${skipped}" errors="0" time="0">\n${cases.join('\n')}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="${xml(category)}" tests="${rules.length}" failures="${suiteFailures}" skipped="${skipped}" errors="0" time="0">\n${cases.join('\n')}\n  </testsuite>`,
+    );
   }
   const properties = [['Verdict', verdictLine(verdict, result.evidence.config)] as const, ...evidenceLines(result.evidence)]
     .map(([name, value]) => `    <property name="${xml(name)}" value="${xml(value)}"/>`)

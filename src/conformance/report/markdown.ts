@@ -39,12 +39,19 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
   const verbose = options.verbose ?? false;
   const { evidence } = result;
   const head: string[] = [];
-  head.push(`### b2-mcp-conform ${evidence.command}${evidence.profile ? ` · ${markdownCode(evidence.profile)}` : ''}: ${verdict.failed ? '❌ fail' : '✅ pass'}`, '');
+  head.push(
+    `### b2-mcp-conform ${evidence.command}${evidence.profile ? ` · ${markdownCode(evidence.profile)}` : ''}: ${verdict.failed ? '❌ fail' : '✅ pass'}`,
+    '',
+  );
   head.push(`${countsLine(verdict)} (fail-on \`${verdict.failOn}\`) · ${markdownText(configLine(evidence.config))}`, '');
   const active = result.findings.filter((finding) => !finding.suppressed);
   if (active.length > 0) {
     const summary = summarize(active);
-    const top = (rows: [string, number][]) => `${rows.slice(0, TOP).map(([key, count]) => `${markdownCode(clip(key, false))} ${count}`).join(' · ')}${rows.length > TOP ? ` · +${rows.length - TOP} more` : ''}`;
+    const top = (rows: [string, number][]) =>
+      `${rows
+        .slice(0, TOP)
+        .map(([key, count]) => `${markdownCode(clip(key, false))} ${count}`)
+        .join(' · ')}${rows.length > TOP ? ` · +${rows.length - TOP} more` : ''}`;
     head.push(`**Summary:** ${summary.total} findings: ${classLine(summary)}.`, '');
     head.push(`- **By rule:** ${top(summary.byRule)}`);
     if (summary.byTool.length) head.push(`- **By tool** (${summary.byTool.length}): ${top(summary.byTool)}`);
@@ -57,7 +64,9 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
     for (const ruleId of new Set(active.map((finding) => finding.ruleId))) {
       const example = active.find((finding) => finding.ruleId === ruleId)!;
       const rule = result.rules.byId.get(ruleId);
-      tail.push(`- ${markdownCode(ruleId)}: ${markdownText(rule && !rule.fix.includes('{') ? rule.fix : example.fix)} (${markdownCode(example.doc)})`);
+      tail.push(
+        `- ${markdownCode(ruleId)}: ${markdownText(rule && !rule.fix.includes('{') ? rule.fix : example.fix)} (${markdownCode(example.doc)})`,
+      );
     }
     tail.push('', '</details>', '');
   }
@@ -66,13 +75,16 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
     tail.push(`<details><summary>${suppressed.length} suppressed</summary>`, '');
     for (const finding of suppressed.slice(0, LIST)) {
       const subject = subjectOf(finding);
-      tail.push(`- ${markdownCode(finding.ruleId)}${subject ? ` ${markdownCode(clip(subject, false))}` : ''}: ${markdownText(clip(finding.suppressed!.reason, false))}`);
+      tail.push(
+        `- ${markdownCode(finding.ruleId)}${subject ? ` ${markdownCode(clip(subject, false))}` : ''}: ${markdownText(clip(finding.suppressed!.reason, false))}`,
+      );
     }
     if (suppressed.length > LIST) tail.push(`- … ${suppressed.length - LIST} more`);
     tail.push('', '</details>', '');
   }
   tail.push('<details><summary>Evidence</summary>', '', '| | |', '| --- | --- |');
-  for (const [label, value] of evidenceLines(evidence)) tail.push(`| ${markdownText(clip(label, false))} | ${markdownText(clip(value, false))} |`);
+  for (const [label, value] of evidenceLines(evidence))
+    tail.push(`| ${markdownText(clip(label, false))} | ${markdownText(clip(value, false))} |`);
   tail.push('', '</details>', '');
 
   const size = (lines: readonly string[]) => lines.reduce((sum, line) => sum + line.length + 1, 0);
@@ -81,7 +93,12 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
   const body: string[] = [];
   let left = active.length;
   for (const group of groupBySubject(active)) {
-    const title = [`#### ${group.subject === null ? 'The server as a whole' : markdownCode(clip(group.subject, false))} (${group.findings.length})`, '', '| | Rule | Path | Finding |', '| --- | --- | --- | --- |'];
+    const title = [
+      `#### ${group.subject === null ? 'The server as a whole' : markdownCode(clip(group.subject, false))} (${group.findings.length})`,
+      '',
+      '| | Rule | Path | Finding |',
+      '| --- | --- | --- | --- |',
+    ];
     const rows = group.findings.map((finding) => findingRow(finding, verbose));
     if (size(title) + size(rows.slice(0, 1)) > budget) break;
     body.push(...title);
@@ -96,19 +113,29 @@ export function renderMarkdown(result: RunResult, verdict: Verdict, options: Mar
     budget -= 1;
   }
   if (left > 0) {
-    const where = options.fullReport ? `the full report in ${markdownCode(options.fullReport)}` : `the full report (run with ${markdownCode('--format json=FILE')} or ${markdownCode('--format sarif=FILE')})`;
-    body.push(`> **${left} more finding${left === 1 ? '' : 's'} not shown** to keep this comment under ${MARKDOWN_LIMIT.toLocaleString('en-US')} characters: see ${where}.`, '');
+    const where = options.fullReport
+      ? `the full report in ${markdownCode(options.fullReport)}`
+      : `the full report (run with ${markdownCode('--format json=FILE')} or ${markdownCode('--format sarif=FILE')})`;
+    body.push(
+      `> **${left} more finding${left === 1 ? '' : 's'} not shown** to keep this comment under ${MARKDOWN_LIMIT.toLocaleString('en-US')} characters: see ${where}.`,
+      '',
+    );
   }
   return [...head, ...body, ...tail].join('\n');
 }
 
 /** Text inserted or deleted, as GitHub shows it (the text itself escaped). */
-const MARKED = { same: markdownText, removed: (text: string) => `<del>${markdownText(text)}</del>`, added: (text: string) => `<ins>${markdownText(text)}</ins>` };
+const MARKED = {
+  same: markdownText,
+  removed: (text: string) => `<del>${markdownText(text)}</del>`,
+  added: (text: string) => `<ins>${markdownText(text)}</ins>`,
+};
 
 function findingRow(finding: Finding, verbose: boolean): string {
   let text = markdownText(clip(finding.message, verbose, MESSAGE_CLIP));
   const shown = shownText(finding, verbose ? undefined : CLIP * 2);
-  if (shown) text += `<br>${shown.kind === 'diff' ? styledText(shown, MARKED) : `${textLabel(shown)}: ${styledText(shown, bareStyle(markdownText))}`}`;
+  if (shown)
+    text += `<br>${shown.kind === 'diff' ? styledText(shown, MARKED) : `${textLabel(shown)}: ${styledText(shown, bareStyle(markdownText))}`}`;
   const tag = classTag(finding);
   return `| ${ICON[markOf(finding)]} | ${code(finding.ruleId)}${tag ? ` (${tag})` : ''} | ${finding.path ? code(clip(finding.path, verbose)) : ''} | ${text} |`;
 }

@@ -20,7 +20,8 @@ const EXTENSION_FORMATS: Record<string, readonly Format[]> = {
 };
 
 function formatOf(name: string): Format {
-  if (!(FORMATS as readonly string[]).includes(name)) throw new ConformError('usage', `unknown --format "${name}" (expected ${FORMATS.join(', ')})`);
+  if (!(FORMATS as readonly string[]).includes(name))
+    throw new ConformError('usage', `unknown --format "${name}" (expected ${FORMATS.join(', ')})`);
   return name as Format;
 }
 
@@ -42,13 +43,20 @@ export function reportPlan(formats: readonly string[] = [], outputs: readonly st
     const at = value.indexOf('=');
     if (at === -1) return { format: formatOf(value), file: null };
     const file = value.slice(at + 1);
-    if (!file) throw new ConformError('usage', `--format ${value} names no file: use --format ${value.slice(0, at)}=FILE, or leave out "=" for stdout`);
+    if (!file)
+      throw new ConformError(
+        'usage',
+        `--format ${value} names no file: use --format ${value.slice(0, at)}=FILE, or leave out "=" for stdout`,
+      );
     return { format: formatOf(value.slice(0, at)), file };
   });
   if (outputs.length > 0) {
     const bare = plan.filter((entry) => entry.file === null);
     if (outputs.length > 1 || bare.length !== 1 || plan.length !== 1) {
-      throw new ConformError('usage', '--output is ambiguous here: name each report file with its format, e.g. --format sarif=conform.sarif --format junit=conform.xml');
+      throw new ConformError(
+        'usage',
+        '--output is ambiguous here: name each report file with its format, e.g. --format sarif=conform.sarif --format junit=conform.xml',
+      );
     }
     bare[0]!.file = outputs[0]!;
   }
@@ -59,11 +67,15 @@ export function reportPlan(formats: readonly string[] = [], outputs: readonly st
   for (const { format, file } of plan) {
     if (file === null) continue;
     const key = resolve(cwd, file);
-    if (seen.has(key)) throw new ConformError('usage', `${file} would receive both the ${seen.get(key)} and the ${format} report; give each its own file`);
+    if (seen.has(key))
+      throw new ConformError('usage', `${file} would receive both the ${seen.get(key)} and the ${format} report; give each its own file`);
     seen.set(key, format);
     const expected = formatsFor(file);
     if (expected && !expected.includes(format)) {
-      throw new ConformError('usage', `${file} looks like a ${expected[0]} file but would receive the ${format} report; use --format ${expected[0]}=${file}, or another file name`);
+      throw new ConformError(
+        'usage',
+        `${file} looks like a ${expected[0]} file but would receive the ${format} report; use --format ${expected[0]}=${file}, or another file name`,
+      );
     }
   }
   return plan;

@@ -48,7 +48,10 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   let hidden = 0;
   for (const group of groups) {
     const worst = worstMark(group.findings);
-    out.push(paint[worst](c.bold(`${MARK[worst]} ${group.subject === null ? 'the server as a whole' : t(clip(group.subject, verbose))}`)) + c.dim(` (${group.findings.length})`));
+    out.push(
+      paint[worst](c.bold(`${MARK[worst]} ${group.subject === null ? 'the server as a whole' : t(clip(group.subject, verbose))}`)) +
+        c.dim(` (${group.findings.length})`),
+    );
     let used = 0;
     let shown = 0;
     for (const finding of textFirst(group.findings)) {
@@ -68,7 +71,10 @@ export function renderPretty(result: RunResult, verdict: Verdict, options: { col
   const suppressed = result.findings.filter((finding) => finding.suppressed);
   if (suppressed.length > 0) {
     out.push(c.dim(`${suppressed.length} suppressed:`));
-    for (const finding of verbose ? suppressed : suppressed.slice(0, TOP)) out.push(c.dim(`  ${t(finding.ruleId)} ${t(clip(subjectOf(finding) ?? '', verbose))} — ${t(clip(finding.suppressed!.reason, verbose))}`));
+    for (const finding of verbose ? suppressed : suppressed.slice(0, TOP))
+      out.push(
+        c.dim(`  ${t(finding.ruleId)} ${t(clip(subjectOf(finding) ?? '', verbose))} — ${t(clip(finding.suppressed!.reason, verbose))}`),
+      );
     if (!verbose && suppressed.length > TOP) out.push(c.dim(`  … ${suppressed.length - TOP} more`));
     out.push('');
   }
@@ -96,7 +102,11 @@ function summaryLines(active: readonly Finding[], c: Paint, verbose: boolean): s
     const more = rows.length - shown.length;
     return `${shown.map(([key, count]) => `${t(clip(key, verbose))} ${count}`).join(' · ')}${more ? c.dim(` · +${more} more`) : ''}`;
   };
-  const lines = [c.bold(`Summary: ${summary.total} finding${summary.total === 1 ? '' : 's'}`), `  ${c.dim('by class:')} ${classLine(summary)}`, `  ${c.dim('by rule:')}  ${top(summary.byRule)}`];
+  const lines = [
+    c.bold(`Summary: ${summary.total} finding${summary.total === 1 ? '' : 's'}`),
+    `  ${c.dim('by class:')} ${classLine(summary)}`,
+    `  ${c.dim('by rule:')}  ${top(summary.byRule)}`,
+  ];
   if (summary.byTool.length) lines.push(`  ${c.dim('by tool:')}  ${top(summary.byTool)}${c.dim(` (${summary.byTool.length} tools)`)}`);
   return lines;
 }
@@ -104,15 +114,26 @@ function summaryLines(active: readonly Finding[], c: Paint, verbose: boolean): s
 function findingLines(finding: Finding, c: Paint, paint: Record<Severity, (text: string) => string>, verbose: boolean): string[] {
   const mark = markOf(finding);
   const tag = classTag(finding);
-  const head = [paint[mark](MARK[mark]), c.bold(t(finding.ruleId)), tag ? c.dim(`[${tag}]`) : '', finding.path ? t(clip(finding.path, verbose)) : '', verbose && finding.scopes.length ? c.dim(`(${t(finding.scopes.join(', '))})`) : '']
+  const head = [
+    paint[mark](MARK[mark]),
+    c.bold(t(finding.ruleId)),
+    tag ? c.dim(`[${tag}]`) : '',
+    finding.path ? t(clip(finding.path, verbose)) : '',
+    verbose && finding.scopes.length ? c.dim(`(${t(finding.scopes.join(', '))})`) : '',
+  ]
     .filter(Boolean)
     .join(' ');
   // Compact: one line per finding; verbose: the message on its own line, then fix and doc.
-  const lines = verbose ? [`    ${head}`, `      ${t(finding.message)}`] : [`    ${head} ${c.dim('—')} ${t(clip(finding.message, false, MESSAGE_CLIP))}`];
+  const lines = verbose
+    ? [`    ${head}`, `      ${t(finding.message)}`]
+    : [`    ${head} ${c.dim('—')} ${t(clip(finding.message, false, MESSAGE_CLIP))}`];
   const shown = shownText(finding, verbose ? undefined : CLIP * 2);
   if (shown) {
     const marks = plainStyle(t);
-    const style = shown.kind === 'diff' ? { same: t, removed: (text: string) => c.red(marks.removed(text)), added: (text: string) => c.green(marks.added(text)) } : { same: t, removed: (text: string) => c.red(t(text)), added: (text: string) => c.green(t(text)) };
+    const style =
+      shown.kind === 'diff'
+        ? { same: t, removed: (text: string) => c.red(marks.removed(text)), added: (text: string) => c.green(marks.added(text)) }
+        : { same: t, removed: (text: string) => c.red(t(text)), added: (text: string) => c.green(t(text)) };
     lines.push(`      ${c.dim(`${textLabel(shown)}:`)} ${styledText(shown, style)}`);
   }
   if (verbose) lines.push(`      ${c.dim('fix:')} ${t(finding.fix)}`, `      ${c.dim(t(finding.doc))}`);
@@ -125,7 +146,9 @@ function fixLines(active: readonly Finding[], result: RunResult, c: Paint): stri
   for (const ruleId of [...new Set(active.map((finding) => finding.ruleId))]) {
     const rule = result.rules.byId.get(ruleId);
     const example = active.find((finding) => finding.ruleId === ruleId)!;
-    lines.push(`  ${c.bold(t(ruleId))}: ${t(clip(rule?.fix.includes('{') ? example.fix : (rule?.fix ?? example.fix), false))} ${c.dim(t(example.doc))}`);
+    lines.push(
+      `  ${c.bold(t(ruleId))}: ${t(clip(rule?.fix.includes('{') ? example.fix : (rule?.fix ?? example.fix), false))} ${c.dim(t(example.doc))}`,
+    );
   }
   return lines;
 }

@@ -6,7 +6,19 @@ export function renderRules(format: 'pretty' | 'json' | 'markdown'): string {
   const ruleSet = loadRules(undefined, { validate: true });
   const { rules } = ruleSet;
   if (format === 'json') {
-    return `${JSON.stringify(rules.map(({ id, severity, frozenSeverity, class: changeClass, category, title, doc }) => ({ id, severity, frozenSeverity, class: changeClass, category, title, doc })), null, 2)}\n`;
+    return `${JSON.stringify(
+      rules.map(({ id, severity, frozenSeverity, class: changeClass, category, title, doc }) => ({
+        id,
+        severity,
+        frozenSeverity,
+        class: changeClass,
+        category,
+        title,
+        doc,
+      })),
+      null,
+      2,
+    )}\n`;
   }
   if (format === 'markdown') {
     return renderRulesTable(ruleSet, 'docs/rules/');
@@ -14,4 +26,3 @@ export function renderRules(format: 'pretty' | 'json' | 'markdown'): string {
   const width = Math.max(...rules.map((rule) => rule.id.length));
   return `${rules.map((rule) => `${rule.id.padEnd(width)}  ${rule.severity.padEnd(7)}  ${rule.title}\n${' '.repeat(width + 11)}${rule.doc}`).join('\n')}\n`;
 }
-

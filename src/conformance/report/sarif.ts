@@ -21,7 +21,8 @@ let homepage: unknown;
 
 export function helpUri(doc: string): string {
   homepage ??= (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { homepage?: unknown }).homepage ?? null;
-  if (typeof homepage === 'string' && /^https?:\/\//.test(homepage)) return new URL(doc, homepage.endsWith('/') ? homepage : `${homepage}/`).href;
+  if (typeof homepage === 'string' && /^https?:\/\//.test(homepage))
+    return new URL(doc, homepage.endsWith('/') ? homepage : `${homepage}/`).href;
   const [path, anchor] = doc.split('#');
   return `${pathToFileURL(join(PACKAGE_ROOT, path!)).href}${anchor ? `#${anchor}` : ''}`;
 }
@@ -46,16 +47,25 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
               shortDescription: { text: rule.title },
               helpUri: helpUri(rule.doc),
               fullDescription: { text: rule.rationale },
-              help: { text: `${rule.rationale}\nFix: ${rule.fix}\nDocs: ${rule.doc}`, markdown: `${rule.rationale}\n\n**Fix:** ${rule.fix}\n\nDocs: \`${rule.doc}\`` },
+              help: {
+                text: `${rule.rationale}\nFix: ${rule.fix}\nDocs: ${rule.doc}`,
+                markdown: `${rule.rationale}\n\n**Fix:** ${rule.fix}\n\nDocs: \`${rule.doc}\``,
+              },
               defaultConfiguration: { level: LEVEL[rule.severity] },
-              properties: { category: rule.category, tags: ['mcp', 'b2-mcp-conform', rule.category], ...(rule.class ? { class: rule.class } : {}) },
+              properties: {
+                category: rule.category,
+                tags: ['mcp', 'b2-mcp-conform', rule.category],
+                ...(rule.class ? { class: rule.class } : {}),
+              },
             })),
           },
         },
         results: result.findings.map((finding) => {
           const location = locate(finding, result, cwd);
           const member = finding.tool ?? finding.prompt;
-          const logical = member ? [{ name: member, fullyQualifiedName: finding.path ? `${member}.${finding.path}` : member, kind: 'member' }] : [];
+          const logical = member
+            ? [{ name: member, fullyQualifiedName: finding.path ? `${member}.${finding.path}` : member, kind: 'member' }]
+            : [];
           return {
             ruleId: finding.ruleId,
             ruleIndex: index.get(finding.ruleId),
@@ -63,17 +73,29 @@ export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.c
             message: { text: messageText(finding) },
             locations: [
               {
-                ...(location ? { physicalLocation: { artifactLocation: { uri: location.uri }, region: { startLine: location.line } } } : {}),
+                ...(location
+                  ? { physicalLocation: { artifactLocation: { uri: location.uri }, region: { startLine: location.line } } }
+                  : {}),
                 ...(logical.length ? { logicalLocations: logical } : {}),
               },
             ],
             partialFingerprints: { [FINGERPRINT_KEY]: finding.fingerprint },
             ...(finding.suppressed ? { suppressions: [{ kind: 'external', justification: finding.suppressed.reason }] } : {}),
-            properties: { scopes: finding.scopes, ...(finding.class ? { class: finding.class } : {}), ...(finding.path ? { path: finding.path } : {}), ...(finding.text ? { text: finding.text } : {}) },
+            properties: {
+              scopes: finding.scopes,
+              ...(finding.class ? { class: finding.class } : {}),
+              ...(finding.path ? { path: finding.path } : {}),
+              ...(finding.text ? { text: finding.text } : {}),
+            },
           };
         }),
         invocations: [{ executionSuccessful: true, exitCode: verdict.failed ? 1 : 0 }],
-        properties: { evidence: result.evidence, verdict: verdict.failed ? 'fail' : 'pass', verdictLine: verdictLine(verdict, result.evidence.config), failOn: verdict.failOn },
+        properties: {
+          evidence: result.evidence,
+          verdict: verdict.failed ? 'fail' : 'pass',
+          verdictLine: verdictLine(verdict, result.evidence.config),
+          failOn: verdict.failOn,
+        },
       },
     ],
   };

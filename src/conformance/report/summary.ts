@@ -48,5 +48,7 @@ export function groupBySubject(findings: readonly Finding[]): FindingGroup[] {
     group.push(finding);
     groups.set(subject, group);
   }
-  return [...groups].map(([subject, list]) => ({ subject, findings: list })).sort((a, b) => Number(a.subject !== null) - Number(b.subject !== null));
+  return [...groups]
+    .map(([subject, list]) => ({ subject, findings: list }))
+    .sort((a, b) => Number(a.subject !== null) - Number(b.subject !== null));
 }

@@ -11,7 +11,9 @@ export interface Verdict {
 
 export function verdictOf(findings: readonly Finding[], failOn: Severity): Verdict {
   const active = findings.filter((finding) => !finding.suppressed);
-  const counts = Object.fromEntries(SEVERITIES.map((severity) => [severity, active.filter((finding) => finding.severity === severity).length])) as Record<Severity, number>;
+  const counts = Object.fromEntries(
+    SEVERITIES.map((severity) => [severity, active.filter((finding) => finding.severity === severity).length]),
+  ) as Record<Severity, number>;
   return {
     failOn,
     counts,
@@ -33,7 +35,10 @@ export function countsLine(verdict: Verdict): string {
  */
 export function configLine(config: Evidence['config']): string {
   if (!config.file) return 'no config';
-  const parts = [`config ${config.file} (${config.source === 'explicit' ? '--config' : 'git root'})`, config.applied.length ? `overrides ${config.applied.join(', ')}` : 'no overrides'];
+  const parts = [
+    `config ${config.file} (${config.source === 'explicit' ? '--config' : 'git root'})`,
+    config.applied.length ? `overrides ${config.applied.join(', ')}` : 'no overrides',
+  ];
   if (config.refused.length) parts.push(`refused on integrity rules: ${config.refused.join(', ')}`);
   return parts.join('; ');
 }

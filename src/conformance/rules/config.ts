@@ -50,7 +50,13 @@ export const CONFIG_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['reason'],
-        anyOf: [{ required: ['rule'] }, { required: ['tool'] }, { required: ['prompt'] }, { required: ['fingerprint'] }, { required: ['file'] }],
+        anyOf: [
+          { required: ['rule'] },
+          { required: ['tool'] },
+          { required: ['prompt'] },
+          { required: ['fingerprint'] },
+          { required: ['file'] },
+        ],
         properties: {
           rule: { type: 'string' },
           tool: { type: 'string' },
@@ -65,7 +71,14 @@ export const CONFIG_SCHEMA = {
   },
 } as const;
 
-export const EMPTY_CONFIG: ConformConfig = { rules: {}, suppressions: [], file: null, source: null, refused: [], unsuppressible: new Set() };
+export const EMPTY_CONFIG: ConformConfig = {
+  rules: {},
+  suppressions: [],
+  file: null,
+  source: null,
+  refused: [],
+  unsuppressible: new Set(),
+};
 
 /** The nearest directory at or above `cwd` that holds `.git` (a directory, or a file in a worktree). */
 export function gitRootOf(cwd: string): string | undefined {
@@ -87,7 +100,12 @@ export interface ConfigOptions {
  * keep at least their own severity and their findings cannot be suppressed unless the caller
  * allows it; what was refused is recorded, so every report can say so.
  */
-export function loadConfig(explicit: string | false | undefined, ruleSet: RuleSet, cwd = process.cwd(), options: ConfigOptions = {}): ConformConfig {
+export function loadConfig(
+  explicit: string | false | undefined,
+  ruleSet: RuleSet,
+  cwd = process.cwd(),
+  options: ConfigOptions = {},
+): ConformConfig {
   if (explicit === false) return EMPTY_CONFIG;
   const root = explicit ? undefined : gitRootOf(cwd);
   if (!explicit && !root) return EMPTY_CONFIG;
@@ -116,7 +134,8 @@ export function loadConfig(explicit: string | false | undefined, ruleSet: RuleSe
   }
   const config = data as { rules?: Record<string, Severity | 'off'>; suppressions?: Suppression[] };
   for (const id of Object.keys(config.rules ?? {})) {
-    if (!ruleSet.byId.has(id)) throw new ConformError('config', `config ${file}: /rules names unknown rule "${id}" (see b2-mcp-conform rules)`);
+    if (!ruleSet.byId.has(id))
+      throw new ConformError('config', `config ${file}: /rules names unknown rule "${id}" (see b2-mcp-conform rules)`);
   }
   (config.suppressions ?? []).forEach((suppression, index) => {
     if (suppression.rule && !ruleSet.byId.has(suppression.rule)) {
@@ -154,7 +173,13 @@ export function severityResolver(config: ConformConfig, mode: 'check' | 'diff' |
 }
 
 function describe(suppression: Suppression): string {
-  return [suppression.rule && `rule ${suppression.rule}`, suppression.tool && `tool ${suppression.tool}`, suppression.prompt && `prompt ${suppression.prompt}`, suppression.fingerprint && `fingerprint ${suppression.fingerprint}`, suppression.file && `file ${suppression.file}`]
+  return [
+    suppression.rule && `rule ${suppression.rule}`,
+    suppression.tool && `tool ${suppression.tool}`,
+    suppression.prompt && `prompt ${suppression.prompt}`,
+    suppression.fingerprint && `fingerprint ${suppression.fingerprint}`,
+    suppression.file && `file ${suppression.file}`,
+  ]
     .filter(Boolean)
     .join(', ');
 }
@@ -181,7 +206,12 @@ function inFile(suppressed: string, file: string | undefined): boolean {
  * date (expired). Findings of `unsuppressible` rules stay active; a suppression that matched only
  * such findings is refused rather than stale.
  */
-export function applySuppressions(findings: Finding[], suppressions: readonly Suppression[], today: string, unsuppressible: ReadonlySet<string> = new Set()): { findings: Finding[]; outcome: SuppressionOutcome } {
+export function applySuppressions(
+  findings: Finding[],
+  suppressions: readonly Suppression[],
+  today: string,
+  unsuppressible: ReadonlySet<string> = new Set(),
+): { findings: Finding[]; outcome: SuppressionOutcome } {
   const outcome: SuppressionOutcome = { stale: [], expired: [], refused: [] };
   const marked = findings.map((finding) => ({ ...finding }));
   suppressions.forEach((suppression, index) => {

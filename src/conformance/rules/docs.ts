@@ -18,13 +18,17 @@ function severityText(rule: RuleDefinition): string {
  * `linkBase` is the path from the reader to docs/rules/.
  */
 export function renderRulesTable(ruleSet: RuleSet, linkBase: string): string {
-  const rows = ruleSet.rules.map((rule) => `| [\`${rule.id}\`](${linkBase}${rule.category}.md#${anchorOf(rule)}) | ${severityText(rule)}${rule.class ? ` (${rule.class})` : ''} | ${markdownProse(rule.title)} |`);
+  const rows = ruleSet.rules.map(
+    (rule) =>
+      `| [\`${rule.id}\`](${linkBase}${rule.category}.md#${anchorOf(rule)}) | ${severityText(rule)}${rule.class ? ` (${rule.class})` : ''} | ${markdownProse(rule.title)} |`,
+  );
   return `${['| Rule | Severity | Description |', '| --- | --- | --- |', ...rows].join('\n')}\n`;
 }
 
 /** The rule's examples as two lists of quoted texts (none when it has none). */
 function examplesOf(rule: RuleDefinition): string[] {
-  const list = (heading: string, texts: string[] | undefined) => (texts?.length ? [heading, '', ...texts.map((text) => `- \`\` ${text} \`\``), ''] : []);
+  const list = (heading: string, texts: string[] | undefined) =>
+    texts?.length ? [heading, '', ...texts.map((text) => `- \`\` ${text} \`\``), ''] : [];
   return [...list('**Reported**, for example:', rule.examples?.flagged), ...list('**Not reported:**', rule.examples?.clean)];
 }
 
@@ -54,9 +58,17 @@ export function renderRuleDocs(ruleSet: RuleSet): Record<string, string> {
         ...(rule.source ? [`- **Source:** ${rule.source}`] : []),
         `- **Packs:** ${rule.packs.map((pack) => `\`${pack}\``).join(', ')}`,
         `- **Check:** \`${kind}\`${Object.keys(params).length ? ` with \`${JSON.stringify(params)}\`` : ''}`,
-        ...(rule.integrity ? ['- **Integrity rule:** a config file cannot turn it off, lower its severity or suppress its findings without `--allow-integrity-overrides`'] : []),
+        ...(rule.integrity
+          ? [
+              '- **Integrity rule:** a config file cannot turn it off, lower its severity or suppress its findings without `--allow-integrity-overrides`',
+            ]
+          : []),
         `- **Message:** ${markdownProse(rule.message)}`,
-        ...(rule.subsumedBy ? [`- **Steps back for:** ${rule.subsumedBy.map((id) => `\`${id}\``).join(', ')} (same tool, or any finding when this one names no tool)`] : []),
+        ...(rule.subsumedBy
+          ? [
+              `- **Steps back for:** ${rule.subsumedBy.map((id) => `\`${id}\``).join(', ')} (same tool, or any finding when this one names no tool)`,
+            ]
+          : []),
         '',
         `**Why.** ${markdownProse(rule.rationale)}`,
         '',

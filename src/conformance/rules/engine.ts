@@ -41,11 +41,13 @@ function loadPacks(dir: string, ajv: ReturnType<typeof jsonSchemaValidator> | un
         const error = validate.errors?.[0];
         throw new ConformError('config', `pack file ${name}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
       }
-      if (`${data.name}.json` !== name) throw new ConformError('config', `pack file ${name}: its name must be "${name.replace(/\.json$/, '')}"`);
+      if (`${data.name}.json` !== name)
+        throw new ConformError('config', `pack file ${name}: its name must be "${name.replace(/\.json$/, '')}"`);
       const { $schema: _schema, ...pack } = data;
       return pack;
     });
-  if (packs.filter((pack) => pack.default).length !== 1) throw new ConformError('config', `exactly one pack in ${packsDir} must be the default`);
+  if (packs.filter((pack) => pack.default).length !== 1)
+    throw new ConformError('config', `exactly one pack in ${packsDir} must be the default`);
   return packs;
 }
 
@@ -55,8 +57,10 @@ function loadPacks(dir: string, ajv: ReturnType<typeof jsonSchemaValidator> | un
  */
 export function selectPack(ruleSet: RuleSet, name?: string, judged: 'server' | 'repository' = 'server'): PackDefinition {
   const candidates = ruleSet.packs.filter((candidate) => (candidate.baseline === 'repository') === (judged === 'repository'));
-  const pack = name === undefined ? candidates.find((candidate) => candidate.default) : candidates.find((candidate) => candidate.name === name);
-  if (!pack) throw new ConformError('usage', `unknown pack "${name}" (available: ${candidates.map((candidate) => candidate.name).join(', ')})`);
+  const pack =
+    name === undefined ? candidates.find((candidate) => candidate.default) : candidates.find((candidate) => candidate.name === name);
+  if (!pack)
+    throw new ConformError('usage', `unknown pack "${name}" (available: ${candidates.map((candidate) => candidate.name).join(', ')})`);
   return pack;
 }
 
@@ -73,10 +77,17 @@ export function loadRules(dir: string = BUNDLED.rulesDir, options: { validate?: 
   const paramValidators = new Map<CheckKind, NonNullable<typeof validateFile>>();
   const rules: RuleDefinition[] = [];
   const categories: RuleSet['categories'] = [];
-  const files = readdirSync(dir).filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json')).sort();
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json'))
+    .sort();
   for (const name of files) {
     const file = join(dir, name);
-    const data = JSON.parse(readFileSync(file, 'utf8')) as { category: string; description: string; packs: string[]; rules: (Omit<RuleDefinition, 'category' | 'packs'> & { packs?: string[] })[] };
+    const data = JSON.parse(readFileSync(file, 'utf8')) as {
+      category: string;
+      description: string;
+      packs: string[];
+      rules: (Omit<RuleDefinition, 'category' | 'packs'> & { packs?: string[] })[];
+    };
     if (validateFile && !validateFile(data)) {
       const error = validateFile.errors?.[0];
       throw new ConformError('config', `rules file ${name}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
@@ -90,9 +101,16 @@ export function loadRules(dir: string = BUNDLED.rulesDir, options: { validate?: 
       if (validateParams) paramValidators.set(kind, validateParams);
       if (validateParams && !validateParams(params)) {
         const error = validateParams.errors?.[0];
-        throw new ConformError('config', `rule ${rule.id} (${name}): check parameters ${error?.instancePath || ''} ${error?.message ?? 'are invalid'}`.replace(/\s+/g, ' '));
+        throw new ConformError(
+          'config',
+          `rule ${rule.id} (${name}): check parameters ${error?.instancePath || ''} ${error?.message ?? 'are invalid'}`.replace(
+            /\s+/g,
+            ' ',
+          ),
+        );
       }
-      if (!rule.id.startsWith(`${data.category}/`)) throw new ConformError('config', `rule ${rule.id} (${name}): id must start with "${data.category}/"`);
+      if (!rule.id.startsWith(`${data.category}/`))
+        throw new ConformError('config', `rule ${rule.id} (${name}): id must start with "${data.category}/"`);
       const rulePacks = rule.packs ?? data.packs;
       const unknownPack = rulePacks.find((pack) => !packNames.has(pack));
       if (unknownPack !== undefined) throw new ConformError('config', `rule ${rule.id} (${name}): unknown pack "${unknownPack}"`);
@@ -143,7 +161,9 @@ function formatValue(value: unknown): string {
 }
 
 export function renderMessage(template: string, values: Record<string, unknown>): string {
-  return template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (token, name: string) => (values[name] === undefined ? token : formatValue(values[name])));
+  return template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (token, name: string) =>
+    values[name] === undefined ? token : formatValue(values[name]),
+  );
 }
 
 export interface Evaluation {
@@ -178,7 +198,14 @@ export function evaluate(
 
 function addFinding(into: Map<string, Finding>, rule: RuleDefinition, severity: Severity, raw: RawFinding, profile: string): void {
   // A finding at a file of a checkout is about no profile: `lint` and `check --lint` give it one fingerprint.
-  const fingerprint = fingerprintOf({ ruleId: rule.id, profile: raw.location ? '*' : profile, tool: raw.tool, prompt: raw.prompt, path: raw.path, key: raw.key });
+  const fingerprint = fingerprintOf({
+    ruleId: rule.id,
+    profile: raw.location ? '*' : profile,
+    tool: raw.tool,
+    prompt: raw.prompt,
+    path: raw.path,
+    key: raw.key,
+  });
   const scopes = raw.scope === undefined ? [] : Array.isArray(raw.scope) ? raw.scope : [raw.scope];
   const existing = into.get(fingerprint);
   if (existing) {

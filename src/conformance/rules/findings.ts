@@ -53,9 +53,23 @@ export function atOrAbove(severity: Severity, threshold: Severity): boolean {
   return severityRank(severity) >= severityRank(threshold);
 }
 
-export function fingerprintOf(parts: { ruleId: string; profile: string; tool?: string | undefined; prompt?: string | undefined; path?: string | undefined; key?: string | undefined }): string {
+export function fingerprintOf(parts: {
+  ruleId: string;
+  profile: string;
+  tool?: string | undefined;
+  prompt?: string | undefined;
+  path?: string | undefined;
+  key?: string | undefined;
+}): string {
   // The prompt joins only when present, so the fingerprints of tool findings never changed.
-  const text = [parts.ruleId, parts.profile, parts.tool ?? '', parts.path ?? '', parts.key ?? '', ...(parts.prompt === undefined ? [] : [parts.prompt])].join('\u0000');
+  const text = [
+    parts.ruleId,
+    parts.profile,
+    parts.tool ?? '',
+    parts.path ?? '',
+    parts.key ?? '',
+    ...(parts.prompt === undefined ? [] : [parts.prompt]),
+  ].join('\u0000');
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 }
 

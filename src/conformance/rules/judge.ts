@@ -35,10 +35,19 @@ export function today(): string {
  * rules that judge the listed surface are left out. A suppression of a rule that did not run
  * (another command's rule) is not stale: it had nothing to hide.
  */
-export function judge(ruleSet: RuleSet, context: RuleContext, config: ConformConfig, day: string, pack: PackDefinition, onlyProbes = false, alsoPacks: readonly PackDefinition[] = []): Judgement {
+export function judge(
+  ruleSet: RuleSet,
+  context: RuleContext,
+  config: ConformConfig,
+  day: string,
+  pack: PackDefinition,
+  onlyProbes = false,
+  alsoPacks: readonly PackDefinition[] = [],
+): Judgement {
   const configured = severityResolver(config, context.mode);
   const packs = [pack, ...alsoPacks].map((candidate) => candidate.name);
-  const severityOf: typeof configured = (rule) => (!rule.packs.some((name) => packs.includes(name)) || (onlyProbes && !judgesProbes(rule)) ? 'off' : configured(rule));
+  const severityOf: typeof configured = (rule) =>
+    !rule.packs.some((name) => packs.includes(name)) || (onlyProbes && !judgesProbes(rule)) ? 'off' : configured(rule);
   const main = evaluate(ruleSet, context, severityOf, 'findings');
   const { findings, outcome } = applySuppressions(main.findings, config.suppressions, day, config.unsuppressible);
   const ran = new Set(main.evaluated);

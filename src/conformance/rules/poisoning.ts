@@ -131,20 +131,28 @@ export function loadPatternLibrary(dir: string = PATTERNS_DIR, options: { valida
   const language = readJson<LanguageFile>(join(dir, LANGUAGE_FILE));
   const validate = options.validate ? jsonSchemaValidator().compile(readJson(join(dir, SET_SCHEMA))) : undefined;
   const sets = new Map<string, CompiledSet>();
-  for (const name of readdirSync(dir).filter((entry) => entry.endsWith('.json') && entry !== LANGUAGE_FILE && !entry.endsWith('.schema.json')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((entry) => entry.endsWith('.json') && entry !== LANGUAGE_FILE && !entry.endsWith('.schema.json'))
+    .sort()) {
     const file = readJson<PatternSetFile & { $schema?: string }>(join(dir, name));
     if (validate && !validate(file)) {
       const error = validate.errors?.[0];
       throw new ConformError('config', `pattern set ${name}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
     }
-    if (`${file.id}.json` !== name) throw new ConformError('config', `pattern set ${name}: its id must be "${name.replace(/\.json$/, '')}"`);
+    if (`${file.id}.json` !== name)
+      throw new ConformError('config', `pattern set ${name}: its id must be "${name.replace(/\.json$/, '')}"`);
     for (const pattern of file.patterns) {
       const missing = (pattern.with ?? []).find((cue) => !(file.cues ?? []).some((candidate) => candidate.id === cue));
       if (missing) throw new ConformError('config', `pattern set ${name}: pattern ${pattern.id} needs the unknown cue ${missing}`);
     }
     sets.set(file.id, compileSet(file, language.toolReference));
   }
-  const library = { sets, negation: new RegExp(`${language.negation}$`, 'i'), notToolNames: new Set(language.notToolNames), knownTools: new Set(language.knownTools.map(toolKey)) };
+  const library = {
+    sets,
+    negation: new RegExp(`${language.negation}$`, 'i'),
+    notToolNames: new Set(language.notToolNames),
+    knownTools: new Set(language.knownTools.map(toolKey)),
+  };
   if (dir === PATTERNS_DIR && !options.validate) bundled = library;
   return library;
 }
@@ -230,13 +238,20 @@ function firstMatch(regex: RegExp, text: string): RegExpExecArray | null {
 }
 
 /** The first match of a pattern in `text` that counts, with what made it count. */
-function matchPattern(pattern: CompiledPattern, set: CompiledSet, text: string, owner: TextOwner, library: PatternLibrary): Omit<Hit, 'set' | 'pattern'> | undefined {
+function matchPattern(
+  pattern: CompiledPattern,
+  set: CompiledSet,
+  text: string,
+  owner: TextOwner,
+  library: PatternLibrary,
+): Omit<Hit, 'set' | 'pattern'> | undefined {
   pattern.regex.lastIndex = 0;
   for (let match = pattern.regex.exec(text); match; match = pattern.regex.exec(text)) {
     if (match[0] === '') pattern.regex.lastIndex++;
     if (pattern.advice && negatedBefore(text, match.index, library.negation)) continue;
     const named = match.groups?.tool;
-    if (pattern.refersToTool && (named === undefined || !refersToAnotherTool(named, match.groups?.called !== undefined, owner, library))) continue;
+    if (pattern.refersToTool && (named === undefined || !refersToAnotherTool(named, match.groups?.called !== undefined, owner, library)))
+      continue;
     let beside: string | undefined;
     if (pattern.decode) {
       const decoded = decodeRun(match[0], pattern.decode);
@@ -249,7 +264,9 @@ function matchPattern(pattern: CompiledPattern, set: CompiledSet, text: string, 
       beside = `with "${shown(cue[0])}"`;
     }
     if (pattern.needsAnother) {
-      const other = set.patterns.map((candidate) => (candidate === pattern ? null : firstMatch(candidate.regex, text))).find((found) => found);
+      const other = set.patterns
+        .map((candidate) => (candidate === pattern ? null : firstMatch(candidate.regex, text)))
+        .find((found) => found);
       if (!other) continue;
       beside = `with "${shown(other[0])}"`;
     }

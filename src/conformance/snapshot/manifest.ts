@@ -41,7 +41,12 @@ export interface SnapshotManifest {
 
 /** A tool as a model sees it (every key, stable order), by name: what looks are compared on. */
 export function visibleTools(listed: readonly ListedTool[], omit: ReadonlySet<string> = new Set()): Map<string, Record<string, unknown>> {
-  return new Map(listed.map((tool) => [tool.name, stable(Object.fromEntries(Object.entries(tool).filter(([key]) => !omit.has(key)))) as Record<string, unknown>]));
+  return new Map(
+    listed.map((tool) => [
+      tool.name,
+      stable(Object.fromEntries(Object.entries(tool).filter(([key]) => !omit.has(key)))) as Record<string, unknown>,
+    ]),
+  );
 }
 
 export function capabilityNames(look: LiveSurface): string[] {
@@ -49,10 +54,23 @@ export function capabilityNames(look: LiveSurface): string[] {
 }
 
 /** The versions every look accepted as offered, and the others with the reason (a version some look got is accepted). */
-export function protocolVersionsOf(looks: readonly LiveSurface[], refused: readonly Refusal[]): NonNullable<SnapshotManifest['protocolVersions']> {
-  const accepted = [...new Set(looks.filter(({ observation }) => observation.protocolVersion === observation.offeredVersion).map(({ observation }) => observation.offeredVersion))].sort().reverse();
+export function protocolVersionsOf(
+  looks: readonly LiveSurface[],
+  refused: readonly Refusal[],
+): NonNullable<SnapshotManifest['protocolVersions']> {
+  const accepted = [
+    ...new Set(
+      looks
+        .filter(({ observation }) => observation.protocolVersion === observation.offeredVersion)
+        .map(({ observation }) => observation.offeredVersion),
+    ),
+  ]
+    .sort()
+    .reverse();
   const notAccepted = new Map<string, string>();
-  for (const refusal of refused) if (!accepted.includes(refusal.offeredVersion) && !notAccepted.has(refusal.offeredVersion)) notAccepted.set(refusal.offeredVersion, refusal.reason);
+  for (const refusal of refused)
+    if (!accepted.includes(refusal.offeredVersion) && !notAccepted.has(refusal.offeredVersion))
+      notAccepted.set(refusal.offeredVersion, refusal.reason);
   return { accepted, notAccepted: [...notAccepted].map(([version, reason]) => ({ version, reason })) };
 }
 
@@ -65,7 +83,10 @@ function referenceLook(looks: readonly LiveSurface[]): LiveSurface | undefined {
 function relationTo(look: ToolSnapshot, reference: ToolSnapshot): Pick<RecordedLook, 'ownTools' | 'notShown'> {
   const theirs = new Map(reference.tools.map((tool) => [tool.name, JSON.stringify(tool)]));
   const mine = new Set(look.names);
-  return { ownTools: look.tools.filter((tool) => theirs.get(tool.name) !== JSON.stringify(tool)), notShown: reference.names.filter((name) => !mine.has(name)) };
+  return {
+    ownTools: look.tools.filter((tool) => theirs.get(tool.name) !== JSON.stringify(tool)),
+    notShown: reference.names.filter((name) => !mine.has(name)),
+  };
 }
 
 /** The whole surface a recorded look was shown: the reference's tools it was shown, and its own. */
@@ -82,7 +103,15 @@ export function recordLooks(looks: readonly LiveSurface[]): Partial<Record<Conne
   return Object.fromEntries(
     looks
       .filter((look) => !isJudged(look.connection))
-      .map((look) => [look.connection, { capabilities: capabilityNames(look), protocolVersion: look.observation.protocolVersion, reference: reference.connection, ...relationTo(look, reference) }]),
+      .map((look) => [
+        look.connection,
+        {
+          capabilities: capabilityNames(look),
+          protocolVersion: look.observation.protocolVersion,
+          reference: reference.connection,
+          ...relationTo(look, reference),
+        },
+      ]),
   );
 }
 
@@ -123,7 +152,10 @@ const isStrings = (value: unknown): boolean => Array.isArray(value) && value.eve
 /** What is wrong with the optional records of a manifest (versions and looks), if anything. */
 function recordsProblem(value: Partial<SnapshotManifest>): string | undefined {
   const versions = value.protocolVersions;
-  if (versions !== undefined && (typeof versions !== 'object' || versions === null || !isStrings(versions.accepted) || !Array.isArray(versions.notAccepted))) {
+  if (
+    versions !== undefined &&
+    (typeof versions !== 'object' || versions === null || !isStrings(versions.accepted) || !Array.isArray(versions.notAccepted))
+  ) {
     return '"protocolVersions" must have an "accepted" list of versions and a "notAccepted" list';
   }
   const looks = value.looks;

@@ -49,7 +49,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** What `prompts/list` can show of an arguments schema, as a schema the differ compares. */
 function observableSchema(args: readonly Argument[]): unknown {
-  const properties = Object.fromEntries(args.map((arg) => [arg.name, arg.description === undefined ? {} : { description: arg.description }]));
+  const properties = Object.fromEntries(
+    args.map((arg) => [arg.name, arg.description === undefined ? {} : { description: arg.description }]),
+  );
   return stable({ properties, required: args.filter((arg) => arg.required).map((arg) => arg.name) });
 }
 
@@ -65,19 +67,32 @@ function argumentsOf(argsSchema: unknown): Argument[] {
 }
 
 function listedArguments(prompt: ListedPrompt): Argument[] {
-  return (prompt.arguments ?? []).map((arg) => ({ name: arg.name, required: arg.required === true, ...(arg.description === undefined ? {} : { description: arg.description }) }));
+  return (prompt.arguments ?? []).map((arg) => ({
+    name: arg.name,
+    required: arg.required === true,
+    ...(arg.description === undefined ? {} : { description: arg.description }),
+  }));
 }
 
 const byName = <T extends { name: string }>(items: readonly T[]): T[] => [...items].sort((a, b) => compareCodeUnits(a.name, b.name));
 
 /** A fixture's prompts as a listing would show them, so they compare with a live server's. */
 export function observableViews(fixture: PromptFixture | undefined): PromptView[] {
-  return (fixture?.prompts ?? []).map((entry) => ({ name: entry.name, title: entry.title, descriptionSha256: entry.descriptionSha256, argsSchema: observableSchema(argumentsOf(entry.argsSchema)) }));
+  return (fixture?.prompts ?? []).map((entry) => ({
+    name: entry.name,
+    title: entry.title,
+    descriptionSha256: entry.descriptionSha256,
+    argsSchema: observableSchema(argumentsOf(entry.argsSchema)),
+  }));
 }
 
 /** Hash of views, built like the fixture hash (over names and entries). */
 export function viewsHash(views: readonly PromptView[]): string {
-  return profileHash(views.map((view) => view.name), views, 'prompts');
+  return profileHash(
+    views.map((view) => view.name),
+    views,
+    'prompts',
+  );
 }
 
 export function livePrompts(listed: readonly ListedPrompt[]): LivePrompts {
@@ -115,7 +130,12 @@ const PROMPT_KIND_OF: Record<SchemaChangeKind, PromptChangeKind> = {
   'schema-dialect-changed': 'prompt-argument-meta-changed',
 };
 
-function diffRequirements(prompt: string, path: 'requiredTools' | 'requiredCapabilities', before: readonly string[] | undefined, after: readonly string[] | undefined): Change[] {
+function diffRequirements(
+  prompt: string,
+  path: 'requiredTools' | 'requiredCapabilities',
+  before: readonly string[] | undefined,
+  after: readonly string[] | undefined,
+): Change[] {
   if (!before || !after) return [];
   const added = after.filter((name) => !before.includes(name));
   const removed = before.filter((name) => !after.includes(name));
@@ -137,10 +157,14 @@ export function diffPrompts(before: readonly PromptView[], after: readonly Promp
     if (!actual || deepEqual(expected, actual)) continue;
     const prompt = expected.name;
     if (expected.descriptionSha256 !== actual.descriptionSha256) changes.push({ kind: 'prompt-text-changed', prompt, path: 'description' });
-    if (expected.title !== actual.title) changes.push({ kind: 'prompt-text-changed', prompt, path: 'title', before: expected.title, after: actual.title });
-    diffSchema(expected.argsSchema, actual.argsSchema, 'argsSchema', (kind, path, was, now) => changes.push({ kind: PROMPT_KIND_OF[kind], prompt, path, before: was, after: now }));
+    if (expected.title !== actual.title)
+      changes.push({ kind: 'prompt-text-changed', prompt, path: 'title', before: expected.title, after: actual.title });
+    diffSchema(expected.argsSchema, actual.argsSchema, 'argsSchema', (kind, path, was, now) =>
+      changes.push({ kind: PROMPT_KIND_OF[kind], prompt, path, before: was, after: now }),
+    );
     for (const change of diffRequirements(prompt, 'requiredTools', expected.requiredTools, actual.requiredTools)) changes.push(change);
-    for (const change of diffRequirements(prompt, 'requiredCapabilities', expected.requiredCapabilities, actual.requiredCapabilities)) changes.push(change);
+    for (const change of diffRequirements(prompt, 'requiredCapabilities', expected.requiredCapabilities, actual.requiredCapabilities))
+      changes.push(change);
   }
   return changes;
 }
@@ -159,11 +183,18 @@ export interface PromptComparison {
   drift: PromptDrift;
 }
 
-export function explainPromptDrift(expected: { names: readonly string[]; hash: string }, found: { names: readonly string[]; hash: string }, changes: readonly Change[]): PromptDrift {
+export function explainPromptDrift(
+  expected: { names: readonly string[]; hash: string },
+  found: { names: readonly string[]; hash: string },
+  changes: readonly Change[],
+): PromptDrift {
   if (expected.hash === found.hash) return { status: 'match' };
   const { added, removed, paths } = driftParts(expected.names, found.names, changes, (change) => change.prompt);
   if (added.length > 0 || removed.length > 0) return { status: 'prompt-set-differs', added, removed };
-  return { status: 'definitions-differ', prompts: paths.map(([prompt, where]) => ({ prompt, paths: where.map((path) => path || '(whole prompt)') })) };
+  return {
+    status: 'definitions-differ',
+    prompts: paths.map(([prompt, where]) => ({ prompt, paths: where.map((path) => path || '(whole prompt)') })),
+  };
 }
 
 /**
@@ -177,7 +208,9 @@ function snapshotArgsSchema(prompt: ListedPrompt, known: unknown): unknown {
   const args = listedArguments(prompt);
   const properties = Object.fromEntries(
     args.map((arg) => {
-      const { description: _description, ...schema } = isObject(knownProperties[arg.name]) ? knownProperties[arg.name] as Record<string, unknown> : { type: 'string' };
+      const { description: _description, ...schema } = isObject(knownProperties[arg.name])
+        ? (knownProperties[arg.name] as Record<string, unknown>)
+        : { type: 'string' };
       return [arg.name, arg.description === undefined ? schema : { ...schema, description: arg.description }];
     }),
   );
@@ -192,7 +225,10 @@ function snapshotArgsSchema(prompt: ListedPrompt, known: unknown): unknown {
  * capabilities, argument constraints, the profile's capability set. A prompt it lacks gets empty
  * requirement lists and plain string arguments.
  */
-export function snapshotPromptFixture(listed: readonly ListedPrompt[], input: { profile: string; sdk: Record<string, string>; known?: PromptFixture }): PromptFixture {
+export function snapshotPromptFixture(
+  listed: readonly ListedPrompt[],
+  input: { profile: string; sdk: Record<string, string>; known?: PromptFixture },
+): PromptFixture {
   const entries = new Map((input.known?.prompts ?? []).map((entry) => [entry.name, entry]));
   return buildPromptFixture({
     profile: input.profile,

@@ -35,7 +35,9 @@ export function snapshotObservation(observation: Observation, profile: string, t
     wireTools: observation.wireTools,
     instructions: observation.instructions,
     serverCapabilities: observation.serverCapabilities,
-    ...(observation.era === 'modern' ? { modern: { toolsListCacheHint: observation.toolsListCacheHint, discover: observation.discover } } : {}),
+    ...(observation.era === 'modern'
+      ? { modern: { toolsListCacheHint: observation.toolsListCacheHint, discover: observation.discover } }
+      : {}),
   });
   // The fixture holds the normalized snapshot already (names, tools, hash): no second pass.
   return {

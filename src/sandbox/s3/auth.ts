@@ -46,7 +46,11 @@ const authError = (status: number, code: string, message: string) => new S3Failu
 const malformedHeader = (message: string) => authError(400, 'AuthorizationHeaderMalformed', message);
 const malformedQuery = (message: string) => authError(400, 'AuthorizationQueryParametersError', message);
 const mismatch = () =>
-  authError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+  authError(
+    403,
+    'SignatureDoesNotMatch',
+    'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  );
 
 /** Parse a raw query string, percent-decoding names and values (`+` stays a plus). */
 export function parseQuery(raw: string): Query {
@@ -119,7 +123,11 @@ function payloadPromise(value: string): PayloadPromise {
   if (value === UNSIGNED_PAYLOAD) return { kind: 'unsigned' };
   if (/^[0-9a-f]{64}$/.test(value)) return { kind: 'sha256', hex: value };
   if (value.startsWith('STREAMING-')) {
-    throw new S3Failure(501, 'NotImplemented', `The sandbox does not accept aws-chunked uploads (${value}); sign the payload or send UNSIGNED-PAYLOAD.`);
+    throw new S3Failure(
+      501,
+      'NotImplemented',
+      `The sandbox does not accept aws-chunked uploads (${value}); sign the payload or send UNSIGNED-PAYLOAD.`,
+    );
   }
   throw new S3Failure(400, 'InvalidArgument', `x-amz-content-sha256 must be a hex SHA-256 or ${UNSIGNED_PAYLOAD}`);
 }
@@ -141,7 +149,14 @@ function signingRequest(wire: WireRequest, signedHeaders: string[], payload: str
     unsignable.add(PAYLOAD_HEADER);
   }
   const host = headers.host ?? '';
-  const request = new HttpRequest({ method: wire.method, protocol: 'http:', hostname: host, path: wire.rawPath, query: { ...wire.query }, headers });
+  const request = new HttpRequest({
+    method: wire.method,
+    protocol: 'http:',
+    hostname: host,
+    path: wire.rawPath,
+    query: { ...wire.query },
+    headers,
+  });
   return { request, unsignable };
 }
 
@@ -192,7 +207,8 @@ async function verifyHeader(wire: WireRequest, store: SandboxStore, authorizatio
   }
   const key = accessKeyFor(store, scope.accessKeyId);
   const payloadHeader = headerValue(wire.headers, PAYLOAD_HEADER);
-  if (payloadHeader === undefined) throw new S3Failure(400, 'InvalidRequest', `Missing required header for this request: ${PAYLOAD_HEADER}`);
+  if (payloadHeader === undefined)
+    throw new S3Failure(400, 'InvalidRequest', `Missing required header for this request: ${PAYLOAD_HEADER}`);
   const payload = payloadPromise(payloadHeader);
   const signedHeaders = splitSignedHeaders(signedList);
   const { request, unsignable } = signingRequest(wire, signedHeaders, payloadHeader);

@@ -50,11 +50,18 @@ function b2Rule(rule: unknown, index: number): { id: string; rule: LifecycleRule
     throw invalidArgument(`rule ${id}: B2 has one storage class; Transition rules are not supported`);
   }
   const filter = childNode(rule, 'Filter');
-  if (filter && (childNode(filter, 'Tag') || childNode(filter, 'And') || childText(filter, 'ObjectSizeGreaterThan') || childText(filter, 'ObjectSizeLessThan'))) {
+  if (
+    filter &&
+    (childNode(filter, 'Tag') ||
+      childNode(filter, 'And') ||
+      childText(filter, 'ObjectSizeGreaterThan') ||
+      childText(filter, 'ObjectSizeLessThan'))
+  ) {
     throw invalidArgument(`rule ${id}: B2 lifecycle rules filter by prefix only`);
   }
   const expiration = childNode(rule, 'Expiration');
-  if (expiration && childText(expiration, 'Date') !== undefined) throw invalidArgument(`rule ${id}: B2 lifecycle rules count days; Expiration.Date is not supported`);
+  if (expiration && childText(expiration, 'Date') !== undefined)
+    throw invalidArgument(`rule ${id}: B2 lifecycle rules count days; Expiration.Date is not supported`);
   const noncurrent = childNode(rule, 'NoncurrentVersionExpiration');
   const abort = childNode(rule, 'AbortIncompleteMultipartUpload');
   if (!expiration && !noncurrent && !abort) throw invalidRequest(`rule ${id}: At least one action needs to be specified in a rule`);
@@ -65,7 +72,9 @@ function b2Rule(rule: unknown, index: number): { id: string; rule: LifecycleRule
     fileNamePrefix: childText(filter, 'Prefix') ?? childText(rule, 'Prefix') ?? '',
     daysFromUploadingToHiding: expiration ? days(expiration, 'Days', `${id}.Expiration`) : null,
     daysFromHidingToDeleting: noncurrent ? days(noncurrent, 'NoncurrentDays', `${id}.NoncurrentVersionExpiration`) : null,
-    daysFromStartingToCancelingUnfinishedLargeFiles: abort ? days(abort, 'DaysAfterInitiation', `${id}.AbortIncompleteMultipartUpload`) : null,
+    daysFromStartingToCancelingUnfinishedLargeFiles: abort
+      ? days(abort, 'DaysAfterInitiation', `${id}.AbortIncompleteMultipartUpload`)
+      : null,
   };
   return { id, rule: status === 'Enabled' ? lifecycle : null };
 }
@@ -74,8 +83,15 @@ function putBucketLifecycle(state: S3State): Operation {
   return async (call) => {
     const key = keyOf(call);
     requireAnyCapability(key, ['writeBuckets', 'writeBucketLifecycleRules']);
-    const bucket = bucketFor(state, call, { capability: hasCapability(key, 'writeBuckets') ? 'writeBuckets' : 'writeBucketLifecycleRules' });
-    const body = await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT, headers: call.headers, requireChecksum: true });
+    const bucket = bucketFor(state, call, {
+      capability: hasCapability(key, 'writeBuckets') ? 'writeBuckets' : 'writeBucketLifecycleRules',
+    });
+    const body = await readSmallBody(call.req, {
+      payload: call.caller.payload,
+      limit: XML_BODY_LIMIT,
+      headers: call.headers,
+      requireChecksum: true,
+    });
     const configuration = childNode(parseXml(body.toString('utf8'), ['Rule']), 'LifecycleConfiguration');
     if (!configuration) throw malformedXml('the root element must be LifecycleConfiguration');
     const rules = childList(configuration, 'Rule');
@@ -88,7 +104,8 @@ function putBucketLifecycle(state: S3State): Operation {
       if (ids.has(id)) throw invalidArgument(`Rule ID must be unique. Found same ID for more than one rule: ${id}`);
       ids.add(id);
       if (!rule) return;
-      if (prefixes.has(rule.fileNamePrefix)) throw invalidArgument(`B2 allows one enabled lifecycle rule per prefix; "${rule.fileNamePrefix}" has more`);
+      if (prefixes.has(rule.fileNamePrefix))
+        throw invalidArgument(`B2 allows one enabled lifecycle rule per prefix; "${rule.fileNamePrefix}" has more`);
       prefixes.add(rule.fileNamePrefix);
       lifecycleRules.push(rule);
     });
@@ -102,7 +119,9 @@ function deleteBucketLifecycle(state: S3State): Operation {
   return async (call) => {
     const key = keyOf(call);
     requireAnyCapability(key, ['writeBuckets', 'writeBucketLifecycleRules']);
-    const bucket = bucketFor(state, call, { capability: hasCapability(key, 'writeBuckets') ? 'writeBuckets' : 'writeBucketLifecycleRules' });
+    const bucket = bucketFor(state, call, {
+      capability: hasCapability(key, 'writeBuckets') ? 'writeBuckets' : 'writeBucketLifecycleRules',
+    });
     state.ctx.store.updateBucket(bucket.bucketId, { lifecycleRules: [] });
     call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName });
     return { status: 204 };

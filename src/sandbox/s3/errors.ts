@@ -48,5 +48,9 @@ export const noSuchUpload = (uploadId: string) =>
 export const invalidArgument = (message: string) => new S3Failure(400, 'InvalidArgument', message);
 export const invalidRequest = (message: string) => new S3Failure(400, 'InvalidRequest', message);
 export const malformedXml = (message: string) =>
-  new S3Failure(400, 'MalformedXML', `The XML you provided was not well-formed or did not validate against our published schema: ${message}`);
+  new S3Failure(
+    400,
+    'MalformedXML',
+    `The XML you provided was not well-formed or did not validate against our published schema: ${message}`,
+  );
 export const accessDenied = (message: string) => new S3Failure(403, 'AccessDenied', message);

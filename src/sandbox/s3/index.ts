@@ -22,9 +22,30 @@ import { errorDocument } from './xml.js';
 
 /** Subresources the sandbox does not serve (B2 supports some of them; our tools do not use them). */
 const UNSUPPORTED_SUBRESOURCES = [
-  'acl', 'tagging', 'retention', 'legal-hold', 'policy', 'cors', 'website', 'versioning', 'encryption',
-  'object-lock', 'replication', 'notification', 'torrent', 'restore', 'select', 'attributes', 'logging',
-  'accelerate', 'requestPayment', 'ownershipControls', 'publicAccessBlock', 'analytics', 'inventory', 'metrics',
+  'acl',
+  'tagging',
+  'retention',
+  'legal-hold',
+  'policy',
+  'cors',
+  'website',
+  'versioning',
+  'encryption',
+  'object-lock',
+  'replication',
+  'notification',
+  'torrent',
+  'restore',
+  'select',
+  'attributes',
+  'logging',
+  'accelerate',
+  'requestPayment',
+  'ownershipControls',
+  'publicAccessBlock',
+  'analytics',
+  'inventory',
+  'metrics',
 ];
 
 const has = (query: Query, name: string) => query[name] !== undefined;
@@ -83,7 +104,11 @@ function splitPath(rawPath: string): { bucket: string; key: string } {
   }
 }
 
-const FAULT_CODES: Record<string, string> = { internal_error: 'InternalError', service_unavailable: 'ServiceUnavailable', too_many_requests: 'SlowDown' };
+const FAULT_CODES: Record<string, string> = {
+  internal_error: 'InternalError',
+  service_unavailable: 'ServiceUnavailable',
+  too_many_requests: 'SlowDown',
+};
 
 export function createS3FrontEnd(ctx: SandboxContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const store = ctx.store;
@@ -108,7 +133,12 @@ export function createS3FrontEnd(ctx: SandboxContext): (req: IncomingMessage, re
         ...(faultKind ? { fault: faultKind as never } : {}),
       }),
     );
-    const common = () => ({ 'x-amz-request-id': requestId, 'x-amz-id-2': requestId, Date: httpDate(store.now()), Server: 'b2-mcp-sandbox' });
+    const common = () => ({
+      'x-amz-request-id': requestId,
+      'x-amz-id-2': requestId,
+      Date: httpDate(store.now()),
+      Server: 'b2-mcp-sandbox',
+    });
     const renderFault: RenderError = (_status, code, message) => ({
       contentType: 'application/xml',
       body: errorDocument(FAULT_CODES[code] ?? 'InternalError', message, rawPath, requestId),
@@ -128,7 +158,8 @@ export function createS3FrontEnd(ctx: SandboxContext): (req: IncomingMessage, re
       }
       const wire: WireRequest = { method, rawPath, query, headers: req.headers };
       const caller = await authenticate(wire, store);
-      if (!found) throw new S3Failure(501, 'NotImplemented', 'A header or query you provided implies functionality that is not implemented');
+      if (!found)
+        throw new S3Failure(501, 'NotImplemented', 'A header or query you provided implies functionality that is not implemented');
       const mutated = (t: MutationTarget) =>
         store.mutations.record({ time: store.now(), api: 's3', operation: found, method, endpoint: rawPath, ...t });
       const outcome = await operations[found]!({ req, headers: req.headers, query, caller, bucketName: bucket, key, mutated });
@@ -162,7 +193,11 @@ export function createS3FrontEnd(ctx: SandboxContext): (req: IncomingMessage, re
 function send(res: ServerResponse, method: string, outcome: Outcome, common: Record<string, string>): void {
   const headers: Record<string, string> = { ...common, ...outcome.headers };
   if (outcome.xml !== undefined) {
-    res.writeHead(outcome.status, { ...headers, 'Content-Type': 'application/xml', 'Content-Length': String(Buffer.byteLength(outcome.xml)) });
+    res.writeHead(outcome.status, {
+      ...headers,
+      'Content-Type': 'application/xml',
+      'Content-Length': String(Buffer.byteLength(outcome.xml)),
+    });
     res.end(method === 'HEAD' ? undefined : outcome.xml);
     return;
   }

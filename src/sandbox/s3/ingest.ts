@@ -67,7 +67,8 @@ export async function ingestBody(
     for await (const piece of source) {
       const chunk = Buffer.isBuffer(piece) ? piece : Buffer.from(piece);
       size += chunk.length;
-      if (size > limit) throw new S3Failure(400, 'EntityTooLarge', `Your proposed upload exceeds the maximum allowed size of ${limit} bytes`);
+      if (size > limit)
+        throw new S3Failure(400, 'EntityTooLarge', `Your proposed upload exceeds the maximum allowed size of ${limit} bytes`);
       md5.update(chunk);
       sha1.update(chunk);
       sha256?.update(chunk);
@@ -132,7 +133,8 @@ export async function readSmallBody(
   if (typeof checksum === 'string') {
     const actual = Buffer.alloc(4);
     actual.writeUInt32BE(crc32(data));
-    if (actual.toString('base64') !== checksum) throw new S3Failure(400, 'BadDigest', 'The CRC32 you specified did not match the calculated checksum.');
+    if (actual.toString('base64') !== checksum)
+      throw new S3Failure(400, 'BadDigest', 'The CRC32 you specified did not match the calculated checksum.');
   }
   return data;
 }

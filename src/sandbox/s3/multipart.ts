@@ -68,8 +68,18 @@ function createMultipartUpload(state: S3State): Operation {
       ...encryptionFrom(call),
       ...lockFrom(call, key),
     });
-    call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName, fileId: file.fileId, fileName: file.fileName, uploadId: file.fileId });
-    return { status: 200, xml: xmlDocument('InitiateMultipartUploadResult', { Bucket: bucket.bucketName, Key: call.key, UploadId: file.fileId }) };
+    call.mutated({
+      callerKeyId: key.applicationKeyId,
+      bucketId: bucket.bucketId,
+      bucketName: bucket.bucketName,
+      fileId: file.fileId,
+      fileName: file.fileName,
+      uploadId: file.fileId,
+    });
+    return {
+      status: 200,
+      xml: xmlDocument('InitiateMultipartUploadResult', { Bucket: bucket.bucketName, Key: call.key, UploadId: file.fileId }),
+    };
   };
 }
 
@@ -89,7 +99,14 @@ function uploadPart(state: S3State): Operation {
     });
     uploadFor(state, call, bucket); // aborted while the body streamed?
     state.ctx.store.uploadPart(upload.fileId, { partNumber, body: ingested.body, contentSha1: ingested.sha1, contentMd5: ingested.md5 });
-    call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName, fileId: upload.fileId, fileName: upload.fileName, uploadId: upload.fileId });
+    call.mutated({
+      callerKeyId: key.applicationKeyId,
+      bucketId: bucket.bucketId,
+      bucketName: bucket.bucketName,
+      fileId: upload.fileId,
+      fileName: upload.fileName,
+      uploadId: upload.fileId,
+    });
     return { status: 200, headers: { ETag: `"${ingested.md5}"` } };
   };
 }
@@ -103,17 +120,30 @@ function uploadPartCopy(state: S3State): Operation {
     const { file: source } = copySourceFor(state, key, header(call, 'x-amz-copy-source'));
     const rangeText = header(call, 'x-amz-copy-source-range');
     if (rangeText !== undefined && !/^bytes=\d+-\d+$/.test(rangeText.trim())) {
-      throw invalidArgument('The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy');
+      throw invalidArgument(
+        'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy',
+      );
     }
     const range = rangeText ? parseByteRange(rangeText, source.contentLength) : undefined;
     if (range && Number(/-(\d+)$/.exec(rangeText!)![1]) >= source.contentLength) {
-      throw new S3Failure(416, 'InvalidRange', `The copy range ${rangeText} lies outside the source object of ${source.contentLength} bytes`);
+      throw new S3Failure(
+        416,
+        'InvalidRange',
+        `The copy range ${rangeText} lies outside the source object of ${source.contentLength} bytes`,
+      );
     }
     // The part gets its own copy of the bytes, streamed through the same path as an upload.
     const ingested = await ingestBody(openBody(source.body!, range), { limit: MAX_PART_BYTES });
     uploadFor(state, call, bucket);
     state.ctx.store.uploadPart(upload.fileId, { partNumber, body: ingested.body, contentSha1: ingested.sha1, contentMd5: ingested.md5 });
-    call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName, fileId: upload.fileId, fileName: upload.fileName, uploadId: upload.fileId });
+    call.mutated({
+      callerKeyId: key.applicationKeyId,
+      bucketId: bucket.bucketId,
+      bucketName: bucket.bucketName,
+      fileId: upload.fileId,
+      fileName: upload.fileName,
+      uploadId: upload.fileId,
+    });
     return {
       status: 200,
       headers: { 'x-amz-copy-source-version-id': source.fileId },
@@ -140,7 +170,8 @@ function completedResult(state: S3State, bucket: BucketRecord, file: FileVersion
 /** The object an upload already became: S3 answers a repeated completion with the same result. */
 function completedUpload(state: S3State, call: S3Call, bucket: BucketRecord): FileVersion | undefined {
   const file = state.ctx.store.findFile(param(call, 'uploadId') ?? '');
-  const completed = file?.action === 'upload' && file.bucketId === bucket.bucketId && file.fileName === call.key && state.multipartEtags.has(file.fileId);
+  const completed =
+    file?.action === 'upload' && file.bucketId === bucket.bucketId && file.fileName === call.key && state.multipartEtags.has(file.fileId);
   return completed ? file : undefined;
 }
 
@@ -168,7 +199,11 @@ function completeMultipartUpload(state: S3State): Operation {
       const etag = childText(part, 'ETag');
       const stored = uploaded.get(number);
       if (!stored || etag === undefined || unquote(etag) !== stored.contentMd5) {
-        throw new S3Failure(400, 'InvalidPart', `One or more of the specified parts could not be found or its ETag did not match: part ${childText(part, 'PartNumber')}`);
+        throw new S3Failure(
+          400,
+          'InvalidPart',
+          `One or more of the specified parts could not be found or its ETag did not match: part ${childText(part, 'PartNumber')}`,
+        );
       }
       partNumbers.push(number);
       md5s.push(stored.contentMd5);
@@ -176,7 +211,14 @@ function completeMultipartUpload(state: S3State): Operation {
     const file = state.ctx.store.finishLargeFile(upload.fileId, { partNumbers }, MIN_PART_BYTES);
     const etag = multipartEtag(md5s);
     state.multipartEtags.set(file.fileId, etag);
-    call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName, fileId: file.fileId, fileName: file.fileName, uploadId: file.fileId });
+    call.mutated({
+      callerKeyId: key.applicationKeyId,
+      bucketId: bucket.bucketId,
+      bucketName: bucket.bucketName,
+      fileId: file.fileId,
+      fileName: file.fileName,
+      uploadId: file.fileId,
+    });
     return completedResult(state, bucket, file);
   };
 }
@@ -187,7 +229,14 @@ function abortMultipartUpload(state: S3State): Operation {
     const bucket = bucketFor(state, call, { capability: 'writeFiles', fileName: call.key });
     const upload = uploadFor(state, call, bucket);
     state.ctx.store.cancelLargeFile(upload.fileId);
-    call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName, fileId: upload.fileId, fileName: upload.fileName, uploadId: upload.fileId });
+    call.mutated({
+      callerKeyId: key.applicationKeyId,
+      bucketId: bucket.bucketId,
+      bucketName: bucket.bucketName,
+      fileId: upload.fileId,
+      fileName: upload.fileName,
+      uploadId: upload.fileId,
+    });
     return { status: 204 };
   };
 }
@@ -213,7 +262,12 @@ function listParts(state: S3State): Operation {
         MaxParts: maxParts,
         IsTruncated: page.nextPartNumber !== null,
         StorageClass: 'STANDARD',
-        Part: page.parts.map((p) => ({ PartNumber: p.partNumber, LastModified: isoDate(p.uploadTimestamp), ETag: `"${p.contentMd5}"`, Size: p.contentLength })),
+        Part: page.parts.map((p) => ({
+          PartNumber: p.partNumber,
+          LastModified: isoDate(p.uploadTimestamp),
+          ETag: `"${p.contentMd5}"`,
+          Size: p.contentLength,
+        })),
       }),
     };
   };
@@ -228,7 +282,10 @@ function listMultipartUploads(state: S3State): Operation {
     const markerSeq = uploadIdMarker ? fileIdSeq(uploadIdMarker) : undefined;
     if (uploadIdMarker && markerSeq === undefined) throw invalidArgument(`Invalid upload-id-marker: ${uploadIdMarker}`);
     // A marker that is a common prefix skips everything under it.
-    const markerIsFolder = delimiter !== undefined && keyMarker !== undefined && keyMarker.indexOf(delimiter, prefix.length) === keyMarker.length - delimiter.length;
+    const markerIsFolder =
+      delimiter !== undefined &&
+      keyMarker !== undefined &&
+      keyMarker.indexOf(delimiter, prefix.length) === keyMarker.length - delimiter.length;
     // Key order, then initiation order; markers are exclusive.
     const uploads = [...bucket.unfinished.values()]
       .filter((u) => u.fileName.startsWith(prefix))
@@ -256,7 +313,12 @@ function listMultipartUploads(state: S3State): Operation {
         prefixes.push(folder);
         last = { name: folder };
       } else {
-        listed.push({ Key: encode(upload.fileName), UploadId: upload.fileId, Initiated: isoDate(upload.uploadTimestamp), StorageClass: 'STANDARD' });
+        listed.push({
+          Key: encode(upload.fileName),
+          UploadId: upload.fileId,
+          Initiated: isoDate(upload.uploadTimestamp),
+          StorageClass: 'STANDARD',
+        });
         last = { name: upload.fileName, uploadId: upload.fileId };
       }
     }

@@ -125,7 +125,13 @@ function putObject(state: S3State): Operation {
       ...encryption,
       ...lock,
     });
-    call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName, fileId: file.fileId, fileName: file.fileName });
+    call.mutated({
+      callerKeyId: key.applicationKeyId,
+      bucketId: bucket.bucketId,
+      bucketName: bucket.bucketName,
+      fileId: file.fileId,
+      fileName: file.fileName,
+    });
     const headers: Record<string, string> = { ETag: etagOf(state, file), 'x-amz-version-id': file.fileId };
     if (file.serverSideEncryption.mode === 'SSE-B2') headers['x-amz-server-side-encryption'] = 'AES256';
     return { status: 200, headers };
@@ -174,7 +180,13 @@ function copyObject(state: S3State): Operation {
     });
     const multipart = state.multipartEtags.get(source.fileId);
     if (multipart) state.multipartEtags.set(copy.fileId, multipart);
-    call.mutated({ callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName, fileId: copy.fileId, fileName: copy.fileName });
+    call.mutated({
+      callerKeyId: key.applicationKeyId,
+      bucketId: bucket.bucketId,
+      bucketName: bucket.bucketName,
+      fileId: copy.fileId,
+      fileName: copy.fileName,
+    });
     return {
       status: 200,
       headers: { 'x-amz-version-id': copy.fileId, 'x-amz-copy-source-version-id': source.fileId },
@@ -194,7 +206,15 @@ interface DeleteResult {
  * a new delete marker (B2 hide marker) tops the key, as in a versioned S3 bucket — also when the
  * key is already hidden or never existed.
  */
-function deleteOne(state: S3State, call: S3Call, key: KeyRecord, bucket: BucketRecord, name: string, versionId: string | undefined, bypass: boolean): DeleteResult {
+function deleteOne(
+  state: S3State,
+  call: S3Call,
+  key: KeyRecord,
+  bucket: BucketRecord,
+  name: string,
+  versionId: string | undefined,
+  bypass: boolean,
+): DeleteResult {
   const store = state.ctx.store;
   const target = { callerKeyId: key.applicationKeyId, bucketId: bucket.bucketId, bucketName: bucket.bucketName };
   if (versionId !== undefined) {
@@ -229,7 +249,12 @@ function deleteObjects(state: S3State): Operation {
     const key = keyOf(call);
     const bucket = bucketFor(state, call, { capability: 'deleteFiles' });
     const bypass = bypassFrom(call, key);
-    const body = await readSmallBody(call.req, { payload: call.caller.payload, limit: XML_BODY_LIMIT, headers: call.headers, requireChecksum: true });
+    const body = await readSmallBody(call.req, {
+      payload: call.caller.payload,
+      limit: XML_BODY_LIMIT,
+      headers: call.headers,
+      requireChecksum: true,
+    });
     const request = childNode(parseXml(body.toString('utf8'), ['Object']), 'Delete');
     if (!request) throw malformedXml('the root element must be Delete');
     const objects = childList(request, 'Object');
@@ -297,7 +322,13 @@ function listObjectsV2(state: S3State): Operation {
       if (entry.kind === 'folder') prefixes.push({ Prefix: encode(entry.fileName) });
       else {
         const v = entry.version;
-        contents.push({ Key: encode(v.fileName), LastModified: isoDate(v.uploadTimestamp), ETag: etagOf(state, v), Size: v.contentLength, StorageClass: 'STANDARD' });
+        contents.push({
+          Key: encode(v.fileName),
+          LastModified: isoDate(v.uploadTimestamp),
+          ETag: etagOf(state, v),
+          Size: v.contentLength,
+          StorageClass: 'STANDARD',
+        });
       }
     }
     return {
@@ -374,7 +405,12 @@ function listObjectVersions(state: S3State): Operation {
       last = { name: v.fileName, versionId: v.fileId };
       if (v.action === 'start') continue;
       if (!latest.has(v.fileName)) latest.set(v.fileName, latestVersionId(bucket, v.fileName));
-      const common = { Key: encode(v.fileName), VersionId: v.fileId, IsLatest: latest.get(v.fileName) === v.fileId, LastModified: isoDate(v.uploadTimestamp) };
+      const common = {
+        Key: encode(v.fileName),
+        VersionId: v.fileId,
+        IsLatest: latest.get(v.fileName) === v.fileId,
+        LastModified: isoDate(v.uploadTimestamp),
+      };
       if (v.action === 'hide') markers.push(common);
       else versions.push({ ...common, ETag: etagOf(state, v), Size: v.contentLength, StorageClass: 'STANDARD' });
       returned++;

@@ -219,7 +219,7 @@ export function parseCopySource(text: string | undefined): { bucketName: string;
   }
   const slash = path.indexOf('/');
   if (slash <= 0 || slash === path.length - 1) throw invalidArgument('x-amz-copy-source must be bucket/key');
-  const versionId = queryPart ? new URLSearchParams(queryPart).get('versionId') ?? undefined : undefined;
+  const versionId = queryPart ? (new URLSearchParams(queryPart).get('versionId') ?? undefined) : undefined;
   return { bucketName: path.slice(0, slash), key: path.slice(slash + 1), ...(versionId ? { versionId } : {}) };
 }
 
@@ -232,7 +232,9 @@ export function lockFrom(call: S3Call, key: KeyRecord): { retention?: FileRetent
   if (mode !== undefined || until !== undefined) {
     const retainUntil = until === undefined ? Number.NaN : Date.parse(until);
     if ((mode !== 'GOVERNANCE' && mode !== 'COMPLIANCE') || Number.isNaN(retainUntil)) {
-      throw invalidArgument('x-amz-object-lock-mode (GOVERNANCE or COMPLIANCE) and x-amz-object-lock-retain-until-date must be given together');
+      throw invalidArgument(
+        'x-amz-object-lock-mode (GOVERNANCE or COMPLIANCE) and x-amz-object-lock-retain-until-date must be given together',
+      );
     }
     requireCapability(key, 'writeFileRetentions');
     lock.retention = { mode: mode === 'GOVERNANCE' ? 'governance' : 'compliance', retainUntilTimestamp: retainUntil };
@@ -256,7 +258,8 @@ export function bypassFrom(call: S3Call, key: KeyRecord): boolean {
 export function declaredLength(call: S3Call): number | undefined {
   const text = header(call, 'content-length');
   if (text === undefined) {
-    if (header(call, 'transfer-encoding') === undefined) throw new S3Failure(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
+    if (header(call, 'transfer-encoding') === undefined)
+      throw new S3Failure(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
     return undefined;
   }
   if (!/^\d+$/.test(text)) throw invalidArgument('Content-Length must be a non-negative integer');

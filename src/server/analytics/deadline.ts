@@ -6,7 +6,6 @@
  */
 import { ToolError } from '../errors.js';
 
-
 /** Every analytics tool stops scanning after this long (docs/contract.md §2.7). */
 export const ANALYTICS_TIME_BUDGET_MS = 12_000;
 

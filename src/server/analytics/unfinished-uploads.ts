@@ -91,7 +91,10 @@ const rankWaste = byEach<Found>(
   (a, b) => compareCodePoints(a.fileId, b.fileId),
 );
 
-export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: UnfinishedUploadsRequest): Promise<UnfinishedUploadsResult> {
+export async function listUnfinishedUploads(
+  api: UnfinishedUploadsApi,
+  request: UnfinishedUploadsRequest,
+): Promise<UnfinishedUploadsResult> {
   const budgetMs = request.budgetMs ?? ANALYTICS_TIME_BUDGET_MS;
   const now = (request.now ?? Date.now)();
   const cutoff = request.olderThanDays === undefined ? Number.POSITIVE_INFINITY : now - request.olderThanDays * DAY_MS;
@@ -163,7 +166,8 @@ export async function listUnfinishedUploads(api: UnfinishedUploadsApi, request: 
     stoppedBy === 'max_uploads' && `More than ${request.maxUploads} unfinished uploads match; raise max_uploads to see them all.`,
     stoppedBy === 'time_budget' && `Stopped by the ${budgetMs / 1000} s time budget after ${scanned} unfinished uploads.`,
     partSizes === 'not_permitted' && 'Wasted bytes are unknown: B2 lists upload parts only for keys with the writeFiles capability.',
-    found.length > 0 && 'Cancel uploads that will not finish (s3_abort_multipart_upload), or add a lifecycle rule with daysFromStartingToCancelingUnfinishedLargeFiles.',
+    found.length > 0 &&
+      'Cancel uploads that will not finish (s3_abort_multipart_upload), or add a lifecycle rule with daysFromStartingToCancelingUnfinishedLargeFiles.',
   ].filter((note): note is string => typeof note === 'string');
   if (notes.length > 0) result.note = notes.join(' ');
   return result;
@@ -178,7 +182,10 @@ async function addPartSizes(api: UnfinishedUploadsApi, upload: Found, options: C
   for (;;) {
     let page: PartsPage;
     try {
-      page = await api.listParts({ fileId: upload.fileId, maxPartCount: MAX_PARTS_PAGE, ...(startPartNumber !== undefined && { startPartNumber }) }, options);
+      page = await api.listParts(
+        { fileId: upload.fileId, maxPartCount: MAX_PARTS_PAGE, ...(startPartNumber !== undefined && { startPartNumber }) },
+        options,
+      );
     } catch (error) {
       if (error instanceof B2Error && error.status === 401 && error.code === 'unauthorized') return 'not_permitted';
       if (error instanceof B2Error && error.status === 400 && error.code === 'bad_request') return 'finished';

@@ -19,7 +19,14 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CsvError, parse } from 'csv-parse';
 import type { CallOptions } from '../b2/native-client.js';
-import type { B2AccountInfo, B2Download, B2DownloadRequest, B2FileVersion, B2ListFileNamesRequest, B2ListFileNamesResponse } from '../b2/types.js';
+import type {
+  B2AccountInfo,
+  B2Download,
+  B2DownloadRequest,
+  B2FileVersion,
+  B2ListFileNamesRequest,
+  B2ListFileNamesResponse,
+} from '../b2/types.js';
 import { findBucketByName, type BucketLookupApi } from './buckets.js';
 import { ANALYTICS_TIME_BUDGET_MS, withDeadline, type ScanDeadline } from './deadline.js';
 import { parseGbToBytes } from './units.js';
@@ -263,7 +270,9 @@ async function readReportFile(
     }
   };
   try {
-    await pipeline(Readable.fromWeb(download.body as WebReadableStream<Uint8Array>), countBytes, parser, collect, { signal: deadline.signal });
+    await pipeline(Readable.fromWeb(download.body as WebReadableStream<Uint8Array>), countBytes, parser, collect, {
+      signal: deadline.signal,
+    });
   } catch (error) {
     if (deadline.signal.aborted) throw error;
     if (reason instanceof LimitReached) throw reason;
@@ -283,7 +292,9 @@ type ColumnIndex = Record<(typeof REQUIRED_COLUMNS)[number] | 'measure', number>
 /** Where each needed column is, or `undefined` when the header lacks one. */
 function columnIndex(header: string[], measure: UsageMeasure): ColumnIndex | undefined {
   const names = header.map((name) => name.toLowerCase());
-  const index = Object.fromEntries([...REQUIRED_COLUMNS, measure].map((name) => [name === measure ? 'measure' : name, names.indexOf(name)]));
+  const index = Object.fromEntries(
+    [...REQUIRED_COLUMNS, measure].map((name) => [name === measure ? 'measure' : name, names.indexOf(name)]),
+  );
   return Object.values(index).every((i) => i >= 0) ? (index as ColumnIndex) : undefined;
 }
 

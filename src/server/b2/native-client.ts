@@ -199,16 +199,26 @@ class B2NativeClient implements B2NativeApi {
   private async requestAuthorization(signal?: AbortSignal): Promise<AuthState> {
     const operation = 'b2_authorize_account';
     const basic = Buffer.from(`${this.options.applicationKeyId}:${this.options.applicationKey}`).toString('base64');
-    const json = await this.exchangeJson(operation, `${this.authBase}/b2api/${B2_API_VERSION}/${operation}`, {
-      method: 'GET',
-      headers: { Authorization: `Basic ${basic}` },
-    }, signal);
+    const json = await this.exchangeJson(
+      operation,
+      `${this.authBase}/b2api/${B2_API_VERSION}/${operation}`,
+      {
+        method: 'GET',
+        headers: { Authorization: `Basic ${basic}` },
+      },
+      signal,
+    );
     return parseAuthorization(json, operation);
   }
 
   // ── transport ─────────────────────────────────────────────────────────
 
-  private async withRetries<T>(operation: string, idempotent: boolean, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+  private async withRetries<T>(
+    operation: string,
+    idempotent: boolean,
+    signal: AbortSignal | undefined,
+    attempt: () => Promise<T>,
+  ): Promise<T> {
     const started = Date.now();
     for (let n = 1; ; n++) {
       try {
@@ -276,11 +286,16 @@ class B2NativeClient implements B2NativeApi {
     const { signal } = options;
     const once = async (state: AuthState) => {
       const base = spec.api === 'groups' ? (state.info.groupsApiUrl ?? state.info.apiUrl) : state.info.apiUrl;
-      const json = await this.exchangeJson(spec.operation, `${base}/b2api/${B2_API_VERSION}/${spec.operation}`, {
-        method: 'POST',
-        headers: { Authorization: state.token, 'Content-Type': 'application/json' },
-        body: JSON.stringify(spec.body(state.info)),
-      }, signal);
+      const json = await this.exchangeJson(
+        spec.operation,
+        `${base}/b2api/${B2_API_VERSION}/${spec.operation}`,
+        {
+          method: 'POST',
+          headers: { Authorization: state.token, 'Content-Type': 'application/json' },
+          body: JSON.stringify(spec.body(state.info)),
+        },
+        signal,
+      );
       return spec.check(json);
     };
     return this.withRetries(spec.operation, spec.idempotent, signal, () => this.withFreshToken(signal, once));
@@ -292,7 +307,11 @@ class B2NativeClient implements B2NativeApi {
     try {
       return await attempt(state);
     } catch (error) {
-      if (!(error instanceof B2ApiError) || error.status !== 401 || (error.code !== 'expired_auth_token' && error.code !== 'bad_auth_token')) {
+      if (
+        !(error instanceof B2ApiError) ||
+        error.status !== 401 ||
+        (error.code !== 'expired_auth_token' && error.code !== 'bad_auth_token')
+      ) {
         throw error;
       }
       this.dropAuth(state);
@@ -316,7 +335,12 @@ class B2NativeClient implements B2NativeApi {
 
   createBucket(request: B2CreateBucketRequest, options?: CallOptions) {
     return this.call(
-      { operation: 'b2_create_bucket', idempotent: false, body: (info) => ({ accountId: info.accountId, ...request }), check: (json) => checkBucket(json, 'b2_create_bucket') },
+      {
+        operation: 'b2_create_bucket',
+        idempotent: false,
+        body: (info) => ({ accountId: info.accountId, ...request }),
+        check: (json) => checkBucket(json, 'b2_create_bucket'),
+      },
       options,
     );
   }
@@ -336,7 +360,12 @@ class B2NativeClient implements B2NativeApi {
 
   deleteBucket(request: { bucketId: string }, options?: CallOptions) {
     return this.call(
-      { operation: 'b2_delete_bucket', idempotent: false, body: (info) => ({ accountId: info.accountId, ...request }), check: (json) => checkBucket(json, 'b2_delete_bucket') },
+      {
+        operation: 'b2_delete_bucket',
+        idempotent: false,
+        body: (info) => ({ accountId: info.accountId, ...request }),
+        check: (json) => checkBucket(json, 'b2_delete_bucket'),
+      },
       options,
     );
   }
@@ -462,11 +491,13 @@ class B2NativeClient implements B2NativeApi {
         body: () => ({ ...request }),
         check: (json) => {
           const parts = checkArray(json, 'parts', 'b2_list_parts', (part, operation) => {
-            if (typeof part.partNumber !== 'number' || typeof part.contentLength !== 'number') throw shapeError(operation, 'parts[]', 'a part');
+            if (typeof part.partNumber !== 'number' || typeof part.contentLength !== 'number')
+              throw shapeError(operation, 'parts[]', 'a part');
             return part as unknown as B2Part;
           });
           const next = json.nextPartNumber;
-          if (next !== null && next !== undefined && typeof next !== 'number') throw shapeError('b2_list_parts', 'nextPartNumber', 'a number or null');
+          if (next !== null && next !== undefined && typeof next !== 'number')
+            throw shapeError('b2_list_parts', 'nextPartNumber', 'a number or null');
           return { parts, nextPartNumber: (next as number | null | undefined) ?? null };
         },
       },
@@ -692,7 +723,12 @@ function nullableString(json: Record<string, unknown>, field: string, operation:
   return value;
 }
 
-function checkArray<T>(json: Record<string, unknown>, field: string, operation: string, item: (value: Record<string, unknown>, operation: string) => T): T[] {
+function checkArray<T>(
+  json: Record<string, unknown>,
+  field: string,
+  operation: string,
+  item: (value: Record<string, unknown>, operation: string) => T,
+): T[] {
   const value = json[field];
   if (!Array.isArray(value)) throw shapeError(operation, field, 'an array');
   return value.map((entry) => {
@@ -734,7 +770,10 @@ function scopeFrom(storage: Record<string, unknown>): B2AllowedScope {
   const allowed = (storage.allowed && typeof storage.allowed === 'object' ? storage.allowed : storage) as Record<string, unknown>;
   let buckets: B2AllowedScope['buckets'] = null;
   if (Array.isArray(allowed.buckets)) {
-    buckets = (allowed.buckets as Array<Record<string, unknown>>).map((b) => ({ id: String(b.id), name: typeof b.name === 'string' ? b.name : null }));
+    buckets = (allowed.buckets as Array<Record<string, unknown>>).map((b) => ({
+      id: String(b.id),
+      name: typeof b.name === 'string' ? b.name : null,
+    }));
   } else if (typeof allowed.bucketId === 'string') {
     buckets = [{ id: allowed.bucketId, name: typeof allowed.bucketName === 'string' ? allowed.bucketName : null }];
   }
@@ -765,7 +804,8 @@ function parseAuthorization(json: Record<string, unknown>, operation: string): A
       recommendedPartSize: Number(storage.recommendedPartSize ?? 100_000_000),
       absoluteMinimumPartSize: Number(storage.absoluteMinimumPartSize ?? 5_000_000),
       allowed: scopeFrom(storage),
-      applicationKeyExpirationTimestamp: typeof json.applicationKeyExpirationTimestamp === 'number' ? json.applicationKeyExpirationTimestamp : null,
+      applicationKeyExpirationTimestamp:
+        typeof json.applicationKeyExpirationTimestamp === 'number' ? json.applicationKeyExpirationTimestamp : null,
       response,
     },
   };

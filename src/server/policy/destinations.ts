@@ -64,7 +64,9 @@ function newKeyReach(args: ToolArgs, show: Show): string[] {
   if (risky.length > 0) parts.push(`RISKY [${risky.map((c) => `${c}: ${KEY_CAPABILITY_RISKS[c]}`).join('; ')}]`);
   const buckets = strings(args.bucketIds);
   parts.push(buckets.length > 0 ? `only ${listed('buckets', buckets, show)}` : 'EVERY bucket of the account (unscoped)');
-  parts.push(typeof args.namePrefix === 'string' && args.namePrefix !== '' ? `only file names starting ${show(args.namePrefix)}` : 'every file name');
+  parts.push(
+    typeof args.namePrefix === 'string' && args.namePrefix !== '' ? `only file names starting ${show(args.namePrefix)}` : 'every file name',
+  );
   parts.push(typeof args.validDurationInSeconds === 'number' ? `expiring after ${args.validDurationInSeconds} seconds` : 'never expiring');
   return parts;
 }

@@ -40,7 +40,9 @@ function argsDigest(key: Buffer, toolName: string, args: ToolArgs): string {
     return out;
   };
   const { confirm: _confirm, ...rest } = args;
-  return createHmac('sha256', key).update(`${toolName}\0${JSON.stringify(canonical(rest))}`).digest('base64url');
+  return createHmac('sha256', key)
+    .update(`${toolName}\0${JSON.stringify(canonical(rest))}`)
+    .digest('base64url');
 }
 
 /**
@@ -102,8 +104,23 @@ export class ConfirmationStates {
 
 /** Arguments that name what a gated call acts on (contract §6.4), in the order they are shown. */
 const TARGET_ARGUMENTS: readonly string[] = [
-  'bucketId', 'bucket', 'bucketName', 'key', 'versionId', 'fileId', 'fileName', 'applicationKeyId', 'keyName',
-  'adminAccountId', 'groupId', 'memberAccountId', 'memberEmail', 'email', 'operation', 'expiresIn', 'uploadId',
+  'bucketId',
+  'bucket',
+  'bucketName',
+  'key',
+  'versionId',
+  'fileId',
+  'fileName',
+  'applicationKeyId',
+  'keyName',
+  'adminAccountId',
+  'groupId',
+  'memberAccountId',
+  'memberEmail',
+  'email',
+  'operation',
+  'expiresIn',
+  'uploadId',
 ];
 /** Lists whose size is shown, with the field that names each entry. */
 const TARGET_LISTS: ReadonlyArray<[list: string, label: string, entryName: string]> = [
@@ -117,7 +134,9 @@ const MAX_LISTED_ENTRIES = 5;
 
 /** A value as the human sees it: redacted, whitespace collapsed, cut to 120 characters, quoted. */
 function shown(value: unknown, display: (text: string) => string): string {
-  const text = display(String(value)).replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  const text = display(String(value))
+    .replace(/[\s\p{Cc}]+/gu, ' ')
+    .trim();
   return JSON.stringify(text.length > MAX_TARGET_CHARS ? `${text.slice(0, MAX_TARGET_CHARS - 3)}...` : text);
 }
 
@@ -158,7 +177,11 @@ export function evaluateGate(request: GateRequest, states: ConfirmationStates): 
   const { toolName, effect, args, policy } = request;
   if (policy === 'allow') return { kind: 'proceed' };
   if (policy === 'block') {
-    throw new ToolError(403, 'destructive_policy_blocked', `Refused: this would ${effect}. This server's policy blocks such calls. Nothing was changed.`);
+    throw new ToolError(
+      403,
+      'destructive_policy_blocked',
+      `Refused: this would ${effect}. This server's policy blocks such calls. Nothing was changed.`,
+    );
   }
   if (request.canElicit) {
     const answer = inputResponse(request.inputResponses, CONFIRMATION_INPUT_KEY);

@@ -55,4 +55,6 @@ function canCompileCode(): boolean {
 }
 
 /** Ajv where it can run; elsewhere (Workers) the SDK's validator built on @cfworker/json-schema, which interprets the same schemas. */
-export const lazyInputValidator: jsonSchemaValidator = canCompileCode() ? ajvInputValidator : new CfWorkerJsonSchemaValidator({ shortcircuit: false });
+export const lazyInputValidator: jsonSchemaValidator = canCompileCode()
+  ? ajvInputValidator
+  : new CfWorkerJsonSchemaValidator({ shortcircuit: false });

@@ -279,8 +279,7 @@ function classifyKey(key: string, secretKeys: ReadonlySet<string>): KeyClass {
 }
 
 // Intrinsic getters, so a hostile own `byteLength` accessor is never consulted.
-const typedArrayByteLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength')!
-  .get!;
+const typedArrayByteLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength')!.get!;
 const dataViewByteLength = Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength')!.get!;
 
 function binarySummary(view: ArrayBufferView): { type: string; byteLength: number } {
@@ -401,9 +400,13 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
     if (configuredSecret !== undefined && out.length >= minSecretLength) out = redactConfigured(out, configuredSecret, mark);
     if (out.includes(CANARY_MARKER)) out = out.replace(CANARY, (found) => mark(found.length));
     if (out.includes('Bearer') || out.includes('Basic')) {
-      out = out.replace(AUTH_SCHEME, (found, scheme: string, space: string) => scheme + space + mark(found.length - scheme.length - space.length));
+      out = out.replace(
+        AUTH_SCHEME,
+        (found, scheme: string, space: string) => scheme + space + mark(found.length - scheme.length - space.length),
+      );
     }
-    if (out.includes(':') || out.includes('=')) out = out.replace(LABELLED_SECRET, (found, label: string) => label + mark(found.length - label.length));
+    if (out.includes(':') || out.includes('='))
+      out = out.replace(LABELLED_SECRET, (found, label: string) => label + mark(found.length - label.length));
     return out;
   }
 
@@ -437,7 +440,11 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
       const decoded = decodeView(bytes, view);
       if (!hasPrintableRun(decoded)) continue;
       const width = view.encoding === 'latin1' ? 1 : 2;
-      const found = textRanges(decoded, nested).map(([start, end]) => ({ start: view.offset + start * width, end: view.offset + end * width, view }));
+      const found = textRanges(decoded, nested).map(([start, end]) => ({
+        start: view.offset + start * width,
+        end: view.offset + end * width,
+        view,
+      }));
       // UTF-16 read from the other byte in the other order sees the same text a byte off: keep the first view's span.
       spans.push(...found.filter((span) => !spans.some((seen) => seen.start < span.end && span.start < seen.end)));
     }
@@ -579,10 +586,7 @@ export function sanitizeProviderCode(code: string | undefined, sanitizer: Pick<S
 }
 
 /** Provider request id for errors/audit: kept only if unchanged by S1–S4 and id-shaped; absent stays absent. */
-export function sanitizeRequestId(
-  requestId: string | undefined,
-  sanitizer: Pick<Sanitizer, 'text'>,
-): string | undefined {
+export function sanitizeRequestId(requestId: string | undefined, sanitizer: Pick<Sanitizer, 'text'>): string | undefined {
   if (requestId === undefined || requestId === '') return undefined;
   return safeIdentifier(requestId, REQUEST_ID, sanitizer);
 }

@@ -1,6 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { accessSync, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { STRUCTURED_SECRET_KEYS } from './sanitize.js';
 
@@ -37,10 +53,7 @@ interface LedgerRecord {
   result: unknown;
 }
 
-export type IdempotencyLookup =
-  | { kind: 'new' }
-  | { kind: 'replay'; result: unknown; receipt: SinkReceipt }
-  | { kind: 'conflict' };
+export type IdempotencyLookup = { kind: 'new' } | { kind: 'replay'; result: unknown; receipt: SinkReceipt } | { kind: 'conflict' };
 
 const OWNER_ONLY = 0o077;
 
@@ -59,7 +72,8 @@ export function secretValuesIn(value: unknown, found = new Set<string>()): Set<s
 function checkOwnerOnly(path: string, what: string, stat: { uid: number; mode: number }): void {
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) throw new SecretSinkError(`${what} ${path} is not owned by the current user.`);
-  if ((stat.mode & OWNER_ONLY) !== 0) throw new SecretSinkError(`${what} ${path} is readable or writable by group or others; it must be owner-only.`);
+  if ((stat.mode & OWNER_ONLY) !== 0)
+    throw new SecretSinkError(`${what} ${path} is readable or writable by group or others; it must be owner-only.`);
 }
 
 /**
@@ -75,7 +89,10 @@ export class FileSecretSink {
   private queue: Promise<unknown> = Promise.resolve();
   private prepared = false;
 
-  constructor(path: string, private readonly logFile?: string) {
+  constructor(
+    path: string,
+    private readonly logFile?: string,
+  ) {
     if (!isAbsolute(path)) throw new SecretSinkError('The secret ledger path must be absolute.');
     this.path = resolve(path);
   }
@@ -250,7 +267,13 @@ export class FileSecretSink {
   }
 
   private appendNow(tool: string, idempotency: { key: string; fingerprint: string }, result: unknown): SinkReceipt {
-    const record: LedgerRecord = { ts: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), tool, recordId: randomUUID(), idempotency, result };
+    const record: LedgerRecord = {
+      ts: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      tool,
+      recordId: randomUUID(),
+      idempotency,
+      result,
+    };
     this.prepare();
     const fd = this.open();
     const before = fstatSync(fd).size;

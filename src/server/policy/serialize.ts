@@ -45,7 +45,8 @@ function textBlock(value: unknown, compactJson: string, encoder: TextEncoder): s
 export function successResult(outcome: ToolOutcome, encoder: TextEncoder): CallToolResult {
   if ('text' in outcome) return { content: [{ type: 'text', text: outcome.text }] };
   const value = toJsonValue(outcome.structured);
-  const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
+  const structured =
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
   const compactJson = JSON.stringify(structured);
   return { content: [{ type: 'text', text: textBlock(structured, compactJson, encoder) }], structuredContent: structured };
 }

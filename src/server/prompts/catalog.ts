@@ -22,7 +22,8 @@ export const PROMPT_CATALOG: readonly PromptDefinition[] = [
     render: (a) =>
       lines(
         `List up to ${a.limit ?? '100'} buckets with b2_list_buckets and report every allPublic bucket, its CORS rules and what kind of data it appears to hold.`,
-        a.includeRemediationPlan !== 'false' && 'Then propose a remediation plan (for example making a bucket allPrivate and sharing with presigned URLs instead), without executing it.',
+        a.includeRemediationPlan !== 'false' &&
+          'Then propose a remediation plan (for example making a bucket allPrivate and sharing with presigned URLs instead), without executing it.',
       ),
   },
   {
@@ -66,13 +67,14 @@ export const PROMPT_CATALOG: readonly PromptDefinition[] = [
       lines(
         `Check with b2_list_buckets that "${a.bucketName}" does not exist, then create it allPrivate with fileLockEnabled: true (b2_create_bucket).`,
         `Set its default retention to ${a.retentionMode} for ${a.retentionDuration} ${a.retentionUnit} with b2_update_bucket.`,
-        a.retentionMode === 'compliance' && 'Warn the user that compliance retention cannot be shortened or removed by anyone until it expires.',
+        a.retentionMode === 'compliance' &&
+          'Warn the user that compliance retention cannot be shortened or removed by anyone until it expires.',
       ),
   },
   {
     name: 'b2_review_bucket_notifications',
     title: 'Review B2 notifications',
-    description: 'Review a bucket\'s event notification rules against what is expected.',
+    description: "Review a bucket's event notification rules against what is expected.",
     args: {
       bucketId: string({ minLength: 1, description: 'Bucket to review.' }),
       expectedEventTypes: string({ description: 'Comma-separated event types that should be covered.' }),
@@ -96,8 +98,8 @@ export const PROMPT_CATALOG: readonly PromptDefinition[] = [
     args: {
       oldApplicationKeyId: string({ minLength: 1, description: 'Key to retire.' }),
       replacementKeyName: string({ minLength: 1, description: 'Name of the new key.' }),
-      capabilities: string({ description: 'Comma-separated capabilities; default: the old key\'s.' }),
-      bucketIds: string({ description: 'Comma-separated bucket ids; default: the old key\'s.' }),
+      capabilities: string({ description: "Comma-separated capabilities; default: the old key's." }),
+      bucketIds: string({ description: "Comma-separated bucket ids; default: the old key's." }),
       namePrefix: string({ description: 'File name prefix restriction.' }),
       validDurationInSeconds: positiveInteger('Lifetime of the new key.'),
     },

@@ -254,7 +254,10 @@ export interface S3Adapter {
   deleteObject(input: ObjectRef, options?: CallOptions): Promise<DeleteObjectResult>;
   deleteObjects(input: DeleteObjectsInput, options?: CallOptions): Promise<DeleteObjectsResult>;
   createMultipartUpload(input: CreateMultipartInput, options?: CallOptions): Promise<{ bucket: string; key: string; uploadId: string }>;
-  uploadPartCopy(input: UploadPartCopyInput, options?: CallOptions): Promise<{ partNumber: number; etag?: string; lastModified?: string; copySourceVersionId?: string }>;
+  uploadPartCopy(
+    input: UploadPartCopyInput,
+    options?: CallOptions,
+  ): Promise<{ partNumber: number; etag?: string; lastModified?: string; copySourceVersionId?: string }>;
   completeMultipartUpload(
     input: { bucket: string; key: string; uploadId: string; parts: CompletedPart[] },
     options?: CallOptions,
@@ -313,7 +316,11 @@ function keySpelling(encodingType: string | undefined): KeySpelling {
       const key = percentDecoded(value);
       if (key === undefined) {
         const quoted = JSON.stringify(value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value);
-        throw new S3Error(502, 'invalid_response', `S3 answered with a garbled listing: it declared EncodingType=url, but the ${field} ${quoted} is not valid percent-encoding.`);
+        throw new S3Error(
+          502,
+          'invalid_response',
+          `S3 answered with a garbled listing: it declared EncodingType=url, but the ${field} ${quoted} is not valid percent-encoding.`,
+        );
       }
       return key;
     },
@@ -353,7 +360,8 @@ const contentMd5Instead =
     const request = args.request as WireRequest;
     if (CONTENT_MD5_COMMANDS.has(context.commandName ?? '') && (typeof request.body === 'string' || request.body instanceof Uint8Array)) {
       for (const name of Object.keys(request.headers)) {
-        if (name.toLowerCase().startsWith('x-amz-checksum-') || name.toLowerCase() === 'x-amz-sdk-checksum-algorithm') delete request.headers[name];
+        if (name.toLowerCase().startsWith('x-amz-checksum-') || name.toLowerCase() === 'x-amz-sdk-checksum-algorithm')
+          delete request.headers[name];
       }
       request.headers['content-md5'] = createHash('md5').update(request.body).digest('base64');
     }
@@ -367,12 +375,17 @@ function unreadableSuccess(error: unknown): S3Error | undefined {
   const status = failure?.$metadata?.httpStatusCode ?? failure?.$response?.statusCode;
   if (status === undefined || status < 200 || status > 299) return undefined;
   const detail = (failure?.message ?? '').replace(/\s+/g, ' ').slice(0, MAX_QUOTED);
-  return new S3Error(502, 'invalid_response', `S3 answered HTTP ${status} with a body that is not a valid S3 answer${detail ? ` (${detail})` : ''}.`);
+  return new S3Error(
+    502,
+    'invalid_response',
+    `S3 answered HTTP ${status} with a body that is not a valid S3 answer${detail ? ` (${detail})` : ''}.`,
+  );
 }
 
 /** Every S3 listing answer says whether it is truncated; one that does not is not a listing. */
 function requireListing<T extends { IsTruncated?: boolean | undefined }>(out: T, operation: string): T {
-  if (out.IsTruncated === undefined) throw new S3Error(502, 'invalid_response', `S3 answered ${operation} with a body that is not a listing (no IsTruncated).`);
+  if (out.IsTruncated === undefined)
+    throw new S3Error(502, 'invalid_response', `S3 answered ${operation} with a body that is not a listing (no IsTruncated).`);
   return out;
 }
 
@@ -502,7 +515,13 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           isTruncated: out.IsTruncated ?? false,
           nextContinuationToken: out.NextContinuationToken,
           objects: (out.Contents ?? []).map((c) =>
-            defined({ key: spelling.key(c.Key, 'key'), size: c.Size ?? 0, etag: c.ETag, lastModified: iso(c.LastModified), storageClass: c.StorageClass }),
+            defined({
+              key: spelling.key(c.Key, 'key'),
+              size: c.Size ?? 0,
+              etag: c.ETag,
+              lastModified: iso(c.LastModified),
+              storageClass: c.StorageClass,
+            }),
           ),
           commonPrefixes: (out.CommonPrefixes ?? []).map((p) => spelling.key(p.Prefix, 'common prefix')),
         });
@@ -545,7 +564,12 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
             }),
           ),
           deleteMarkers: (out.DeleteMarkers ?? []).map((m) =>
-            defined({ key: spelling.key(m.Key, 'key'), versionId: m.VersionId, isLatest: m.IsLatest ?? false, lastModified: iso(m.LastModified) }),
+            defined({
+              key: spelling.key(m.Key, 'key'),
+              versionId: m.VersionId,
+              isLatest: m.IsLatest ?? false,
+              lastModified: iso(m.LastModified),
+            }),
           ),
           commonPrefixes: prefixes.map((p) => p.key),
         });
@@ -553,7 +577,10 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
 
     headObject: (input, o) =>
       call(async ({ sdk, client }) => {
-        const out = await client.send(new sdk.HeadObjectCommand({ Bucket: input.bucket, Key: input.key, VersionId: input.versionId }), send(o));
+        const out = await client.send(
+          new sdk.HeadObjectCommand({ Bucket: input.bucket, Key: input.key, VersionId: input.versionId }),
+          send(o),
+        );
         return objectInfo(input, out);
       }),
 
@@ -607,7 +634,10 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
       call(async ({ sdk, client, singleAttempt }) => {
         // A versioned delete is idempotent; a versionless one adds a delete marker each time.
         const target = input.versionId ? client : singleAttempt;
-        const out = await target.send(new sdk.DeleteObjectCommand({ Bucket: input.bucket, Key: input.key, VersionId: input.versionId }), send(o));
+        const out = await target.send(
+          new sdk.DeleteObjectCommand({ Bucket: input.bucket, Key: input.key, VersionId: input.versionId }),
+          send(o),
+        );
         return defined({ deleteMarker: out.DeleteMarker ?? false, versionId: out.VersionId });
       }),
 
@@ -623,9 +653,16 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
         );
         return {
           deleted: (out.Deleted ?? []).map((d) =>
-            defined({ key: d.Key ?? '', versionId: d.VersionId, deleteMarker: d.DeleteMarker, deleteMarkerVersionId: d.DeleteMarkerVersionId }),
+            defined({
+              key: d.Key ?? '',
+              versionId: d.VersionId,
+              deleteMarker: d.DeleteMarker,
+              deleteMarkerVersionId: d.DeleteMarkerVersionId,
+            }),
           ),
-          errors: (out.Errors ?? []).map((e) => defined({ key: e.Key ?? '', versionId: e.VersionId, code: e.Code ?? 'unknown_error', message: e.Message ?? '' })),
+          errors: (out.Errors ?? []).map((e) =>
+            defined({ key: e.Key ?? '', versionId: e.VersionId, code: e.Code ?? 'unknown_error', message: e.Message ?? '' }),
+          ),
         };
       }),
 
@@ -641,7 +678,11 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           }),
           send(o),
         );
-        if (!out.UploadId) throw Object.assign(new Error('CreateMultipartUpload returned no UploadId'), { $metadata: { httpStatusCode: 502 }, name: 'invalid_response' });
+        if (!out.UploadId)
+          throw Object.assign(new Error('CreateMultipartUpload returned no UploadId'), {
+            $metadata: { httpStatusCode: 502 },
+            name: 'invalid_response',
+          });
         return { bucket: input.bucket, key: input.key, uploadId: out.UploadId };
       }),
 
@@ -678,12 +719,20 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
             }),
             send(o),
           );
-          return defined({ bucket: input.bucket, key: input.key, etag: quotedEtag(out.ETag), versionId: out.VersionId, location: out.Location });
+          return defined({
+            bucket: input.bucket,
+            key: input.key,
+            etag: quotedEtag(out.ETag),
+            versionId: out.VersionId,
+            location: out.Location,
+          });
         } catch (error) {
           if (!forgotRetriedUpload(error)) throw error;
           // An earlier attempt completed the upload but its answer was lost; this server then
           // forgets the upload id. The object under the key, with these parts' ETag, is the proof.
-          const head = await client.send(new sdk.HeadObjectCommand({ Bucket: input.bucket, Key: input.key }), send(o)).catch(() => undefined);
+          const head = await client
+            .send(new sdk.HeadObjectCommand({ Bucket: input.bucket, Key: input.key }), send(o))
+            .catch(() => undefined);
           if (!head?.ETag || !sameMultipartEtag(head.ETag, input.parts)) throw error;
           return defined({ bucket: input.bucket, key: input.key, etag: quotedEtag(head.ETag), versionId: head.VersionId });
         }
@@ -713,7 +762,9 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           uploadId: input.uploadId,
           isTruncated: out.IsTruncated ?? false,
           nextPartNumberMarker: out.IsTruncated ? next : undefined,
-          parts: (out.Parts ?? []).map((p) => defined({ partNumber: p.PartNumber ?? 0, etag: p.ETag, size: p.Size, lastModified: iso(p.LastModified) })),
+          parts: (out.Parts ?? []).map((p) =>
+            defined({ partNumber: p.PartNumber ?? 0, etag: p.ETag, size: p.Size, lastModified: iso(p.LastModified) }),
+          ),
         });
       }),
 
@@ -742,7 +793,9 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
           isTruncated: out.IsTruncated ?? false,
           nextKeyMarker: spelling.marker(out.NextKeyMarker, [...uploads, ...prefixes]),
           nextUploadIdMarker: out.NextUploadIdMarker,
-          uploads: uploads.map(({ key, upload: u }) => defined({ key, uploadId: u.UploadId ?? '', initiated: iso(u.Initiated), storageClass: u.StorageClass })),
+          uploads: uploads.map(({ key, upload: u }) =>
+            defined({ key, uploadId: u.UploadId ?? '', initiated: iso(u.Initiated), storageClass: u.StorageClass }),
+          ),
           commonPrefixes: prefixes.map((p) => p.key),
         });
       }, 'NoSuchBucket'),
@@ -757,8 +810,12 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
                 ID: r.id,
                 Status: r.status,
                 Filter: { Prefix: r.filter?.prefix ?? '' },
-                ...(r.expiration ? { Expiration: { Days: r.expiration.days, ExpiredObjectDeleteMarker: r.expiration.expiredObjectDeleteMarker } } : {}),
-                ...(r.noncurrentVersionExpiration ? { NoncurrentVersionExpiration: { NoncurrentDays: r.noncurrentVersionExpiration.noncurrentDays } } : {}),
+                ...(r.expiration
+                  ? { Expiration: { Days: r.expiration.days, ExpiredObjectDeleteMarker: r.expiration.expiredObjectDeleteMarker } }
+                  : {}),
+                ...(r.noncurrentVersionExpiration
+                  ? { NoncurrentVersionExpiration: { NoncurrentDays: r.noncurrentVersionExpiration.noncurrentDays } }
+                  : {}),
                 ...(r.abortIncompleteMultipartUpload
                   ? { AbortIncompleteMultipartUpload: { DaysAfterInitiation: r.abortIncompleteMultipartUpload.daysAfterInitiation } }
                   : {}),
@@ -786,7 +843,8 @@ export function createS3Adapter(options: S3AdapterOptions): S3Adapter {
 
     presignUploadPart: (input) =>
       presign(
-        (sdk) => new sdk.UploadPartCommand({ Bucket: input.bucket, Key: input.key, UploadId: input.uploadId, PartNumber: input.partNumber }),
+        (sdk) =>
+          new sdk.UploadPartCommand({ Bucket: input.bucket, Key: input.key, UploadId: input.uploadId, PartNumber: input.partNumber }),
         input.expiresIn,
       ),
   };

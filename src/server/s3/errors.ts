@@ -29,7 +29,17 @@ interface SdkFailure {
 }
 
 const CODE_SHAPE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+]);
 
 /**
  * Convert anything an S3 call threw. `notFound` names the resource a bodiless 404 means (HEAD):
@@ -41,20 +51,23 @@ export function s3ErrorFrom(error: unknown, notFound: 'NoSuchKey' | 'NoSuchBucke
   const status = failure.$metadata?.httpStatusCode ?? failure.$response?.statusCode;
   const requestId = failure.$metadata?.requestId;
   const name = failure.name ?? 'Error';
-  if (name === 'AbortError' || failure.code === 'ABORT_ERR') return new S3Error(499, 'cancelled', 'The S3 call was cancelled before it finished.');
+  if (name === 'AbortError' || failure.code === 'ABORT_ERR')
+    return new S3Error(499, 'cancelled', 'The S3 call was cancelled before it finished.');
   if (status === undefined) {
     // The SDK names a dropped connection (`socket hang up`, ECONNRESET) a TimeoutError too: the code tells them apart.
     if (failure.code && failure.code !== 'ETIMEDOUT' && NETWORK_CODES.has(failure.code)) {
       return new S3Error(503, 'network_error', `Could not reach the S3 endpoint (${failure.code}).`);
     }
-    if (name === 'TimeoutError' || failure.code === 'ETIMEDOUT') return new S3Error(504, 'request_timeout', 'The S3 endpoint did not answer in time.');
+    if (name === 'TimeoutError' || failure.code === 'ETIMEDOUT')
+      return new S3Error(504, 'request_timeout', 'The S3 endpoint did not answer in time.');
     return new S3Error(502, 'invalid_response', `The S3 call failed without an HTTP answer: ${failure.message ?? name}`);
   }
   let code = CODE_SHAPE.test(name) && name !== 'Error' && name !== 'Unknown' ? name : `http_${status}`;
   let message = failure.message && failure.message !== 'UnknownError' ? failure.message : `S3 answered HTTP ${status}`;
   if (code === 'NotFound' || (status === 404 && code === `http_${status}`)) {
     code = notFound;
-    message = notFound === 'NoSuchBucket' ? 'The bucket does not exist or this key cannot see it.' : 'The object (or version) does not exist.';
+    message =
+      notFound === 'NoSuchBucket' ? 'The bucket does not exist or this key cannot see it.' : 'The object (or version) does not exist.';
   } else if (HEAD_CODES[status] && (code === 'Forbidden' || code === `http_${status}` || code === HEAD_CODES[status])) {
     code = HEAD_CODES[status]!;
     if (message.startsWith('S3 answered') || message === code) message = status === 403 ? 'Access denied.' : message;

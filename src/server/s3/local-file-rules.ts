@@ -18,11 +18,44 @@ const segmentsOf = (path: string): string[] => path.split(sep).map((segment) => 
 
 /** Trees of the operating system and installed software: never a file root, nor inside one. */
 const SYSTEM_TREES: readonly string[] = [
-  '/proc', '/sys', '/dev', '/run', '/boot', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr', '/opt', '/snap',
-  '/var/lib', '/var/spool', '/var/run', '/private/etc', '/private/var/run', '/System', '/Library', '/Applications',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/boot',
+  '/etc',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/usr',
+  '/opt',
+  '/snap',
+  '/var/lib',
+  '/var/spool',
+  '/var/run',
+  '/private/etc',
+  '/private/var/run',
+  '/System',
+  '/Library',
+  '/Applications',
 ];
 /** Shared top-level directories: a root may lie below them, never be one of them. */
-const SHARED_TOPS: readonly string[] = ['/tmp', '/var', '/private', '/private/tmp', '/private/var', '/mnt', '/media', '/srv', '/Volumes', '/home', '/Users'];
+const SHARED_TOPS: readonly string[] = [
+  '/tmp',
+  '/var',
+  '/private',
+  '/private/tmp',
+  '/private/var',
+  '/mnt',
+  '/media',
+  '/srv',
+  '/Volumes',
+  '/home',
+  '/Users',
+];
 /** Parents whose children are home directories. */
 const HOME_PARENTS: readonly string[] = ['/home', '/Users'];
 /** Per-user configuration trees (macOS `~/Library`, Windows `AppData`): a root never lies in one. */
@@ -67,9 +100,30 @@ const AUTORUN_RULES: readonly AutorunRule[] = [
     why: 'a shell or desktop session reads it at start-up',
     segments: ['profile.d'],
     names: [
-      '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout',
-      '.cshrc', '.tcshrc', '.login', '.logout', '.kshrc', '.mkshrc', 'config.fish', '.envrc', '.inputrc', '.xinitrc', '.xprofile',
-      '.xsession', '.xsessionrc', '.pam_environment',
+      '.bashrc',
+      '.bash_profile',
+      '.bash_login',
+      '.bash_logout',
+      '.profile',
+      '.zshrc',
+      '.zshenv',
+      '.zprofile',
+      '.zlogin',
+      '.zlogout',
+      '.cshrc',
+      '.tcshrc',
+      '.login',
+      '.logout',
+      '.kshrc',
+      '.mkshrc',
+      'config.fish',
+      '.envrc',
+      '.inputrc',
+      '.xinitrc',
+      '.xprofile',
+      '.xsession',
+      '.xsessionrc',
+      '.pam_environment',
     ],
   },
   {
@@ -102,7 +156,13 @@ export function autorunReason(path: string): string | undefined {
 
 /** Configuration files of MCP clients, which hold the keys of the servers they start: never uploaded. */
 const CLIENT_CONFIG_NAMES: readonly string[] = [
-  'claude_desktop_config.json', '.claude.json', 'mcp.json', '.mcp.json', 'mcp_config.json', 'mcp_settings.json', 'cline_mcp_settings.json',
+  'claude_desktop_config.json',
+  '.claude.json',
+  'mcp.json',
+  '.mcp.json',
+  'mcp_config.json',
+  'mcp_settings.json',
+  'cline_mcp_settings.json',
 ];
 
 export const isClientConfigName = (path: string): boolean => CLIENT_CONFIG_NAMES.includes(basename(path).toLowerCase());

@@ -48,7 +48,9 @@ const refused = (message: string) => new ToolError(403, 'local_file_refused', me
 
 function checkAllowed(policy: LocalFilePolicy, argument: string): void {
   if (!policy.allowLocalFiles) {
-    throw refused(`${argument} is refused: this server does not allow local file access (B2_ALLOW_LOCAL_FILES is not true). Nothing was read or written.`);
+    throw refused(
+      `${argument} is refused: this server does not allow local file access (B2_ALLOW_LOCAL_FILES is not true). Nothing was read or written.`,
+    );
   }
 }
 
@@ -63,7 +65,11 @@ async function realRoot(policy: LocalFilePolicy): Promise<string> {
   });
   const problem = fileRootProblem(real, homedir());
   if (problem) {
-    throw new ToolError(500, 'invalid_file_root', `B2_FILE_ROOT ${JSON.stringify(real)} ${problem}; local files need a folder of their own (the default is ${DEFAULT_FILE_ROOT}). Fix the server configuration.`);
+    throw new ToolError(
+      500,
+      'invalid_file_root',
+      `B2_FILE_ROOT ${JSON.stringify(real)} ${problem}; local files need a folder of their own (the default is ${DEFAULT_FILE_ROOT}). Fix the server configuration.`,
+    );
   }
   return real;
 }
@@ -95,7 +101,9 @@ function isServerFile(fence: Fence, path: string): boolean {
 /** Refuses `path` as named, before it is looked at, when it is one of the server's own files. */
 function checkNamed(fence: Fence, path: string, shown: string, argument: string): void {
   if (isServerFile(fence, path)) {
-    throw refused(`${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`);
+    throw refused(
+      `${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`,
+    );
   }
 }
 
@@ -124,19 +132,35 @@ function checkDestination(fence: Fence, real: string, given: string, shown: stri
 /** An upload never carries an MCP client's configuration (named so as given or by its real path)... */
 function checkNotClientConfig(path: string, shown: string, argument: string): void {
   if (isClientConfigName(path)) {
-    throw refused(`${argument} ${JSON.stringify(shown)} is an MCP client's configuration file, which holds the keys of the servers it starts; it is never uploaded. Nothing was sent.`);
+    throw refused(
+      `${argument} ${JSON.stringify(shown)} is an MCP client's configuration file, which holds the keys of the servers it starts; it is never uploaded. Nothing was sent.`,
+    );
   }
 }
 
 /** ...nor a secret this server is configured with (the message never shows it). */
 function checkNoSecret(bytes: Buffer, secrets: readonly string[], shown: string, argument: string): void {
   if (holdsSecret(bytes, secrets)) {
-    throw refused(`${argument} ${JSON.stringify(shown)} holds this server's B2 key or another secret it is configured with; such a file is never uploaded. Nothing was sent.`);
+    throw refused(
+      `${argument} ${JSON.stringify(shown)} holds this server's B2 key or another secret it is configured with; such a file is never uploaded. Nothing was sent.`,
+    );
   }
 }
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
-const LOCAL_WRITE_ERRORS = new Set(['EACCES', 'EPERM', 'ENOSPC', 'EDQUOT', 'EROFS', 'EISDIR', 'ENOTDIR', 'EEXIST', 'EMFILE', 'ENFILE', 'EIO']);
+const LOCAL_WRITE_ERRORS = new Set([
+  'EACCES',
+  'EPERM',
+  'ENOSPC',
+  'EDQUOT',
+  'EROFS',
+  'EISDIR',
+  'ENOTDIR',
+  'EEXIST',
+  'EMFILE',
+  'ENFILE',
+  'EIO',
+]);
 
 const sameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino;
 
@@ -157,7 +181,13 @@ export async function openedRealPath(handle: FileHandle, path: string, links = D
  * Read a local file of at most `maxBytes` to upload it; refused when it holds one of `secrets`
  * (the keys this server or the caller uses) or is an MCP client's configuration.
  */
-export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBytes: number, secrets: readonly string[], argument = 'filePath'): Promise<Buffer> {
+export async function readLocalFile(
+  policy: LocalFilePolicy,
+  path: string,
+  maxBytes: number,
+  secrets: readonly string[],
+  argument = 'filePath',
+): Promise<Buffer> {
   checkAllowed(policy, argument);
   const given = absolute(policy, path);
   const fence = await fenceOf(policy);
@@ -189,7 +219,11 @@ export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBy
     if (!info.isFile()) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} is not a regular file.`);
     await checkNotServerFile(fence, info, path, argument);
     if (info.size > maxBytes) {
-      throw new ToolError(413, 'file_too_large', `${argument} ${JSON.stringify(path)} is ${info.size} bytes; the limit is ${maxBytes} bytes.`);
+      throw new ToolError(
+        413,
+        'file_too_large',
+        `${argument} ${JSON.stringify(path)} is ${info.size} bytes; the limit is ${maxBytes} bytes.`,
+      );
     }
     // Read through the one handle with a hard cap, in case the file grows after the check.
     const buffer = Buffer.alloc(maxBytes + 1);
@@ -198,7 +232,8 @@ export async function readLocalFile(policy: LocalFilePolicy, path: string, maxBy
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > maxBytes) throw new ToolError(413, 'file_too_large', `${argument} ${JSON.stringify(path)} is larger than ${maxBytes} bytes.`);
+      if (length > maxBytes)
+        throw new ToolError(413, 'file_too_large', `${argument} ${JSON.stringify(path)} is larger than ${maxBytes} bytes.`);
     }
     const bytes = buffer.subarray(0, length);
     checkNoSecret(bytes, secrets, path, argument);
@@ -213,7 +248,9 @@ async function checkNotServerFile(fence: Fence, opened: Stats, shown: string, ar
   for (const own of [fence.ledger, fence.log]) {
     const info = own === undefined ? undefined : await stat(own).catch(() => undefined);
     if (info && sameFile(info, opened)) {
-      throw refused(`${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`);
+      throw refused(
+        `${argument} ${JSON.stringify(shown)} is one of this server's own files (secret ledger or log); those are never read or written. Nothing was read or written.`,
+      );
     }
   }
 }
@@ -255,16 +292,19 @@ export async function prepareLocalTarget(policy: LocalFilePolicy, path: string):
   for (;;) {
     try {
       const real = await realpath(ancestor);
-      if (!(await stat(real)).isDirectory()) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} has a parent that is not a directory.`);
+      if (!(await stat(real)).isDirectory())
+        throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} has a parent that is not a directory.`);
       const target = join(real, ...missing.reverse());
       checkDestination(fence, target, given, path);
       if (present) throw exists(argument, path);
       return { path: target, given: path, fence };
     } catch (error) {
       if (error instanceof ToolError) throw error;
-      if (code(error) !== 'ENOENT') throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be used (${code(error) ?? 'error'}).`);
+      if (code(error) !== 'ENOENT')
+        throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} cannot be used (${code(error) ?? 'error'}).`);
       const parent = dirname(ancestor);
-      if (parent === ancestor) throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} has no existing ancestor directory.`);
+      if (parent === ancestor)
+        throw new ToolError(400, 'invalid_path', `${argument} ${JSON.stringify(path)} has no existing ancestor directory.`);
       missing.push(basename(ancestor));
       ancestor = parent;
     }
@@ -278,7 +318,12 @@ export async function prepareLocalTarget(policy: LocalFilePolicy, path: string):
 async function makeParents(target: LocalTarget): Promise<void> {
   const missing: string[] = [];
   let dir = dirname(target.path);
-  while (!(await stat(dir).then((s) => s.isDirectory(), () => false))) {
+  while (
+    !(await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     missing.push(dir);
     const parent = dirname(dir);
     if (parent === dir) break;
@@ -350,7 +395,11 @@ function idleWatch(ms: number): Transform {
  * Stream `source` into the checked target: the target is reserved exclusively, the body goes to
  * a temporary sibling, renamed over the reservation only when complete. Returns the bytes written.
  */
-export async function saveStream(source: Readable, target: LocalTarget, options: { idleTimeoutMs: number; signal?: AbortSignal }): Promise<number> {
+export async function saveStream(
+  source: Readable,
+  target: LocalTarget,
+  options: { idleTimeoutMs: number; signal?: AbortSignal },
+): Promise<number> {
   const dir = dirname(target.path);
   const temporary = join(dir, `.${basename(target.path)}.${randomBytes(6).toString('hex')}.part`);
   let bytes = 0;
@@ -380,7 +429,12 @@ export async function saveStream(source: Readable, target: LocalTarget, options:
     await removeOwn(target.path, placeholder);
     if (error instanceof ToolError) throw error;
     if ((error as Error).name === 'AbortError') throw new ToolError(499, 'cancelled', 'The download was cancelled; nothing was saved.');
-    if (LOCAL_WRITE_ERRORS.has(code(error) ?? '')) throw new ToolError(500, 'local_write_failed', `Could not write ${JSON.stringify(target.given)} (${code(error)}); nothing was saved.`);
+    if (LOCAL_WRITE_ERRORS.has(code(error) ?? ''))
+      throw new ToolError(
+        500,
+        'local_write_failed',
+        `Could not write ${JSON.stringify(target.given)} (${code(error)}); nothing was saved.`,
+      );
     throw new ToolError(502, 'download_failed', `The download failed before it finished (${(error as Error).message}); nothing was saved.`);
   }
 }

@@ -49,7 +49,8 @@ export function requestedWindow(range: ByteRange, fetchedLength: number, content
   const fetchedEnd = fetched.start + fetchedLength;
   const first = 'suffix' in range ? Math.max(fetched.start, fetchedEnd - range.suffix) : range.first;
   const end = 'suffix' in range || range.last === undefined ? fetchedEnd : Math.min(range.last + 1, fetchedEnd);
-  if (first >= end) throw new ToolError(416, 'InvalidRange', `The requested range lies outside the object (${fetched.size ?? 'unknown'} bytes).`);
+  if (first >= end)
+    throw new ToolError(416, 'InvalidRange', `The requested range lies outside the object (${fetched.size ?? 'unknown'} bytes).`);
   return { start: first - fetched.start, end: end - fetched.start, contentRange: `bytes ${first}-${end - 1}/${fetched.size ?? '*'}` };
 }
 
@@ -61,7 +62,12 @@ export type ReadAround = (first: number, length: number) => Promise<{ bytes: Buf
  * short for the sanitizer to know. Throws when a secret in the source lies across either end of
  * [first, last]; a secret wholly inside or outside is left to the sanitizer's usual work.
  */
-export async function refuseCutSecrets(read: ReadAround, first: number, last: number, redaction: Pick<Sanitizer, 'window' | 'scanMargin'>): Promise<void> {
+export async function refuseCutSecrets(
+  read: ReadAround,
+  first: number,
+  last: number,
+  redaction: Pick<Sanitizer, 'window' | 'scanMargin'>,
+): Promise<void> {
   const margin = redaction.scanMargin;
   for (const edge of [first, last + 1]) {
     if (edge === 0) continue;
@@ -71,7 +77,11 @@ export async function refuseCutSecrets(read: ReadAround, first: number, last: nu
     if (at <= 0 || at >= bytes.length) continue;
     const secretAt = (index: number) => !redaction.window(bytes, index, index + 1).equals(bytes.subarray(index, index + 1));
     if (secretAt(at - 1) && secretAt(at)) {
-      throw new ToolError(403, 'range_cuts_secret', `copySourceRange bytes=${first}-${last} cuts through a credential stored in the source object at byte ${edge}; copy the whole object, or a range that does not cut it.`);
+      throw new ToolError(
+        403,
+        'range_cuts_secret',
+        `copySourceRange bytes=${first}-${last} cuts through a credential stored in the source object at byte ${edge}; copy the whole object, or a range that does not cut it.`,
+      );
     }
   }
 }

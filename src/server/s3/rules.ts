@@ -22,6 +22,7 @@ export const badArguments = (message: string) => new ToolError(400, 'invalid_arg
 export function splitCopySource(copySource: string): { bucket: string; key: string } {
   const path = copySource.startsWith('/') ? copySource.slice(1) : copySource;
   const slash = path.indexOf('/');
-  if (slash <= 0 || slash === path.length - 1) throw badArguments(`copySource must be "sourceBucket/sourceKey", got ${JSON.stringify(copySource)}.`);
+  if (slash <= 0 || slash === path.length - 1)
+    throw badArguments(`copySource must be "sourceBucket/sourceKey", got ${JSON.stringify(copySource)}.`);
   return { bucket: path.slice(0, slash), key: path.slice(slash + 1) };
 }

@@ -24,7 +24,7 @@ export interface SecretCreation<R extends { applicationKey: string }> {
   describe(created: R): string;
   create(): Promise<R>;
   /** Removes the creation on B2 when its secret could not be stored; absent when B2 offers no way. */
-  undo?: { run(created: R): Promise<void>; /** Past tense, e.g. `deleted`. */ done: string };
+  undo?: { run(created: R): Promise<void> /** Past tense, e.g. `deleted`. */; done: string };
 }
 
 const INLINE_SECRET_WARNING =

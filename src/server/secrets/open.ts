@@ -23,10 +23,17 @@ export function openSecretStore(config: ServerConfig, env: NodeJS.ProcessEnv): O
     return { config, store: new FileSecretStore(ledger) };
   } catch (error) {
     const reason =
-      error instanceof SecretSinkError ? error.message : `Cannot prepare the secret ledger ${ledger.path} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`;
+      error instanceof SecretSinkError
+        ? error.message
+        : `Cannot prepare the secret ledger ${ledger.path} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`;
     if (env.B2_SECRET_SINK?.trim() || env.B2_SECRET_SINK_FILE?.trim()) throw new ConfigError(`B2_SECRET_SINK=file: ${reason}`);
     return {
-      config: { ...config, secretSink: 'off', secretSinkFile: undefined, secretSinkUnavailable: `the default secret ledger cannot be used: ${reason}` },
+      config: {
+        ...config,
+        secretSink: 'off',
+        secretSinkFile: undefined,
+        secretSinkUnavailable: `the default secret ledger cannot be used: ${reason}`,
+      },
     };
   }
 }

@@ -38,7 +38,14 @@ export function idempotencyIds(tool: string, callerId: string, args: ToolArgs): 
  */
 export function callerIdOf(credentials: Credentials | undefined, principal?: string): string {
   if (!credentials && principal === undefined) return 'anonymous';
-  const material = ['b2-mcp-caller', credentials?.applicationKeyId ?? '', credentials?.applicationKey ?? '', credentials?.masterKeyId ?? '', credentials?.masterKey ?? '', principal ?? ''];
+  const material = [
+    'b2-mcp-caller',
+    credentials?.applicationKeyId ?? '',
+    credentials?.applicationKey ?? '',
+    credentials?.masterKeyId ?? '',
+    credentials?.masterKey ?? '',
+    principal ?? '',
+  ];
   return createHash('sha256').update(material.join('\0')).digest('hex');
 }
 
@@ -69,7 +76,11 @@ export interface SecretStore {
 }
 
 const conflict = () =>
-  new ToolError(409, 'idempotency_key_conflict', 'This idempotencyKey was already used for a different request; use a new key for a new creation.');
+  new ToolError(
+    409,
+    'idempotency_key_conflict',
+    'This idempotencyKey was already used for a different request; use a new key for a new creation.',
+  );
 
 export class FileSecretStore implements SecretStore {
   readonly mode = 'file';
@@ -135,4 +146,3 @@ export class InlineSecretStore implements SecretStore {
     return [...this.returned];
   }
 }
-

@@ -12,7 +12,8 @@ export const accountTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_authorize_account',
     title: 'Authorize account',
-    description: 'Re-authorize the configured key; returns account id, API URLs, capabilities and bucket/prefix restrictions, never the auth token.',
+    description:
+      'Re-authorize the configured key; returns account id, API URLs, capabilities and bucket/prefix restrictions, never the auth token.',
     input: authorizeAccountInput,
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',

@@ -56,7 +56,12 @@ const egressLeadersInput = toolInput({
 
 const egressLeaders: ToolHandler<typeof egressLeadersInput> = async (args, context) => {
   return {
-    structured: await (await import('../analytics/egress-leaders.js')).rankEgressLeaders(context.b2(), { by: args.by ?? 'account', days: args.days, limit: args.limit ?? 15, signal: context.signal }),
+    structured: await (await import('../analytics/egress-leaders.js')).rankEgressLeaders(context.b2(), {
+      by: args.by ?? 'account',
+      days: args.days,
+      limit: args.limit ?? 15,
+      signal: context.signal,
+    }),
   };
 };
 
@@ -83,7 +88,8 @@ export const analyticsTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_list_largest_files',
     title: 'List largest files',
-    description: 'Find a bucket\'s largest file versions from its listing, within max_scan and a time budget (truncated when one stops it); never reads content.',
+    description:
+      "Find a bucket's largest file versions from its listing, within max_scan and a time budget (truncated when one stops it); never reads content.",
     input: largestFilesInput,
     backing: 'customMcp',
     capabilities: ['listFiles'],
@@ -93,7 +99,7 @@ export const analyticsTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_unfinished_uploads',
     title: 'Unfinished large uploads',
-    description: 'List a bucket\'s unfinished large-file uploads and the bytes they hold (a lower bound when capped).',
+    description: "List a bucket's unfinished large-file uploads and the bytes they hold (a lower bound when capped).",
     input: unfinishedUploadsInput,
     backing: 'customMcp',
     capabilities: ['listFiles'],

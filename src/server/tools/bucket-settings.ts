@@ -21,7 +21,8 @@ const reservedPrefix = (text: string) => text.toLowerCase().startsWith('b2-');
 
 export function checkBucketInfo(info: Record<string, string>): void {
   const entries = Object.entries(info);
-  if (entries.length > MAX_BUCKET_INFO_PAIRS) throw badRequest(`bucketInfo holds at most ${MAX_BUCKET_INFO_PAIRS} pairs (got ${entries.length}).`);
+  if (entries.length > MAX_BUCKET_INFO_PAIRS)
+    throw badRequest(`bucketInfo holds at most ${MAX_BUCKET_INFO_PAIRS} pairs (got ${entries.length}).`);
   let valueBytes = 0;
   for (const [key, value] of entries) {
     const keyBytes = bytes(key);
@@ -56,7 +57,8 @@ export function checkCorsRules(rules: readonly B2CorsRule[]): void {
   const names = new Set<string>();
   for (const rule of rules) {
     const name = rule.corsRuleName;
-    if (!/^[A-Za-z0-9-]{6,63}$/.test(name)) throw badRequest(`CORS rule name ${JSON.stringify(name)} must be 6-63 letters, digits or dashes.`);
+    if (!/^[A-Za-z0-9-]{6,63}$/.test(name))
+      throw badRequest(`CORS rule name ${JSON.stringify(name)} must be 6-63 letters, digits or dashes.`);
     if (reservedPrefix(name)) throw badRequest(`CORS rule name ${JSON.stringify(name)} uses the reserved "b2-" prefix.`);
     if (names.has(name)) throw badRequest(`CORS rule name ${JSON.stringify(name)} is used more than once.`);
     names.add(name);

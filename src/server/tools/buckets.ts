@@ -4,7 +4,21 @@ import { ToolError } from '../errors.js';
 import { defineTool, type GateTrigger, type ToolDefinition, type ToolHandler } from './definition.js';
 import { redactNotificationRules } from './notification-redaction.js';
 import { checkWebhookUrl } from './webhook-guard.js';
-import { array, boolean, constant, givenArgs, integer, nullable, object, oneOf, string, stringMap, toolInput, type ArgsOf, type Schema } from './schema.js';
+import {
+  array,
+  boolean,
+  constant,
+  givenArgs,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  string,
+  stringMap,
+  toolInput,
+  type ArgsOf,
+  type Schema,
+} from './schema.js';
 
 const BUCKET_TYPES = ['allPublic', 'allPrivate'] as const;
 
@@ -69,7 +83,12 @@ const updateBucketEffects: GateTrigger<typeof updateBucketInput> = (args) => {
   if (rules.some((rule) => rule.daysFromHidingToDeleting !== undefined && rule.daysFromHidingToDeleting !== null)) {
     effects.push('schedule deletion of hidden file versions');
   }
-  if (rules.some((rule) => rule.daysFromStartingToCancelingUnfinishedLargeFiles !== undefined && rule.daysFromStartingToCancelingUnfinishedLargeFiles !== null)) {
+  if (
+    rules.some(
+      (rule) =>
+        rule.daysFromStartingToCancelingUnfinishedLargeFiles !== undefined && rule.daysFromStartingToCancelingUnfinishedLargeFiles !== null,
+    )
+  ) {
     effects.push('schedule cancellation of unfinished large files, discarding their uploaded parts');
   }
   if (args.replicationConfiguration !== undefined) effects.push('change replication, copying data to another bucket');
@@ -99,8 +118,13 @@ const DEFAULT_BUCKET_LIMIT = 100;
 
 /** Settings shared by create and update, passed on only when given. */
 const SETTING_FIELDS = [
-  'bucketInfo', 'corsRules', 'lifecycleRules', 'defaultServerSideEncryption', 'fileLockEnabled',
-  'defaultRetention', 'replicationConfiguration',
+  'bucketInfo',
+  'corsRules',
+  'lifecycleRules',
+  'defaultServerSideEncryption',
+  'fileLockEnabled',
+  'defaultRetention',
+  'replicationConfiguration',
 ] as const;
 
 function settingsOf(args: Pick<UpdateBucketArgs, (typeof SETTING_FIELDS)[number]>): Partial<B2UpdateBucketRequest> {
@@ -213,10 +237,9 @@ const updateBucketInput = toolInput(
         },
         ['sourceApplicationKeyId', 'replicationRules'],
       ),
-      asReplicationDestination: object(
-        { sourceToDestinationKeyMapping: stringMap(string({ minLength: 1 }), string({ minLength: 1 })) },
-        ['sourceToDestinationKeyMapping'],
-      ),
+      asReplicationDestination: object({ sourceToDestinationKeyMapping: stringMap(string({ minLength: 1 }), string({ minLength: 1 })) }, [
+        'sourceToDestinationKeyMapping',
+      ]),
     }),
     ifRevisionIs: integer(1, Number.MAX_SAFE_INTEGER, { description: 'Apply only if the bucket revision still matches.' }),
   },
@@ -247,15 +270,22 @@ const deleteBucket: ToolHandler<typeof deleteBucketInput> = async (args, context
 const getNotificationRulesInput = toolInput({ bucketId }, ['bucketId']);
 
 const getNotificationRules: ToolHandler<typeof getNotificationRulesInput> = async (args, context) => ({
-  structured: redactNotificationRules(await context.b2().getBucketNotificationRules({ bucketId: args.bucketId }, { signal: context.signal })),
+  structured: redactNotificationRules(
+    await context.b2().getBucketNotificationRules({ bucketId: args.bucketId }, { signal: context.signal }),
+  ),
 });
 
-const setNotificationRulesInput = toolInput({ bucketId, eventNotificationRules: array(notificationRule, { maxItems: 50 }) }, ['bucketId', 'eventNotificationRules']);
+const setNotificationRulesInput = toolInput({ bucketId, eventNotificationRules: array(notificationRule, { maxItems: 50 }) }, [
+  'bucketId',
+  'eventNotificationRules',
+]);
 
 const setNotificationRules: ToolHandler<typeof setNotificationRulesInput> = async (args, context) => {
   const rules = args.eventNotificationRules.map((rule) => ({ ...rule, objectNamePrefix: rule.objectNamePrefix ?? '' }));
   for (const rule of rules) await checkWebhookUrl(rule.targetConfiguration.url);
-  const response = await context.b2().setBucketNotificationRules({ bucketId: args.bucketId, eventNotificationRules: rules }, { signal: context.signal });
+  const response = await context
+    .b2()
+    .setBucketNotificationRules({ bucketId: args.bucketId, eventNotificationRules: rules }, { signal: context.signal });
   return { structured: redactNotificationRules(response) };
 };
 
@@ -284,7 +314,8 @@ export const bucketTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_update_bucket',
     title: 'Update bucket',
-    description: 'Change a bucket\'s type, info, CORS, lifecycle, encryption, default retention or replication; exposing data or removing a protection needs confirmation.',
+    description:
+      "Change a bucket's type, info, CORS, lifecycle, encryption, default retention or replication; exposing data or removing a protection needs confirmation.",
     input: updateBucketInput,
     backing: 'nativeB2Sdk',
     capabilities: ['writeBuckets'],
@@ -306,7 +337,7 @@ export const bucketTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_get_bucket_notification_rules',
     title: 'Get bucket notification rules',
-    description: 'Get a bucket\'s event notification rules, webhook URL paths, signing secrets and header values redacted.',
+    description: "Get a bucket's event notification rules, webhook URL paths, signing secrets and header values redacted.",
     input: getNotificationRulesInput,
     backing: 'nativeB2Sdk',
     capabilities: ['readBucketNotifications', 'writeBucketNotifications'],

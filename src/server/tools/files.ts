@@ -25,16 +25,15 @@ const retentionInput = toolInput(
 
 const retentionEffects: GateTrigger<typeof retentionInput> = (args) => {
   const effects: string[] = [];
-  if (args.fileRetention.mode === null) effects.push('remove the file\'s retention');
+  if (args.fileRetention.mode === null) effects.push("remove the file's retention");
   if (args.bypassGovernance === true) effects.push('bypass governance-mode retention');
   return effects.length > 0 ? effects.join(' and ') : undefined;
 };
 
 const updateLegalHold: ToolHandler<typeof legalHoldInput> = async (args, context) => ({
-  structured: await context.b2().updateFileLegalHold(
-    { fileId: args.fileId, fileName: args.fileName, legalHold: args.legalHold },
-    { signal: context.signal },
-  ),
+  structured: await context
+    .b2()
+    .updateFileLegalHold({ fileId: args.fileId, fileName: args.fileName, legalHold: args.legalHold }, { signal: context.signal }),
 });
 
 const updateRetention: ToolHandler<typeof retentionInput> = async (args, context) => {
@@ -48,7 +47,7 @@ export const fileTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_update_file_legal_hold',
     title: 'Update file legal hold',
-    description: 'Turn a file version\'s legal hold on or off; off needs confirmation.',
+    description: "Turn a file version's legal hold on or off; off needs confirmation.",
     input: legalHoldInput,
     backing: 'nativeB2Sdk',
     capabilities: ['writeFileLegalHolds'],
@@ -59,7 +58,8 @@ export const fileTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_update_file_retention',
     title: 'Update file retention',
-    description: 'Set or clear a file version\'s Object Lock retention (null mode and retainUntilTimestamp clear); clearing or bypassing governance needs confirmation.',
+    description:
+      "Set or clear a file version's Object Lock retention (null mode and retainUntilTimestamp clear); clearing or bypassing governance needs confirmation.",
     input: retentionInput,
     backing: 'nativeB2Sdk',
     capabilities: ['writeFileRetentions'],

@@ -20,7 +20,8 @@ export const KEY_CAPABILITY_RISKS = {
   writeBucketNotifications: 'can send bucket events to any webhook',
 } as const satisfies Partial<Record<B2Capability, string>>;
 
-const violation = (message: string) => new ToolError(403, 'key_policy_violation', `${message} Ask the server's operator if this key is really needed.`);
+const violation = (message: string) =>
+  new ToolError(403, 'key_policy_violation', `${message} Ask the server's operator if this key is really needed.`);
 
 export function checkKeyPolicy(request: B2CreateKeyRequest, policy: KeyPolicy): void {
   const granted = KEY_MANAGEMENT_CAPABILITIES.filter((c) => request.capabilities.includes(c));

@@ -67,7 +67,8 @@ export const keyTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_create_key',
     title: 'Create application key',
-    description: 'Create an application key. Its secret is written to the server\'s secret sink (an owner-only ledger file) and redacted from the result, or returned once when the operator chose inline secrets.',
+    description:
+      "Create an application key. Its secret is written to the server's secret sink (an owner-only ledger file) and redacted from the result, or returned once when the operator chose inline secrets.",
     input: createKeyInput,
     backing: 'nativeB2Sdk',
     capabilities: ['writeKeys'],

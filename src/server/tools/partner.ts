@@ -48,14 +48,25 @@ const listGroupMembers: ToolHandler<typeof listGroupMembersInput> = async (args,
   return { structured: await context.partner().listGroupMembers(request, { signal: context.signal }) };
 };
 
-const ejectGroupMemberInput = toolInput({ adminAccountId: accountId, groupId: string({ minLength: 1 }), memberAccountId: accountId, email }, ['adminAccountId', 'groupId', 'memberAccountId']);
+const ejectGroupMemberInput = toolInput(
+  { adminAccountId: accountId, groupId: string({ minLength: 1 }), memberAccountId: accountId, email },
+  ['adminAccountId', 'groupId', 'memberAccountId'],
+);
 
 const ejectGroupMember: ToolHandler<typeof ejectGroupMemberInput> = async (args, context) => {
-  const request = { adminAccountId: args.adminAccountId, groupId: args.groupId, memberAccountId: args.memberAccountId, ...givenArgs(args, ['email']) };
+  const request = {
+    adminAccountId: args.adminAccountId,
+    groupId: args.groupId,
+    memberAccountId: args.memberAccountId,
+    ...givenArgs(args, ['email']),
+  };
   return { structured: await context.partner().ejectGroupMember(request, { signal: context.signal }) };
 };
 
-const createGroupMemberInput = toolInput({ adminAccountId: accountId, groupId: string({ minLength: 1 }), memberEmail: email, region, idempotencyKey }, ['adminAccountId', 'groupId', 'memberEmail', 'idempotencyKey']);
+const createGroupMemberInput = toolInput(
+  { adminAccountId: accountId, groupId: string({ minLength: 1 }), memberEmail: email, region, idempotencyKey },
+  ['adminAccountId', 'groupId', 'memberEmail', 'idempotencyKey'],
+);
 
 const createGroupMember: ToolHandler<typeof createGroupMemberInput> = async (args, context) => {
   const partner = context.partner();
@@ -69,13 +80,19 @@ const createGroupMember: ToolHandler<typeof createGroupMemberInput> = async (arg
     create: () => partner.createGroupMember(request, { signal: context.signal }),
     // No signal: an undo must finish even when the caller has gone away.
     undo: {
-      run: async (created) => void (await partner.ejectGroupMember({ adminAccountId, groupId, memberAccountId: created.groupMember.accountId })),
+      run: async (created) =>
+        void (await partner.ejectGroupMember({ adminAccountId, groupId, memberAccountId: created.groupMember.accountId })),
       done: 'ejected from the group',
     },
   });
 };
 
-const reserveTrialAccountInput = toolInput({ email, region, term: integer(7, 30), storage: integer(1, 50), idempotencyKey }, ['email', 'term', 'storage', 'idempotencyKey']);
+const reserveTrialAccountInput = toolInput({ email, region, term: integer(7, 30), storage: integer(1, 50), idempotencyKey }, [
+  'email',
+  'term',
+  'storage',
+  'idempotencyKey',
+]);
 
 /** Served in inline mode only (the registry's rule): B2 cannot undo a trial account. */
 const reserveTrialAccount: ToolHandler<typeof reserveTrialAccountInput> = async (args, context) => {
@@ -133,7 +150,8 @@ export const partnerTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_create_group_member',
     title: 'Create Partner group member',
-    description: 'Create a new B2 account inside a Partner group. Its application key is written to the server\'s secret sink and redacted from the result, or returned once when the operator chose inline secrets.',
+    description:
+      "Create a new B2 account inside a Partner group. Its application key is written to the server's secret sink and redacted from the result, or returned once when the operator chose inline secrets.",
     input: createGroupMemberInput,
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',
@@ -146,14 +164,16 @@ export const partnerTools: ToolDefinition[] = [
   defineTool({
     name: 'b2_reserve_trial_create_account',
     title: 'Reserve Partner trial account',
-    description: 'Reserve a Partner trial account (term in days, storage in TB). Offered only when the operator chose inline secrets: the result carries the new account\'s application key once, so store it securely.',
+    description:
+      "Reserve a Partner trial account (term in days, storage in TB). Offered only when the operator chose inline secrets: the result carries the new account's application key once, so store it securely.",
     input: reserveTrialAccountInput,
     backing: 'nativeB2Sdk',
     capabilities: 'unmapped',
     partner: true,
     effect: 'write',
     secretProducing: true,
-    fileSinkRefusal: 'the file secret sink does not support trial accounts (B2 cannot undo one if the ledger write fails); only B2_SECRET_SINK=inline serves it',
+    fileSinkRefusal:
+      'the file secret sink does not support trial accounts (B2 cannot undo one if the ledger write fails); only B2_SECRET_SINK=inline serves it',
     gate: () => 'create a real trial account and its durable key',
     handler: reserveTrialAccount,
   }),

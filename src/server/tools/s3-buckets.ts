@@ -13,7 +13,7 @@ const isSet = (value: unknown): boolean => value !== undefined && value !== null
  */
 const lifecycleEffects: GateTrigger<typeof putBucketLifecycleInput> = (args) => {
   const rules = Array.isArray(args.rules) ? args.rules : [];
-  if (rules.length === 0) return 'remove the bucket\'s lifecycle configuration';
+  if (rules.length === 0) return "remove the bucket's lifecycle configuration";
   const effects: string[] = [];
   if (rules.some((rule) => isSet(rule.expiration) || isSet(rule.noncurrentVersionExpiration))) {
     effects.push('schedule objects or old versions for automatic deletion');
@@ -21,7 +21,7 @@ const lifecycleEffects: GateTrigger<typeof putBucketLifecycleInput> = (args) => 
   if (rules.some((rule) => isSet(rule.abortIncompleteMultipartUpload))) {
     effects.push('schedule cancellation of unfinished multipart uploads, discarding their uploaded parts');
   }
-  return effects.length > 0 ? effects.join(' and ') : 'replace the bucket\'s lifecycle configuration';
+  return effects.length > 0 ? effects.join(' and ') : "replace the bucket's lifecycle configuration";
 };
 
 const headBucketInput = toolInput({ bucket }, ['bucket']);
@@ -104,7 +104,8 @@ export const s3BucketTools: ToolDefinition[] = [
   defineTool({
     name: 's3_put_bucket_lifecycle',
     title: 'Put bucket lifecycle',
-    description: 'Replace a bucket\'s S3 lifecycle rules (expiration, noncurrent expiration, abort incomplete uploads; no transitions); [] removes them.',
+    description:
+      "Replace a bucket's S3 lifecycle rules (expiration, noncurrent expiration, abort incomplete uploads; no transitions); [] removes them.",
     input: putBucketLifecycleInput,
     backing: 'awsS3Sdk',
     capabilities: ['writeBuckets'],

@@ -24,7 +24,13 @@ const createMultipartUploadInput = toolInput(
 const createMultipartUpload: ToolHandler<typeof createMultipartUploadInput> = async (args, context) => {
   const s3 = await context.s3();
   const upload = await s3.createMultipartUpload(
-    { bucket: args.bucket, key: args.key, contentType: args.contentType, metadata: args.metadata, serverSideEncryption: args.serverSideEncryption },
+    {
+      bucket: args.bucket,
+      key: args.key,
+      contentType: args.contentType,
+      metadata: args.metadata,
+      serverSideEncryption: args.serverSideEncryption,
+    },
     { signal: context.signal },
   );
   return { structured: { ...upload, minimumPartSize: MIN_PART_BYTES } };
@@ -50,7 +56,12 @@ const uploadPartCopy: ToolHandler<typeof uploadPartCopyInput> = async (args, con
   const s3 = await context.s3();
   if (range) {
     const readAround: ReadAround = async (first, length) => {
-      const ref = { bucket: source.bucket, key: source.key, versionId: args.copySourceVersionId, range: `bytes=${first}-${first + length - 1}` };
+      const ref = {
+        bucket: source.bucket,
+        key: source.key,
+        versionId: args.copySourceVersionId,
+        range: `bytes=${first}-${first + length - 1}`,
+      };
       try {
         const object = await s3.getObject(ref, { signal: context.signal });
         const chunks: Buffer[] = [];
@@ -99,7 +110,10 @@ const completeMultipartUpload: ToolHandler<typeof completeMultipartUploadInput> 
   }
   const s3 = await context.s3();
   return {
-    structured: await s3.completeMultipartUpload({ bucket: args.bucket, key: args.key, uploadId: args.uploadId, parts: args.parts }, { signal: context.signal }),
+    structured: await s3.completeMultipartUpload(
+      { bucket: args.bucket, key: args.key, uploadId: args.uploadId, parts: args.parts },
+      { signal: context.signal },
+    ),
   };
 };
 
@@ -126,7 +140,13 @@ const listParts: ToolHandler<typeof listPartsInput> = async (args, context) => {
   const s3 = await context.s3();
   return {
     structured: await s3.listParts(
-      { bucket: args.bucket, key: args.key, uploadId: args.uploadId, maxParts: args.maxParts ?? 100, partNumberMarker: args.partNumberMarker },
+      {
+        bucket: args.bucket,
+        key: args.key,
+        uploadId: args.uploadId,
+        maxParts: args.maxParts ?? 100,
+        partNumberMarker: args.partNumberMarker,
+      },
       { signal: context.signal },
     ),
   };
@@ -145,11 +165,19 @@ const listMultipartUploadsInput = toolInput(
 );
 
 const listMultipartUploads: ToolHandler<typeof listMultipartUploadsInput> = async (args, context) => {
-  if (args.uploadIdMarker !== undefined && args.keyMarker === undefined) throw badArguments('uploadIdMarker needs keyMarker (the key that upload belongs to).');
+  if (args.uploadIdMarker !== undefined && args.keyMarker === undefined)
+    throw badArguments('uploadIdMarker needs keyMarker (the key that upload belongs to).');
   const s3 = await context.s3();
   return {
     structured: await s3.listMultipartUploads(
-      { bucket: args.bucket, prefix: args.prefix, delimiter: args.delimiter, maxUploads: args.maxUploads ?? 100, keyMarker: args.keyMarker, uploadIdMarker: args.uploadIdMarker },
+      {
+        bucket: args.bucket,
+        prefix: args.prefix,
+        delimiter: args.delimiter,
+        maxUploads: args.maxUploads ?? 100,
+        keyMarker: args.keyMarker,
+        uploadIdMarker: args.uploadIdMarker,
+      },
       { signal: context.signal },
     ),
   };
@@ -159,7 +187,8 @@ export const s3MultipartTools: ToolDefinition[] = [
   defineTool({
     name: 's3_create_multipart_upload',
     title: 'Create multipart upload',
-    description: 'Start a multipart upload; returns uploadId. Add parts via s3_get_presigned_upload_part_url or s3_upload_part_copy; all but the last part need at least 5 MiB.',
+    description:
+      'Start a multipart upload; returns uploadId. Add parts via s3_get_presigned_upload_part_url or s3_upload_part_copy; all but the last part need at least 5 MiB.',
     input: createMultipartUploadInput,
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],
@@ -179,7 +208,7 @@ export const s3MultipartTools: ToolDefinition[] = [
   defineTool({
     name: 's3_complete_multipart_upload',
     title: 'Complete multipart upload',
-    description: 'Assemble a multipart upload\'s parts into one object.',
+    description: "Assemble a multipart upload's parts into one object.",
     input: completeMultipartUploadInput,
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],

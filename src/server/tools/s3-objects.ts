@@ -34,7 +34,14 @@ const listObjects: ToolHandler<typeof listObjectsInput> = async (args, context) 
   const s3 = await context.s3();
   return {
     structured: await s3.listObjectsV2(
-      { bucket: args.bucket, prefix: args.prefix, delimiter: args.delimiter, maxKeys: args.maxKeys ?? 1000, continuationToken: args.continuationToken, startAfter: args.startAfter },
+      {
+        bucket: args.bucket,
+        prefix: args.prefix,
+        delimiter: args.delimiter,
+        maxKeys: args.maxKeys ?? 1000,
+        continuationToken: args.continuationToken,
+        startAfter: args.startAfter,
+      },
       { signal: context.signal },
     ),
   };
@@ -53,11 +60,19 @@ const listVersionsInput = toolInput(
 );
 
 const listVersions: ToolHandler<typeof listVersionsInput> = async (args, context) => {
-  if (args.versionIdMarker !== undefined && args.keyMarker === undefined) throw badArguments('versionIdMarker needs keyMarker (the key that version belongs to).');
+  if (args.versionIdMarker !== undefined && args.keyMarker === undefined)
+    throw badArguments('versionIdMarker needs keyMarker (the key that version belongs to).');
   const s3 = await context.s3();
   return {
     structured: await s3.listObjectVersions(
-      { bucket: args.bucket, prefix: args.prefix, delimiter: args.delimiter, maxKeys: args.maxKeys ?? 1000, keyMarker: args.keyMarker, versionIdMarker: args.versionIdMarker },
+      {
+        bucket: args.bucket,
+        prefix: args.prefix,
+        delimiter: args.delimiter,
+        maxKeys: args.maxKeys ?? 1000,
+        keyMarker: args.keyMarker,
+        versionIdMarker: args.versionIdMarker,
+      },
       { signal: context.signal },
     ),
   };
@@ -131,7 +146,9 @@ const getObject: ToolHandler<typeof getObjectInput> = async (args, context) => {
   if (target) {
     const bytes = await saveStream(object.body, target, { idleTimeoutMs: SAVE_IDLE_TIMEOUT_MS, signal: context.signal });
     const slice = args.range ? ` (${object.contentRange ?? args.range})` : '';
-    return { text: `Saved ${bytes} bytes of ${s3Uri({ ...ref, versionId: object.versionId ?? ref.versionId })}${slice} to ${target.path}.` };
+    return {
+      text: `Saved ${bytes} bytes of ${s3Uri({ ...ref, versionId: object.versionId ?? ref.versionId })}${slice} to ${target.path}.`,
+    };
   }
   const limit = range ? INLINE_OBJECT_BYTES + 2 * margin : INLINE_OBJECT_BYTES;
   if (object.contentLength !== undefined && object.contentLength > limit) {
@@ -176,8 +193,12 @@ const putObjectInput = toolInput(
 
 const putObject: ToolHandler<typeof putObjectInput> = async (args, context) => {
   if (args.content !== undefined && args.filePath !== undefined) throw badArguments('Give content or filePath, not both.');
-  if (args.content === undefined && args.filePath === undefined) throw badArguments('Give content (base64; "" makes an empty object) or filePath.');
-  const body = args.content !== undefined ? decodeBase64(args.content) : await readLocalFile(context.config, args.filePath!, INLINE_OBJECT_BYTES, context.protectedValues());
+  if (args.content === undefined && args.filePath === undefined)
+    throw badArguments('Give content (base64; "" makes an empty object) or filePath.');
+  const body =
+    args.content !== undefined
+      ? decodeBase64(args.content)
+      : await readLocalFile(context.config, args.filePath!, INLINE_OBJECT_BYTES, context.protectedValues());
   if (body.length > INLINE_OBJECT_BYTES) {
     throw new ToolError(
       413,
@@ -187,10 +208,19 @@ const putObject: ToolHandler<typeof putObjectInput> = async (args, context) => {
   }
   const s3 = await context.s3();
   const result = await s3.putObject(
-    { bucket: args.bucket, key: args.key, body, contentType: args.contentType, metadata: args.metadata, serverSideEncryption: args.serverSideEncryption },
+    {
+      bucket: args.bucket,
+      key: args.key,
+      body,
+      contentType: args.contentType,
+      metadata: args.metadata,
+      serverSideEncryption: args.serverSideEncryption,
+    },
     { signal: context.signal },
   );
-  return { text: `Uploaded ${result.size} bytes to ${s3Uri({ ...result, versionId: result.versionId })}${result.etag ? `, ETag ${result.etag}` : ''}.` };
+  return {
+    text: `Uploaded ${result.size} bytes to ${s3Uri({ ...result, versionId: result.versionId })}${result.etag ? `, ETag ${result.etag}` : ''}.`,
+  };
 };
 
 const copyObjectInput = toolInput(
@@ -238,12 +268,17 @@ const deleteObject: ToolHandler<typeof deleteObjectInput> = async (args, context
   const s3 = await context.s3();
   const result = await s3.deleteObject({ bucket: args.bucket, key: args.key, versionId: args.versionId }, { signal: context.signal });
   const target = s3Uri({ bucket: args.bucket, key: args.key });
-  if (args.versionId) return { text: `Deleted version ${args.versionId} of ${target} permanently${result.deleteMarker ? ' (it was a delete marker)' : ''}.` };
+  if (args.versionId)
+    return { text: `Deleted version ${args.versionId} of ${target} permanently${result.deleteMarker ? ' (it was a delete marker)' : ''}.` };
   if (result.deleteMarker) {
-    return { text: `${target} is now hidden by delete marker ${result.versionId ?? '(no id)'}; earlier versions remain until deleted by versionId.` };
+    return {
+      text: `${target} is now hidden by delete marker ${result.versionId ?? '(no id)'}; earlier versions remain until deleted by versionId.`,
+    };
   }
   // No delete marker: the bucket keeps no versions, so S3 removed the object (its answer is the same when there was none).
-  return { text: `Deleted ${target}; the bucket keeps no versions, so the object is gone for good (S3 answers the same when the key did not exist).` };
+  return {
+    text: `Deleted ${target}; the bucket keeps no versions, so the object is gone for good (S3 answers the same when the key did not exist).`,
+  };
 };
 
 const deleteObjectsInput = toolInput(
@@ -261,7 +296,10 @@ const deleteObjects: ToolHandler<typeof deleteObjectsInput> = async (args, conte
   if (bypassGovernance) requireCapability(context.capabilities, 'bypassGovernance', 'Deleting with bypassGovernance');
   const quiet = args.quiet ?? true;
   const s3 = await context.s3();
-  const result = await s3.deleteObjects({ bucket: args.bucket, objects: args.objects, quiet, bypassGovernance }, { signal: context.signal });
+  const result = await s3.deleteObjects(
+    { bucket: args.bucket, objects: args.objects, quiet, bypassGovernance },
+    { signal: context.signal },
+  );
   return {
     structured: {
       bucket: args.bucket,
@@ -277,7 +315,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   defineTool({
     name: 's3_list_objects_v2',
     title: 'List objects',
-    description: 'List a bucket\'s objects with prefix, delimiter and continuation-token paging.',
+    description: "List a bucket's objects with prefix, delimiter and continuation-token paging.",
     input: listObjectsInput,
     backing: 'awsS3Sdk',
     capabilities: ['listFiles'],
@@ -287,7 +325,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   defineTool({
     name: 's3_list_object_versions',
     title: 'List object versions',
-    description: 'List a bucket\'s object versions and delete markers, with prefix, delimiter and key/version-marker paging.',
+    description: "List a bucket's object versions and delete markers, with prefix, delimiter and key/version-marker paging.",
     input: listVersionsInput,
     backing: 'awsS3Sdk',
     capabilities: ['listFiles'],
@@ -297,7 +335,7 @@ export const s3ObjectTools: ToolDefinition[] = [
   defineTool({
     name: 's3_head_object',
     title: 'Head object',
-    description: 'Get an object\'s metadata (size, type, ETag, dates, user metadata, lock state).',
+    description: "Get an object's metadata (size, type, ETag, dates, user metadata, lock state).",
     input: headObjectInput,
     backing: 'awsS3Sdk',
     capabilities: ['readFiles'],

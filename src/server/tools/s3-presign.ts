@@ -80,10 +80,21 @@ const presignParts: ToolHandler<typeof presignPartsInput> = async (args, context
   const signedAt = Date.now();
   const parts: Array<{ partNumber: number; url: string }> = [];
   for (const partNumber of args.partNumbers) {
-    parts.push({ partNumber, url: await s3.presignUploadPart({ bucket: args.bucket, key: args.key, uploadId: args.uploadId, partNumber, expiresIn }) });
+    parts.push({
+      partNumber,
+      url: await s3.presignUploadPart({ bucket: args.bucket, key: args.key, uploadId: args.uploadId, partNumber, expiresIn }),
+    });
   }
   return {
-    structured: { bucket: args.bucket, key: args.key, uploadId: args.uploadId, expiresIn, expiresAt: expiry(signedAt, expiresIn), minimumPartSize: MIN_PART_BYTES, parts },
+    structured: {
+      bucket: args.bucket,
+      key: args.key,
+      uploadId: args.uploadId,
+      expiresIn,
+      expiresAt: expiry(signedAt, expiresIn),
+      minimumPartSize: MIN_PART_BYTES,
+      parts,
+    },
   };
 };
 
@@ -105,7 +116,8 @@ const presignedUrl: ToolDefinition = defineTool({
       const { contentType: _upload, ...downloadProperties } = presignedUrl.input.properties;
       return {
         ...presignedUrl,
-        description: 'Mint a time-limited URL to download one object without credentials. Anyone holding the URL can use it until it expires.',
+        description:
+          'Mint a time-limited URL to download one object without credentials. Anyone holding the URL can use it until it expires.',
         input: { ...presignedUrl.input, properties: { ...downloadProperties, operation: oneOf(['GetObject']) } },
         effect: 'read',
         gate: undefined,
@@ -116,7 +128,8 @@ const presignedUrl: ToolDefinition = defineTool({
       const { versionId: _download, ...uploadProperties } = presignedUrl.input.properties;
       return {
         ...presignedUrl,
-        description: 'Mint a time-limited URL to upload one object without credentials. Anyone holding the URL can write the object until it expires; needs confirmation.',
+        description:
+          'Mint a time-limited URL to upload one object without credentials. Anyone holding the URL can write the object until it expires; needs confirmation.',
         input: { ...presignedUrl.input, properties: { ...uploadProperties, operation: oneOf(['PutObject']) } },
         gate: () => 'mint a URL that lets anyone holding it write the object',
         narrow: undefined,
@@ -131,7 +144,8 @@ export const s3PresignTools: ToolDefinition[] = [
   defineTool({
     name: 's3_get_presigned_upload_part_url',
     title: 'Get presigned upload-part URLs',
-    description: 'Mint time-limited PUT URLs for parts of a multipart upload; s3_complete_multipart_upload needs the ETag each PUT returns.',
+    description:
+      'Mint time-limited PUT URLs for parts of a multipart upload; s3_complete_multipart_upload needs the ETag each PUT returns.',
     input: presignPartsInput,
     backing: 'awsS3Sdk',
     capabilities: ['writeFiles'],

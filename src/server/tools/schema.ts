@@ -76,7 +76,11 @@ export function object<P extends Properties, R extends keyof P & string = never>
 }
 
 /** An object used as a string-to-string map (bucket info, metadata). */
-export function stringMap<V>(keySchema: Schema<string>, valueSchema: Schema<V>, options?: Common & { maxProperties?: number }): Schema<Record<string, V>> {
+export function stringMap<V>(
+  keySchema: Schema<string>,
+  valueSchema: Schema<V>,
+  options?: Common & { maxProperties?: number },
+): Schema<Record<string, V>> {
   const { description, ...rest } = options ?? {};
   return withCommon({ type: 'object', propertyNames: keySchema, additionalProperties: valueSchema, ...rest }, description);
 }
@@ -99,7 +103,10 @@ export interface ToolInput<Args extends ToolArgs = ToolArgs> {
 export type ArgsOf<I extends ToolInput> = I extends ToolInput<infer Args> ? Args : never;
 
 /** A tool's input: its properties and which of them every call must give. */
-export function toolInput<P extends Properties, R extends keyof P & string = never>(properties: P, required: readonly R[] = []): ToolInput<ObjectOf<P, R>> {
+export function toolInput<P extends Properties, R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[] = [],
+): ToolInput<ObjectOf<P, R>> {
   return required.length > 0 ? { properties, required } : { properties };
 }
 

@@ -14,10 +14,12 @@ export interface ArgumentKeyRefusal {
   message: string;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function refusalFor(message: unknown): ArgumentKeyRefusal | undefined {
-  if (!isPlainObject(message) || typeof message.method !== 'string' || !Object.hasOwn(METHODS_WITH_ARGUMENTS, message.method)) return undefined;
+  if (!isPlainObject(message) || typeof message.method !== 'string' || !Object.hasOwn(METHODS_WITH_ARGUMENTS, message.method))
+    return undefined;
   const params = message.params;
   if (!isPlainObject(params) || !isPlainObject(params.arguments) || !Object.hasOwn(params.arguments, '__proto__')) return undefined;
   const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;

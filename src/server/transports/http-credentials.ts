@@ -30,9 +30,17 @@ const APPLICATION_OVERRIDE = pair(['x-b2-mcp-app-key-id', 'x-b2-app-key-id'], ['
 const MASTER = pair(['x-b2-mcp-master-key-id', 'x-b2-master-key-id'], ['x-b2-mcp-master-key', 'x-b2-master-key']);
 
 /** Every header that can carry a B2 credential (lower-case). */
-const CREDENTIAL_HEADER_NAMES: readonly string[] = [PRIMARY, APPLICATION_OVERRIDE, MASTER].flatMap((p) => [...p.id.names, ...p.secret.names]);
+const CREDENTIAL_HEADER_NAMES: readonly string[] = [PRIMARY, APPLICATION_OVERRIDE, MASTER].flatMap((p) => [
+  ...p.id.names,
+  ...p.secret.names,
+]);
 
-export type CredentialFailureCode = 'missing_credentials' | 'conflicting_headers' | 'partial_credential' | 'credential_headers_rejected' | 'principal_not_mapped';
+export type CredentialFailureCode =
+  | 'missing_credentials'
+  | 'conflicting_headers'
+  | 'partial_credential'
+  | 'credential_headers_rejected'
+  | 'principal_not_mapped';
 
 /** A credential the request's headers carry wrongly, or not at all, or none is mapped to its subject. */
 export class CredentialFailure extends StatusError {
@@ -56,7 +64,11 @@ export function hasCredentialHeaders(headers: HeaderRecord): boolean {
 function fieldValue(headers: HeaderRecord, field: HeaderField): string | undefined {
   const values = new Set(field.names.flatMap((name) => headerValues(headers, name)));
   if (values.size > 1) {
-    throw new CredentialFailure(400, 'conflicting_headers', `Conflicting credential headers: ${field.names.join(' and ')} carry different values.`);
+    throw new CredentialFailure(
+      400,
+      'conflicting_headers',
+      `Conflicting credential headers: ${field.names.join(' and ')} carry different values.`,
+    );
   }
   return values.values().next().value;
 }
@@ -82,7 +94,11 @@ export function credentialsFromHeaders(headers: HeaderRecord): Credentials {
   const application = pairValue(headers, APPLICATION_OVERRIDE);
   const master = pairValue(headers, MASTER);
   if (!primary) {
-    throw new CredentialFailure(401, 'missing_credentials', `Missing B2 credentials: send the ${PRIMARY.id.label} and ${PRIMARY.secret.label} headers.`);
+    throw new CredentialFailure(
+      401,
+      'missing_credentials',
+      `Missing B2 credentials: send the ${PRIMARY.id.label} and ${PRIMARY.secret.label} headers.`,
+    );
   }
   const [applicationKeyId, applicationKey] = application ?? primary;
   const partner = master ?? (application ? primary : undefined);
@@ -93,7 +109,11 @@ export function credentialsFromHeaders(headers: HeaderRecord): Credentials {
 export function rejectCredentialHeaders(headers: HeaderRecord, mode: 'server' | 'principal'): void {
   if (hasCredentialHeaders(headers)) {
     const source = mode === 'server' ? 'its own B2 credentials' : "the B2 key mapped to the token's subject";
-    throw new CredentialFailure(400, 'credential_headers_rejected', `This server uses ${source} (B2_HTTP_CREDENTIAL_MODE=${mode}); do not send credential headers.`);
+    throw new CredentialFailure(
+      400,
+      'credential_headers_rejected',
+      `This server uses ${source} (B2_HTTP_CREDENTIAL_MODE=${mode}); do not send credential headers.`,
+    );
   }
 }
 
@@ -107,6 +127,11 @@ export function credentialKey(credentials: Credentials): string {
 
 /** {@link credentialKey} under a secret that instances sharing their limits share. */
 export function credentialKeyUnder(secret: Buffer, credentials: Credentials): string {
-  const material = [credentials.applicationKeyId, credentials.applicationKey, credentials.masterKeyId ?? '', credentials.masterKey ?? ''].join('\0');
+  const material = [
+    credentials.applicationKeyId,
+    credentials.applicationKey,
+    credentials.masterKeyId ?? '',
+    credentials.masterKey ?? '',
+  ].join('\0');
   return createHmac('sha256', secret).update(material).digest('hex').slice(0, 32);
 }

@@ -78,7 +78,11 @@ function admissionRefusal(refusal: InFlightRefusal | RateRefusal): Response {
 }
 
 function oauthRefusal(refusal: OAuthRefusal): Response {
-  const headers: HeaderMap = refusal.wwwAuthenticate ? { 'www-authenticate': refusal.wwwAuthenticate } : refusal.status === 503 ? { 'retry-after': '1' } : {};
+  const headers: HeaderMap = refusal.wwwAuthenticate
+    ? { 'www-authenticate': refusal.wwwAuthenticate }
+    : refusal.status === 503
+      ? { 'retry-after': '1' }
+      : {};
   return json(refusal.status, { error: refusal.error, error_description: refusal.description }, headers);
 }
 
@@ -151,7 +155,12 @@ function onBodyDone(response: Response, done: () => void): Response {
  * `shared` holds the limits and legacy-session ownership (see shared-state.ts); without it they
  * stay in this process, on `now`.
  */
-export function createHttpService(runtime: ServerRuntime, settings: HttpSettings, now: () => number = () => performance.now(), shared: SharedState = inProcessState(settings, now)): HttpService {
+export function createHttpService(
+  runtime: ServerRuntime,
+  settings: HttpSettings,
+  now: () => number = () => performance.now(),
+  shared: SharedState = inProcessState(settings, now),
+): HttpService {
   const { logger, sanitizer } = runtime;
   const oauth = settings.oauth && createOAuthResourceServer(settings.oauth);
   const hostAllowed = createHostGuard(settings);
@@ -162,7 +171,10 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
 
   // Protocol-only traffic (GET/DELETE without a session, non-JSON bodies, other revisions) is
   // answered by the SDK from a server with no tools: it needs no credential and reaches no backend.
-  const protocolHandler = createMcpHandler(createServerFactory(runtime, { surface: [], prompts: [], capabilities: new Set(), protectedValues: [] }), { onerror });
+  const protocolHandler = createMcpHandler(
+    createServerFactory(runtime, { surface: [], prompts: [], capabilities: new Set(), protectedValues: [] }),
+    { onerror },
+  );
   const handlers = new WeakMap<CredentialSession, McpHttpHandler>();
   const handlerFor = (session: CredentialSession): McpHttpHandler => {
     let handler = handlers.get(session);
@@ -195,7 +207,13 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     const counters = { activeSessions: sessions.size, inFlightRequests: limits.localInFlight, openSubscriptions: 0 };
     const ready = settings.credentialMode !== 'server' || runtime.config.credentials !== undefined;
     if (!ready) {
-      return json(503, { status: 'error', server: HEALTH_SERVER_NAME, version: runtime.version, error: 'Credential configuration invalid', ...counters });
+      return json(503, {
+        status: 'error',
+        server: HEALTH_SERVER_NAME,
+        version: runtime.version,
+        error: 'Credential configuration invalid',
+        ...counters,
+      });
     }
     return json(200, { status: 'ok', server: HEALTH_SERVER_NAME, version: runtime.version, ...counters });
   };
@@ -204,13 +222,27 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
   const requestCredentials = (headerRecord: HeaderRecord, principal: OAuthPrincipal | undefined): Credentials | undefined => {
     if (settings.credentialMode === 'headers') return credentialsFromHeaders(headerRecord);
     if (settings.credentialMode === 'server') return undefined;
-    const mapped = principal && settings.principals && settings.oauth && credentialsForSubject(settings.principals, settings.oauth.issuer, principal.subject);
-    if (!mapped) throw new CredentialFailure(403, 'principal_not_mapped', "No B2 key is mapped to this token's subject (B2_PRINCIPAL_CREDENTIAL_MAP).");
+    const mapped =
+      principal &&
+      settings.principals &&
+      settings.oauth &&
+      credentialsForSubject(settings.principals, settings.oauth.issuer, principal.subject);
+    if (!mapped)
+      throw new CredentialFailure(
+        403,
+        'principal_not_mapped',
+        "No B2 key is mapped to this token's subject (B2_PRINCIPAL_CREDENTIAL_MAP).",
+      );
     return mapped;
   };
 
   /** Hands the request (allowed headers and the already-read body only) to an MCP leg. */
-  const forward = (request: Request, headers: HeaderMap, body: Uint8Array<ArrayBuffer>, fetch: (request: Request) => Promise<Response>): Promise<Response> => {
+  const forward = (
+    request: Request,
+    headers: HeaderMap,
+    body: Uint8Array<ArrayBuffer>,
+    fetch: (request: Request) => Promise<Response>,
+  ): Promise<Response> => {
     const hasBody = body.byteLength > 0 && request.method !== 'GET' && request.method !== 'HEAD';
     return fetch(new Request(request.url, { method: request.method, headers, signal: request.signal, ...(hasBody && { body }) }));
   };
@@ -322,7 +354,9 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     const legacyBody = route.body;
     // Only the client's progress notifications were sent: nothing is delivered (see mcp-route.ts).
     const deliver = (fetch: (request: Request) => Promise<Response>): Promise<Response> =>
-      legacyBody === undefined ? Promise.resolve(new Response(null, { status: 202 })) : forward(request, { ...headers, 'content-length': String(legacyBody.byteLength) }, legacyBody, fetch);
+      legacyBody === undefined
+        ? Promise.resolve(new Response(null, { status: 202 }))
+        : forward(request, { ...headers, 'content-length': String(legacyBody.byteLength) }, legacyBody, fetch);
     if (route.sessionId !== undefined) {
       const resumed = sessions.resume(ownerKey, route.sessionId);
       if (resumed === 'not_found') {
@@ -356,7 +390,10 @@ export function createHttpService(runtime: ServerRuntime, settings: HttpSettings
     };
     if (!hostAllowed(hostCheck)) return json(403, { error: 'Host/Origin not allowed' });
     if (isHealth) return health(method);
-    if (isMetadata) return method === 'GET' || method === 'HEAD' ? json(200, oauth!.metadata(), { 'cache-control': 'max-age=300' }) : json(405, { error: 'Method not allowed' }, { allow: 'GET' });
+    if (isMetadata)
+      return method === 'GET' || method === 'HEAD'
+        ? json(200, oauth!.metadata(), { 'cache-control': 'max-age=300' })
+        : json(405, { error: 'Method not allowed' }, { allow: 'GET' });
     if (!MCP_METHODS.has(method)) return json(405, { error: 'Method not allowed' }, { allow: MCP_ALLOW });
     return serveMcp(request, peer, method, headerRecord);
   };

@@ -93,11 +93,17 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv): HttpSettings {
 }
 
 /** `principal` mode needs verified subjects (OAuth) and the map; the map means nothing in another mode. */
-function principalSettings(env: NodeJS.ProcessEnv, mode: HttpCredentialMode, oauth: OAuthSettings | undefined): PrincipalCredentials | undefined {
+function principalSettings(
+  env: NodeJS.ProcessEnv,
+  mode: HttpCredentialMode,
+  oauth: OAuthSettings | undefined,
+): PrincipalCredentials | undefined {
   if (mode !== 'principal') {
-    if (readSetting(env, 'http', 'B2_PRINCIPAL_CREDENTIAL_MAP') !== undefined) throw new ConfigError('B2_PRINCIPAL_CREDENTIAL_MAP needs B2_HTTP_CREDENTIAL_MODE=principal.');
+    if (readSetting(env, 'http', 'B2_PRINCIPAL_CREDENTIAL_MAP') !== undefined)
+      throw new ConfigError('B2_PRINCIPAL_CREDENTIAL_MAP needs B2_HTTP_CREDENTIAL_MODE=principal.');
     return undefined;
   }
-  if (!oauth) throw new ConfigError('B2_HTTP_CREDENTIAL_MODE=principal needs B2_OAUTH_ISSUER: the B2 key is chosen by the verified token subject.');
+  if (!oauth)
+    throw new ConfigError('B2_HTTP_CREDENTIAL_MODE=principal needs B2_OAUTH_ISSUER: the B2 key is chosen by the verified token subject.');
   return loadPrincipalCredentials(env);
 }

@@ -59,10 +59,11 @@ async function writeResponse(req: IncomingMessage, res: ServerResponse, response
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        closed.addEventListener('abort', () => resolve(), { once: true });
-      });
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          closed.addEventListener('abort', () => resolve(), { once: true });
+        });
       if (closed.aborted) break;
     }
   } catch {
@@ -96,7 +97,9 @@ function nodeListener(service: HttpService): (req: IncomingMessage, res: ServerR
 /** `b2-mcp http`: the Web-standard service of http-service.ts behind node:http, with Node's timeouts and a graceful drain. */
 export async function serveOverHttp(runtime: ServerRuntime, options: HttpOptions): Promise<HttpHandle> {
   const settings = options.settings ?? loadHttpSettings({});
-  const shared = options.sharedState ?? (await openSharedState({ limits: settings, redis: settings.redis, sessionIdleMs: LEGACY_SESSION_IDLE_MS, logger: runtime.logger }));
+  const shared =
+    options.sharedState ??
+    (await openSharedState({ limits: settings, redis: settings.redis, sessionIdleMs: LEGACY_SESSION_IDLE_MS, logger: runtime.logger }));
   const closeShared = async (): Promise<void> => {
     if (!options.sharedState) await shared.close();
   };

@@ -54,7 +54,8 @@ const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'p
 
 const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function decodeHeaderValue(value: string): string {
   const sentinel = BASE64_SENTINEL.exec(value);
@@ -86,7 +87,8 @@ function nestsDeeperThan(body: Uint8Array, limit: number): boolean {
 }
 
 function parseJson(body: Uint8Array): unknown {
-  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new RefusedRequest(`Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH))
+    throw new RefusedRequest(`Invalid Request: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(new TextDecoder().decode(body));
   } catch {
@@ -100,7 +102,8 @@ function jsonRpcId(message: Record<string, unknown>): JsonRpcId {
 
 const isInitialize = (message: unknown): boolean => isPlainObject(message) && message.method === 'initialize';
 const isRequest = (message: unknown): boolean => isPlainObject(message) && typeof message.method === 'string' && message.id !== undefined;
-const isClientProgress = (message: unknown): boolean => isPlainObject(message) && message.method === 'notifications/progress' && message.id === undefined;
+const isClientProgress = (message: unknown): boolean =>
+  isPlainObject(message) && message.method === 'notifications/progress' && message.id === undefined;
 
 /** The first revision without JSON-RPC batches (2025-03-26 had them). */
 const FIRST_REVISION_WITHOUT_BATCHES = '2025-06-18';
@@ -115,14 +118,23 @@ function withoutClientProgress(message: unknown): unknown[] {
   return (Array.isArray(message) ? message : [message]).filter((entry) => !isClientProgress(entry));
 }
 
-function legacyRoute(message: unknown, body: Uint8Array<ArrayBuffer>, revision: string | undefined, sessionId: string | undefined): McpRoute {
+function legacyRoute(
+  message: unknown,
+  body: Uint8Array<ArrayBuffer>,
+  revision: string | undefined,
+  sessionId: string | undefined,
+): McpRoute {
   if (Array.isArray(message) && revision !== undefined && revision >= FIRST_REVISION_WITHOUT_BATCHES) {
     throw new RefusedRequest(`Invalid Request: MCP ${revision} has no JSON-RPC batches; send one message per request`);
   }
   const initialize = Array.isArray(message) ? message.some(isInitialize) : isInitialize(message);
   const kept = withoutClientProgress(message);
   const unchanged = kept.length === (Array.isArray(message) ? message.length : 1);
-  const forward = unchanged ? body : kept.length === 0 ? undefined : new TextEncoder().encode(JSON.stringify(Array.isArray(message) ? kept : kept[0]));
+  const forward = unchanged
+    ? body
+    : kept.length === 0
+      ? undefined
+      : new TextEncoder().encode(JSON.stringify(Array.isArray(message) ? kept : kept[0]));
   const calls = Math.max(1, kept.filter(isRequest).length);
   return { kind: 'legacy', initialize, ...(sessionId && { sessionId }), calls, ...(forward && { body: forward }) };
 }
@@ -154,15 +166,22 @@ export async function routeMcpRequest(method: string, forwarded: Record<string, 
   const id = jsonRpcId(message);
   forwarded['mcp-protocol-version'] ??= MODERN_PROTOCOL_VERSION;
   if (forwarded['mcp-method'] === undefined) {
-    throw new HeaderMismatch(id, `the body names method ${message.method} but the required Mcp-Method header is absent`, { missing: 'Mcp-Method' });
+    throw new HeaderMismatch(id, `the body names method ${message.method} but the required Mcp-Method header is absent`, {
+      missing: 'Mcp-Method',
+    });
   }
   const field = Object.hasOwn(NAME_SOURCE, message.method) ? NAME_SOURCE[message.method]! : undefined;
   const bodyName = field === undefined ? undefined : message.params[field];
   if (typeof bodyName === 'string') {
     const header = forwarded['mcp-name'];
-    if (header === undefined) throw new HeaderMismatch(id, `the body names ${JSON.stringify(bodyName)} but the required Mcp-Name header is absent`, { missing: 'Mcp-Name' });
+    if (header === undefined)
+      throw new HeaderMismatch(id, `the body names ${JSON.stringify(bodyName)} but the required Mcp-Name header is absent`, {
+        missing: 'Mcp-Name',
+      });
     if (decodeHeaderValue(header.trim()) !== bodyName) {
-      throw new HeaderMismatch(id, `the Mcp-Name header names "${header}" but the body names "${bodyName}"`, { mismatch: { header, body: bodyName } });
+      throw new HeaderMismatch(id, `the Mcp-Name header names "${header}" but the body names "${bodyName}"`, {
+        mismatch: { header, body: bodyName },
+      });
     }
   }
   return { kind: 'modern', id };

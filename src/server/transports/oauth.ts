@@ -92,10 +92,15 @@ export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings | undef
   const resource = resourceOf(env, allowInsecureUrls);
   const jwksUri = readSetting(env, 'http', 'B2_OAUTH_JWKS_URI');
   if (jwksUri !== undefined) url('B2_OAUTH_JWKS_URI', jwksUri, allowInsecureUrls);
-  const algorithms = (readSetting(env, 'http', 'B2_OAUTH_ALGORITHMS') as string).split(',').map((alg) => alg.trim()).filter(Boolean);
+  const algorithms = (readSetting(env, 'http', 'B2_OAUTH_ALGORITHMS') as string)
+    .split(',')
+    .map((alg) => alg.trim())
+    .filter(Boolean);
   const refused = algorithms.find((alg) => !SIGNING_ALGORITHMS.has(alg));
   if (refused !== undefined || algorithms.length === 0) {
-    throw new ConfigError(`B2_OAUTH_ALGORITHMS must list asymmetric JWS algorithms (${[...SIGNING_ALGORITHMS].join(', ')}); got "${refused ?? ''}".`);
+    throw new ConfigError(
+      `B2_OAUTH_ALGORITHMS must list asymmetric JWS algorithms (${[...SIGNING_ALGORITHMS].join(', ')}); got "${refused ?? ''}".`,
+    );
   }
   const allowedSubjects = subjectsOf(readSetting(env, 'http', 'B2_OAUTH_ALLOWED_SUBJECTS'));
   const introspection = introspectionOf(env, allowInsecureUrls);
@@ -121,13 +126,16 @@ function resourceOf(env: NodeJS.ProcessEnv, allowInsecureUrls: boolean): string 
   const publicUrl = readSetting(env, 'http', 'B2_MCP_PUBLIC_URL');
   if (configured !== undefined) {
     const parsed = url('B2_OAUTH_RESOURCE', configured, allowInsecureUrls);
-    if (parsed.hash || parsed.search) throw new ConfigError(`B2_OAUTH_RESOURCE must have no query or fragment (RFC 8707; got "${configured}").`);
+    if (parsed.hash || parsed.search)
+      throw new ConfigError(`B2_OAUTH_RESOURCE must have no query or fragment (RFC 8707; got "${configured}").`);
     if (publicUrl !== undefined) url('B2_MCP_PUBLIC_URL', publicUrl, allowInsecureUrls);
     return configured;
   }
-  if (publicUrl === undefined) throw new ConfigError('B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at) or B2_OAUTH_RESOURCE.');
+  if (publicUrl === undefined)
+    throw new ConfigError('B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at) or B2_OAUTH_RESOURCE.');
   const base = url('B2_MCP_PUBLIC_URL', publicUrl, true);
-  if (base.protocol !== 'https:' && !allowInsecureUrls) throw new ConfigError(`B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "${publicUrl}").`);
+  if (base.protocol !== 'https:' && !allowInsecureUrls)
+    throw new ConfigError(`B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "${publicUrl}").`);
   return `${base.href.replace(/\/+$/, '')}/mcp`;
 }
 
@@ -135,7 +143,10 @@ function resourceOf(env: NodeJS.ProcessEnv, allowInsecureUrls: boolean): string 
 function requiredScopesOf(value: string | undefined): string[] {
   const scopes = (value ?? '').split(/[\s,]+/).filter(Boolean);
   const b2Scope = scopes.find((scope) => OAUTH_SCOPES.some((known) => known.scope === scope));
-  if (b2Scope) throw new ConfigError(`B2_OAUTH_REQUIRED_SCOPES must not name ${b2Scope}: the b2:* scopes choose the tool profile (any one is required).`);
+  if (b2Scope)
+    throw new ConfigError(
+      `B2_OAUTH_REQUIRED_SCOPES must not name ${b2Scope}: the b2:* scopes choose the tool profile (any one is required).`,
+    );
   return [...new Set(scopes)];
 }
 
@@ -144,20 +155,28 @@ function introspectionOf(env: NodeJS.ProcessEnv, allowInsecureUrls: boolean): In
   const clientId = readSetting(env, 'http', 'B2_OAUTH_INTROSPECTION_CLIENT_ID');
   const clientSecret = readSetting(env, 'http', 'B2_OAUTH_INTROSPECTION_CLIENT_SECRET');
   if (endpoint === undefined) {
-    if (clientId !== undefined || clientSecret !== undefined) throw new ConfigError('B2_OAUTH_INTROSPECTION_CLIENT_ID and _SECRET need B2_OAUTH_INTROSPECTION_ENDPOINT.');
+    if (clientId !== undefined || clientSecret !== undefined)
+      throw new ConfigError('B2_OAUTH_INTROSPECTION_CLIENT_ID and _SECRET need B2_OAUTH_INTROSPECTION_ENDPOINT.');
     return undefined;
   }
   url('B2_OAUTH_INTROSPECTION_ENDPOINT', endpoint, allowInsecureUrls);
   if (clientId === undefined || clientSecret === undefined) {
-    throw new ConfigError('B2_OAUTH_INTROSPECTION_ENDPOINT needs B2_OAUTH_INTROSPECTION_CLIENT_ID and B2_OAUTH_INTROSPECTION_CLIENT_SECRET (RFC 7662 endpoints authenticate their callers).');
+    throw new ConfigError(
+      'B2_OAUTH_INTROSPECTION_ENDPOINT needs B2_OAUTH_INTROSPECTION_CLIENT_ID and B2_OAUTH_INTROSPECTION_CLIENT_SECRET (RFC 7662 endpoints authenticate their callers).',
+    );
   }
   const ttl = readSetting(env, 'http', 'B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS') as string;
-  if (!/^\d{1,6}$/.test(ttl)) throw new ConfigError(`B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS must be a whole number of seconds (got "${ttl}").`);
+  if (!/^\d{1,6}$/.test(ttl))
+    throw new ConfigError(`B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS must be a whole number of seconds (got "${ttl}").`);
   return { endpoint, clientId, clientSecret, cacheTtlMs: Number(ttl) * 1000 };
 }
 
 /** A `typ` as RFC 7515 §4.1.9 compares it: case-insensitive, `application/` implied. */
-const normalizedTokenType = (typ: string): string => typ.trim().toLowerCase().replace(/^application\//, '');
+const normalizedTokenType = (typ: string): string =>
+  typ
+    .trim()
+    .toLowerCase()
+    .replace(/^application\//, '');
 
 /** The header's `typ`, normalized; `none` stands for a header without one (issuers that type no token). */
 function tokenTypeOf(header: { typ?: unknown }): string {
@@ -170,7 +189,9 @@ const NO_TOKEN_TYPE = 'none';
 function tokenTypesOf(value: string): ReadonlySet<string> {
   const types = value.split(',').map(normalizedTokenType);
   if (types.some((typ) => !/^[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(typ))) {
-    throw new ConfigError(`B2_OAUTH_TOKEN_TYPES must list token types such as at+jwt or JWT, separated by commas, none empty (got "${value}").`);
+    throw new ConfigError(
+      `B2_OAUTH_TOKEN_TYPES must list token types such as at+jwt or JWT, separated by commas, none empty (got "${value}").`,
+    );
   }
   return new Set(types);
 }
@@ -179,7 +200,8 @@ function tokenTypesOf(value: string): ReadonlySet<string> {
 function subjectsOf(value: string | undefined): ReadonlySet<string> | undefined {
   if (value === undefined) return undefined;
   const subjects = value.split(',').map((subject) => subject.trim());
-  if (subjects.some((subject) => subject === '')) throw new ConfigError(`B2_OAUTH_ALLOWED_SUBJECTS must list token subjects separated by commas, none empty (got "${value}").`);
+  if (subjects.some((subject) => subject === ''))
+    throw new ConfigError(`B2_OAUTH_ALLOWED_SUBJECTS must list token subjects separated by commas, none empty (got "${value}").`);
   return new Set(subjects);
 }
 
@@ -206,7 +228,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 /** A token's scopes, from `scope` (space-separated) or `scp` (a list). */
 function scopesOf(payload: Record<string, unknown>): Set<string> {
   const { scope, scp } = payload;
-  const listed = typeof scope === 'string' ? scope.split(' ') : Array.isArray(scp) ? scp.filter((s): s is string => typeof s === 'string') : [];
+  const listed =
+    typeof scope === 'string' ? scope.split(' ') : Array.isArray(scp) ? scp.filter((s): s is string => typeof s === 'string') : [];
   return new Set(listed);
 }
 
@@ -215,7 +238,12 @@ function scopesOf(payload: Record<string, unknown>): Set<string> {
  * a subject that is a non-empty string (never an array that prints as one), and an issue time
  * that is not in the future beyond the clock skew.
  */
-function unacceptedPart(header: { typ?: unknown }, payload: Record<string, unknown>, tokenTypes: ReadonlySet<string>, nowMs: number): string | undefined {
+function unacceptedPart(
+  header: { typ?: unknown },
+  payload: Record<string, unknown>,
+  tokenTypes: ReadonlySet<string>,
+  nowMs: number,
+): string | undefined {
   if (!tokenTypes.has(tokenTypeOf(header))) return 'typ header';
   if (typeof payload.sub !== 'string' || payload.sub === '') return 'sub claim';
   if (typeof payload.iat === 'number' && payload.iat > nowMs / 1000 + CLOCK_TOLERANCE_S) return 'iat claim';
@@ -238,7 +266,11 @@ export function createOAuthResourceServer(
   const fetchJson = async (target: string): Promise<unknown> => {
     let response: Response;
     try {
-      response = await (options.fetch ?? fetch)(target, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      response = await (options.fetch ?? fetch)(target, {
+        headers: { accept: 'application/json' },
+        redirect: 'error',
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
     } catch {
       throw new IssuerUnavailable(`could not reach ${target}`);
     }
@@ -255,7 +287,10 @@ export function createOAuthResourceServer(
   const discoverJwksUri = async (): Promise<string> => {
     const issuer = new URL(settings.issuer);
     const path = issuer.pathname.replace(/\/+$/, '');
-    const candidates = [`${issuer.origin}/.well-known/oauth-authorization-server${path}`, `${issuer.origin}${path}/.well-known/openid-configuration`];
+    const candidates = [
+      `${issuer.origin}/.well-known/oauth-authorization-server${path}`,
+      `${issuer.origin}${path}/.well-known/openid-configuration`,
+    ];
     for (const candidate of candidates) {
       const document = await fetchJson(candidate).catch(() => undefined);
       if (!isObject(document) || document.issuer !== settings.issuer || typeof document.jwks_uri !== 'string') continue;
@@ -316,8 +351,17 @@ export function createOAuthResourceServer(
       ...(scope ? [`scope="${scope}"`] : []),
     ].join(', ');
 
-  const invalid = (description: string): OAuthRefusal => ({ status: 401, error: 'invalid_token', description, wwwAuthenticate: challenge('invalid_token', description) });
-  const unavailable = (what: string): OAuthRefusal => ({ status: 503, error: 'temporarily_unavailable', description: `The ${what} of the authorization server could not be reached.` });
+  const invalid = (description: string): OAuthRefusal => ({
+    status: 401,
+    error: 'invalid_token',
+    description,
+    wwwAuthenticate: challenge('invalid_token', description),
+  });
+  const unavailable = (what: string): OAuthRefusal => ({
+    status: 503,
+    error: 'temporarily_unavailable',
+    description: `The ${what} of the authorization server could not be reached.`,
+  });
 
   const verifyJwt = async (token: string): Promise<Verification> => {
     let payload: Record<string, unknown>;
@@ -332,9 +376,17 @@ export function createOAuthResourceServer(
         currentDate: new Date(now()),
       }));
     } catch (error) {
-      if (error instanceof IssuerUnavailable) return { refusal: { status: 503, error: 'temporarily_unavailable', description: 'The keys of the authorization server could not be fetched.' } };
+      if (error instanceof IssuerUnavailable)
+        return {
+          refusal: {
+            status: 503,
+            error: 'temporarily_unavailable',
+            description: 'The keys of the authorization server could not be fetched.',
+          },
+        };
       if (error instanceof errors.JWTExpired) return { refusal: invalid('The token has expired.') };
-      if (error instanceof errors.JWTClaimValidationFailed) return { refusal: invalid(`The token's ${error.claim} claim is not accepted.`) };
+      if (error instanceof errors.JWTClaimValidationFailed)
+        return { refusal: invalid(`The token's ${error.claim} claim is not accepted.`) };
       return { refusal: invalid('The token could not be verified.') };
     }
     const unaccepted = unacceptedPart(header, payload, settings.tokenTypes, now());
@@ -375,7 +427,12 @@ export function createOAuthResourceServer(
       const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization?.trim() ?? '');
       if (!match) {
         const description = authorization ? 'The Authorization header is not a Bearer token.' : 'A Bearer token is required.';
-        return { status: 401, error: authorization ? 'invalid_request' : 'unauthorized', description, wwwAuthenticate: challenge(authorization ? 'invalid_request' : undefined) };
+        return {
+          status: 401,
+          error: authorization ? 'invalid_request' : 'unauthorized',
+          description,
+          wwwAuthenticate: challenge(authorization ? 'invalid_request' : undefined),
+        };
       }
       const verified = introspection ? await verifyByIntrospection(match[1]!, introspection) : await verifyJwt(match[1]!);
       if ('refusal' in verified) return verified.refusal;
@@ -383,12 +440,25 @@ export function createOAuthResourceServer(
       const held = scopesOf(verified.claims);
       const granted = OAUTH_SCOPES.find(({ scope }) => held.has(scope));
       if (!granted) {
-        return scopeRefusal('The token holds none of the b2:* scopes.', OAUTH_SCOPES.map(({ scope }) => scope));
+        return scopeRefusal(
+          'The token holds none of the b2:* scopes.',
+          OAUTH_SCOPES.map(({ scope }) => scope),
+        );
       }
       const missing = settings.requiredScopes.filter((scope) => !held.has(scope));
-      if (missing.length > 0) return scopeRefusal(`The token lacks the required scope ${missing.join(' ')}.`, [granted.scope, ...settings.requiredScopes]);
-      if (settings.allowedSubjects && !settings.allowedSubjects.has(subject) && !settings.allowedSubjects.has(`${settings.issuer}#${subject}`)) {
-        return { status: 403, error: 'access_denied', description: "The token's subject may not use this server.", wwwAuthenticate: challenge() };
+      if (missing.length > 0)
+        return scopeRefusal(`The token lacks the required scope ${missing.join(' ')}.`, [granted.scope, ...settings.requiredScopes]);
+      if (
+        settings.allowedSubjects &&
+        !settings.allowedSubjects.has(subject) &&
+        !settings.allowedSubjects.has(`${settings.issuer}#${subject}`)
+      ) {
+        return {
+          status: 403,
+          error: 'access_denied',
+          description: "The token's subject may not use this server.",
+          wwwAuthenticate: challenge(),
+        };
       }
       const key = createHash('sha256').update(`${settings.issuer}\0${subject}`).digest('hex').slice(0, 32);
       return { key, subject, ceiling: granted.profile };
@@ -453,7 +523,8 @@ function unacceptedIntrospection(claims: Claims, settings: OAuthSettings, nowMs:
   if (typeof claims.exp !== 'number') return 'exp claim';
   if (claims.exp <= nowSeconds - CLOCK_TOLERANCE_S) return 'exp';
   if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > nowSeconds + CLOCK_TOLERANCE_S)) return 'nbf claim';
-  if (claims.token_type !== undefined && (typeof claims.token_type !== 'string' || claims.token_type.toLowerCase() !== 'bearer')) return 'token_type';
+  if (claims.token_type !== undefined && (typeof claims.token_type !== 'string' || claims.token_type.toLowerCase() !== 'bearer'))
+    return 'token_type';
   if (typeof claims.sub !== 'string' || claims.sub === '') return 'sub claim';
   return undefined;
 }

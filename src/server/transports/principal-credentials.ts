@@ -21,7 +21,9 @@ function referenceCredentials(env: NodeJS.ProcessEnv, reference: string): Creden
   const prefix = referencePrefix(reference);
   const [id, key, masterId, masterKey] = REFERENCE_KEY_FIELDS.map((field) => referenceValue(env, prefix, field));
   if (!id || !key) {
-    throw new ConfigError(`B2_PRINCIPAL_CREDENTIAL_MAP names the reference "${reference}", but ${prefix}_APPLICATION_KEY_ID and ${prefix}_APPLICATION_KEY (or their _FILE forms) are not both set.`);
+    throw new ConfigError(
+      `B2_PRINCIPAL_CREDENTIAL_MAP names the reference "${reference}", but ${prefix}_APPLICATION_KEY_ID and ${prefix}_APPLICATION_KEY (or their _FILE forms) are not both set.`,
+    );
   }
   if (!masterId !== !masterKey) throw new ConfigError(`${prefix}_MASTER_KEY_ID and ${prefix}_MASTER_KEY must be set together.`);
   return { applicationKeyId: id, applicationKey: key, ...(masterId && masterKey && { masterKeyId: masterId, masterKey }) };
@@ -48,11 +50,14 @@ export function loadPrincipalCredentials(env: NodeJS.ProcessEnv): PrincipalCrede
   for (const [subject, reference] of Object.entries(parsedMap(raw))) {
     if (subject.trim() === '') throw new ConfigError('B2_PRINCIPAL_CREDENTIAL_MAP has an empty subject.');
     if (typeof reference !== 'string' || !REFERENCE.test(reference)) {
-      throw new ConfigError(`B2_PRINCIPAL_CREDENTIAL_MAP maps "${subject}" to ${JSON.stringify(reference)}: a reference is 1-80 letters, digits, _ or -.`);
+      throw new ConfigError(
+        `B2_PRINCIPAL_CREDENTIAL_MAP maps "${subject}" to ${JSON.stringify(reference)}: a reference is 1-80 letters, digits, _ or -.`,
+      );
     }
     const prefix = referencePrefix(reference);
     const other = byPrefix.get(prefix);
-    if (other !== undefined && other !== reference) throw new ConfigError(`B2_PRINCIPAL_CREDENTIAL_MAP: the references "${other}" and "${reference}" both read ${prefix}_…`);
+    if (other !== undefined && other !== reference)
+      throw new ConfigError(`B2_PRINCIPAL_CREDENTIAL_MAP: the references "${other}" and "${reference}" both read ${prefix}_…`);
     byPrefix.set(prefix, reference);
     credentials.set(subject, referenceCredentials(env, reference));
   }

@@ -5,7 +5,14 @@ import type { Logger } from '../logger.js';
 import { credentialKey, credentialKeyUnder } from './http-credentials.js';
 import type { InFlightRefusal } from './in-flight.js';
 import { MemoryLimitStore, type LimitSettings, type LimitSlot, type LimitStore, type RateRefusal } from './limit-store.js';
-import { SharedStateUnavailable, type RedisFailureMode, type RedisSettings, type SessionDirectory, type SessionHolder, type SharedState } from './shared-state.js';
+import {
+  SharedStateUnavailable,
+  type RedisFailureMode,
+  type RedisSettings,
+  type SessionDirectory,
+  type SessionHolder,
+  type SharedState,
+} from './shared-state.js';
 
 /**
  * Limits and session ownership in Redis, shared by every instance that names the same server.
@@ -81,8 +88,28 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0`;
 
 interface LimitCommands {
-  admitSlot(all: string, set: string, bucket: string, now: number, ttlMs: number, maxTotal: number, maxPerKey: number, slot: string, perMs: number, burst: number): Promise<'ok' | InFlightRefusal | RateRefusal>;
-  countSlotAlso(set: string, bucket: string, now: number, ttlMs: number, maxPerKey: number, slot: string, perMs: number, burst: number): Promise<'ok' | 'key' | RateRefusal>;
+  admitSlot(
+    all: string,
+    set: string,
+    bucket: string,
+    now: number,
+    ttlMs: number,
+    maxTotal: number,
+    maxPerKey: number,
+    slot: string,
+    perMs: number,
+    burst: number,
+  ): Promise<'ok' | InFlightRefusal | RateRefusal>;
+  countSlotAlso(
+    set: string,
+    bucket: string,
+    now: number,
+    ttlMs: number,
+    maxPerKey: number,
+    slot: string,
+    perMs: number,
+    burst: number,
+  ): Promise<'ok' | 'key' | RateRefusal>;
   forgetSession(session: string, instance: string): Promise<number>;
 }
 
@@ -195,7 +222,19 @@ class RedisLimitStore implements LimitStore {
     const { maxInFlight, maxInFlightPerKey } = this.limits;
     let verdict: 'ok' | InFlightRefusal | RateRefusal;
     try {
-      verdict = this.#succeeded(await this.client.admitSlot(IN_FLIGHT_ALL, set, bucketKey(key), Math.floor(this.now()), this.slotTtlMs, maxInFlight, maxInFlightPerKey, id, ...this.#refill));
+      verdict = this.#succeeded(
+        await this.client.admitSlot(
+          IN_FLIGHT_ALL,
+          set,
+          bucketKey(key),
+          Math.floor(this.now()),
+          this.slotTtlMs,
+          maxInFlight,
+          maxInFlightPerKey,
+          id,
+          ...this.#refill,
+        ),
+      );
     } catch (error) {
       return this.#unreachable(error, () => this.#fallback.admit(key));
     }
@@ -214,7 +253,17 @@ class RedisLimitStore implements LimitStore {
         const set = inFlightKey(next);
         let verdict: 'ok' | 'key' | RateRefusal;
         try {
-          verdict = this.#succeeded(await this.client.countSlotAlso(set, bucketKey(next), Math.floor(this.now()), this.slotTtlMs, this.limits.maxInFlightPerKey, id, ...this.#refill));
+          verdict = this.#succeeded(
+            await this.client.countSlotAlso(
+              set,
+              bucketKey(next),
+              Math.floor(this.now()),
+              this.slotTtlMs,
+              this.limits.maxInFlightPerKey,
+              id,
+              ...this.#refill,
+            ),
+          );
         } catch (error) {
           const fallback = await this.#unreachable(error, () => this.#fallback.admit(next));
           if (typeof fallback === 'string') return fallback === 'rate' ? 'rate' : 'key';
@@ -334,7 +383,8 @@ export async function connectRedisState(
   // A restarted (empty) Redis gets a new key, which every instance reads on reconnecting.
   client.on('ready', () => void loadFingerprintKey());
   if (client.status === 'ready') await loadFingerprintKey();
-  const sharedCredentialKey = (credentials: Credentials): string => (fingerprintKey ? credentialKeyUnder(fingerprintKey, credentials) : credentialKey(credentials));
+  const sharedCredentialKey = (credentials: Credentials): string =>
+    fingerprintKey ? credentialKeyUnder(fingerprintKey, credentials) : credentialKey(credentials);
 
   const slotTtlMs = options.slotTtlMs ?? DEFAULT_SLOT_TTL_MS;
   const limits = new RedisLimitStore(client, availability, options.limits, redis.failure, options.now ?? (() => Date.now()), slotTtlMs);

@@ -132,7 +132,10 @@ export class AnsweringStdioTransport implements Transport {
       return;
     }
     if (Array.isArray(value)) {
-      this.reject(null, { code: INVALID_REQUEST, reason: 'Invalid Request: JSON-RPC batches are not part of MCP; send one message per line' });
+      this.reject(null, {
+        code: INVALID_REQUEST,
+        reason: 'Invalid Request: JSON-RPC batches are not part of MCP; send one message per line',
+      });
       return;
     }
     let message: JSONRPCMessage;

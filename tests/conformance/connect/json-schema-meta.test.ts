@@ -15,7 +15,15 @@ function ajvErrors(schema: unknown): unknown {
 
 const HAND_MADE: [string, unknown][] = [
   ['an empty schema', {}],
-  ['a nested valid schema', { type: 'object', properties: { a: { type: 'array', items: { enum: ['x', 1] }, uniqueItems: true } }, required: ['a'], additionalProperties: false }],
+  [
+    'a nested valid schema',
+    {
+      type: 'object',
+      properties: { a: { type: 'array', items: { enum: ['x', 1] }, uniqueItems: true } },
+      required: ['a'],
+      additionalProperties: false,
+    },
+  ],
   ['dynamic refs', { $schema: META, $dynamicAnchor: 'meta', $defs: { x: { $dynamicRef: '#meta' } } }],
   ['the meta-schema named with a trailing #', { $schema: `${META}#`, type: 'strin' }],
   ['an unknown type', { type: 'object', properties: { a: { type: 'strin' } } }],
@@ -36,9 +44,12 @@ const HAND_MADE: [string, unknown][] = [
 function fixtureSchemas(): [string, unknown][] {
   const out: [string, unknown][] = [];
   for (const file of readdirSync(FIXTURES).filter((name) => name.endsWith('.json'))) {
-    const fixture = JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as { tools: { name: string; inputSchema?: unknown; outputSchema?: unknown }[] };
+    const fixture = JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as {
+      tools: { name: string; inputSchema?: unknown; outputSchema?: unknown }[];
+    };
     for (const tool of fixture.tools) {
-      for (const part of ['inputSchema', 'outputSchema'] as const) if (tool[part] !== undefined) out.push([`${file} ${tool.name} ${part}`, tool[part]]);
+      for (const part of ['inputSchema', 'outputSchema'] as const)
+        if (tool[part] !== undefined) out.push([`${file} ${tool.name} ${part}`, tool[part]]);
     }
   }
   return out;

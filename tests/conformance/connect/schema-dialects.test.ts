@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { diffSchema } from '../../../src/conformance/diff/schema.js';
 import type { SchemaChangeKind } from '../../../src/conformance/diff/changes.js';
 import { CHECK_KINDS } from '../../../src/conformance/rules/kinds/index.js';
-import { DEFAULT_DIALECT, declaredDialect, dialectOutputValidator, metaSchemaErrors } from '../../../src/conformance/connect/schema-dialects.js';
+import {
+  DEFAULT_DIALECT,
+  declaredDialect,
+  dialectOutputValidator,
+  metaSchemaErrors,
+} from '../../../src/conformance/connect/schema-dialects.js';
 import { contextOf, ruleCheck, surface } from '../../support/rule-context.js';
 
 /**
@@ -28,15 +33,50 @@ const inDialect = (inputSchema: unknown) => findings('schema/valid-in-dialect', 
 /** Per dialect: a schema valid only in that dialect (or in it and later ones), and one invalid in it. */
 const CASES: [string, string, Record<string, unknown>, Record<string, unknown>, string][] = [
   // draft-04: exclusiveMinimum is a flag beside minimum; `required` may not be empty.
-  ['draft-04', DRAFT_04, { type: 'object', properties: { n: { type: 'number', minimum: 0, exclusiveMinimum: true } } }, { type: 'object', required: [] }, 'inputSchema.required'],
+  [
+    'draft-04',
+    DRAFT_04,
+    { type: 'object', properties: { n: { type: 'number', minimum: 0, exclusiveMinimum: true } } },
+    { type: 'object', required: [] },
+    'inputSchema.required',
+  ],
   // draft-06: exclusiveMinimum is a number, `const` and `examples` exist; a flag is wrong.
-  ['draft-06', DRAFT_06, { type: 'object', properties: { n: { type: 'number', exclusiveMinimum: 0, const: 3, examples: [3] } } }, { type: 'object', properties: { n: { exclusiveMinimum: true } } }, 'inputSchema.properties.n.exclusiveMinimum'],
+  [
+    'draft-06',
+    DRAFT_06,
+    { type: 'object', properties: { n: { type: 'number', exclusiveMinimum: 0, const: 3, examples: [3] } } },
+    { type: 'object', properties: { n: { exclusiveMinimum: true } } },
+    'inputSchema.properties.n.exclusiveMinimum',
+  ],
   // draft-07: if/then/else, `items` as a list of schemas; an unknown type name is wrong.
-  ['draft-07', DRAFT_07, { type: 'array', items: [{ type: 'string' }], if: { minItems: 1 }, then: { maxItems: 3 } }, { type: 'object', properties: { a: { type: 'strin' } } }, 'inputSchema.properties.a.type'],
+  [
+    'draft-07',
+    DRAFT_07,
+    { type: 'array', items: [{ type: 'string' }], if: { minItems: 1 }, then: { maxItems: 3 } },
+    { type: 'object', properties: { a: { type: 'strin' } } },
+    'inputSchema.properties.a.type',
+  ],
   // 2019-09: $defs, $anchor, dependentRequired; a negative minContains is wrong.
-  ['2019-09', DRAFT_2019, { type: 'object', $defs: { id: { $anchor: 'id', type: 'string' } }, properties: { a: { $ref: '#id' } }, dependentRequired: { a: ['b'] } }, { type: 'array', minContains: -1 }, 'inputSchema.minContains'],
+  [
+    '2019-09',
+    DRAFT_2019,
+    {
+      type: 'object',
+      $defs: { id: { $anchor: 'id', type: 'string' } },
+      properties: { a: { $ref: '#id' } },
+      dependentRequired: { a: ['b'] },
+    },
+    { type: 'array', minContains: -1 },
+    'inputSchema.minContains',
+  ],
   // 2020-12: prefixItems; `items` as a list (draft-07's form) is wrong.
-  ['2020-12', DRAFT_2020, { type: 'array', prefixItems: [{ type: 'string' }], items: false }, { type: 'array', items: [{ type: 'string' }] }, 'inputSchema.items'],
+  [
+    '2020-12',
+    DRAFT_2020,
+    { type: 'array', prefixItems: [{ type: 'string' }], items: false },
+    { type: 'array', items: [{ type: 'string' }] },
+    'inputSchema.items',
+  ],
 ];
 
 describe('each dialect is judged by its own meta-schema', () => {
@@ -80,7 +120,9 @@ describe('each dialect is judged by its own meta-schema', () => {
     const uses = { properties: { a: { $ref: '#name' } } };
     expect(inDialect({ $schema: DRAFT_04, definitions: { n: { id: '#name', type: 'string' } }, ...uses })).toEqual([]);
     expect(inDialect({ $schema: DRAFT_07, definitions: { n: { $id: '#name', type: 'string' } }, ...uses })).toEqual([]);
-    expect(inDialect({ $schema: DRAFT_07, definitions: { n: { $anchor: 'name', type: 'string' } }, ...uses }).map((finding) => finding.path)).toEqual(['inputSchema.properties.a.$ref']);
+    expect(
+      inDialect({ $schema: DRAFT_07, definitions: { n: { $anchor: 'name', type: 'string' } }, ...uses }).map((finding) => finding.path),
+    ).toEqual(['inputSchema.properties.a.$ref']);
   });
 
   it('the meta-schema validators answer directly too, per dialect', () => {
@@ -92,19 +134,27 @@ describe('each dialect is judged by its own meta-schema', () => {
 describe('an unknown dialect is a finding, never an internal error', () => {
   it.each([['https://example.com/my-dialect'], ['http://json-schema.org/draft-03/schema#'], [7]])('$schema %j', (declared) => {
     expect(inDialect({ $schema: declared, type: 'object' })).toEqual([
-      { path: 'inputSchema.$schema', data: { problem: expect.stringContaining('names no JSON Schema dialect a client knows'), dialect: 'unknown' } },
+      {
+        path: 'inputSchema.$schema',
+        data: { problem: expect.stringContaining('names no JSON Schema dialect a client knows'), dialect: 'unknown' },
+      },
     ]);
   });
 });
 
 describe('the contract’s dialect (schema/json-schema-2020)', () => {
   it('2020-12, with or without #, or no $schema, is the contract’s dialect', () => {
-    for (const schema of [{ $schema: DRAFT_2020 }, { $schema: `${DRAFT_2020}#` }, {}]) expect(findings('schema/json-schema-2020', { ...schema, type: 'object' })).toEqual([]);
+    for (const schema of [{ $schema: DRAFT_2020 }, { $schema: `${DRAFT_2020}#` }, {}])
+      expect(findings('schema/json-schema-2020', { ...schema, type: 'object' })).toEqual([]);
   });
 
   it('any other dialect, known or not, is reported at $schema', () => {
-    expect(findings('schema/json-schema-2020', { $schema: DRAFT_07, type: 'object' })).toEqual([{ path: 'inputSchema.$schema', data: { problem: 'it declares draft-07', dialect: 'draft-07', allowed: '2020-12' } }]);
-    expect(findings('schema/json-schema-2020', { $schema: 'urn:x', type: 'object' }).map((finding) => finding.data?.dialect)).toEqual(['unknown']);
+    expect(findings('schema/json-schema-2020', { $schema: DRAFT_07, type: 'object' })).toEqual([
+      { path: 'inputSchema.$schema', data: { problem: 'it declares draft-07', dialect: 'draft-07', allowed: '2020-12' } },
+    ]);
+    expect(findings('schema/json-schema-2020', { $schema: 'urn:x', type: 'object' }).map((finding) => finding.data?.dialect)).toEqual([
+      'unknown',
+    ]);
   });
 });
 
@@ -116,13 +166,21 @@ describe('a change of dialect is its own diff class', () => {
   };
 
   it('draft-07 to 2020-12 (declared or by default) is named, with both dialects', () => {
-    expect(changes({ $schema: DRAFT_07, type: 'object' }, { $schema: DRAFT_2020, type: 'object' })).toEqual([['schema-dialect-changed', 'inputSchema.$schema', 'draft-07', '2020-12']]);
-    expect(changes({ $schema: DRAFT_07, type: 'object' }, { type: 'object' })).toEqual([['schema-dialect-changed', 'inputSchema.$schema', 'draft-07', '2020-12 (no $schema)']]);
-    expect(changes({ $schema: DRAFT_07 }, { $schema: 'urn:x' })).toEqual([['schema-dialect-changed', 'inputSchema.$schema', 'draft-07', 'unknown "urn:x"']]);
+    expect(changes({ $schema: DRAFT_07, type: 'object' }, { $schema: DRAFT_2020, type: 'object' })).toEqual([
+      ['schema-dialect-changed', 'inputSchema.$schema', 'draft-07', '2020-12'],
+    ]);
+    expect(changes({ $schema: DRAFT_07, type: 'object' }, { type: 'object' })).toEqual([
+      ['schema-dialect-changed', 'inputSchema.$schema', 'draft-07', '2020-12 (no $schema)'],
+    ]);
+    expect(changes({ $schema: DRAFT_07 }, { $schema: 'urn:x' })).toEqual([
+      ['schema-dialect-changed', 'inputSchema.$schema', 'draft-07', 'unknown "urn:x"'],
+    ]);
   });
 
   it('another spelling of the same dialect is no change', () => {
-    expect(changes({ $schema: DRAFT_07, type: 'object' }, { $schema: 'https://json-schema.org/draft-07/schema', type: 'object' })).toEqual([]);
+    expect(changes({ $schema: DRAFT_07, type: 'object' }, { $schema: 'https://json-schema.org/draft-07/schema', type: 'object' })).toEqual(
+      [],
+    );
     expect(changes({ $schema: DRAFT_2020, type: 'object' }, { type: 'object' })).toEqual([]);
   });
 });

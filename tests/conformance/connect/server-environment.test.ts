@@ -23,13 +23,26 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('a --server process sees the safe defaults and --env only, never the checker\'s secrets', async () => {
+it("a --server process sees the safe defaults and --env only, never the checker's secrets", async () => {
   const script = join(dir, 'dump-env.mjs');
   const dump = join(dir, 'env.json');
   writeFileSync(script, `import { writeFileSync } from 'node:fs';\nwriteFileSync(process.env.DUMP_TO, JSON.stringify(process.env));\n`);
   const shellEnv = { ...process.env, PASSED: 'given', [CANARY_NAME]: CANARY } as Record<string, string>;
   const code = await main(
-    ['node', 'b2-mcp-conform', 'check', '--no-probes', '--timeout', '20000', '--server', `"${process.execPath}" "${script}"`, '--env', `DUMP_TO=${dump}`, '--env', 'PASSED'],
+    [
+      'node',
+      'b2-mcp-conform',
+      'check',
+      '--no-probes',
+      '--timeout',
+      '20000',
+      '--server',
+      `"${process.execPath}" "${script}"`,
+      '--env',
+      `DUMP_TO=${dump}`,
+      '--env',
+      'PASSED',
+    ],
     { stdout: () => undefined, stderr: () => undefined, color: false, cwd: dir, env: shellEnv },
   );
   expect(code).not.toBe(0);

@@ -30,8 +30,14 @@ describe('where the contract of a fixtures directory is', () => {
   });
 
   test('our layout wins when both are there, and the nearest directory wins over its parents', () => {
-    const root = repository(['docs/tool-profile-contract.json', 'docs/generated/tool-profile-contract.json', 'tests/docs/tool-profile-contract.json']);
-    expect(contractBeside(join(root, 'tests', 'fixtures', 'tool-contract'))).toBe(join(root, 'tests', 'docs', 'tool-profile-contract.json'));
+    const root = repository([
+      'docs/tool-profile-contract.json',
+      'docs/generated/tool-profile-contract.json',
+      'tests/docs/tool-profile-contract.json',
+    ]);
+    expect(contractBeside(join(root, 'tests', 'fixtures', 'tool-contract'))).toBe(
+      join(root, 'tests', 'docs', 'tool-profile-contract.json'),
+    );
     expect(contractBeside(root)).toBe(join(root, 'docs', 'generated', 'tool-profile-contract.json'));
   });
 
@@ -54,17 +60,28 @@ describe('profile names follow the contract', () => {
   });
 
   test('an unknown profile lists what the contract has', () => {
-    expect(() => resolveContractProfile('phase2', ['read-only', 'full'], 'c.json')).toThrow('unknown profile "phase2": the contract c.json has full, read-only');
-    expect(() => resolveContractProfile('phase2', ['read-only', 'full'], 'c.json')).toThrow(/; name another contract with --contract FILE$/);
+    expect(() => resolveContractProfile('phase2', ['read-only', 'full'], 'c.json')).toThrow(
+      'unknown profile "phase2": the contract c.json has full, read-only',
+    );
+    expect(() => resolveContractProfile('phase2', ['read-only', 'full'], 'c.json')).toThrow(
+      /; name another contract with --contract FILE$/,
+    );
   });
 
   test('diff pairs the same file, else the same era under the other spelling', () => {
-    expect(pairFixtureFiles(['full.modern.json', 'phase1-default.modern.json', 'phase1-default.legacy.json', 'live-b2-contract.modern.json'], ['full.modern.json', 'default.modern.json', 'read-only.modern.json'])).toEqual([
+    expect(
+      pairFixtureFiles(
+        ['full.modern.json', 'phase1-default.modern.json', 'phase1-default.legacy.json', 'live-b2-contract.modern.json'],
+        ['full.modern.json', 'default.modern.json', 'read-only.modern.json'],
+      ),
+    ).toEqual([
       { before: 'full.modern.json', after: 'full.modern.json', scope: 'full.modern' },
       { before: 'phase1-default.modern.json', after: 'default.modern.json', scope: 'default.modern' },
     ]);
     // A file that has its exact partner is not paired again under the other spelling.
-    expect(pairFixtureFiles(['default.modern.json', 'phase1-default.modern.json'], ['default.modern.json'])).toEqual([{ before: 'default.modern.json', after: 'default.modern.json', scope: 'default.modern' }]);
+    expect(pairFixtureFiles(['default.modern.json', 'phase1-default.modern.json'], ['default.modern.json'])).toEqual([
+      { before: 'default.modern.json', after: 'default.modern.json', scope: 'default.modern' },
+    ]);
   });
 });
 
@@ -85,7 +102,9 @@ describe('the naming policy of a contract', () => {
     [{ ...bundled.naming, presign: { when: 'presign' } }, 'naming.presign needs when and pattern'],
   ])('a malformed naming block is refused: %#', (naming, problem) => {
     const file = writeJson(tempDir(), 'contract.json', { ...bundled, naming });
-    expect(() => loadContract(file)).toThrow(`contract artifact ${file} cannot be used: ${problem}; name the contract to use with --contract FILE`);
+    expect(() => loadContract(file)).toThrow(
+      `contract artifact ${file} cannot be used: ${problem}; name the contract to use with --contract FILE`,
+    );
   });
 
   test('without one, the bundled policy applies; former names the contract lists are its own, the rest stay retired', () => {

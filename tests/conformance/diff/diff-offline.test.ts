@@ -26,7 +26,12 @@ const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true,
 /** A small catalogue of tools for a pretend photo-archive server. */
 function albumTools(): ListedTool[] {
   return [
-    { name: 'pa_list_albums', description: 'List the albums of the archive.', inputSchema: { type: 'object', properties: { limit: { type: 'integer' } } }, annotations: READ },
+    {
+      name: 'pa_list_albums',
+      description: 'List the albums of the archive.',
+      inputSchema: { type: 'object', properties: { limit: { type: 'integer' } } },
+      annotations: READ,
+    },
     {
       name: 'pa_delete_album',
       description: 'Delete an album and its photos.',
@@ -82,7 +87,10 @@ function repository(side: Side): string {
 }
 
 /** A contract of the older shape: profiles only, no backing categories, cache hint or naming policy. */
-function olderContract(profiles: Record<string, ListedTool[]>, extra: (profile: string) => Record<string, unknown> = () => ({})): Record<string, unknown> {
+function olderContract(
+  profiles: Record<string, ListedTool[]>,
+  extra: (profile: string) => Record<string, unknown> = () => ({}),
+): Record<string, unknown> {
   return {
     contractVersion: 1,
     mcpRevision: '2026-07-28',
@@ -90,7 +98,15 @@ function olderContract(profiles: Record<string, ListedTool[]>, extra: (profile: 
     profiles: Object.fromEntries(
       Object.entries(profiles).map(([name, tools]) => [
         name,
-        { description: `The ${name} profile.`, capabilities: null, counts: { total: tools.length }, names: tools.map((tool) => tool.name).sort(), confirmTools: ['pa_delete_album'], hash: 'h', ...extra(name) },
+        {
+          description: `The ${name} profile.`,
+          capabilities: null,
+          counts: { total: tools.length },
+          names: tools.map((tool) => tool.name).sort(),
+          confirmTools: ['pa_delete_album'],
+          hash: 'h',
+          ...extra(name),
+        },
       ]),
     ),
   };
@@ -106,17 +122,31 @@ const only = (result: RunResult, ruleId: string): Finding[] => result.findings.f
 describe('contracts of any generation', () => {
   test('a contract without toolBacking, approvedCacheHint or naming is read; what it lacks is a note, never an error', () => {
     const profiles = { everyday: albumTools() };
-    const withBacking = { ...olderContract(profiles, () => ({ backingCounts: { native: 2 } })), toolBacking: { pa_list_albums: 'native', pa_delete_album: 'native' } };
+    const withBacking = {
+      ...olderContract(profiles, () => ({ backingCounts: { native: 2 } })),
+      toolBacking: { pa_list_albums: 'native', pa_delete_album: 'native' },
+    };
     const result = diff({ profiles, contract: olderContract(profiles) }, { profiles, contract: withBacking });
     expect(result.findings).toEqual([]);
-    expect(result.evidence.notes).toEqual([expect.stringMatching(/^toolBacking: not recorded in the older contract \(.*tool-profile-contract\.json\), not compared$/)]);
+    expect(result.evidence.notes).toEqual([
+      expect.stringMatching(/^toolBacking: not recorded in the older contract \(.*tool-profile-contract\.json\), not compared$/),
+    ]);
   });
 
   test('with --contract naming the one to use, a broken contract beside a side is a note, not an error', () => {
     const profiles = { everyday: albumTools() };
-    const result = diffFixtureDirs({ before: repository({ profiles, contract: { version: 1 } }), after: repository({ profiles, contract: olderContract(profiles) }), contractFile: BUNDLED.contractFile, configFile: false });
+    const result = diffFixtureDirs({
+      before: repository({ profiles, contract: { version: 1 } }),
+      after: repository({ profiles, contract: olderContract(profiles) }),
+      contractFile: BUNDLED.contractFile,
+      configFile: false,
+    });
     expect(result.findings).toEqual([]);
-    expect(result.evidence.notes).toEqual([expect.stringMatching(/^the contract artifacts were not compared: contract artifact .* cannot be used: needs a "profiles" object; name the contract to use with --contract FILE$/)]);
+    expect(result.evidence.notes).toEqual([
+      expect.stringMatching(
+        /^the contract artifacts were not compared: contract artifact .* cannot be used: needs a "profiles" object; name the contract to use with --contract FILE$/,
+      ),
+    ]);
   });
 
   test('a contract that cannot be used is an error that says how to name another', () => {
@@ -129,7 +159,10 @@ describe('contracts of any generation', () => {
 
 describe('profiles on one side only', () => {
   const everyday = albumTools();
-  const archivist = [...albumTools(), { name: 'pa_restore_album', description: 'Restore a deleted album.', inputSchema: { type: 'object', properties: {} } }];
+  const archivist = [
+    ...albumTools(),
+    { name: 'pa_restore_album', description: 'Restore a deleted album.', inputSchema: { type: 'object', properties: {} } },
+  ];
 
   test('a profile added is one non-breaking finding over its files, which the evidence lists as after only', () => {
     const result = diff({ profiles: { everyday } }, { profiles: { everyday, archivist } });
@@ -137,29 +170,48 @@ describe('profiles on one side only', () => {
     const [finding] = result.findings;
     expect(finding).toMatchObject({ severity: 'warning', class: 'non-breaking', message: 'Profile archivist is new (3 tools)' });
     expect([...finding!.scopes].sort()).toEqual(['archivist.legacy', 'archivist.modern']);
-    expect(result.evidence.target).toMatchObject({ unmatched: ['archivist.legacy.json (after only)', 'archivist.modern.json (after only)'] });
+    expect(result.evidence.target).toMatchObject({
+      unmatched: ['archivist.legacy.json (after only)', 'archivist.modern.json (after only)'],
+    });
   });
 
   test('a profile removed is a breaking error; an era missing from a profile both sides have is listed only', () => {
     const removed = diff({ profiles: { everyday, archivist } }, { profiles: { everyday } });
     expect(rulesOf(removed)).toEqual(['diff/profile-removed']);
-    expect(removed.findings[0]).toMatchObject({ severity: 'error', class: 'breaking', message: 'Profile archivist is gone (it had 3 tools)' });
-    expect(removed.evidence.target).toMatchObject({ unmatched: ['archivist.legacy.json (before only)', 'archivist.modern.json (before only)'] });
+    expect(removed.findings[0]).toMatchObject({
+      severity: 'error',
+      class: 'breaking',
+      message: 'Profile archivist is gone (it had 3 tools)',
+    });
+    expect(removed.evidence.target).toMatchObject({
+      unmatched: ['archivist.legacy.json (before only)', 'archivist.modern.json (before only)'],
+    });
   });
 
-  test.each(['pretty', 'markdown', 'sarif', 'junit', 'github', 'html'] as const)('the added profile is named in the %s report', (format) => {
-    const result = diff({ profiles: { everyday } }, { profiles: { everyday, archivist } });
-    expect(render(format, result, { failOn: 'error', color: false })).toContain('Profile archivist is new');
-  });
+  test.each(['pretty', 'markdown', 'sarif', 'junit', 'github', 'html'] as const)(
+    'the added profile is named in the %s report',
+    (format) => {
+      const result = diff({ profiles: { everyday } }, { profiles: { everyday, archivist } });
+      expect(render(format, result, { failOn: 'error', color: false })).toContain('Profile archivist is new');
+    },
+  );
 
   test('a profile renamed to another spelling of itself (phase1-default, default) is the same profile', () => {
-    const result = diff({ profiles: { 'phase1-default': everyday }, contract: olderContract({ 'phase1-default': everyday }) }, { profiles: { default: everyday }, contract: olderContract({ default: everyday }) });
-    expect(result.findings.map((finding) => [finding.ruleId, finding.message])).toEqual([['contract/description-changed', 'Profile default: its description changed']]);
+    const result = diff(
+      { profiles: { 'phase1-default': everyday }, contract: olderContract({ 'phase1-default': everyday }) },
+      { profiles: { default: everyday }, contract: olderContract({ default: everyday }) },
+    );
+    expect(result.findings.map((finding) => [finding.ruleId, finding.message])).toEqual([
+      ['contract/description-changed', 'Profile default: its description changed'],
+    ]);
     expect(result.evidence.target).toMatchObject({ unmatched: [] });
   });
 
   test('a profile the contract adds without fixtures is the same finding, seen in the contract', () => {
-    const result = diff({ profiles: { everyday }, contract: olderContract({ everyday }) }, { profiles: { everyday }, contract: olderContract({ everyday, archivist }) });
+    const result = diff(
+      { profiles: { everyday }, contract: olderContract({ everyday }) },
+      { profiles: { everyday }, contract: olderContract({ everyday, archivist }) },
+    );
     expect(only(result, 'diff/profile-added').map((finding) => finding.scopes)).toEqual([['contract']]);
   });
 });
@@ -169,28 +221,44 @@ describe('the contract artifact itself and the key capabilities are compared', (
 
   test('key capabilities gained by a profile are a warning that names them, from the fixtures and the contract alike', () => {
     const result = diff(
-      { profiles, capabilities: ['listAlbums', 'readPhotos'], contract: olderContract(profiles, () => ({ capabilities: ['listAlbums', 'readPhotos'] })) },
-      { profiles, capabilities: ['listAlbums', 'readPhotos', 'deleteAlbums'], contract: olderContract(profiles, () => ({ capabilities: ['listAlbums', 'readPhotos', 'deleteAlbums'] })) },
+      {
+        profiles,
+        capabilities: ['listAlbums', 'readPhotos'],
+        contract: olderContract(profiles, () => ({ capabilities: ['listAlbums', 'readPhotos'] })),
+      },
+      {
+        profiles,
+        capabilities: ['listAlbums', 'readPhotos', 'deleteAlbums'],
+        contract: olderContract(profiles, () => ({ capabilities: ['listAlbums', 'readPhotos', 'deleteAlbums'] })),
+      },
     );
     expect(rulesOf(result)).toEqual(['contract/key-capabilities-changed']);
-    expect(result.findings[0]).toMatchObject({ severity: 'warning', message: 'Profile everyday: key capabilities gained deleteAlbums; lost none' });
+    expect(result.findings[0]).toMatchObject({
+      severity: 'warning',
+      message: 'Profile everyday: key capabilities gained deleteAlbums; lost none',
+    });
     expect([...result.findings[0]!.scopes].sort()).toEqual(['contract', 'everyday.legacy', 'everyday.modern']);
   });
 
   test('the SDK versions the fixtures were generated with are compared, one finding over the files and the contract', () => {
     const older = { '@modelcontextprotocol/server': '2.0.0', 'photo-sdk': '0.3.0' };
     const newer = { '@modelcontextprotocol/server': '2.0.0', 'photo-sdk': '0.4.0' };
-    const result = diff({ profiles, sdk: older, contract: { ...olderContract(profiles), sdk: older } }, { profiles, sdk: newer, contract: { ...olderContract(profiles), sdk: newer } });
+    const result = diff(
+      { profiles, sdk: older, contract: { ...olderContract(profiles), sdk: older } },
+      { profiles, sdk: newer, contract: { ...olderContract(profiles), sdk: newer } },
+    );
     expect(rulesOf(result)).toEqual(['contract/sdk-changed']);
     expect(result.findings[0]).toMatchObject({ severity: 'info', message: 'sdk["photo-sdk"] changed from 0.3.0 to 0.4.0' });
     expect([...result.findings[0]!.scopes].sort()).toEqual(['contract', 'everyday.legacy', 'everyday.modern']);
   });
 
-  test('an SDK recorded on one side only says who wrote the file (a snapshot names the checker\'s client): no finding', () => {
+  test("an SDK recorded on one side only says who wrote the file (a snapshot names the checker's client): no finding", () => {
     const generated = { '@modelcontextprotocol/client': '2.4.0', '@modelcontextprotocol/server': '2.4.0', 'photo-sdk': '0.3.0' };
     const snapshotted = { '@modelcontextprotocol/client': '2.4.0' };
     expect(rulesOf(diff({ profiles, sdk: generated }, { profiles, sdk: snapshotted }))).toEqual([]);
-    expect(rulesOf(diff({ profiles, sdk: generated }, { profiles, sdk: { '@modelcontextprotocol/client': '2.5.0' } }))).toEqual(['contract/sdk-changed']);
+    expect(rulesOf(diff({ profiles, sdk: generated }, { profiles, sdk: { '@modelcontextprotocol/client': '2.5.0' } }))).toEqual([
+      'contract/sdk-changed',
+    ]);
   });
 
   test('a renamed tool keeps its confirm gate and backing under its new name: the rename is the one finding', () => {
@@ -199,13 +267,27 @@ describe('the contract artifact itself and the key capabilities are compared', (
       ...olderContract({ everyday: tools }, () => ({ confirmTools: [gated] })),
       toolBacking: Object.fromEntries(tools.map((tool) => [tool.name, 'native'])),
     });
-    const result = diff({ profiles, contract: contractOf(albumTools(), 'pa_delete_album') }, { profiles: { everyday: renamed }, contract: contractOf(renamed, 'pa_remove_album') });
+    const result = diff(
+      { profiles, contract: contractOf(albumTools(), 'pa_delete_album') },
+      { profiles: { everyday: renamed }, contract: contractOf(renamed, 'pa_remove_album') },
+    );
     expect(rulesOf(result)).toEqual(['diff/tool-renamed']);
   });
 
   test('description, confirm gates, counts, backing, naming, cache hint and SDKs of the contract are contract/* findings with before and after', () => {
-    const naming = { prefixes: { native: 'pa_' }, verbs: ['list', 'delete'], grandfathered: [], presign: { when: '^$', pattern: '^$' }, renames: [] };
-    const before = { ...olderContract(profiles), toolBacking: { pa_list_albums: 'native', pa_delete_album: 'native' }, naming, approvedCacheHint: { ttlMs: 1000, cacheScope: 'private' } };
+    const naming = {
+      prefixes: { native: 'pa_' },
+      verbs: ['list', 'delete'],
+      grandfathered: [],
+      presign: { when: '^$', pattern: '^$' },
+      renames: [],
+    };
+    const before = {
+      ...olderContract(profiles),
+      toolBacking: { pa_list_albums: 'native', pa_delete_album: 'native' },
+      naming,
+      approvedCacheHint: { ttlMs: 1000, cacheScope: 'private' },
+    };
     const after = {
       ...olderContract(profiles, () => ({ description: 'Everyday use, without deletions.', confirmTools: [], counts: { total: 3 } })),
       sdk: { '@modelcontextprotocol/server': '2.1.0' },
@@ -221,28 +303,51 @@ describe('the contract artifact itself and the key capabilities are compared', (
       'contract/counts-changed': 'Profile everyday: profiles.everyday.counts changed from {"total":2} to {"total":3}',
       'contract/backing-changed': 'pa_list_albums: backing changed from native to cache',
       'contract/naming-changed': 'naming.renames changed from [] to [{"from":"pa_albums","to":"pa_list_albums"}]',
-      'contract/cache-hint-changed': 'The approved cache hint changed from {"ttlMs":1000,"cacheScope":"private"} to {"ttlMs":60000,"cacheScope":"public"}',
+      'contract/cache-hint-changed':
+        'The approved cache hint changed from {"ttlMs":1000,"cacheScope":"private"} to {"ttlMs":60000,"cacheScope":"public"}',
       'contract/sdk-changed': 'sdk["@modelcontextprotocol/server"] changed from 2.0.0 to 2.1.0',
     });
-    expect(only(result, 'contract/description-changed')[0]!.text).toEqual({ before: 'The everyday profile.', after: 'Everyday use, without deletions.' });
-    expect(only(result, 'contract/confirm-tool-removed')[0]).toMatchObject({ severity: 'error', class: 'breaking', tool: 'pa_delete_album' });
+    expect(only(result, 'contract/description-changed')[0]!.text).toEqual({
+      before: 'The everyday profile.',
+      after: 'Everyday use, without deletions.',
+    });
+    expect(only(result, 'contract/confirm-tool-removed')[0]).toMatchObject({
+      severity: 'error',
+      class: 'breaking',
+      tool: 'pa_delete_album',
+    });
   });
 });
 
 describe('what a client sees beside the hash', () => {
   test('a field only the newer fixtures record is named in the evidence, not compared', () => {
     const profiles = { everyday: albumTools() };
-    const result = diff({ profiles, edit: (fixture) => void delete fixture.titles }, { profiles: { everyday: albumTools().map((tool) => ({ ...tool, title: 'A title' })) } });
+    const result = diff(
+      { profiles, edit: (fixture) => void delete fixture.titles },
+      { profiles: { everyday: albumTools().map((tool) => ({ ...tool, title: 'A title' })) } },
+    );
     expect(result.findings).toEqual([]);
-    expect(result.evidence.notes).toEqual(['titles: not recorded in the older fixtures (everyday.legacy.json, everyday.modern.json), not compared']);
+    expect(result.evidence.notes).toEqual([
+      'titles: not recorded in the older fixtures (everyday.legacy.json, everyday.modern.json), not compared',
+    ]);
   });
 
   test('server capabilities, execution, icons and _meta changes carry their before and after', () => {
     const withExtras = (taskSupport: string, icon: string, tier: string): ListedTool[] =>
-      albumTools().map((tool) => (tool.name === 'pa_list_albums' ? { ...tool, execution: { taskSupport }, icons: [{ src: icon }], _meta: { 'example.com/tier': tier } } : tool));
+      albumTools().map((tool) =>
+        tool.name === 'pa_list_albums'
+          ? { ...tool, execution: { taskSupport }, icons: [{ src: icon }], _meta: { 'example.com/tier': tier } }
+          : tool,
+      );
     const result = diff(
-      { profiles: { everyday: withExtras('optional', 'https://example.com/a.png', 'free') }, serverCapabilities: { tools: {}, logging: {} } },
-      { profiles: { everyday: withExtras('required', 'https://example.com/b.png', 'paid') }, serverCapabilities: { tools: { listChanged: true }, resources: {} } },
+      {
+        profiles: { everyday: withExtras('optional', 'https://example.com/a.png', 'free') },
+        serverCapabilities: { tools: {}, logging: {} },
+      },
+      {
+        profiles: { everyday: withExtras('required', 'https://example.com/b.png', 'paid') },
+        serverCapabilities: { tools: { listChanged: true }, resources: {} },
+      },
     );
     const messages = result.findings.map((finding) => `${finding.ruleId}: ${finding.message}`).sort();
     expect(messages).toEqual([
@@ -268,20 +373,43 @@ describe('what a client sees beside the hash', () => {
   });
 
   test('an output field removed breaks clients that read it; one added does not', () => {
-    const output = (properties: Record<string, unknown>) => albumTools().map((tool) => (tool.name === 'pa_list_albums' ? { ...tool, outputSchema: { type: 'object', properties } } : tool));
-    const result = diff({ profiles: { everyday: output({ albums: { type: 'array' }, total: { type: 'integer' } }) } }, { profiles: { everyday: output({ albums: { type: 'array' }, cursor: { type: 'string' } }) } });
+    const output = (properties: Record<string, unknown>) =>
+      albumTools().map((tool) => (tool.name === 'pa_list_albums' ? { ...tool, outputSchema: { type: 'object', properties } } : tool));
+    const result = diff(
+      { profiles: { everyday: output({ albums: { type: 'array' }, total: { type: 'integer' } }) } },
+      { profiles: { everyday: output({ albums: { type: 'array' }, cursor: { type: 'string' } }) } },
+    );
     expect(result.findings.map((finding) => [finding.ruleId, finding.severity, finding.path, finding.message])).toEqual([
-      ['diff/output-field-removed', 'error', 'outputSchema.properties.total', 'Tool pa_list_albums: output field outputSchema.properties.total was removed (was {"type":"integer"})'],
-      ['diff/output-field-added', 'warning', 'outputSchema.properties.cursor', 'Tool pa_list_albums: output field outputSchema.properties.cursor is new: {"type":"string"}'],
+      [
+        'diff/output-field-removed',
+        'error',
+        'outputSchema.properties.total',
+        'Tool pa_list_albums: output field outputSchema.properties.total was removed (was {"type":"integer"})',
+      ],
+      [
+        'diff/output-field-added',
+        'warning',
+        'outputSchema.properties.cursor',
+        'Tool pa_list_albums: output field outputSchema.properties.cursor is new: {"type":"string"}',
+      ],
     ]);
   });
 });
 
 describe('renames and texts', () => {
-  const camel: ListedTool = { name: 'getAlbumCover', description: 'Fetch the cover photo of an album.', inputSchema: { type: 'object', properties: { albumId: { type: 'string' } }, required: ['albumId'] } };
+  const camel: ListedTool = {
+    name: 'getAlbumCover',
+    description: 'Fetch the cover photo of an album.',
+    inputSchema: { type: 'object', properties: { albumId: { type: 'string' } }, required: ['albumId'] },
+  };
 
   test('the same words in another naming style are a rename, and the new description is shown in full', () => {
-    const kebab: ListedTool = { ...camel, name: 'get-album-cover', description: 'Fetch the cover photo of an album, resized.', inputSchema: { type: 'object', properties: { albumId: { type: 'string' }, size: { type: 'integer' } }, required: ['albumId'] } };
+    const kebab: ListedTool = {
+      ...camel,
+      name: 'get-album-cover',
+      description: 'Fetch the cover photo of an album, resized.',
+      inputSchema: { type: 'object', properties: { albumId: { type: 'string' }, size: { type: 'integer' } }, required: ['albumId'] },
+    };
     const result = diff({ profiles: { everyday: [camel] }, texts: true }, { profiles: { everyday: [kebab] }, texts: true });
     expect(result.findings.map((finding) => [finding.ruleId, finding.message])).toEqual([
       ['diff/tool-renamed', 'Tool getAlbumCover is now get-album-cover (the same words in another naming style)'],
@@ -290,15 +418,36 @@ describe('renames and texts', () => {
     ]);
     expect(only(result, 'diff/description-changed')[0]!.text).toEqual({ before: camel.description, after: kebab.description });
     // The evidence speaks of the rename too, not of one tool added and another removed.
-    expect(result.evidence.hashes['everyday.modern']!.drift).toEqual({ status: 'tool-set-differs', added: [], removed: [], renamed: [{ from: 'getAlbumCover', to: 'get-album-cover' }] });
-    expect(render('pretty', result, { failOn: 'error', color: false, verbose: true })).toContain('the tool set differs (renamed getAlbumCover → get-album-cover)');
+    expect(result.evidence.hashes['everyday.modern']!.drift).toEqual({
+      status: 'tool-set-differs',
+      added: [],
+      removed: [],
+      renamed: [{ from: 'getAlbumCover', to: 'get-album-cover' }],
+    });
+    expect(render('pretty', result, { failOn: 'error', color: false, verbose: true })).toContain(
+      'the tool set differs (renamed getAlbumCover → get-album-cover)',
+    );
   });
 
   test('text added where there was none is carried whole; an added tool carries its description', () => {
-    const described = { ...camel, inputSchema: { type: 'object', properties: { albumId: { type: 'string', description: 'Album id, as pa_list_albums returns it.' } }, required: ['albumId'] } };
-    const extra: ListedTool = { name: 'pa_share_album', description: 'Share an album by link.', inputSchema: { type: 'object', properties: {} } };
+    const described = {
+      ...camel,
+      inputSchema: {
+        type: 'object',
+        properties: { albumId: { type: 'string', description: 'Album id, as pa_list_albums returns it.' } },
+        required: ['albumId'],
+      },
+    };
+    const extra: ListedTool = {
+      name: 'pa_share_album',
+      description: 'Share an album by link.',
+      inputSchema: { type: 'object', properties: {} },
+    };
     const result = diff({ profiles: { everyday: [camel] }, texts: true }, { profiles: { everyday: [described, extra] }, texts: true });
-    expect(only(result, 'diff/description-changed')[0]).toMatchObject({ path: 'inputSchema.properties.albumId.description', text: { after: 'Album id, as pa_list_albums returns it.' } });
+    expect(only(result, 'diff/description-changed')[0]).toMatchObject({
+      path: 'inputSchema.properties.albumId.description',
+      text: { after: 'Album id, as pa_list_albums returns it.' },
+    });
     expect(only(result, 'diff/tool-added')[0]!.text).toEqual({ after: 'Share an album by link.' });
   });
 

@@ -9,21 +9,30 @@ import { FakeSandbox, REFUSAL, fakeSession, probeRun, text, type FakeServer } fr
  * in-memory sandbox. The oracle is the refusal rule of docs/contract.md §6 (no consent → an
  * isError refusal and no change; consent → exactly one change), not the probe's code.
  */
-const REFUSED_DETAIL = 'refused with error destructive_confirmation_required (HTTP 409): "B2 Error [destructive_confirmation_required] (HTTP 409): Confirmation required."; nothing changed';
+const REFUSED_DETAIL =
+  'refused with error destructive_confirmation_required (HTTP 409): "B2 Error [destructive_confirmation_required] (HTTP 409): Confirmation required."; nothing changed';
 const SIGNED = text('https://s3.example/b/k?X-Amz-Signature=abc');
 
-const deleteBucket: GateProbeSpec = { tool: 'b2_delete_bucket', effect: 'mutation', target: { kind: 'bucket' }, trigger: { bucketName: '{{target.bucketName}}', account: '{{accountId}}' } };
+const deleteBucket: GateProbeSpec = {
+  tool: 'b2_delete_bucket',
+  effect: 'mutation',
+  target: { kind: 'bucket' },
+  trigger: { bucketName: '{{target.bucketName}}', account: '{{accountId}}' },
+};
 
 /** A server that gates correctly: it acts on confirm: true (unless the policy blocks) or an accepted elicitation. */
 function gatedServer(options: { act?: (bucket: string) => ReturnType<FakeServer>; askOnElicit?: boolean } = {}): FakeServer {
-  const act = options.act ?? ((bucket) => ({ outcome: text('deleted'), effect: { log: ['delete_bucket'], state: { [`bucket:${bucket}`]: null } } }));
+  const act =
+    options.act ?? ((bucket) => ({ outcome: text('deleted'), effect: { log: ['delete_bucket'], state: { [`bucket:${bucket}`]: null } } }));
   return ({ args, answer, session }) => {
     const bucket = String(args.bucketName);
     if (session === 'block') return { outcome: REFUSAL };
     if (args.confirm === true) return act(bucket);
     if (session === 'elicit' && options.askOnElicit !== false) {
       const elicitations = ['Delete the bucket?'];
-      return answer === 'accept' ? { ...act(bucket), outcome: { ...act(bucket).outcome, elicitations } } : { outcome: { ...REFUSAL, elicitations } };
+      return answer === 'accept'
+        ? { ...act(bucket), outcome: { ...act(bucket).outcome, elicitations } }
+        : { outcome: { ...REFUSAL, elicitations } };
     }
     return { outcome: REFUSAL };
   };
@@ -45,7 +54,14 @@ function harness(server: FakeServer, sessions: { elicit?: boolean; block?: boole
   const plain = fakeSession(sandbox, server, { name: 'plain' });
   const elicit = sessions.elicit ? fakeSession(sandbox, server, { name: 'elicit', elicitation: true }) : undefined;
   const block = sessions.block ? fakeSession(sandbox, server, { name: 'block', policy: 'block' }) : undefined;
-  const gateRun: GateRun = { run, seeder, plain, ...(elicit ? { elicit } : {}), ...(block ? { block } : {}), values: { accountId: 'acct-1' } };
+  const gateRun: GateRun = {
+    run,
+    seeder,
+    plain,
+    ...(elicit ? { elicit } : {}),
+    ...(block ? { block } : {}),
+    values: { accountId: 'acct-1' },
+  };
   const probe = async (spec: GateProbeSpec) => {
     for (const step of gateSteps(gateRun, spec)) await step.run();
     return run.observations.map(({ aspect, variant, passed, detail }) => ({ aspect, variant, passed, detail }));
@@ -79,51 +95,108 @@ describe('gate probe steps on a server that gates correctly', () => {
 
   it('without elicitation or block sessions, only the plain steps run', async () => {
     const { probe } = harness(gatedServer(), {});
-    expect((await probe(deleteBucket)).map(({ aspect, variant }) => `${aspect} ${variant}`)).toEqual(['gate.unconfirmed no confirm', 'gate.confirmed confirm: true']);
+    expect((await probe(deleteBucket)).map(({ aspect, variant }) => `${aspect} ${variant}`)).toEqual([
+      'gate.unconfirmed no confirm',
+      'gate.confirmed confirm: true',
+    ]);
   });
 
   it('the step labels name each step', () => {
     const { gateRun } = harness(gatedServer());
     const spec = { ...deleteBucket, harmless: { why: 'w', target: { kind: 'bucket' }, arguments: {} } };
-    expect(gateSteps(gateRun, spec).map((step) => step.label)).toEqual(['no confirm', 'declined', 'cancelled', 'policy block', 'confirm: true', 'accepted', 'harmless']);
+    expect(gateSteps(gateRun, spec).map((step) => step.label)).toEqual([
+      'no confirm',
+      'declined',
+      'cancelled',
+      'policy block',
+      'confirm: true',
+      'accepted',
+      'harmless',
+    ]);
   });
 });
 
 describe('gate probe steps on broken servers', () => {
   it('a server that acts without confirm fails each refusal, and each later step gets a fresh target', async () => {
-    const always: FakeServer = ({ args, session }) => ({ outcome: text('deleted'), effect: session === 'block' ? {} : { log: ['delete_bucket'], state: { [`bucket:${String(args.bucketName)}`]: null } } });
+    const always: FakeServer = ({ args, session }) => ({
+      outcome: text('deleted'),
+      effect: session === 'block' ? {} : { log: ['delete_bucket'], state: { [`bucket:${String(args.bucketName)}`]: null } },
+    });
     const { probe, plain, elicit } = harness(always);
     const found = await probe(deleteBucket);
-    expect(found[0]).toEqual({ aspect: 'gate.unconfirmed', variant: 'no confirm', passed: false, detail: 'b2_delete_bucket ran without consent: 1 change in the sandbox (delete_bucket)' });
+    expect(found[0]).toEqual({
+      aspect: 'gate.unconfirmed',
+      variant: 'no confirm',
+      passed: false,
+      detail: 'b2_delete_bucket ran without consent: 1 change in the sandbox (delete_bucket)',
+    });
     expect(found[1]).toMatchObject({ aspect: 'gate.declined', passed: false });
-    expect(found[3]).toEqual({ aspect: 'gate.block', variant: 'B2_DESTRUCTIVE_POLICY=block with confirm: true', passed: false, detail: 'b2_delete_bucket returned a result without isError although it did nothing; a refusal must be an isError result' });
+    expect(found[3]).toEqual({
+      aspect: 'gate.block',
+      variant: 'B2_DESTRUCTIVE_POLICY=block with confirm: true',
+      passed: false,
+      detail: 'b2_delete_bucket returned a result without isError although it did nothing; a refusal must be an isError result',
+    });
     expect([...plain.calls, ...elicit!.calls].map(({ args }) => args.bucketName)).toEqual(['b1', 'b4', 'b2', 'b3', 'b5']);
   });
 
   it('a refusal by elicitation that never asked passes, marked not asked; an accept never asked must still be refused', async () => {
     const { probe } = harness(gatedServer({ askOnElicit: false }));
     const found = await probe(deleteBucket);
-    expect(found.filter(({ aspect }) => aspect === 'gate.declined').map(({ detail }) => detail)).toEqual([`${REFUSED_DETAIL} (not asked)`, `${REFUSED_DETAIL} (not asked)`]);
-    expect(found.at(-1)).toEqual({ aspect: 'gate.unconfirmed', variant: 'elicitation-capable client, not asked', passed: true, detail: REFUSED_DETAIL });
+    expect(found.filter(({ aspect }) => aspect === 'gate.declined').map(({ detail }) => detail)).toEqual([
+      `${REFUSED_DETAIL} (not asked)`,
+      `${REFUSED_DETAIL} (not asked)`,
+    ]);
+    expect(found.at(-1)).toEqual({
+      aspect: 'gate.unconfirmed',
+      variant: 'elicitation-capable client, not asked',
+      passed: true,
+      detail: REFUSED_DETAIL,
+    });
   });
 
   it('an accept never asked that acts anyway fails as an unconfirmed call', async () => {
-    const server: FakeServer = (call) => (call.session === 'elicit' && call.answer === 'accept' ? { outcome: text('deleted'), effect: { log: ['delete_bucket'] } } : gatedServer({ askOnElicit: false })(call));
+    const server: FakeServer = (call) =>
+      call.session === 'elicit' && call.answer === 'accept'
+        ? { outcome: text('deleted'), effect: { log: ['delete_bucket'] } }
+        : gatedServer({ askOnElicit: false })(call);
     const { probe } = harness(server);
-    expect((await probe(deleteBucket)).at(-1)).toEqual({ aspect: 'gate.unconfirmed', variant: 'elicitation-capable client, not asked', passed: false, detail: 'b2_delete_bucket ran without consent: 1 change in the sandbox (delete_bucket)' });
+    expect((await probe(deleteBucket)).at(-1)).toEqual({
+      aspect: 'gate.unconfirmed',
+      variant: 'elicitation-capable client, not asked',
+      passed: false,
+      detail: 'b2_delete_bucket ran without consent: 1 change in the sandbox (delete_bucket)',
+    });
   });
 
   it('a declined elicitation that acts anyway fails, not marked', async () => {
-    const server: FakeServer = (call) => (call.session === 'elicit' && call.answer === 'decline' ? { outcome: { ...REFUSAL, elicitations: ['sure?'] }, effect: { log: ['delete_bucket'] } } : gatedServer()(call));
+    const server: FakeServer = (call) =>
+      call.session === 'elicit' && call.answer === 'decline'
+        ? { outcome: { ...REFUSAL, elicitations: ['sure?'] }, effect: { log: ['delete_bucket'] } }
+        : gatedServer()(call);
     const { probe } = harness(server);
-    expect((await probe(deleteBucket))[1]).toEqual({ aspect: 'gate.declined', variant: 'elicitation declined', passed: false, detail: 'b2_delete_bucket ran without consent: 1 change in the sandbox (delete_bucket)' });
+    expect((await probe(deleteBucket))[1]).toEqual({
+      aspect: 'gate.declined',
+      variant: 'elicitation declined',
+      passed: false,
+      detail: 'b2_delete_bucket ran without consent: 1 change in the sandbox (delete_bucket)',
+    });
   });
 
   it.each([
-    [{ outcome: text('deleted'), effect: { log: ['delete_bucket', 'delete_file'] } }, 'an approved b2_delete_bucket must change the sandbox exactly once; it made 2 changes in the sandbox (delete_bucket, delete_file)'],
+    [
+      { outcome: text('deleted'), effect: { log: ['delete_bucket', 'delete_file'] } },
+      'an approved b2_delete_bucket must change the sandbox exactly once; it made 2 changes in the sandbox (delete_bucket, delete_file)',
+    ],
     [{ outcome: text('deleted') }, 'an approved b2_delete_bucket must change the sandbox exactly once; it made no change in the sandbox'],
-    [{ outcome: REFUSAL }, 'b2_delete_bucket failed with error destructive_confirmation_required (HTTP 409): "B2 Error [destructive_confirmation_required] (HTTP 409): Confirmation required." although the call was approved'],
-    [{ outcome: { thrown: 'MCP error -32603: boom' }, effect: { log: ['delete_bucket'] } }, 'b2_delete_bucket failed with a protocol error: "MCP error -32603: boom" although the call was approved (1 change in the sandbox (delete_bucket))'],
+    [
+      { outcome: REFUSAL },
+      'b2_delete_bucket failed with error destructive_confirmation_required (HTTP 409): "B2 Error [destructive_confirmation_required] (HTTP 409): Confirmation required." although the call was approved',
+    ],
+    [
+      { outcome: { thrown: 'MCP error -32603: boom' }, effect: { log: ['delete_bucket'] } },
+      'b2_delete_bucket failed with a protocol error: "MCP error -32603: boom" although the call was approved (1 change in the sandbox (delete_bucket))',
+    ],
   ])('confirmed call answered %j fails', async (answer, detail) => {
     const { probe } = harness(gatedServer({ act: () => answer as never }), {});
     expect((await probe(deleteBucket))[1]).toEqual({ aspect: 'gate.confirmed', variant: 'confirm: true', passed: false, detail });
@@ -137,8 +210,18 @@ describe('gate probe steps on broken servers', () => {
 });
 
 describe('presigned URLs and unavailable tools', () => {
-  const presign: GateProbeSpec = { tool: 's3_get_presigned_url', effect: 'signed-url', target: { kind: 'bucket' }, trigger: { method: 'PUT' } };
-  const unavailable: GateProbeSpec = { tool: 'b2_reserve_trial_create_account', effect: 'unavailable', target: { kind: 'bucket' }, trigger: {} };
+  const presign: GateProbeSpec = {
+    tool: 's3_get_presigned_url',
+    effect: 'signed-url',
+    target: { kind: 'bucket' },
+    trigger: { method: 'PUT' },
+  };
+  const unavailable: GateProbeSpec = {
+    tool: 'b2_reserve_trial_create_account',
+    effect: 'unavailable',
+    target: { kind: 'bucket' },
+    trigger: {},
+  };
 
   it.each([
     [SIGNED, {}, true, 'returned a presigned URL; nothing changed'],
@@ -151,28 +234,53 @@ describe('presigned URLs and unavailable tools', () => {
 
   it('an unconfirmed presign that returns a signed URL in an isError result still fails', async () => {
     const { probe } = harness(() => ({ outcome: { ...SIGNED, result: { ...SIGNED.result, isError: true } } }), {});
-    expect((await probe(presign))[0]).toEqual({ aspect: 'gate.unconfirmed', variant: 'no confirm', passed: false, detail: 's3_get_presigned_url returned a presigned URL without consent' });
+    expect((await probe(presign))[0]).toEqual({
+      aspect: 'gate.unconfirmed',
+      variant: 'no confirm',
+      passed: false,
+      detail: 's3_get_presigned_url returned a presigned URL without consent',
+    });
   });
 
   it('an unavailable tool must refuse even when approved', async () => {
-    expect((await harness(() => ({ outcome: REFUSAL }), {}).probe(unavailable))[1]).toEqual({ aspect: 'gate.confirmed', variant: 'confirm: true', passed: true, detail: REFUSED_DETAIL });
+    expect((await harness(() => ({ outcome: REFUSAL }), {}).probe(unavailable))[1]).toEqual({
+      aspect: 'gate.confirmed',
+      variant: 'confirm: true',
+      passed: true,
+      detail: REFUSED_DETAIL,
+    });
     const acting = harness(gatedServer({ act: () => ({ outcome: text('created'), effect: { log: ['reserve'] } }) }), {});
     expect((await acting.probe(unavailable))[1]).toEqual({
       aspect: 'gate.confirmed',
       variant: 'confirm: true',
       passed: false,
-      detail: 'b2_reserve_trial_create_account ran without consent: 1 change in the sandbox (reserve) (the tool is unavailable in this configuration and must refuse even when approved)',
+      detail:
+        'b2_reserve_trial_create_account ran without consent: 1 change in the sandbox (reserve) (the tool is unavailable in this configuration and must refuse even when approved)',
     });
   });
 });
 
 describe('the harmless twin of a conditional gate', () => {
-  const spec: GateProbeSpec = { ...deleteBucket, tool: 'b2_update_bucket', harmless: { why: 'only the bucket info changes', target: { kind: 'bucket', seed: 'harmless' }, arguments: { bucketName: '{{target.bucketName}}', bucketInfo: { a: 'b' } } } };
+  const spec: GateProbeSpec = {
+    ...deleteBucket,
+    tool: 'b2_update_bucket',
+    harmless: {
+      why: 'only the bucket info changes',
+      target: { kind: 'bucket', seed: 'harmless' },
+      arguments: { bucketName: '{{target.bucketName}}', bucketInfo: { a: 'b' } },
+    },
+  };
 
   it('runs without confirmation on its own target: passes', async () => {
-    const server: FakeServer = (call) => ('bucketInfo' in call.args ? { outcome: text('updated'), effect: { log: ['update_bucket'] } } : gatedServer()(call));
+    const server: FakeServer = (call) =>
+      'bucketInfo' in call.args ? { outcome: text('updated'), effect: { log: ['update_bucket'] } } : gatedServer()(call);
     const { probe, seeds, plain } = harness(server, {});
-    expect((await probe(spec)).at(-1)).toEqual({ aspect: 'gate.harmless', variant: 'harmless arguments', passed: true, detail: 'ran without confirmation' });
+    expect((await probe(spec)).at(-1)).toEqual({
+      aspect: 'gate.harmless',
+      variant: 'harmless arguments',
+      passed: true,
+      detail: 'ran without confirmation',
+    });
     expect(seeds.at(-1)).toEqual({ kind: 'bucket', seed: 'harmless' });
     expect(plain.calls.at(-1)!.args).toEqual({ bucketName: 'b2', bucketInfo: { a: 'b' } });
   });
@@ -185,12 +293,18 @@ describe('the harmless twin of a conditional gate', () => {
       detail: `b2_update_bucket refused arguments that must not be gated (only the bucket info changes): error destructive_confirmation_required (HTTP 409): "B2 Error [destructive_confirmation_required] (HTTP 409): Confirmation required."`,
     });
     const thrown: FakeServer = (call) => ('bucketInfo' in call.args ? { outcome: { thrown: 'nope' } } : gatedServer()(call));
-    expect((await harness(thrown, {}).probe(spec)).at(-1)).toMatchObject({ passed: false, detail: 'b2_update_bucket refused arguments that must not be gated (only the bucket info changes): a protocol error: "nope"' });
+    expect((await harness(thrown, {}).probe(spec)).at(-1)).toMatchObject({
+      passed: false,
+      detail: 'b2_update_bucket refused arguments that must not be gated (only the bucket info changes): a protocol error: "nope"',
+    });
   });
 
   it('a harmless call that changes the sandbox keeps the gated target for later steps', async () => {
     const order: GateProbeSpec = { ...spec };
-    const { gateRun, plain } = harness((call) => ('bucketInfo' in call.args ? { outcome: text('ok'), effect: { log: ['update_bucket'] } } : gatedServer()(call)), {});
+    const { gateRun, plain } = harness(
+      (call) => ('bucketInfo' in call.args ? { outcome: text('ok'), effect: { log: ['update_bucket'] } } : gatedServer()(call)),
+      {},
+    );
     const steps = gateSteps(gateRun, order);
     await steps[0]!.run();
     await steps.at(-1)!.run();
@@ -210,17 +324,29 @@ describe('judgeRefusal, every clause', () => {
     ];
     expect(judgeRefusal(spec, { outcome: REFUSAL as never, mutations: [], changes })).toEqual({
       passed: false,
-      detail: 'b2_delete_file_version ran without consent: the mutation log shows nothing, but the sandbox state changed (2 version removed, 1 bucket changed)',
+      detail:
+        'b2_delete_file_version ran without consent: the mutation log shows nothing, but the sandbox state changed (2 version removed, 1 bucket changed)',
     });
   });
 
   it('an error text without the contract shape is quoted as an error, bounded', () => {
     const long = `x${'y'.repeat(300)}`;
-    expect(judgeRefusal(spec, { outcome: { ...text(`  ${long}  `, true), elicitations: [] }, mutations: [], changes: [] })).toEqual({ passed: true, detail: `refused with an error: ${JSON.stringify(`${long.slice(0, 160)}…`)}; nothing changed` });
-    expect(judgeRefusal(spec, { outcome: { ...text('y'.repeat(160), true), elicitations: [] }, mutations: [], changes: [] }).detail).toBe(`refused with an error: ${JSON.stringify('y'.repeat(160))}; nothing changed`);
+    expect(judgeRefusal(spec, { outcome: { ...text(`  ${long}  `, true), elicitations: [] }, mutations: [], changes: [] })).toEqual({
+      passed: true,
+      detail: `refused with an error: ${JSON.stringify(`${long.slice(0, 160)}…`)}; nothing changed`,
+    });
+    expect(judgeRefusal(spec, { outcome: { ...text('y'.repeat(160), true), elicitations: [] }, mutations: [], changes: [] }).detail).toBe(
+      `refused with an error: ${JSON.stringify('y'.repeat(160))}; nothing changed`,
+    );
   });
 
   it('a mutation effect with a signed URL in its refusal is not a presign failure', () => {
-    expect(judgeRefusal(spec, { outcome: { ...SIGNED, result: { ...SIGNED.result, isError: true }, elicitations: [] }, mutations: [], changes: [] }).passed).toBe(true);
+    expect(
+      judgeRefusal(spec, {
+        outcome: { ...SIGNED, result: { ...SIGNED.result, isError: true }, elicitations: [] },
+        mutations: [],
+        changes: [],
+      }).passed,
+    ).toBe(true);
   });
 });

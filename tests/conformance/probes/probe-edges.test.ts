@@ -18,7 +18,10 @@ const b64 = (value: string) => Buffer.from(value).toString('base64');
 
 describe('answers with parts missing', () => {
   it('an answer with neither a result nor an error is no refusal', () => {
-    expect(judgeRefusal({ tool: 't', effect: 'mutation' }, { outcome: outcome({}), mutations: [], changes: [] })).toEqual({ passed: false, detail: 't returned a result without isError although it did nothing; a refusal must be an isError result' });
+    expect(judgeRefusal({ tool: 't', effect: 'mutation' }, { outcome: outcome({}), mutations: [], changes: [] })).toEqual({
+      passed: false,
+      detail: 't returned a result without isError although it did nothing; a refusal must be an isError result',
+    });
   });
 
   it('a non-text block with a text field is shown as JSON', () => {
@@ -38,7 +41,13 @@ describe('answers with parts missing', () => {
 });
 
 describe('gate steps: the parts of an answer that decide', () => {
-  const spec = { tool: 'b2_delete_bucket', effect: 'mutation' as const, target: { kind: 'bucket' }, trigger: { bucketName: '{{target.bucketName}}' }, harmless: { why: 'w', target: { kind: 'bucket' }, arguments: { bucketName: '{{target.bucketName}}', info: 1 } } };
+  const spec = {
+    tool: 'b2_delete_bucket',
+    effect: 'mutation' as const,
+    target: { kind: 'bucket' },
+    trigger: { bucketName: '{{target.bucketName}}' },
+    harmless: { why: 'w', target: { kind: 'bucket' }, arguments: { bucketName: '{{target.bucketName}}', info: 1 } },
+  };
 
   function gate(server: Parameters<typeof fakeSession>[1]) {
     const sandbox = new FakeSandbox();
@@ -52,12 +61,21 @@ describe('gate steps: the parts of an answer that decide', () => {
   it('answers with no result: a failed confirmed call, and a harmless call that was not refused', async () => {
     const { run, steps } = gate(() => ({ outcome: {} }));
     for (const step of steps) await step.run();
-    expect(run.observations.map(({ aspect, passed }) => [aspect, passed])).toEqual([['gate.unconfirmed', false], ['gate.confirmed', false], ['gate.harmless', true]]);
-    expect(run.observations[1]!.detail).toBe('an approved b2_delete_bucket must change the sandbox exactly once; it made no change in the sandbox');
+    expect(run.observations.map(({ aspect, passed }) => [aspect, passed])).toEqual([
+      ['gate.unconfirmed', false],
+      ['gate.confirmed', false],
+      ['gate.harmless', true],
+    ]);
+    expect(run.observations[1]!.detail).toBe(
+      'an approved b2_delete_bucket must change the sandbox exactly once; it made no change in the sandbox',
+    );
   });
 
   it('a state change without a log entry uses the target up too, and every call is counted as a gate call', async () => {
-    const { run, plain, steps } = gate(({ args }) => ({ outcome: REFUSAL, effect: { state: { [`bucket:${String(args.bucketName)}`]: 'changed' } } }));
+    const { run, plain, steps } = gate(({ args }) => ({
+      outcome: REFUSAL,
+      effect: { state: { [`bucket:${String(args.bucketName)}`]: 'changed' } },
+    }));
     await steps[0]!.run();
     await steps[1]!.run();
     expect(plain.calls.map(({ args }) => args.bucketName)).toEqual(['b1', 'b2']);
@@ -66,7 +84,8 @@ describe('gate steps: the parts of an answer that decide', () => {
 });
 
 describe('format edges', () => {
-  const structured = (value: unknown, body: string) => outcome({ result: { content: [{ type: 'text', text: body }], structuredContent: value } });
+  const structured = (value: unknown, body: string) =>
+    outcome({ result: { content: [{ type: 'text', text: body }], structuredContent: value } });
   const value = { buckets: [{ name: 'a', size: 1 }] };
 
   it('toon mode judges a JSON-looking text that differs as TOON', () => {
@@ -89,12 +108,17 @@ describe('canary forms at their limits', () => {
   it('a 14-character secret is found base64-encoded at every alignment (a core of exactly 16 characters)', () => {
     const secret = 'K005abcdefghij';
     const scanner = new CanaryScanner([{ name: 's', value: secret }]);
-    for (const prefix of ['', 'a', 'ab']) expect(scanner.scan(b64(`${prefix}${secret}`)).map((leak) => leak.encoding), prefix).toContain('base64');
+    for (const prefix of ['', 'a', 'ab'])
+      expect(
+        scanner.scan(b64(`${prefix}${secret}`)).map((leak) => leak.encoding),
+        prefix,
+      ).toContain('base64');
   });
 
   it('a 9-character secret has no base64 core at any alignment', () => {
     const scanner = new CanaryScanner([{ name: 's', value: 'K005abcde' }]);
-    for (const prefix of ['', 'a', 'ab']) expect(scanner.scan(b64(`${prefix}K005abcde`)).filter((leak) => leak.encoding.startsWith('base64'))).toEqual([]);
+    for (const prefix of ['', 'a', 'ab'])
+      expect(scanner.scan(b64(`${prefix}K005abcde`)).filter((leak) => leak.encoding.startsWith('base64'))).toEqual([]);
   });
 
   it('a secret whose hex has no letters is found as hex only, not also as HEX', () => {
@@ -109,7 +133,10 @@ describe('canary forms at their limits', () => {
 
   it('mask replaces the longer of two overlapping canaries whole', () => {
     const short = 'K005abcdefghijklmnopqrst';
-    const scanner = new CanaryScanner([{ name: 'short', value: short }, { name: 'long', value: `${short}ZZZZZZ` }]);
+    const scanner = new CanaryScanner([
+      { name: 'short', value: short },
+      { name: 'long', value: `${short}ZZZZZZ` },
+    ]);
     expect(scanner.mask(`x ${short}ZZZZZZ y`)).toBe('x *** y');
   });
 });
@@ -119,12 +146,17 @@ describe('probe tables: errors', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('a table that breaks its schema is a config error naming the table and the place', () => {
-    for (const name of ['probe-table.schema.json', 'reads.json', 'writes.json']) writeFileSync(join(dir, name), readFileSync(join(PROBE_TABLES_DIR, name)));
+    for (const name of ['probe-table.schema.json', 'reads.json', 'writes.json'])
+      writeFileSync(join(dir, name), readFileSync(join(PROBE_TABLES_DIR, name)));
     const gates = JSON.parse(readFileSync(join(PROBE_TABLES_DIR, 'gates.json'), 'utf8')) as { gates: Record<string, unknown>[] };
     writeFileSync(join(dir, 'gates.json'), JSON.stringify({ ...gates, gates: [{ ...gates.gates[0], effect: 'explode' }] }));
-    expect(() => loadProbeTables(dir, { validate: true })).toThrow(expect.objectContaining({ code: 'config', message: expect.stringMatching(/^probe table gates\.json: \/gates\/0\S* \S/) }));
+    expect(() => loadProbeTables(dir, { validate: true })).toThrow(
+      expect.objectContaining({ code: 'config', message: expect.stringMatching(/^probe table gates\.json: \/gates\/0\S* \S/) }),
+    );
     writeFileSync(join(dir, 'gates.json'), JSON.stringify({ gates: [] }));
-    expect(() => loadProbeTables(dir, { validate: true })).toThrow(expect.objectContaining({ code: 'config', message: "probe table gates.json: / must have required property 'description'" }));
+    expect(() => loadProbeTables(dir, { validate: true })).toThrow(
+      expect.objectContaining({ code: 'config', message: "probe table gates.json: / must have required property 'description'" }),
+    );
     expect(() => loadProbeTables(dir)).not.toThrow();
     expect(() => loadProbeTables('/nonexistent-probe-tables')).toThrow(expect.objectContaining({ code: 'config' }));
   });
@@ -135,10 +167,18 @@ describe('probe tables: errors', () => {
 });
 
 describe('confusable names: what passes for ASCII', () => {
-  const confusable = (name: string) => CHECK_KINDS['visible-name-confusable']!.run({ fields: ['name'] }, contextOf([], {}, [{ connection: 'modern', hash: 'h', listed: [{ name }], prompts: null, observation: { instructions: null } }] as never));
+  const confusable = (name: string) =>
+    CHECK_KINDS['visible-name-confusable']!.run(
+      { fields: ['name'] },
+      contextOf([], {}, [
+        { connection: 'modern', hash: 'h', listed: [{ name }], prompts: null, observation: { instructions: null } },
+      ] as never),
+    );
 
   it('a ligature passes for two letters; a fraction with a non-ASCII slash passes for nothing', () => {
-    expect(confusable('b2_\uFB01le')).toEqual([expect.objectContaining({ data: expect.objectContaining({ lookAlikes: 'U+FB01 looks like "fi"' }) })]);
+    expect(confusable('b2_\uFB01le')).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ lookAlikes: 'U+FB01 looks like "fi"' }) }),
+    ]);
     expect(confusable('b2_\u00BD')).toEqual([]);
   });
 
@@ -147,6 +187,8 @@ describe('confusable names: what passes for ASCII', () => {
   });
 
   it('two different look-alikes are both named', () => {
-    expect(confusable('b2_\u0430\u0455')).toEqual([expect.objectContaining({ data: expect.objectContaining({ lookAlikes: 'U+0430 looks like "a", U+0455 looks like "s"' }) })]);
+    expect(confusable('b2_\u0430\u0455')).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ lookAlikes: 'U+0430 looks like "a", U+0455 looks like "s"' }) }),
+    ]);
   });
 });

@@ -16,7 +16,9 @@ const result: RunResult = {
   findings: sortFindings([
     finding('diff/tool-removed', 'b2_gone'),
     finding('diff/tool-added', 'b2_new'),
-    finding('diff/description-changed', 'b2_list_buckets', { text: { before: 'List the buckets of the account.', after: 'List every bucket of the account.' } }),
+    finding('diff/description-changed', 'b2_list_buckets', {
+      text: { before: 'List the buckets of the account.', after: 'List every bucket of the account.' },
+    }),
     finding('description/length', 'b2_list_buckets'),
     finding('diff/default-changed', 'b2_list_files'),
   ]),
@@ -40,7 +42,9 @@ test('the page shows every finding, the tool statuses and the word diff', () => 
   expect(errors).toEqual([]);
   expect(visibleRows(document)).toHaveLength(5);
   expect(document.getElementById('shown')!.textContent).toBe('5');
-  const statuses = Object.fromEntries([...document.querySelectorAll('#tools tbody tr')].map((row) => [row.children[0]!.textContent, row.children[1]!.textContent]));
+  const statuses = Object.fromEntries(
+    [...document.querySelectorAll('#tools tbody tr')].map((row) => [row.children[0]!.textContent, row.children[1]!.textContent]),
+  );
   expect(statuses).toMatchObject({ b2_gone: 'removed', b2_new: 'added', b2_list_buckets: 'changed' });
   expect(document.querySelector('del')!.textContent).toBe('the buckets');
   expect(document.querySelector('ins')!.textContent).toBe('every bucket');
@@ -70,7 +74,14 @@ test('the filters hide findings by severity, class and category, and tools left 
 
 test('a changed tool shows its fixture and live input schema side by side, the changed paths marked', () => {
   const before = { type: 'object', properties: { limit: { type: 'integer', maximum: 100 }, prefix: { type: 'string' } } };
-  const after = { type: 'object', properties: { limit: { type: 'integer', maximum: 1000 }, prefix: { type: 'string' }, '</pre><script>alert(1)</script>': { type: 'string' } } };
+  const after = {
+    type: 'object',
+    properties: {
+      limit: { type: 'integer', maximum: 1000 },
+      prefix: { type: 'string' },
+      '</pre><script>alert(1)</script>': { type: 'string' },
+    },
+  };
   const changed: RunResult = {
     ...result,
     findings: [
@@ -92,7 +103,15 @@ test('a changed tool shows its fixture and live input schema side by side, the c
 
 test('a huge schema is cut at a bounded number of lines, with a note', () => {
   const properties = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`p${index}`, { type: 'string' }]));
-  const big: RunResult = { ...result, findings: [finding('diff/bounds-loosened', 'b2_big', { path: 'inputSchema.properties.p0', schemas: { before: { properties }, after: { properties } } })] };
+  const big: RunResult = {
+    ...result,
+    findings: [
+      finding('diff/bounds-loosened', 'b2_big', {
+        path: 'inputSchema.properties.p0',
+        schemas: { before: { properties }, after: { properties } },
+      }),
+    ],
+  };
   const { document } = open(render('html', big, { failOn: 'error', color: false }));
   const text = document.querySelector('pre[data-schema="before"]')!.textContent!;
   expect(text.split('\n')).toHaveLength(401);

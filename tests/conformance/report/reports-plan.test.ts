@@ -41,14 +41,18 @@ describe('each report names its file', () => {
 
   test('the positional trap is refused: --output beside several formats', () => {
     // The old recipe: github to the log, then three formats paired by position.
-    expect(usageError(() => reportPlan(['github', 'sarif', 'markdown', 'junit'], ['c.sarif', 'c.md', 'c.xml']))).toMatch(/--output is ambiguous.*--format sarif=conform\.sarif/);
+    expect(usageError(() => reportPlan(['github', 'sarif', 'markdown', 'junit'], ['c.sarif', 'c.md', 'c.xml']))).toMatch(
+      /--output is ambiguous.*--format sarif=conform\.sarif/,
+    );
     expect(usageError(() => reportPlan(['sarif', 'pretty'], ['c.sarif']))).toMatch(/--output is ambiguous/);
     expect(usageError(() => reportPlan(['sarif=c.sarif'], ['d.sarif']))).toMatch(/--output is ambiguous/);
     expect(usageError(() => reportPlan(['sarif'], ['a.sarif', 'b.sarif']))).toMatch(/--output is ambiguous/);
   });
 
   test('a file whose extension names another format is refused', () => {
-    expect(usageError(() => reportPlan(['github=c.sarif']))).toMatch(/c\.sarif looks like a sarif file but would receive the github report/);
+    expect(usageError(() => reportPlan(['github=c.sarif']))).toMatch(
+      /c\.sarif looks like a sarif file but would receive the github report/,
+    );
     expect(usageError(() => reportPlan(['sarif=c.md']))).toMatch(/looks like a markdown file/);
     expect(usageError(() => reportPlan(['markdown=c.xml']))).toMatch(/looks like a junit file/);
     expect(usageError(() => reportPlan(['json=c.sarif.json']))).toMatch(/looks like a sarif file/);
@@ -58,7 +62,9 @@ describe('each report names its file', () => {
   });
 
   test('two reports into one file, two to stdout, unknown or empty names are refused', () => {
-    expect(usageError(() => reportPlan(['json=r.json', 'sarif=./r.json'], [], '/x'))).toMatch(/r\.json would receive both the json and the sarif report/);
+    expect(usageError(() => reportPlan(['json=r.json', 'sarif=./r.json'], [], '/x'))).toMatch(
+      /r\.json would receive both the json and the sarif report/,
+    );
     expect(usageError(() => reportPlan(['json', 'sarif']))).toMatch(/only one --format can go to stdout/);
     expect(usageError(() => reportPlan(['yaml=r.yaml']))).toMatch(/unknown --format "yaml"/);
     expect(usageError(() => reportPlan(['sarif=']))).toMatch(/names no file/);
@@ -67,7 +73,21 @@ describe('each report names its file', () => {
 
 test('the CLI refuses an ambiguous plan with exit 2 before it starts anything, and writes nothing', async () => {
   const dir = tempDir();
-  const outcome = await runCli(['check', '--server', 'never-started-binary', '--format', 'github', '--format', 'sarif', '--output', join(dir, 'c.sarif'), '--format', 'markdown', '--output', join(dir, 'c.md')]);
+  const outcome = await runCli([
+    'check',
+    '--server',
+    'never-started-binary',
+    '--format',
+    'github',
+    '--format',
+    'sarif',
+    '--output',
+    join(dir, 'c.sarif'),
+    '--format',
+    'markdown',
+    '--output',
+    join(dir, 'c.md'),
+  ]);
   expect(outcome.code).toBe(2);
   expect(outcome.stderr).toMatch(/^b2-mcp-conform: error: --output is ambiguous/);
   expect(existsSync(join(dir, 'c.sarif'))).toBe(false);

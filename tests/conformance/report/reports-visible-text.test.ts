@@ -24,7 +24,13 @@ const RENAMED_AFTER = 'Unrestricted: runs any query the caller writes over the b
 type Mode = 'check' | 'diff';
 
 function evidenceOf(command: Mode): Evidence {
-  return emptyEvidence({ command, versions: { 'b2-mcp-conform': '0.0.0', '@modelcontextprotocol/sdk': '1.0.0', '@modelcontextprotocol/client': '2.0.0', node: 'v20' }, profile: command === 'check' ? 'default' : null, rulesEvaluated: 4, durationMs: 10 });
+  return emptyEvidence({
+    command,
+    versions: { 'b2-mcp-conform': '0.0.0', '@modelcontextprotocol/sdk': '1.0.0', '@modelcontextprotocol/client': '2.0.0', node: 'v20' },
+    profile: command === 'check' ? 'default' : null,
+    rulesEvaluated: 4,
+    durationMs: 10,
+  });
 }
 
 /** A change finding as `check` (frozen contract: every change an error) or `diff` (the rule's own severity) makes it. */
@@ -43,7 +49,10 @@ function textRun(mode: Mode): RunResult {
       text: { before: 'Name of the rule.', after: 'Name of the rule: 6 to 63 letters, digits or hyphens.' },
     }),
     change(mode, 'diff/tool-renamed', 'b2_run_query_unrestricted', { message: 'Tool b2_run_query is now b2_run_query_unrestricted' }),
-    change(mode, 'diff/description-changed', 'b2_run_query_unrestricted', { path: 'description', text: { before: RENAMED_BEFORE, after: RENAMED_AFTER } }),
+    change(mode, 'diff/description-changed', 'b2_run_query_unrestricted', {
+      path: 'description',
+      text: { before: RENAMED_BEFORE, after: RENAMED_AFTER },
+    }),
   ];
   return { findings: sortFindings(findings), evidence: evidenceOf(mode), rules, evaluated: rules.rules.map((rule) => rule.id) };
 }
@@ -52,7 +61,9 @@ const renderAs = (format: Format, result: RunResult, verbose = false) => render(
 
 /** The message texts of a SARIF report, as code scanning shows them. */
 function messages(sarif: string): string {
-  return (JSON.parse(sarif) as { runs: { results: { message: { text: string } }[] }[] }).runs[0]!.results.map((result) => result.message.text).join('\n');
+  return (JSON.parse(sarif) as { runs: { results: { message: { text: string } }[] }[] }).runs[0]!.results.map(
+    (result) => result.message.text,
+  ).join('\n');
 }
 
 /**
@@ -73,13 +84,13 @@ function readable(format: Format, report: string): string {
 
 describe.each(['check', 'diff'] as const)('%s: added, removed and rewritten text in every format', (mode) => {
   const result = textRun(mode);
-  test.each(FORMATS)('%s shows a new tool\'s and a removed tool\'s whole text', (format) => {
+  test.each(FORMATS)("%s shows a new tool's and a removed tool's whole text", (format) => {
     const shown = readable(format, renderAs(format, result));
     expect(shown).toContain(NEW_TOOL_TEXT);
     expect(shown).toContain(GONE_TOOL_TEXT);
   });
 
-  test.each(FORMATS)('%s shows a rewritten text and the renamed tool\'s new description', (format) => {
+  test.each(FORMATS)("%s shows a rewritten text and the renamed tool's new description", (format) => {
     const shown = readable(format, renderAs(format, result));
     expect(shown).toContain('6 to 63 letters, digits or hyphens.');
     expect(shown).toContain('Unrestricted: runs any query the caller writes');
@@ -90,7 +101,9 @@ describe.each(['check', 'diff'] as const)('%s: added, removed and rewritten text
     expect(pretty).toContain(`      new text: ${NEW_TOOL_TEXT}`);
     expect(pretty).toContain(`      removed text: ${GONE_TOOL_TEXT}`);
     expect(pretty).toContain('      diff: Name of the [-rule.-]{+rule: 6 to 63 letters, digits or hyphens.+}');
-    expect(pretty).toContain('      diff: [-Runs a -]{+Unrestricted: runs any +}query {+the caller writes +}over the bucket [-index.-]{+index, writes included.+}');
+    expect(pretty).toContain(
+      '      diff: [-Runs a -]{+Unrestricted: runs any +}query {+the caller writes +}over the bucket [-index.-]{+index, writes included.+}',
+    );
     const markdown = renderAs('markdown', result);
     expect(markdown).toContain('<br>new text: Copies the CORS rules');
     expect(markdown).toContain('<br>removed text: Lists the retention settings');
@@ -104,16 +117,24 @@ describe.each(['check', 'diff'] as const)('%s: added, removed and rewritten text
 
 describe('bounds', () => {
   const huge = `${'a long sentence of the new text, '.repeat(2000)}the end.`;
-  const result: RunResult = { findings: [change('diff', 'diff/tool-added', 'b2_verbose', { text: { after: huge } })], evidence: evidenceOf('diff'), rules, evaluated: ['diff/tool-added'] };
+  const result: RunResult = {
+    findings: [change('diff', 'diff/tool-added', 'b2_verbose', { text: { after: huge } })],
+    evidence: evidenceOf('diff'),
+    rules,
+    evaluated: ['diff/tool-added'],
+  };
 
-  test.each(['pretty', 'markdown', 'sarif', 'junit', 'github', 'html'] as const)('%s shows a long text cut with an ellipsis, not in full', (format) => {
-    const shown = readable(format, renderAs(format, result));
-    expect(shown).toContain('a long sentence of the new text');
-    expect(shown).toContain('…');
-    expect(shown).not.toContain('the end.');
-    // The text's 2,000 sentences are cut to a few dozen, however long the rest of the report grows.
-    expect(shown.split('a long sentence of the new text').length - 1).toBeLessThan(200);
-  });
+  test.each(['pretty', 'markdown', 'sarif', 'junit', 'github', 'html'] as const)(
+    '%s shows a long text cut with an ellipsis, not in full',
+    (format) => {
+      const shown = readable(format, renderAs(format, result));
+      expect(shown).toContain('a long sentence of the new text');
+      expect(shown).toContain('…');
+      expect(shown).not.toContain('the end.');
+      // The text's 2,000 sentences are cut to a few dozen, however long the rest of the report grows.
+      expect(shown.split('a long sentence of the new text').length - 1).toBeLessThan(200);
+    },
+  );
 
   test('JSON keeps the whole text; --verbose shows it in full', () => {
     expect(renderAs('json', result)).toContain('the end.');
@@ -123,7 +144,10 @@ describe('bounds', () => {
 
 test('an empty text is shown as "" in every format that shows text, never as nothing', () => {
   const result: RunResult = {
-    findings: [change('diff', 'diff/tool-added', 'b2_blank', { text: { after: '' } }), change('diff', 'diff/tool-removed', 'b2_gone_blank', { text: { before: '' } })],
+    findings: [
+      change('diff', 'diff/tool-added', 'b2_blank', { text: { after: '' } }),
+      change('diff', 'diff/tool-removed', 'b2_gone_blank', { text: { before: '' } }),
+    ],
     evidence: evidenceOf('diff'),
     rules,
     evaluated: [],
@@ -138,7 +162,8 @@ test('an empty text is shown as "" in every format that shows text, never as not
 
 describe('the same change has the same mark in check and in diff', () => {
   /** Each finding's mark, by rule and tool (`check` lists the findings in another order). */
-  const marksOf = (report: string, line: RegExp) => Object.fromEntries([...report.matchAll(line)].map(([, mark, rule, tool]) => [`${rule} ${tool}`, mark]));
+  const marksOf = (report: string, line: RegExp) =>
+    Object.fromEntries([...report.matchAll(line)].map(([, mark, rule, tool]) => [`${rule} ${tool}`, mark]));
   const glyphsOf = (mode: Mode) => marksOf(renderAs('pretty', textRun(mode)), /^ {4}([✖⚠ℹ]) (\S+) .*— \S+ on (\S+)$/gmu);
   const iconsOf = (mode: Mode) => marksOf(renderAs('markdown', textRun(mode)), /^\| (🔴|🟡|🔵) \| `(\S+)`.*\| \S+ on ([^<\s|]+)/gmu);
 
@@ -163,20 +188,33 @@ describe('the same change has the same mark in check and in diff', () => {
   });
 
   test('a finding that is no change keeps the mark of its severity', () => {
-    const result: RunResult = { findings: [findingOf(rules, 'description/length', 'b2_x', { message: 'long', scopes: ['modern'], profile: 'default', severity: 'warning' })], evidence: evidenceOf('check'), rules, evaluated: [] };
+    const result: RunResult = {
+      findings: [
+        findingOf(rules, 'description/length', 'b2_x', { message: 'long', scopes: ['modern'], profile: 'default', severity: 'warning' }),
+      ],
+      evidence: evidenceOf('check'),
+      rules,
+      evaluated: [],
+    };
     expect(renderAs('pretty', result)).toMatch(/^ {4}⚠ description\/length —/m);
   });
 });
 
-describe('JSON: each tool\'s two schemas once, referenced by its findings', () => {
-  const property = (index: number) => [`setting_${index}`, { type: 'string', description: `The ${index}th setting of the bucket, as the account stores it.`, maxLength: 100 + index }] as const;
+describe("JSON: each tool's two schemas once, referenced by its findings", () => {
+  const property = (index: number) =>
+    [
+      `setting_${index}`,
+      { type: 'string', description: `The ${index}th setting of the bucket, as the account stores it.`, maxLength: 100 + index },
+    ] as const;
   const before = { type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, index) => property(index))) };
   const after = { ...before, additionalProperties: false };
   const schemas = { before, after };
   /** A tool with 44 change findings, each carrying (a reference to) the same two schemas, and a tool with none. */
   const result: RunResult = {
     findings: sortFindings([
-      ...Array.from({ length: 44 }, (_, index) => change('diff', 'diff/bounds-tightened', 'b2_update_bucket', { path: `inputSchema.properties.setting_${index}.maxLength`, schemas })),
+      ...Array.from({ length: 44 }, (_, index) =>
+        change('diff', 'diff/bounds-tightened', 'b2_update_bucket', { path: `inputSchema.properties.setting_${index}.maxLength`, schemas }),
+      ),
       change('diff', 'diff/tool-added', 'b2_other'),
     ]),
     evidence: evidenceOf('diff'),
@@ -184,9 +222,13 @@ describe('JSON: each tool\'s two schemas once, referenced by its findings', () =
     evaluated: [],
   };
   const text = renderAs('json', result);
-  const report = JSON.parse(text) as { schemaVersion: number; schemas: Record<string, unknown>; findings: { tool: string; schemas?: unknown; schemasRef?: string }[] };
+  const report = JSON.parse(text) as {
+    schemaVersion: number;
+    schemas: Record<string, unknown>;
+    findings: { tool: string; schemas?: unknown; schemasRef?: string }[];
+  };
 
-  test('the schemas appear once; every finding of the tool names them, the other tool\'s do not', () => {
+  test("the schemas appear once; every finding of the tool names them, the other tool's do not", () => {
     expect(report.schemaVersion).toBe(2);
     expect(report.schemas).toEqual({ b2_update_bucket: schemas });
     expect(text.split('The 7th setting of the bucket').length - 1).toBe(2);
@@ -213,9 +255,20 @@ describe('JSON: each tool\'s two schemas once, referenced by its findings', () =
     const twoProfiles: RunResult = {
       ...result,
       findings: [
-        change('diff', 'diff/bounds-tightened', 'b2_update_bucket', { path: 'inputSchema.additionalProperties', scopes: ['full.modern'], schemas }),
-        change('diff', 'diff/bounds-loosened', 'b2_update_bucket', { path: 'inputSchema.maxProperties', scopes: ['read-only.modern'], schemas: other }),
-        change('diff', 'diff/default-changed', 'b2_update_bucket', { path: 'inputSchema.properties.setting_1.default', scopes: ['read-only.modern'] }),
+        change('diff', 'diff/bounds-tightened', 'b2_update_bucket', {
+          path: 'inputSchema.additionalProperties',
+          scopes: ['full.modern'],
+          schemas,
+        }),
+        change('diff', 'diff/bounds-loosened', 'b2_update_bucket', {
+          path: 'inputSchema.maxProperties',
+          scopes: ['read-only.modern'],
+          schemas: other,
+        }),
+        change('diff', 'diff/default-changed', 'b2_update_bucket', {
+          path: 'inputSchema.properties.setting_1.default',
+          scopes: ['read-only.modern'],
+        }),
       ],
     };
     const parsed = JSON.parse(renderAs('json', twoProfiles)) as typeof report;
@@ -229,7 +282,12 @@ test('a change on a deep path keeps both its values in pretty and Markdown, not 
   const before = `^(${'[0-9]{1,4}d|'.repeat(8)})$`;
   const after = `^(${'[0-9]{1,3}h|'.repeat(8)}never)$`;
   const result: RunResult = {
-    findings: [change('diff', 'diff/bounds-tightened', 'b2_set_retention', { path, message: `Tool b2_set_retention: ${path} tightened from ${before} to ${after}` })],
+    findings: [
+      change('diff', 'diff/bounds-tightened', 'b2_set_retention', {
+        path,
+        message: `Tool b2_set_retention: ${path} tightened from ${before} to ${after}`,
+      }),
+    ],
     evidence: evidenceOf('diff'),
     rules,
     evaluated: [],
@@ -243,22 +301,35 @@ test('what a diff left unpaired is a line of its own, each file with its side, n
   const folder = (side: string) => `/home/reviewer/checkouts/${'a-rather-deep-folder/'.repeat(6)}${side}/tests/fixtures/tool-contract`;
   const evidence: Evidence = {
     ...evidenceOf('diff'),
-    target: { before: folder('before'), after: folder('after'), compared: ['full.modern.json', 'read-only.modern.json'], unmatched: ['archivist.modern.json (after only)', 'legacy-admin.modern.json (before only)'] },
+    target: {
+      before: folder('before'),
+      after: folder('after'),
+      compared: ['full.modern.json', 'read-only.modern.json'],
+      unmatched: ['archivist.modern.json (after only)', 'legacy-admin.modern.json (before only)'],
+    },
   };
   const result: RunResult = { findings: [], evidence, rules, evaluated: [] };
   const pretty = renderAs('pretty', result);
   expect(pretty).toContain('\n  Unmatched: archivist.modern.json (after only), legacy-admin.modern.json (before only)\n');
   expect(pretty).toContain('\n  Compared: full.modern.json, read-only.modern.json\n');
   expect(pretty).not.toMatch(/Target: .*(compared|unmatched)/);
-  expect(renderAs('markdown', result)).toContain('| Unmatched | archivist.modern.json (after only), legacy-admin.modern.json (before only) |');
+  expect(renderAs('markdown', result)).toContain(
+    '| Unmatched | archivist.modern.json (after only), legacy-admin.modern.json (before only) |',
+  );
 });
 
 test('pretty: in a tool with more findings than its share of lines, the text changes are among those shown', () => {
   const findings: Finding[] = [];
   for (let index = 0; index < 30; index++) {
     const tool = `b2_tool_${String(index).padStart(2, '0')}`;
-    for (let bound = 0; bound < 12; bound++) findings.push(change('diff', 'diff/bounds-tightened', tool, { path: `inputSchema.properties.p${bound}.maxLength` }));
-    findings.push(change('diff', 'diff/description-changed', tool, { path: 'description', text: { before: `Reads setting ${index}.`, after: `Reads and rewrites setting ${index}.` } }));
+    for (let bound = 0; bound < 12; bound++)
+      findings.push(change('diff', 'diff/bounds-tightened', tool, { path: `inputSchema.properties.p${bound}.maxLength` }));
+    findings.push(
+      change('diff', 'diff/description-changed', tool, {
+        path: 'description',
+        text: { before: `Reads setting ${index}.`, after: `Reads and rewrites setting ${index}.` },
+      }),
+    );
   }
   const pretty = renderAs('pretty', { findings: sortFindings(findings), evidence: evidenceOf('diff'), rules, evaluated: [] });
   expect(pretty).toMatch(/… \d+ more \(--verbose shows all\)/);

@@ -32,7 +32,9 @@ function firedIn(pack: string, tool: Record<string, unknown> & { name: string })
   const tools = [tool];
   const observation = { bounded: [], serverInfo: { name: 'git-test', version: '2.10.5' } };
   const surfaces = [surface('modern', tools), surface('legacy', tools)].map((one) => ({ ...one, observation }));
-  return evaluate({ ...ruleSet, rules }, contextOf([], {}, surfaces), (rule) => rule.severity, 'findings').findings.map((finding) => finding.ruleId);
+  return evaluate({ ...ruleSet, rules }, contextOf([], {}, surfaces), (rule) => rule.severity, 'findings').findings.map(
+    (finding) => finding.ruleId,
+  );
 }
 
 describe('B2 conventions stay in the b2 pack', () => {
@@ -41,7 +43,14 @@ describe('B2 conventions stay in the b2 pack', () => {
   });
 
   it('b2: the same tool breaks the confirm shape (boolean, optional) and the secret-name rules', () => {
-    expect(firedIn('b2', GIT_RESET)).toEqual(expect.arrayContaining(['gating/confirm-boolean', 'gating/confirm-optional', 'credentials/secret-input', 'credentials/secret-like-nested']));
+    expect(firedIn('b2', GIT_RESET)).toEqual(
+      expect.arrayContaining([
+        'gating/confirm-boolean',
+        'gating/confirm-optional',
+        'credentials/secret-input',
+        'credentials/secret-like-nested',
+      ]),
+    );
   });
 
   it('generic still judges what holds for any server: a credential field by name', () => {

@@ -3,7 +3,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { colorWanted, crashReport } from '../../../src/conformance/cli.js';
 import { ChildStdioTransport } from '../../../src/conformance/connect/stdio-transport.js';
 import { baselineSurface } from '../../support/baseline.js';
-import { SERVERS_DIR, mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from '../../support/checker-harness.js';
+import {
+  SERVERS_DIR,
+  mutate,
+  removeTempDirs,
+  runCli,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  writeContract,
+  writeJson,
+  type SurfaceHttpServer,
+} from '../../support/checker-harness.js';
 
 const run = (...args: string[]) => runCli(args);
 
@@ -73,7 +84,10 @@ describe.concurrent('exit codes', () => {
   });
 
   test('2: unknown profile (the phase1-default alias is accepted)', async () => {
-    expectOneLine(await run('check', '--profile', 'everything'), /^b2-mcp-conform: error: unknown profile "everything" \(expected full, default, read-only; alias phase1-default = default\)$/);
+    expectOneLine(
+      await run('check', '--profile', 'everything'),
+      /^b2-mcp-conform: error: unknown profile "everything" \(expected full, default, read-only; alias phase1-default = default\)$/,
+    );
     const json = await run('check', '--profile', 'everything', '--format', 'json');
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'usage', message: expect.stringContaining('unknown profile') } });
@@ -101,7 +115,10 @@ describe.concurrent('exit codes', () => {
     const port = await closedPort();
     const outcome = await run('check', '--url', `http://127.0.0.1:${port}/mcp`, '--fixtures', fixtures, '--contract', contract);
     expect(outcome.code).toBe(3);
-    expectOneLine(outcome, new RegExp(`^b2-mcp-conform: error: could not connect to http://127\\.0\\.0\\.1:${port}/mcp: connection refused$`));
+    expectOneLine(
+      outcome,
+      new RegExp(`^b2-mcp-conform: error: could not connect to http://127\\.0\\.0\\.1:${port}/mcp: connection refused$`),
+    );
   });
 
   test('3: a server that exits at once', async () => {
@@ -113,20 +130,43 @@ describe.concurrent('exit codes', () => {
   test('3: a server that prints garbage on stdout', async () => {
     const outcome = await run('check', '--server', script('garbage-stdout.mjs'), '--fixtures', fixtures, '--contract', contract);
     expect(outcome.code).toBe(3);
-    expectOneLine(outcome, /^b2-mcp-conform: error: server wrote non-JSON-RPC output on stdout \("starting chatty server v1 \.\.\."\); stdout must carry protocol frames only$/);
+    expectOneLine(
+      outcome,
+      /^b2-mcp-conform: error: server wrote non-JSON-RPC output on stdout \("starting chatty server v1 \.\.\."\); stdout must carry protocol frames only$/,
+    );
   });
 
   test('3: a server that never answers times out', async () => {
     // The silent server leaves after 20 s: a checker that waited past --timeout would see it exit
     // (server-exited) instead; the order of those two events is the proof, not a stopwatch.
-    const outcome = await run('check', '--server', `${script('silent.mjs')} 20000`, '--fixtures', fixtures, '--contract', contract, '--timeout', '400', '--format', 'json');
+    const outcome = await run(
+      'check',
+      '--server',
+      `${script('silent.mjs')} 20000`,
+      '--fixtures',
+      fixtures,
+      '--contract',
+      contract,
+      '--timeout',
+      '400',
+      '--format',
+      'json',
+    );
     expect(outcome.code).toBe(3);
     // Whichever connection gives up first is named: over stdio the modern one may be waiting on its server/discover probe.
-    expect(JSON.parse(outcome.stderr)).toEqual({ error: { code: 'timeout', message: expect.stringMatching(/did not answer (server\/discover on )?the \w+ connection within 400 ms \(--timeout\)/) } });
+    expect(JSON.parse(outcome.stderr)).toEqual({
+      error: {
+        code: 'timeout',
+        message: expect.stringMatching(/did not answer (server\/discover on )?the \w+ connection within 400 ms \(--timeout\)/),
+      },
+    });
   });
 
   test('3: a command that does not exist', async () => {
-    expectOneLine(await run('check', '--server', 'no-such-mcp-server --stdio', '--fixtures', fixtures, '--contract', contract), /could not start server "no-such-mcp-server": command not found/);
+    expectOneLine(
+      await run('check', '--server', 'no-such-mcp-server --stdio', '--fixtures', fixtures, '--contract', contract),
+      /could not start server "no-such-mcp-server": command not found/,
+    );
   });
 
   test('--debug adds the stack trace', async () => {
@@ -144,7 +184,12 @@ describe.concurrent('exit codes', () => {
   test('4: every rule turned off', async () => {
     const { loadRules } = await import('../../../src/conformance/rules/engine.js');
     const off = Object.fromEntries(loadRules().rules.map((rule) => [rule.id, 'off']));
-    const outcome = await run(...against('baseline'), '--config', writeJson(tempDir(), 'config.json', { rules: off }), '--allow-integrity-overrides');
+    const outcome = await run(
+      ...against('baseline'),
+      '--config',
+      writeJson(tempDir(), 'config.json', { rules: off }),
+      '--allow-integrity-overrides',
+    );
     expect(outcome.code).toBe(4);
     expectOneLine(outcome, /nothing was tested/);
   });
@@ -158,7 +203,14 @@ describe.concurrent('exit codes', () => {
 describe.concurrent('commands', () => {
   test('several reports in one run, each naming its file', async () => {
     const dir = tempDir();
-    const outcome = await run(...against('baseline'), `--format=json=${join(dir, 'r.json')}`, '--format', `sarif=${join(dir, 'r.sarif')}`, '--format', 'pretty');
+    const outcome = await run(
+      ...against('baseline'),
+      `--format=json=${join(dir, 'r.json')}`,
+      '--format',
+      `sarif=${join(dir, 'r.sarif')}`,
+      '--format',
+      'pretty',
+    );
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toMatch(/^b2-mcp-conform check/);
     const { readFileSync } = await import('node:fs');
@@ -195,14 +247,23 @@ describe.concurrent('commands', () => {
 });
 
 describe.concurrent('eras', () => {
-  const v1Server = () => `"${process.execPath}" "${join(SERVERS_DIR, 'v1-server.mjs')}" "${writeJson(tempDir(), 'surface.json', baselineSurface())}"`;
+  const v1Server = () =>
+    `"${process.execPath}" "${join(SERVERS_DIR, 'v1-server.mjs')}" "${writeJson(tempDir(), 'surface.json', baselineSurface())}"`;
 
   test('a 2025-only server (1.x SDK) gets a report with an era finding, not exit 3 without one', async () => {
     const outcome = await run('check', '--server', v1Server(), '--fixtures', fixtures, '--contract', contract, '--format', 'json');
     expect(outcome.code, outcome.stderr).toBe(1);
-    const report = JSON.parse(outcome.stdout) as { findings: { ruleId: string; severity: string; message: string }[]; evidence: { connections: Record<string, unknown> } };
+    const report = JSON.parse(outcome.stdout) as {
+      findings: { ruleId: string; severity: string; message: string }[];
+      evidence: { connections: Record<string, unknown> };
+    };
     const era = report.findings.filter((finding) => finding.ruleId === 'eras/era-offered');
-    expect(era.map((finding) => [finding.severity, finding.message])).toEqual([['error', 'The server does not offer the modern era (MCP 2026-07-28): server does not offer MCP 2026-07-28 (modern era) via server/discover']]);
+    expect(era.map((finding) => [finding.severity, finding.message])).toEqual([
+      [
+        'error',
+        'The server does not offer the modern era (MCP 2026-07-28): server does not offer MCP 2026-07-28 (modern era) via server/discover',
+      ],
+    ]);
     expect(Object.keys(report.evidence.connections).sort()).toEqual(['legacy', 'witness']);
   });
 
@@ -216,7 +277,19 @@ describe.concurrent('eras', () => {
     const server = v1Server();
     const own = tempDir();
     expect((await run('snapshot', '--server', server, '--era', 'legacy', '--out', own)).code).toBe(0);
-    const outcome = await run('check', '--server', server, '--era', 'legacy', '--fixtures', own, '--contract', writeContract(own, () => {}, 'legacy'), '--format', 'json');
+    const outcome = await run(
+      'check',
+      '--server',
+      server,
+      '--era',
+      'legacy',
+      '--fixtures',
+      own,
+      '--contract',
+      writeContract(own, () => {}, 'legacy'),
+      '--format',
+      'json',
+    );
     expect(outcome.code, outcome.stderr).toBe(0);
     const report = JSON.parse(outcome.stdout);
     expect(Object.keys(report.evidence.connections).sort()).toEqual(['legacy', 'witness']);
@@ -252,8 +325,13 @@ test('the compiled bin maps errors to exit codes and flushes its output', async 
 
 test('an error thrown outside the run is one terminal-safe line, exit 2; its stack only with --debug', () => {
   const error = new Error('boom \x1b[2J\u202e\nsecond line');
-  expect(crashReport(error, ['node', 'b2-mcp-conform', 'check'])).toEqual({ text: 'b2-mcp-conform: error: boom \\x1b[2J\\u202e (run with --debug for details)\n', exitCode: 2 });
-  expect(JSON.parse(crashReport(error, ['node', 'b2-mcp-conform', 'check', '--format', 'json']).text)).toEqual({ error: { code: 'internal', message: 'boom \x1b[2J\u202e (run with --debug for details)' } });
+  expect(crashReport(error, ['node', 'b2-mcp-conform', 'check'])).toEqual({
+    text: 'b2-mcp-conform: error: boom \\x1b[2J\\u202e (run with --debug for details)\n',
+    exitCode: 2,
+  });
+  expect(JSON.parse(crashReport(error, ['node', 'b2-mcp-conform', 'check', '--format', 'json']).text)).toEqual({
+    error: { code: 'internal', message: 'boom \x1b[2J\u202e (run with --debug for details)' },
+  });
   const debug = crashReport(error, ['node', 'b2-mcp-conform', 'check', '--debug']).text.split('\n');
   expect(debug[0]).toBe('b2-mcp-conform: error: boom \\x1b[2J\\u202e');
   expect(debug.slice(1).some((line) => /^\s+at /.test(line))).toBe(true);
@@ -272,7 +350,11 @@ test('the bin reports a late crash that way too (exit 2, one escaped line), for 
 });
 
 test('a client that throws on a message the server sent breaks that connection instead of crashing the run', async () => {
-  const transport = new ChildStdioTransport({ command: process.execPath, args: ['-e', 'console.log(JSON.stringify({ jsonrpc: "2.0", method: "notifications/odd" })); setInterval(() => {}, 1000)'], env: {} });
+  const transport = new ChildStdioTransport({
+    command: process.execPath,
+    args: ['-e', 'console.log(JSON.stringify({ jsonrpc: "2.0", method: "notifications/odd" })); setInterval(() => {}, 1000)'],
+    env: {},
+  });
   transport.onmessage = () => {
     throw new Error('client choked');
   };

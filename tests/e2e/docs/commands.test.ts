@@ -26,7 +26,9 @@ interface Block {
 const MARKER = /^<!-- docs-test: skip: (.+?) -->$/;
 
 function markdownFiles(): string[] {
-  const docs = readdirSync(join(PACKAGE_ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join('docs', name));
+  const docs = readdirSync(join(PACKAGE_ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join('docs', name));
   return ['README.md', ...docs];
 }
 
@@ -67,35 +69,59 @@ function workspace(): { cwd: string; env: Record<string, string>; tmp: string } 
   };
   shim('b2-mcp', `exec "${process.execPath}" "${join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp.js')}" "$@"`);
   shim('b2-mcp-conform', `exec "${process.execPath}" "${join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp-conform.js')}" "$@"`);
-  shim('npx', [
-    'while [[ "$1" == -* ]]; do case "$1" in -p|--package) shift 2 ;; *) shift ;; esac; done',
-    'case "$1" in b2-mcp|b2-mcp-conform) exec "$@" ;; *) echo "npx $1: not available offline in the docs test" >&2; exit 127 ;; esac',
-  ].join('\n'));
-  shim('npm', [
-    'args="$*"',
-    'case "$args" in "run build"|"run build --silent"|"run --silent build") exit 0 ;; esac',
-    'echo "npm $args: not run by the docs test" >&2; exit 127',
-  ].join('\n'));
+  shim(
+    'npx',
+    [
+      'while [[ "$1" == -* ]]; do case "$1" in -p|--package) shift 2 ;; *) shift ;; esac; done',
+      'case "$1" in b2-mcp|b2-mcp-conform) exec "$@" ;; *) echo "npx $1: not available offline in the docs test" >&2; exit 127 ;; esac',
+    ].join('\n'),
+  );
+  shim(
+    'npm',
+    [
+      'args="$*"',
+      'case "$args" in "run build"|"run build --silent"|"run --silent build") exit 0 ;; esac',
+      'echo "npm $args: not run by the docs test" >&2; exit 127',
+    ].join('\n'),
+  );
   return { cwd, tmp, env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: root, TMPDIR: tmp, LOG_LEVEL: 'silent' } };
 }
 
-const byFile = new Map(markdownFiles().map((file) => [file, shellBlocks(file)] as const).filter(([, blocks]) => blocks.length > 0));
+const byFile = new Map(
+  markdownFiles()
+    .map((file) => [file, shellBlocks(file)] as const)
+    .filter(([, blocks]) => blocks.length > 0),
+);
 
 // A file's blocks keep their order even when the suite is shuffled: a reader runs them in order.
-for (const [file, blocks] of byFile) describe(file, { shuffle: false }, () => {
-  let space: ReturnType<typeof workspace> | undefined;
+for (const [file, blocks] of byFile)
+  describe(file, { shuffle: false }, () => {
+    let space: ReturnType<typeof workspace> | undefined;
 
-  it.each(blocks.map((block) => [`block at line ${block.line}`, block] as const))('%s runs or says why not', (_label, block) => {
-    if (block.skip) {
-      expect(block.skip.trim().length, `${file}:${block.line} needs a reason to skip`).toBeGreaterThan(10);
-      return;
-    }
-    space ??= workspace();
-    const script = block.text.replaceAll('/tmp/', `${space.tmp}/`);
-    const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: space.cwd, env: space.env, encoding: 'utf8', input: '', timeout: 120_000 });
-    expect(run.status, `${file}:${block.line}\n${script}\n--- stdout\n${run.stdout.slice(-2000)}\n--- stderr\n${run.stderr.slice(-2000)}`).toBe(0);
-  }, 150_000);
-});
+    it.each(blocks.map((block) => [`block at line ${block.line}`, block] as const))(
+      '%s runs or says why not',
+      (_label, block) => {
+        if (block.skip) {
+          expect(block.skip.trim().length, `${file}:${block.line} needs a reason to skip`).toBeGreaterThan(10);
+          return;
+        }
+        space ??= workspace();
+        const script = block.text.replaceAll('/tmp/', `${space.tmp}/`);
+        const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], {
+          cwd: space.cwd,
+          env: space.env,
+          encoding: 'utf8',
+          input: '',
+          timeout: 120_000,
+        });
+        expect(
+          run.status,
+          `${file}:${block.line}\n${script}\n--- stdout\n${run.stdout.slice(-2000)}\n--- stderr\n${run.stderr.slice(-2000)}`,
+        ).toBe(0);
+      },
+      150_000,
+    );
+  });
 
 it('finds the shell blocks (the extractor reads indented and top-level fences)', () => {
   const all = [...byFile.values()].flat();

@@ -14,7 +14,12 @@ import { createKey, startTestSandbox } from '../../support/sandbox-harness.js';
 import { connectHttp, connectStdio, SERVER_BIN, serverEnv, startHttpServer, type HttpServer } from '../../support/server-harness.js';
 
 const run = (args: string[], extra: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [SERVER_BIN, ...args], { env: serverEnv({ B2_MCP_PROFILE: 'default', ...extra }), encoding: 'utf8', input: '', timeout: 10_000 });
+  spawnSync(process.execPath, [SERVER_BIN, ...args], {
+    env: serverEnv({ B2_MCP_PROFILE: 'default', ...extra }),
+    encoding: 'utf8',
+    input: '',
+    timeout: 10_000,
+  });
 
 describe('b2-mcp start-up', () => {
   it.each(['help', 'serve', 'ws'])('"b2-mcp %s" says unknown command and exits 2', (command) => {
@@ -64,7 +69,9 @@ describe('HTTP in headers credential mode, no process key', () => {
 
   it('starts, and serves the surface of the key each request brings', async () => {
     const key = await createKey(sandbox, { capabilities: ['listBuckets', 'listFiles', 'readFiles'] });
-    const client = await connectHttp('modern', server.url, { headers: { 'x-b2-mcp-key-id': key.applicationKeyId, 'x-b2-mcp-key': key.applicationKey } });
+    const client = await connectHttp('modern', server.url, {
+      headers: { 'x-b2-mcp-key-id': key.applicationKeyId, 'x-b2-mcp-key': key.applicationKey },
+    });
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).toContain('b2_list_buckets');

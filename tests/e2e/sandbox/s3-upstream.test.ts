@@ -32,18 +32,31 @@ describe('the --s3-upstream option', () => {
     try {
       expect(sandbox.details).toMatchObject({ s3Url: 'http://127.0.0.1:7480', s3UpstreamKeyId: 'UPSTREAMKEY' });
       expect(sandbox.output).not.toContain(UPSTREAM_SECRET);
-      const viaUpstreamKey = await createB2NativeClient({ apiUrl: sandbox.details.apiUrl!, applicationKeyId: 'UPSTREAMKEY', applicationKey: UPSTREAM_SECRET }).authorize();
+      const viaUpstreamKey = await createB2NativeClient({
+        apiUrl: sandbox.details.apiUrl!,
+        applicationKeyId: 'UPSTREAMKEY',
+        applicationKey: UPSTREAM_SECRET,
+      }).authorize();
       expect(viaUpstreamKey.s3ApiUrl).toBe('http://127.0.0.1:7480');
-      const viaMaster = await createB2NativeClient({ apiUrl: sandbox.details.apiUrl!, applicationKeyId: sandbox.details.applicationKeyId!, applicationKey: sandbox.details.applicationKey! }).authorize();
+      const viaMaster = await createB2NativeClient({
+        apiUrl: sandbox.details.apiUrl!,
+        applicationKeyId: sandbox.details.applicationKeyId!,
+        applicationKey: sandbox.details.applicationKey!,
+      }).authorize();
       expect(viaMaster.s3ApiUrl).toBe('http://127.0.0.1:7480');
-      await expect(createB2NativeClient({ apiUrl: sandbox.details.apiUrl!, applicationKeyId: 'UPSTREAMKEY', applicationKey: 'wrong' }).authorize()).rejects.toMatchObject({ status: 401 });
+      await expect(
+        createB2NativeClient({ apiUrl: sandbox.details.apiUrl!, applicationKeyId: 'UPSTREAMKEY', applicationKey: 'wrong' }).authorize(),
+      ).rejects.toMatchObject({ status: 401 });
     } finally {
       await sandbox.stop();
     }
   });
 
   test('the access key id may come from the flag', async () => {
-    const sandbox = await started({ s3Upstream: 'https://s3.example.test', s3UpstreamAccessKeyId: 'FLAGKEY' }, { [S3_UPSTREAM_ENV.secretAccessKey]: 'x' });
+    const sandbox = await started(
+      { s3Upstream: 'https://s3.example.test', s3UpstreamAccessKeyId: 'FLAGKEY' },
+      { [S3_UPSTREAM_ENV.secretAccessKey]: 'x' },
+    );
     try {
       expect(sandbox.details).toMatchObject({ s3Url: 'https://s3.example.test', s3UpstreamKeyId: 'FLAGKEY' });
     } finally {
@@ -67,7 +80,7 @@ describe('the --s3-upstream option', () => {
   });
 });
 
-describe('the unchanged server against an upstream (a second sandbox\'s S3 API)', () => {
+describe("the unchanged server against an upstream (a second sandbox's S3 API)", () => {
   let upstream: RunningSandbox;
   let front: RunningSandbox;
   let key: SandboxKey;
@@ -75,7 +88,10 @@ describe('the unchanged server against an upstream (a second sandbox\'s S3 API)'
   beforeAll(async () => {
     upstream = await startTestSandbox();
     key = await createKey(upstream, { capabilities: DATA_CAPABILITIES });
-    front = await startTestSandbox({ seed: 'none', s3Upstream: { url: upstream.s3Url, accessKeyId: key.applicationKeyId, secretAccessKey: key.applicationKey } });
+    front = await startTestSandbox({
+      seed: 'none',
+      s3Upstream: { url: upstream.s3Url, accessKeyId: key.applicationKeyId, secretAccessKey: key.applicationKey },
+    });
   });
   afterAll(async () => {
     await front?.close();
@@ -87,7 +103,11 @@ describe('the unchanged server against an upstream (a second sandbox\'s S3 API)'
     expect(front.store.findBucketByName('demo-private-assets')).toBeUndefined();
     const client = await connectToSandbox(front, key, { env: { B2_MCP_PROFILE: 'full' } });
     try {
-      const put = await client.callTool('s3_put_object', { bucket: 'demo-private-assets', key: 'via-front/hello.txt', content: Buffer.from('hello upstream').toString('base64') });
+      const put = await client.callTool('s3_put_object', {
+        bucket: 'demo-private-assets',
+        key: 'via-front/hello.txt',
+        content: Buffer.from('hello upstream').toString('base64'),
+      });
       expect(put.isError, textOf(put)).toBeFalsy();
       const bucketId = upstream.store.findBucketByName('demo-private-assets')!.bucketId;
       expect(upstream.store.latestVisible(bucketId, 'via-front/hello.txt')?.contentLength).toBe(14);

@@ -23,7 +23,8 @@ describe.each(PROFILE_NAMES)('profile %s: every client sees the contract', (prof
     const seen: Record<string, string> = {};
     for (const kind of KINDS) {
       for (const transport of ['stdio', 'http'] as const) {
-        const client = transport === 'stdio' ? await connectStdio(kind, serverEnv({ B2_MCP_PROFILE: profile })) : await connectHttp(kind, http.url);
+        const client =
+          transport === 'stdio' ? await connectStdio(kind, serverEnv({ B2_MCP_PROFILE: profile })) : await connectHttp(kind, http.url);
         try {
           const { tools } = await client.listTools();
           const snapshot = snapshotTools(tools as never);

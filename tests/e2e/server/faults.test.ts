@@ -15,22 +15,55 @@ const STALL_MS = 250;
 /** Codes a read may fail with when the sandbox injects faults: the fault itself, named. */
 const FAULT_CODES = new Set([
   // native API
-  'internal_error', 'service_unavailable', 'too_many_requests', 'network_error', 'request_timeout',
+  'internal_error',
+  'service_unavailable',
+  'too_many_requests',
+  'network_error',
+  'request_timeout',
   // S3 API (error bodies, or bodiless HEAD answers)
-  'InternalError', 'ServiceUnavailable', 'SlowDown', 'http_500', 'http_503', 'http_429',
+  'InternalError',
+  'ServiceUnavailable',
+  'SlowDown',
+  'http_500',
+  'http_503',
+  'http_429',
 ]);
 
 const READ_TOOLS = [
-  'b2_authorize_account', 'b2_list_buckets', 'b2_list_keys', 'b2_get_bucket_notification_rules', 'b2_list_groups',
-  'b2_list_group_members', 'b2_list_largest_files', 'b2_unfinished_uploads', 'b2_rank_egress_leaders', 'b2_report_usage_growth',
-  's3_get_bucket_location', 's3_head_bucket', 's3_head_object', 's3_get_object', 's3_list_objects_v2', 's3_list_object_versions',
-  's3_list_multipart_uploads', 's3_list_parts',
+  'b2_authorize_account',
+  'b2_list_buckets',
+  'b2_list_keys',
+  'b2_get_bucket_notification_rules',
+  'b2_list_groups',
+  'b2_list_group_members',
+  'b2_list_largest_files',
+  'b2_unfinished_uploads',
+  'b2_rank_egress_leaders',
+  'b2_report_usage_growth',
+  's3_get_bucket_location',
+  's3_head_bucket',
+  's3_head_object',
+  's3_get_object',
+  's3_list_objects_v2',
+  's3_list_object_versions',
+  's3_list_multipart_uploads',
+  's3_list_parts',
 ];
 
 const GATED_TOOLS = [
-  'b2_update_bucket', 'b2_set_bucket_notification_rules', 's3_put_bucket_lifecycle', 's3_abort_multipart_upload', 's3_delete_object',
-  's3_delete_objects', 'b2_update_file_legal_hold', 'b2_update_file_retention', 'b2_create_key', 'b2_delete_key',
-  'b2_create_group_member', 'b2_eject_group_member', 'b2_delete_bucket',
+  'b2_update_bucket',
+  'b2_set_bucket_notification_rules',
+  's3_put_bucket_lifecycle',
+  's3_abort_multipart_upload',
+  's3_delete_object',
+  's3_delete_objects',
+  'b2_update_file_legal_hold',
+  'b2_update_file_retention',
+  'b2_create_key',
+  'b2_delete_key',
+  'b2_create_group_member',
+  'b2_eject_group_member',
+  'b2_delete_bucket',
 ];
 
 const describeCalls = (records: CallRecord[]) => records.map((r) => `${r.tool} (${Math.round(r.ms)} ms): ${r.text}`).join('\n');
@@ -84,8 +117,15 @@ describe('the server under 20% injected faults', () => {
 
   it('non-idempotent calls whose response is lost after B2 applied them are reported, never replayed', async () => {
     const nonIdempotent = [
-      'b2_create_bucket', 'b2_delete_bucket', 'b2_create_key', 'b2_delete_key', 'b2_create_group_member', 'b2_reserve_trial_create_account',
-      'CreateMultipartUpload', 'DeleteObject', 'DeleteObjects',
+      'b2_create_bucket',
+      'b2_delete_bucket',
+      'b2_create_key',
+      'b2_delete_key',
+      'b2_create_group_member',
+      'b2_reserve_trial_create_account',
+      'CreateMultipartUpload',
+      'DeleteObject',
+      'DeleteObjects',
     ];
     const report = await runFaultSoak({
       calls: 160,
@@ -97,6 +137,8 @@ describe('the server under 20% injected faults', () => {
     expect(report.appliedButFailed).toBeGreaterThan(0);
     // A caller repeating a secret creation with the same idempotency key is told the outcome is pending, not given a second key.
     const repeats = report.records.filter((r) => r.code === 'idempotency_key_pending');
-    expect(repeats.every((r) => ['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'].includes(r.tool))).toBe(true);
+    expect(repeats.every((r) => ['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'].includes(r.tool))).toBe(
+      true,
+    );
   }, 120_000);
 });

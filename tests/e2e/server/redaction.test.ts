@@ -26,7 +26,10 @@ function layouts(secret: string): Record<string, { bytes: Buffer; contentType: s
     // UTF-16LE of ASCII is valid UTF-8, so a text type comes back as text with NULs in it.
     'utf16le.txt': { bytes: le, contentType: 'text/plain' },
     'utf16le.bin': { bytes: le, contentType: 'application/octet-stream' },
-    'utf16be-bom.bin': { bytes: Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(le).swap16()]), contentType: 'application/octet-stream' },
+    'utf16be-bom.bin': {
+      bytes: Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(le).swap16()]),
+      contentType: 'application/octet-stream',
+    },
     'base64-in-text.txt': { bytes: Buffer.from(`backup blob ${Buffer.from(text).toString('base64')} end`), contentType: 'text/plain' },
   };
 }
@@ -39,8 +42,17 @@ function bytesOf(result: Record<string, unknown>): Buffer {
 
 /** Every way those bytes can be read as text; nested base64 runs decoded too. */
 function readings(bytes: Buffer): string[] {
-  const views = [bytes.toString('latin1'), bytes.toString('utf16le'), bytes.subarray(1).toString('utf16le'), Buffer.from(bytes.subarray(0, bytes.length & ~1)).swap16().toString('utf16le')];
-  const nested = views.flatMap((view) => [...view.matchAll(/[A-Za-z0-9+/]{16,}={0,2}/g)].map((run) => Buffer.from(run[0], 'base64').toString('latin1')));
+  const views = [
+    bytes.toString('latin1'),
+    bytes.toString('utf16le'),
+    bytes.subarray(1).toString('utf16le'),
+    Buffer.from(bytes.subarray(0, bytes.length & ~1))
+      .swap16()
+      .toString('utf16le'),
+  ];
+  const nested = views.flatMap((view) =>
+    [...view.matchAll(/[A-Za-z0-9+/]{16,}={0,2}/g)].map((run) => Buffer.from(run[0], 'base64').toString('latin1')),
+  );
   return [...views, ...nested];
 }
 
@@ -48,7 +60,9 @@ function readings(bytes: Buffer): string[] {
 function longestFragment(secret: string, texts: readonly string[]): number {
   let longest = 0;
   for (let length = 6; length <= secret.length; length++) {
-    const found = Array.from({ length: secret.length - length + 1 }, (_, i) => secret.slice(i, i + length)).some((piece) => texts.some((text) => text.includes(piece)));
+    const found = Array.from({ length: secret.length - length + 1 }, (_, i) => secret.slice(i, i + length)).some((piece) =>
+      texts.some((text) => text.includes(piece)),
+    );
     if (!found) break;
     longest = length;
   }
@@ -64,7 +78,13 @@ beforeAll(async () => {
   }
   const half = Math.floor(key.applicationKey.length / 2);
   const split = { first: key.applicationKey.slice(0, half), second: key.applicationKey.slice(half) };
-  await s3.putObject({ bucket: BUCKET, key: 'redaction/split.txt', body: Buffer.from('nothing here'), contentType: 'text/plain', metadata: split });
+  await s3.putObject({
+    bucket: BUCKET,
+    key: 'redaction/split.txt',
+    body: Buffer.from('nothing here'),
+    contentType: 'text/plain',
+    metadata: split,
+  });
 });
 
 afterAll(async () => {
@@ -84,7 +104,9 @@ const MODES: Record<string, () => Promise<Connected>> = {
   'HTTP headers mode, the key the request brings': async () => {
     const server = await startHttpServer(serverEnv({ B2_API_URL: sandbox.apiUrl, B2_HTTP_CREDENTIAL_MODE: 'headers' }));
     http.push(server);
-    return connectHttp('legacy', new URL('/mcp', server.url), { headers: { 'x-b2-mcp-key-id': key.applicationKeyId, 'x-b2-mcp-key': key.applicationKey } });
+    return connectHttp('legacy', new URL('/mcp', server.url), {
+      headers: { 'x-b2-mcp-key-id': key.applicationKeyId, 'x-b2-mcp-key': key.applicationKey },
+    });
   },
 };
 
@@ -107,16 +129,19 @@ describe.each(Object.keys(MODES))('%s', (mode) => {
     expect(longestFragment(key.applicationKey, readings(bytes))).toBe(0);
   });
 
-  it.each(['ascii.txt', 'ascii.bin', 'utf16le.bin', 'utf16be-bom.bin', 'base64-in-text.txt'])('ranged reads of %s that cut the key give none of it back', async (name) => {
-    const size = layouts(key.applicationKey)[name]!.bytes.length;
-    const windows: Buffer[] = [];
-    // Two halves split inside the key, then small windows across the whole object.
-    const cut = Math.floor(size * 0.6);
-    windows.push(await read(name, `bytes=0-${cut - 1}`), await read(name, `bytes=${cut}-`));
-    for (let first = 0; first < size; first += 9) windows.push(await read(name, `bytes=${first}-${Math.min(first + 8, size - 1)}`));
-    windows.push(await read(name, 'bytes=-20'));
-    expect(longestFragment(key.applicationKey, [...windows.flatMap(readings), ...readings(Buffer.concat(windows))])).toBe(0);
-  });
+  it.each(['ascii.txt', 'ascii.bin', 'utf16le.bin', 'utf16be-bom.bin', 'base64-in-text.txt'])(
+    'ranged reads of %s that cut the key give none of it back',
+    async (name) => {
+      const size = layouts(key.applicationKey)[name]!.bytes.length;
+      const windows: Buffer[] = [];
+      // Two halves split inside the key, then small windows across the whole object.
+      const cut = Math.floor(size * 0.6);
+      windows.push(await read(name, `bytes=0-${cut - 1}`), await read(name, `bytes=${cut}-`));
+      for (let first = 0; first < size; first += 9) windows.push(await read(name, `bytes=${first}-${Math.min(first + 8, size - 1)}`));
+      windows.push(await read(name, 'bytes=-20'));
+      expect(longestFragment(key.applicationKey, [...windows.flatMap(readings), ...readings(Buffer.concat(windows))])).toBe(0);
+    },
+  );
 
   it('a key split across two metadata values is redacted in each', async () => {
     const result = await client.callTool('s3_head_object', { bucket: BUCKET, key: 'redaction/split.txt' });
@@ -144,14 +169,25 @@ describe('a ranged copy (s3_upload_part_copy) that would cut the key', () => {
     const upload = await client.callTool('s3_create_multipart_upload', { bucket: BUCKET, key: 'redaction/copy-target.txt' });
     const { uploadId } = upload.structuredContent as { uploadId: string };
     const copy = (partNumber: number, range: string) =>
-      client.callTool('s3_upload_part_copy', { bucket: BUCKET, key: 'redaction/copy-target.txt', uploadId, partNumber, copySource: `${BUCKET}/redaction/ascii.txt`, copySourceRange: range });
+      client.callTool('s3_upload_part_copy', {
+        bucket: BUCKET,
+        key: 'redaction/copy-target.txt',
+        uploadId,
+        partNumber,
+        copySource: `${BUCKET}/redaction/ascii.txt`,
+        copySourceRange: range,
+      });
 
     for (const range of [`bytes=0-${at + 5}`, `bytes=${at + 5}-${source.length - 1}`, `bytes=${at + 3}-${at + 9}`]) {
       const refused = await copy(1, range);
       expect(refused.isError, range).toBe(true);
       expect(JSON.stringify(refused.content)).toContain('range_cuts_secret');
     }
-    for (const [partNumber, range] of [[1, 'bytes=0-9'], [2, `bytes=0-${source.length - 1}`], [3, `bytes=${at + key.applicationKey.length}-${source.length - 1}`]] as const) {
+    for (const [partNumber, range] of [
+      [1, 'bytes=0-9'],
+      [2, `bytes=0-${source.length - 1}`],
+      [3, `bytes=${at + key.applicationKey.length}-${source.length - 1}`],
+    ] as const) {
       const copied = await copy(partNumber, range);
       expect(copied.isError, `${range}: ${JSON.stringify(copied.content)}`).not.toBe(true);
     }

@@ -17,11 +17,18 @@ describe('b2-mcp startup errors', () => {
     [{ B2_MCP_PROFILE: 'everything' }, /B2_MCP_PROFILE must be one of full, default, read-only/],
     [{ B2_MCP_PROFILE: 'default', B2_APPLICATION_KEY_ID: 'K005abc' }, /B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY must be set together/],
     [{}, /Set B2_APPLICATION_KEY_ID and B2_APPLICATION_KEY/],
-    [{ B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'inline', transport: 'http' }, /B2_SECRET_SINK=inline over HTTP needs B2_ALLOW_INLINE_SECRETS=true/],
+    [
+      { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'inline', transport: 'http' },
+      /B2_SECRET_SINK=inline over HTTP needs B2_ALLOW_INLINE_SECRETS=true/,
+    ],
   ])('%o → one clear line, exit 1, no stack trace', (extra, message) => {
     const { transport = 'stdio', ...settings } = extra as Record<string, string>;
     const { B2_SECRET_SINK: _sink, ...env } = serverEnv(settings);
-    const result = run(transport === 'http' ? ['http', '--port', '0'] : ['stdio'], { ...env, ...(settings.B2_SECRET_SINK && { B2_SECRET_SINK: settings.B2_SECRET_SINK }), LOG_LEVEL: 'info' });
+    const result = run(transport === 'http' ? ['http', '--port', '0'] : ['stdio'], {
+      ...env,
+      ...(settings.B2_SECRET_SINK && { B2_SECRET_SINK: settings.B2_SECRET_SINK }),
+      LOG_LEVEL: 'info',
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -54,7 +61,12 @@ describe('b2-mcp startup errors', () => {
   it('logs one server.started line on stderr: JSON with transport, profile and version, and no secret', async () => {
     const secret = 'K005startupCanarySecret99';
     const child = spawn(process.execPath, [SERVER_BIN, 'stdio'], {
-      env: serverEnv({ LOG_LEVEL: 'info', B2_MCP_PROFILE: 'read-only', B2_APPLICATION_KEY_ID: 'K005startupKeyId', B2_APPLICATION_KEY: secret }),
+      env: serverEnv({
+        LOG_LEVEL: 'info',
+        B2_MCP_PROFILE: 'read-only',
+        B2_APPLICATION_KEY_ID: 'K005startupKeyId',
+        B2_APPLICATION_KEY: secret,
+      }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -68,7 +80,13 @@ describe('b2-mcp startup errors', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       const record = JSON.parse(await started) as Record<string, unknown>;
-      expect(record).toMatchObject({ level: 'info', event: 'server.started', transport: 'stdio', profile: 'read-only', version: PACKAGE_VERSION });
+      expect(record).toMatchObject({
+        level: 'info',
+        event: 'server.started',
+        transport: 'stdio',
+        profile: 'read-only',
+        version: PACKAGE_VERSION,
+      });
       expect(stderr).not.toContain(secret);
       expect(stderr).not.toContain('K005startupKeyId');
     } finally {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectStdio, serverEnv } from '../../support/server-harness.js';
 
-const textOf = (result: Record<string, unknown>): string => ((result.content as Array<{ text: string }>)[0]?.text ?? '');
+const textOf = (result: Record<string, unknown>): string => (result.content as Array<{ text: string }>)[0]?.text ?? '';
 
 describe('argument validation', () => {
   it('rejects arguments outside the advertised schema before any handler or gate runs', async () => {

@@ -32,7 +32,11 @@ describe('generated contract files', () => {
 
   it('document every environment variable the code reads', () => {
     // A variable the code only sets for a library (`env.X ??= …`) is not one it reads.
-    const sources = execFileSync('grep', ['-rhoE', "(env\\.|readSetting\\(env, [a-z']+, ')[A-Z][A-Z0-9_]+( \\?\\?=)?", join(root, 'src/server'), join(root, 'bin')], { encoding: 'utf8' });
+    const sources = execFileSync(
+      'grep',
+      ['-rhoE', "(env\\.|readSetting\\(env, [a-z']+, ')[A-Z][A-Z0-9_]+( \\?\\?=)?", join(root, 'src/server'), join(root, 'bin')],
+      { encoding: 'utf8' },
+    );
     const reads = sources.split('\n').filter((match) => match && !match.endsWith('??='));
     const read = new Set(reads.map((m) => m.replace(/.*[.']/, '')));
     const documented = new Set(ENVIRONMENT_VARIABLES.map((v) => v.name));

@@ -11,7 +11,10 @@ const utf8Order = (a: string, b: string) => Math.sign(Buffer.compare(Buffer.from
 describe('compareCodePoints', () => {
   it('agrees with UTF-8 byte order (the order B2 lists names in)', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 8 });
-    fc.assert(fc.property(text, text, (a, b) => Math.sign(compareCodePoints(a, b)) === utf8Order(a, b)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(text, text, (a, b) => Math.sign(compareCodePoints(a, b)) === utf8Order(a, b)),
+      { numRuns: 2000 },
+    );
   });
 
   it('puts astral characters after U+E000–U+FFFF, unlike UTF-16 comparison', () => {

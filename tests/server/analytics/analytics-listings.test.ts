@@ -25,10 +25,18 @@ describe('b2_list_largest_files logic', () => {
     sandbox = await startTestSandbox({ clock: () => (clock += 1000) });
     // Equal sizes whose order only the name tie-break decides (UTF-8 order: Z a b U+FFFD 🚀).
     for (const name of ['ties/🚀', 'ties/b', 'ties/\uFFFD', 'ties/Z', 'ties/a']) {
-      await adminCall(sandbox, 'POST', '/files', { bucketName: 'demo-private-assets', fileName: name, text: 'x'.repeat(60_000_000 / 1000) });
+      await adminCall(sandbox, 'POST', '/files', {
+        bucketName: 'demo-private-assets',
+        fileName: name,
+        text: 'x'.repeat(60_000_000 / 1000),
+      });
     }
     // A second, larger version of a hostile name: the older one is then not current.
-    await adminCall(sandbox, 'POST', '/files', { bucketName: 'demo-private-assets', fileName: 'hostile/line\nbreak.txt', text: 'y'.repeat(70_000) });
+    await adminCall(sandbox, 'POST', '/files', {
+      bucketName: 'demo-private-assets',
+      fileName: 'hostile/line\nbreak.txt',
+      text: 'y'.repeat(70_000),
+    });
     const api = clientFor(sandbox);
     await api.createBucket({ bucketName: 'bulk-versions', bucketType: 'allPrivate' });
     for (const [namePrefix, count, size, versionsPerName] of [
@@ -38,7 +46,11 @@ describe('b2_list_largest_files logic', () => {
     ] as const) {
       await adminCall(sandbox, 'POST', '/bulk-versions', { bucketName: 'bulk-versions', namePrefix, count, size, versionsPerName });
     }
-    for (const [fileName, size] of [['a/00500', 9000], ['b/01499', 8000], ['c/00001', 9000]] as const) {
+    for (const [fileName, size] of [
+      ['a/00500', 9000],
+      ['b/01499', 8000],
+      ['c/00001', 9000],
+    ] as const) {
       await adminCall(sandbox, 'POST', '/files', { bucketName: 'bulk-versions', fileName, text: 'z'.repeat(size) });
     }
   });
@@ -59,7 +71,13 @@ describe('b2_list_largest_files logic', () => {
 
   it('returns every hostile name exactly, with its size, under a prefix', async () => {
     const api = clientFor(sandbox);
-    const result = await listLargestFiles(api, { bucketName: 'demo-private-assets', prefix: 'hostile/', limit: 100, maxScan: 1000, signal: NO_SIGNAL });
+    const result = await listLargestFiles(api, {
+      bucketName: 'demo-private-assets',
+      prefix: 'hostile/',
+      limit: 100,
+      maxScan: 1000,
+      signal: NO_SIGNAL,
+    });
     const versions = await allVersions(api, 'demo-private-assets', 'hostile/');
     expect(essentials(result.files)).toEqual(bruteForceLargest(versions, 100));
     expect(new Set(result.files.map((f) => f.file_name))).toEqual(new Set(HOSTILE_FILE_NAMES));
@@ -74,7 +92,8 @@ describe('b2_list_largest_files logic', () => {
 
   it('breaks size ties by UTF-8 name order, deterministically', async () => {
     const api = clientFor(sandbox);
-    const run = () => listLargestFiles(api, { bucketName: 'demo-private-assets', prefix: 'ties/', limit: 5, maxScan: 1000, signal: NO_SIGNAL });
+    const run = () =>
+      listLargestFiles(api, { bucketName: 'demo-private-assets', prefix: 'ties/', limit: 5, maxScan: 1000, signal: NO_SIGNAL });
     const first = await run();
     expect(first.files.map((f) => f.file_name)).toEqual(['ties/Z', 'ties/a', 'ties/b', 'ties/\uFFFD', 'ties/🚀']);
     expect(await run()).toEqual(first);
@@ -85,7 +104,11 @@ describe('b2_list_largest_files logic', () => {
     const api = clientFor(sandbox);
     const versions = await allVersions(api, 'bulk-versions');
     expect(versions).toHaveLength(3000 + 1500 + 1501 + 3);
-    for (const [maxScan, pageSize] of [[2500, 1000], [2345, 700], [6004, 10_000]] as const) {
+    for (const [maxScan, pageSize] of [
+      [2500, 1000],
+      [2345, 700],
+      [6004, 10_000],
+    ] as const) {
       const result = await listLargestFiles(api, { bucketName: 'bulk-versions', limit: 7, maxScan, pageSize, signal: NO_SIGNAL });
       const seen = versions.slice(0, Math.min(maxScan, versions.length));
       expect(essentials(result.files), `max_scan ${maxScan}`).toEqual(bruteForceLargest(seen, 7));
@@ -103,7 +126,13 @@ describe('b2_list_largest_files logic', () => {
 
   it('marks only the newest version of each name current', async () => {
     const api = clientFor(sandbox);
-    const result = await listLargestFiles(api, { bucketName: 'bulk-versions', prefix: 'c/', limit: 100, maxScan: 50_000, signal: NO_SIGNAL });
+    const result = await listLargestFiles(api, {
+      bucketName: 'bulk-versions',
+      prefix: 'c/',
+      limit: 100,
+      maxScan: 50_000,
+      signal: NO_SIGNAL,
+    });
     const top = result.files;
     expect(top[0]).toMatchObject({ file_name: 'c/00001', size_bytes: 9000, current: true });
     // c/ names hold 7 versions of 200 bytes; the newest of each is current, the rest are not.
@@ -118,7 +147,14 @@ describe('b2_list_largest_files logic', () => {
     await adminCall(sandbox, 'PUT', '/faults', { spec: 'latency:150ms' });
     try {
       const started = performance.now();
-      const result = await listLargestFiles(api, { bucketName: 'bulk-versions', limit: 3, maxScan: 500_000, pageSize: 1000, budgetMs: 700, signal: NO_SIGNAL });
+      const result = await listLargestFiles(api, {
+        bucketName: 'bulk-versions',
+        limit: 3,
+        maxScan: 500_000,
+        pageSize: 1000,
+        budgetMs: 700,
+        signal: NO_SIGNAL,
+      });
       const elapsed = performance.now() - started;
       // Loose on purpose (a loaded machine fires timers late); the full scan at 150 ms a page
       // takes many seconds, and `scanned` below proves the scan stopped early.
@@ -151,7 +187,9 @@ describe('b2_list_largest_files logic', () => {
   });
 
   it('refuses an unknown bucket with a 404 tool error', async () => {
-    await expect(listLargestFiles(clientFor(sandbox), { bucketName: 'no-such-bucket', limit: 3, maxScan: 1000, signal: NO_SIGNAL })).rejects.toMatchObject({
+    await expect(
+      listLargestFiles(clientFor(sandbox), { bucketName: 'no-such-bucket', limit: 3, maxScan: 1000, signal: NO_SIGNAL }),
+    ).rejects.toMatchObject({
       status: 404,
       code: 'bucket_not_found',
     });
@@ -164,7 +202,11 @@ describe('b2_unfinished_uploads logic', () => {
 
   /** Starts an unfinished upload `daysAgo` days before NOW with parts of the given sizes. */
   async function unfinished(fileName: string, daysAgo: number, partSizes: number[]) {
-    const file = sandbox.store.startLargeFile(bucketId, { fileName, contentType: 'application/octet-stream', uploadTimestamp: NOW - daysAgo * DAY });
+    const file = sandbox.store.startLargeFile(bucketId, {
+      fileName,
+      contentType: 'application/octet-stream',
+      uploadTimestamp: NOW - daysAgo * DAY,
+    });
     for (const [i, size] of partSizes.entries()) {
       const body = fillerBody(size);
       sandbox.store.uploadPart(file.fileId, { partNumber: i + 1, body, contentSha1: await sha1Of(body), contentMd5: '' });
@@ -177,7 +219,11 @@ describe('b2_unfinished_uploads logic', () => {
     bucketId = (await clientFor(sandbox).createBucket({ bucketName: 'unfinished-many', bucketType: 'allPrivate' })).bucketId;
     // 130 uploads (two listing pages of 100), one with 1,200 parts (two parts pages of 1,000).
     for (let i = 0; i < 129; i++) await unfinished(`up/${String(i).padStart(3, '0')}`, i % 40, [1000 + i, 7]);
-    await unfinished('up/many-parts,"quoted"\nname', 50, Array.from({ length: 1200 }, () => 10));
+    await unfinished(
+      'up/many-parts,"quoted"\nname',
+      50,
+      Array.from({ length: 1200 }, () => 10),
+    );
   });
   afterAll(() => sandbox.close());
 
@@ -191,7 +237,13 @@ describe('b2_unfinished_uploads logic', () => {
       for (const f of page.files) {
         if (f.uploadTimestamp > cutoff) continue;
         const parts = [...f.parts!.values()];
-        uploads.push({ file_name: f.fileName, file_id: f.fileId, bytes: parts.reduce((n, p) => n + p.contentLength, 0), parts: parts.length, started: f.uploadTimestamp });
+        uploads.push({
+          file_name: f.fileName,
+          file_id: f.fileId,
+          bytes: parts.reduce((n, p) => n + p.contentLength, 0),
+          parts: parts.length,
+          started: f.uploadTimestamp,
+        });
       }
       if (!page.nextFileId) break;
       startFileId = page.nextFileId;
@@ -199,19 +251,35 @@ describe('b2_unfinished_uploads logic', () => {
     return uploads;
   }
 
-  it.each([testClock.label, ...AWKWARD_TIMES_OF_DAY])('reports the demo partial upload and its 10 MB of parts exactly (clock: %s)', async (time) => {
-    const clock = time === testClock.label ? testClock : clockAt(time);
-    const sandboxDemo = await startTestSandbox({ clock: clock.now });
-    try {
-      const result = await listUnfinishedUploads(await unfinishedApiWithParts(sandboxDemo), { bucketName: 'demo-private-assets', maxUploads: 1000, now: clock.now, signal: NO_SIGNAL });
-      expect(result.uploads).toEqual([
-        expect.objectContaining({ file_name: 'backups/partial-upload.bin', parts: 2, bytes: 10_000_000, size: '10 MB', age_days: 9 }),
-      ]);
-      expect(result).toMatchObject({ upload_count: 1, wasted_bytes: 10_000_000, wasted_gb: 0.01, wasted: '10 MB', wasted_is_lower_bound: false, truncated: false, scanned: 1 });
-    } finally {
-      await sandboxDemo.close();
-    }
-  });
+  it.each([testClock.label, ...AWKWARD_TIMES_OF_DAY])(
+    'reports the demo partial upload and its 10 MB of parts exactly (clock: %s)',
+    async (time) => {
+      const clock = time === testClock.label ? testClock : clockAt(time);
+      const sandboxDemo = await startTestSandbox({ clock: clock.now });
+      try {
+        const result = await listUnfinishedUploads(await unfinishedApiWithParts(sandboxDemo), {
+          bucketName: 'demo-private-assets',
+          maxUploads: 1000,
+          now: clock.now,
+          signal: NO_SIGNAL,
+        });
+        expect(result.uploads).toEqual([
+          expect.objectContaining({ file_name: 'backups/partial-upload.bin', parts: 2, bytes: 10_000_000, size: '10 MB', age_days: 9 }),
+        ]);
+        expect(result).toMatchObject({
+          upload_count: 1,
+          wasted_bytes: 10_000_000,
+          wasted_gb: 0.01,
+          wasted: '10 MB',
+          wasted_is_lower_bound: false,
+          truncated: false,
+          scanned: 1,
+        });
+      } finally {
+        await sandboxDemo.close();
+      }
+    },
+  );
 
   it('sums every part of every upload across listing and parts pages, like brute force', async () => {
     const api = await unfinishedApiWithParts(sandbox);
@@ -221,8 +289,12 @@ describe('b2_unfinished_uploads logic', () => {
     expect(result.wasted_bytes).toBe(expected.reduce((n, u) => n + u.bytes, 0));
     expect(result.upload_count).toBe(130);
     expect(result.scanned).toBe(130);
-    const sorted = [...expected].sort((a, b) => b.bytes - a.bytes || a.started - b.started || Buffer.compare(Buffer.from(a.file_name), Buffer.from(b.file_name)));
-    expect(result.uploads.map((u) => [u.file_name, u.file_id, u.bytes, u.parts])).toEqual(sorted.map((u) => [u.file_name, u.file_id, u.bytes, u.parts]));
+    const sorted = [...expected].sort(
+      (a, b) => b.bytes - a.bytes || a.started - b.started || Buffer.compare(Buffer.from(a.file_name), Buffer.from(b.file_name)),
+    );
+    expect(result.uploads.map((u) => [u.file_name, u.file_id, u.bytes, u.parts])).toEqual(
+      sorted.map((u) => [u.file_name, u.file_id, u.bytes, u.parts]),
+    );
     expect(result.uploads[0]).toMatchObject({ file_name: 'up/many-parts,"quoted"\nname', parts: 1200, bytes: 12_000, age_days: 50 });
     expect(result.uploads[1]).toMatchObject({ file_name: 'up/128', parts: 2, bytes: 1135 });
     expect(result.truncated).toBe(false);
@@ -232,7 +304,13 @@ describe('b2_unfinished_uploads logic', () => {
     const api = await unfinishedApiWithParts(sandbox);
     for (const days of [0, 20, 39, 45]) {
       const expected = bruteForce(days);
-      const result = await listUnfinishedUploads(api, { bucketName: 'unfinished-many', olderThanDays: days, maxUploads: 1000, now: () => NOW, signal: NO_SIGNAL });
+      const result = await listUnfinishedUploads(api, {
+        bucketName: 'unfinished-many',
+        olderThanDays: days,
+        maxUploads: 1000,
+        now: () => NOW,
+        signal: NO_SIGNAL,
+      });
       expect(result.upload_count, `older than ${days}`).toBe(expected.length);
       expect(result.wasted_bytes).toBe(expected.reduce((n, u) => n + u.bytes, 0));
       expect(result.uploads.every((u) => u.age_days >= days)).toBe(true);
@@ -259,7 +337,13 @@ describe('b2_unfinished_uploads logic', () => {
     await clientFor(sandbox).authorize();
     await adminCall(sandbox, 'PUT', '/faults', { spec: 'latency:40ms' });
     try {
-      const result = await listUnfinishedUploads(api, { bucketName: 'unfinished-many', maxUploads: 1000, budgetMs: 500, now: () => NOW, signal: NO_SIGNAL });
+      const result = await listUnfinishedUploads(api, {
+        bucketName: 'unfinished-many',
+        maxUploads: 1000,
+        budgetMs: 500,
+        now: () => NOW,
+        signal: NO_SIGNAL,
+      });
       expect(result).toMatchObject({ truncated: true, stopped_by: 'time_budget', wasted_is_lower_bound: true });
       expect(result.upload_count).toBeGreaterThan(0);
       expect(result.upload_count).toBeLessThan(130);
@@ -271,7 +355,12 @@ describe('b2_unfinished_uploads logic', () => {
 
   it('says wasted bytes are unknown when the key may not list parts (no writeFiles)', async () => {
     const readOnly = await createKey(sandbox, { capabilities: ['listBuckets', 'listFiles', 'readFiles'] });
-    const denied = await listUnfinishedUploads(await unfinishedApiWithParts(sandbox, readOnly), { bucketName: 'unfinished-many', maxUploads: 5, now: () => NOW, signal: NO_SIGNAL });
+    const denied = await listUnfinishedUploads(await unfinishedApiWithParts(sandbox, readOnly), {
+      bucketName: 'unfinished-many',
+      maxUploads: 5,
+      now: () => NOW,
+      signal: NO_SIGNAL,
+    });
     expect(denied).toMatchObject({ wasted_bytes: null, wasted_gb: null, upload_count: 5 });
     expect(denied.uploads.every((u) => u.bytes === null && u.parts === null)).toBe(true);
     expect(denied.note).toContain('writeFiles');

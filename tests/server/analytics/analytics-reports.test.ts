@@ -28,7 +28,13 @@ function expectedEgress(rows: ReportRow[], by: 'account' | 'bucket') {
     sums.set(id, entry);
   }
   return [...sums.values()]
-    .sort((a, b) => (a.bytes === b.bytes ? a.account_id.localeCompare(b.account_id) || a.bucket_name.localeCompare(b.bucket_name) : a.bytes > b.bytes ? -1 : 1))
+    .sort((a, b) =>
+      a.bytes === b.bytes
+        ? a.account_id.localeCompare(b.account_id) || a.bucket_name.localeCompare(b.bucket_name)
+        : a.bytes > b.bytes
+          ? -1
+          : 1,
+    )
     .map((e, i) => ({
       rank: i + 1,
       account_id: e.account_id,
@@ -84,16 +90,32 @@ describe('usage reports on the demo seed', () => {
   });
 
   for (const by of ['account', 'bucket'] as const) {
-    for (const [days, from] of [[7, '2026-01-08'], [30, '2025-12-16'], [90, FIRST_REPORT]] as const) {
+    for (const [days, from] of [
+      [7, '2026-01-08'],
+      [30, '2025-12-16'],
+      [90, FIRST_REPORT],
+    ] as const) {
       it(`ranks egress by ${by} over ${days} days exactly (the audit mirror is not counted)`, async () => {
-        const result = (await rankEgressLeaders(clientFor(sandbox), { by, days, limit: 100, now, signal: NO_SIGNAL })) as EgressLeadersResult;
+        const result = (await rankEgressLeaders(clientFor(sandbox), {
+          by,
+          days,
+          limit: 100,
+          now,
+          signal: NO_SIGNAL,
+        })) as EgressLeadersResult;
         const rows = rowsFrom(from);
         expect(leadersWithoutShare(result)).toEqual(expectedEgress(rows, by));
         const total = rows.reduce((n, r) => n + r.downloaded, 0n);
         expect(result.total_egress_gb).toBe(round6(toGb(total)));
         expect(result.leaders.reduce((n, l) => n + l.share_pct, 0)).toBeCloseTo(100, 1);
         expect(result).toMatchObject({ reports_enabled: true, by, days, from, to: LAST_REPORT, truncated: false });
-        expect(result.scan).toMatchObject({ files_read: new Set(rows.map((r) => r.date)).size, rows: rows.length, duplicate_rows: 0, invalid_rows: 0, skipped_files: 0 });
+        expect(result.scan).toMatchObject({
+          files_read: new Set(rows.map((r) => r.date)).size,
+          rows: rows.length,
+          duplicate_rows: 0,
+          invalid_rows: 0,
+          skipped_files: 0,
+        });
       });
     }
   }
@@ -105,7 +127,11 @@ describe('usage reports on the demo seed', () => {
     expect(leadersWithoutShare(result)).toEqual(expectedEgress(rowsFrom('2025-12-16'), 'bucket').slice(0, 2));
   });
 
-  for (const [period, days, from] of [['month', undefined, '2025-12-16'], ['quarter', undefined, FIRST_REPORT], ['month', 10, '2026-01-05']] as const) {
+  for (const [period, days, from] of [
+    ['month', undefined, '2025-12-16'],
+    ['quarter', undefined, FIRST_REPORT],
+    ['month', 10, '2026-01-05'],
+  ] as const) {
     it(`reports growth per bucket for ${period}${days ? ` (days ${days})` : ''} in every order`, async () => {
       const expected = expectedGrowth(rowsFrom(from));
       const strip = (list: typeof expected) => list.map(({ growth: _g, ...rest }) => rest);
@@ -116,18 +142,45 @@ describe('usage reports on the demo seed', () => {
         shrinking: strip(expected.filter((e) => e.growth < 0n).sort((a, b) => (a.growth < b.growth ? -1 : 1))),
       };
       for (const order of ['most_grown', 'least_grown', 'shrinking'] as const) {
-        const result = (await reportUsageGrowth(clientFor(sandbox), { period, days, order, limit: 50, now, signal: NO_SIGNAL })) as UsageGrowthResult;
+        const result = (await reportUsageGrowth(clientFor(sandbox), {
+          period,
+          days,
+          order,
+          limit: 50,
+          now,
+          signal: NO_SIGNAL,
+        })) as UsageGrowthResult;
         expect(growthRows(result), order).toEqual(orders[order]);
-        expect(result).toMatchObject({ reports_enabled: true, period, from, to: LAST_REPORT, truncated: false, bucket_count: orders[order].length });
+        expect(result).toMatchObject({
+          reports_enabled: true,
+          period,
+          from,
+          to: LAST_REPORT,
+          truncated: false,
+          bucket_count: orders[order].length,
+        });
       }
-      const shrinking = (await reportUsageGrowth(clientFor(sandbox), { period, days, order: 'shrinking', limit: 50, now, signal: NO_SIGNAL })) as UsageGrowthResult;
+      const shrinking = (await reportUsageGrowth(clientFor(sandbox), {
+        period,
+        days,
+        order: 'shrinking',
+        limit: 50,
+        now,
+        signal: NO_SIGNAL,
+      })) as UsageGrowthResult;
       expect(shrinking.buckets.map((b) => b.bucket_name)).toEqual(['bob-archive']);
       expect(shrinking.buckets[0]!.growth_pct).toBeLessThan(0);
     });
   }
 
   it('totals start, end and growth over all buckets exactly', async () => {
-    const result = (await reportUsageGrowth(clientFor(sandbox), { period: 'month', order: 'most_grown', limit: 1, now, signal: NO_SIGNAL })) as UsageGrowthResult;
+    const result = (await reportUsageGrowth(clientFor(sandbox), {
+      period: 'month',
+      order: 'most_grown',
+      limit: 1,
+      now,
+      signal: NO_SIGNAL,
+    })) as UsageGrowthResult;
     const expected = expectedGrowth(rowsFrom('2025-12-16'));
     const sum = (pick: (e: (typeof expected)[number]) => number) => round6(expected.reduce((n, e) => n + pick(e), 0));
     expect(result.total).toEqual({ start_gb: sum((e) => e.start_gb), end_gb: sum((e) => e.end_gb), growth_gb: sum((e) => e.growth_gb) });
@@ -142,9 +195,19 @@ describe('usage reports on the demo seed', () => {
 
   describe('scan limits stop the scan, report how far it got, and count only whole files', () => {
     const egress = (limits: Record<string, number>, budgetMs?: number) =>
-      rankEgressLeaders(clientFor(sandbox), { by: 'bucket', days: 30, limit: 100, now, limits, budgetMs, signal: NO_SIGNAL }) as Promise<EgressLeadersResult>;
+      rankEgressLeaders(clientFor(sandbox), {
+        by: 'bucket',
+        days: 30,
+        limit: 100,
+        now,
+        limits,
+        budgetMs,
+        signal: NO_SIGNAL,
+      }) as Promise<EgressLeadersResult>;
     // The 30 report days of the window, oldest first (a fast machine reads more than a week of them).
-    const days30 = Array.from({ length: 30 }, (_, i) => new Date(Date.parse('2025-12-16T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10));
+    const days30 = Array.from({ length: 30 }, (_, i) =>
+      new Date(Date.parse('2025-12-16T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10),
+    );
 
     function expectFirstDays(result: EgressLeadersResult, count: number) {
       expect(result.scan.files_read).toBe(count);
@@ -247,12 +310,16 @@ describe('usage reports absent', () => {
 describe('hostile report files', () => {
   let sandbox: RunningSandbox;
   const DAY = '2026-01-10';
-  const put = (name: string, text: string) => adminCall(sandbox, 'POST', '/files', { bucketName: `b2-reports-${sandbox.accountId}`, fileName: `${DAY}/${name}`, text });
+  const put = (name: string, text: string) =>
+    adminCall(sandbox, 'POST', '/files', { bucketName: `b2-reports-${sandbox.accountId}`, fileName: `${DAY}/${name}`, text });
 
   beforeAll(async () => {
     sandbox = await startTestSandbox({ clock: now });
     const dataName = `usage.account-${sandbox.accountId}.csv`;
-    const original = await clientFor(sandbox).downloadFileByName({ bucketName: `b2-reports-${sandbox.accountId}`, fileName: `${DAY}/${dataName}` });
+    const original = await clientFor(sandbox).downloadFileByName({
+      bucketName: `b2-reports-${sandbox.accountId}`,
+      fileName: `${DAY}/${dataName}`,
+    });
     // A second copy of the day's rows under another name: every row is a duplicate.
     await put('usage.account-copy01.csv', await new Response(original.body).text());
     // BOM, CRLF, columns in another order, quoted fields with commas, quotes and a newline, ties.
@@ -273,7 +340,13 @@ describe('hostile report files', () => {
   afterAll(() => sandbox.close());
 
   it('parses quoted fields, BOM and CRLF, ignores duplicates, counts invalid rows and unusable files', async () => {
-    const result = (await rankEgressLeaders(clientFor(sandbox), { by: 'bucket', days: 5, limit: 100, now, signal: NO_SIGNAL })) as EgressLeadersResult;
+    const result = (await rankEgressLeaders(clientFor(sandbox), {
+      by: 'bucket',
+      days: 5,
+      limit: 100,
+      now,
+      signal: NO_SIGNAL,
+    })) as EgressLeadersResult;
     const hostile = result.leaders.filter((l) => l.account_id.startsWith('acct-tie-'));
     expect(hostile.map((l) => [l.account_id, l.bucket_name, l.egress_gb])).toEqual([
       ['acct-tie-a', 'quote "inside"', 7000],
@@ -284,7 +357,13 @@ describe('hostile report files', () => {
     ]);
     expect(result.scan).toMatchObject({ duplicate_rows: 5, invalid_rows: 3, skipped_files: 2, files_read: 7 });
 
-    const byAccount = (await rankEgressLeaders(clientFor(sandbox), { by: 'account', days: 5, limit: 100, now, signal: NO_SIGNAL })) as EgressLeadersResult;
+    const byAccount = (await rankEgressLeaders(clientFor(sandbox), {
+      by: 'account',
+      days: 5,
+      limit: 100,
+      now,
+      signal: NO_SIGNAL,
+    })) as EgressLeadersResult;
     const tied = byAccount.leaders.filter((l) => l.account_id.startsWith('acct-tie-'));
     expect(tied.map((l) => [l.account_id, l.egress_gb, l.days_reported])).toEqual([
       ['acct-tie-b', 12000.5, 1],
@@ -293,7 +372,13 @@ describe('hostile report files', () => {
   });
 
   it('breaks egress ties by account id, then bucket name', async () => {
-    const result = (await rankEgressLeaders(clientFor(sandbox), { by: 'bucket', days: 5, limit: 100, now, signal: NO_SIGNAL })) as EgressLeadersResult;
+    const result = (await rankEgressLeaders(clientFor(sandbox), {
+      by: 'bucket',
+      days: 5,
+      limit: 100,
+      now,
+      signal: NO_SIGNAL,
+    })) as EgressLeadersResult;
     const at7000 = result.leaders.filter((l) => l.egress_gb === 7000);
     expect(at7000.map((l) => l.account_id)).toEqual(['acct-tie-a', 'acct-tie-b']);
     const ranks = result.leaders.map((l) => l.rank);

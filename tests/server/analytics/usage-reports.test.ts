@@ -22,13 +22,24 @@ interface ScriptedFile {
 function scriptedApi(files: ScriptedFile[], allowed: B2AccountInfo['allowed']['buckets'] = null): ReportsApi & { downloads: string[] } {
   const downloads: string[] = [];
   const file = (f: ScriptedFile) =>
-    ({ fileName: f.name, contentLength: f.listedSize ?? Buffer.byteLength(f.body), action: 'upload', fileId: `id-${f.name}` }) as B2FileVersion;
+    ({
+      fileName: f.name,
+      contentLength: f.listedSize ?? Buffer.byteLength(f.body),
+      action: 'upload',
+      fileId: `id-${f.name}`,
+    }) as B2FileVersion;
   return {
     downloads,
-    authorize: async () => ({ accountId: 'acct1', allowed: { buckets: allowed, capabilities: [], namePrefix: null } }) as unknown as B2AccountInfo,
-    listBuckets: async ({ bucketName } = {}) => ({ buckets: bucketName === 'b2-reports-acct1' ? [{ bucketId: 'rb', bucketName } as never] : [] }),
+    authorize: async () =>
+      ({ accountId: 'acct1', allowed: { buckets: allowed, capabilities: [], namePrefix: null } }) as unknown as B2AccountInfo,
+    listBuckets: async ({ bucketName } = {}) => ({
+      buckets: bucketName === 'b2-reports-acct1' ? [{ bucketId: 'rb', bucketName } as never] : [],
+    }),
     listFileNames: async ({ startFileName = '' }) => ({
-      files: files.filter((f) => f.name >= startFileName).sort((a, b) => (a.name < b.name ? -1 : 1)).map(file),
+      files: files
+        .filter((f) => f.name >= startFileName)
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map(file),
       nextFileName: null,
     }),
     downloadFileByName: async ({ fileName }, options) => {
@@ -51,11 +62,18 @@ function scriptedApi(files: ScriptedFile[], allowed: B2AccountInfo['allowed']['b
   };
 }
 
-const day = (date: string, rows: string[]) => ({ name: `${date}/usage.account-acct1.csv`, body: HEADER + rows.map((r) => `${date},${r}\n`).join('') });
+const day = (date: string, rows: string[]) => ({
+  name: `${date}/usage.account-acct1.csv`,
+  body: HEADER + rows.map((r) => `${date},${r}\n`).join(''),
+});
 
 async function scan(api: ReportsApi, extra: Partial<Parameters<typeof scanUsageReports>[1]> = {}) {
   const rows: UsageRow[] = [];
-  const result = await scanUsageReports(api, { days: 30, measure: 'downloaded_gb', now: () => NOW, signal: new AbortController().signal, ...extra }, (row) => rows.push(row));
+  const result = await scanUsageReports(
+    api,
+    { days: 30, measure: 'downloaded_gb', now: () => NOW, signal: new AbortController().signal, ...extra },
+    (row) => rows.push(row),
+  );
   return { result, rows };
 }
 
@@ -68,7 +86,14 @@ describe('usage-report scan', () => {
   it('stops when a body runs past the byte bound even though its listed size fit, and drops that file', async () => {
     const api = scriptedApi([
       day('2026-01-01', ['acct1,b1,one,1,2']),
-      { ...day('2026-01-02', Array.from({ length: 50 }, (_, i) => `acct1,b${i},n${i},1,2`)), listedSize: 10, chunkBytes: 64 },
+      {
+        ...day(
+          '2026-01-02',
+          Array.from({ length: 50 }, (_, i) => `acct1,b${i},n${i},1,2`),
+        ),
+        listedSize: 10,
+        chunkBytes: 64,
+      },
     ]);
     const firstSize = Buffer.byteLength(day('2026-01-01', ['acct1,b1,one,1,2']).body);
     const { result, rows } = await scan(api, { limits: { maxDownloadBytes: firstSize + 200 } });
@@ -81,7 +106,10 @@ describe('usage-report scan', () => {
   });
 
   it('stops a stalled download at the time budget and keeps the files already read', async () => {
-    const api = scriptedApi([day('2026-01-01', ['acct1,b1,one,1,2']), { ...day('2026-01-02', ['acct1,b1,one,1,3', 'acct1,b2,two,1,4']), chunkBytes: 8, chunkDelayMs: 2_000 }]);
+    const api = scriptedApi([
+      day('2026-01-01', ['acct1,b1,one,1,2']),
+      { ...day('2026-01-02', ['acct1,b1,one,1,3', 'acct1,b2,two,1,4']), chunkBytes: 8, chunkDelayMs: 2_000 },
+    ]);
     const started = performance.now();
     const { result, rows } = await scan(api, { budgetMs: 300 });
     // The stalled download would take 10 s to finish: returning well before proves it was cut.

@@ -6,7 +6,13 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
-import { CONFIRMATION_INPUT_KEY, ConfirmationStates, describeTargets, evaluateGate, type GateRequest } from '../../../src/server/policy/gate.js';
+import {
+  CONFIRMATION_INPUT_KEY,
+  ConfirmationStates,
+  describeTargets,
+  evaluateGate,
+  type GateRequest,
+} from '../../../src/server/policy/gate.js';
 import { ToolError } from '../../../src/server/errors.js';
 import type { ToolArgs } from '../../../src/server/tools/schema.js';
 
@@ -63,7 +69,12 @@ describe('each policy decides on its own (contract §6.3)', () => {
   });
 
   it('block refuses with 403 destructive_policy_blocked even with confirm: true or an accepted answer', () => {
-    for (const overrides of [{}, { args: { bucket: 'b', confirm: true } }, { inputResponses: accept }, { canElicit: false, args: { confirm: true } }]) {
+    for (const overrides of [
+      {},
+      { args: { bucket: 'b', confirm: true } },
+      { inputResponses: accept },
+      { canElicit: false, args: { confirm: true } },
+    ]) {
       const error = refusal(new ConfirmationStates(), { policy: 'block', ...overrides });
       expect([error.status, error.code]).toEqual([403, 'destructive_policy_blocked']);
       expect(error.message).toBe("Refused: this would delete the object. This server's policy blocks such calls. Nothing was changed.");
@@ -105,9 +116,9 @@ describe('the question is a form with one required boolean confirm (contract §6
   });
 
   it('a call without targets gets no empty parentheses', () => {
-    expect(ask(new ConfirmationStates(), { toolName: 'b2_create_group_member', effect: 'create a member', args: {} }).form.params.message).toBe(
-      'b2_create_group_member would create a member. Approve this call?',
-    );
+    expect(
+      ask(new ConfirmationStates(), { toolName: 'b2_create_group_member', effect: 'create a member', args: {} }).form.params.message,
+    ).toBe('b2_create_group_member would create a member. Approve this call?');
   });
 });
 
@@ -157,7 +168,9 @@ describe('the ten-minute window, at its boundary and one past it', () => {
     const states = new ConfirmationStates(KEY, () => now, 1);
     expect(evaluateGate(request({ inputResponses: accept, requestState: ask(states).state }), states).kind).toBe('proceed');
     now = TEN_MINUTES;
-    expect(refusal(states, { inputResponses: accept, requestState: ask(states).state }).message).toContain('too many approvals are outstanding');
+    expect(refusal(states, { inputResponses: accept, requestState: ask(states).state }).message).toContain(
+      'too many approvals are outstanding',
+    );
     now = TEN_MINUTES + 1;
     expect(evaluateGate(request({ inputResponses: accept, requestState: ask(states).state }), states).kind).toBe('proceed');
   });
@@ -174,7 +187,9 @@ describe('the signed state is checked for shape before it is trusted', () => {
   });
 
   it('a state without the prefix is not an answer to this server', () => {
-    expect(answer(signed({ t: 's3_delete_object' }).slice(PREFIX.length))).toContain('does not reply to a confirmation this server asked for');
+    expect(answer(signed({ t: 's3_delete_object' }).slice(PREFIX.length))).toContain(
+      'does not reply to a confirmation this server asked for',
+    );
   });
 
   it('a correctly signed payload that is not JSON is malformed', () => {
@@ -182,10 +197,13 @@ describe('the signed state is checked for shape before it is trusted', () => {
   });
 
   it('a correctly signed payload without a numeric time or a string nonce is refused as expired', () => {
-    const digestOf = (s: ConfirmationStates) => JSON.parse(Buffer.from(ask(s).state.slice(PREFIX.length).split('.')[0]!, 'base64url').toString()).d as string;
+    const digestOf = (s: ConfirmationStates) =>
+      JSON.parse(Buffer.from(ask(s).state.slice(PREFIX.length).split('.')[0]!, 'base64url').toString()).d as string;
     const s = states();
     const d = digestOf(s);
-    expect(evaluateGate(request({ inputResponses: accept, requestState: signed({ t: 's3_delete_object', d, at: 0, n: 'n1' }) }), s).kind).toBe('proceed');
+    expect(
+      evaluateGate(request({ inputResponses: accept, requestState: signed({ t: 's3_delete_object', d, at: 0, n: 'n1' }) }), s).kind,
+    ).toBe('proceed');
     expect(answer(signed({ t: 's3_delete_object', d, at: '0', n: 'n2' }), s)).toContain('the confirmation expired');
     expect(answer(signed({ t: 's3_delete_object', d, n: 'n3' }), s)).toContain('the confirmation expired');
     expect(answer(signed({ t: 's3_delete_object', d, at: 0, n: 4 }), s)).toContain('the confirmation expired');
@@ -207,8 +225,12 @@ describe('an approval is bound to the canonical arguments, not to how they were 
 
   it('key order at any depth and the confirm flag do not matter', () => {
     expect(approve({ bucket: 'b', key: 'k' }, { key: 'k', bucket: 'b' })).toBe('proceed');
-    expect(approve({ fileRetention: { mode: null, retainUntilTimestamp: 5 } }, { fileRetention: { retainUntilTimestamp: 5, mode: null } })).toBe('proceed');
-    expect(approve({ objects: [{ key: 'a', versionId: 'v' }] }, { objects: [{ versionId: 'v', key: 'a' }], confirm: true })).toBe('proceed');
+    expect(
+      approve({ fileRetention: { mode: null, retainUntilTimestamp: 5 } }, { fileRetention: { retainUntilTimestamp: 5, mode: null } }),
+    ).toBe('proceed');
+    expect(approve({ objects: [{ key: 'a', versionId: 'v' }] }, { objects: [{ versionId: 'v', key: 'a' }], confirm: true })).toBe(
+      'proceed',
+    );
   });
 
   it('a list is not the same call as an object with numbered keys, and order inside a list matters', () => {
@@ -234,6 +256,8 @@ describe('targets as the human sees them', () => {
   });
 
   it('the display function is applied to every shown value', () => {
-    expect(describeTargets({ bucket: 'b', objects: [{ key: 'k', versionId: 'v' }] }, (t) => t.toUpperCase())).toBe('bucket "B", 1 objects: "K" (versionId "V")');
+    expect(describeTargets({ bucket: 'b', objects: [{ key: 'k', versionId: 'v' }] }, (t) => t.toUpperCase())).toBe(
+      'bucket "B", 1 objects: "K" (versionId "V")',
+    );
   });
 });

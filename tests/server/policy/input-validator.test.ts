@@ -6,7 +6,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JsonSchemaType } from '@modelcontextprotocol/server';
 
-let validatorFor: <T>(schema: JsonSchemaType) => (input: unknown) => { valid: boolean; data: T | undefined; errorMessage: string | undefined };
+let validatorFor: <T>(
+  schema: JsonSchemaType,
+) => (input: unknown) => { valid: boolean; data: T | undefined; errorMessage: string | undefined };
 
 beforeEach(async () => {
   vi.resetModules();
@@ -49,6 +51,11 @@ describe('argument validation', () => {
     const shared = schema({ $id: 'https://example.com/one-schema' });
     const first = validatorFor(shared);
     const second = validatorFor(shared);
-    expect([first({ bucket: 'b' }).valid, first({}).valid, second({ bucket: 'b' }).valid, second({ bucket: '' }).valid]).toEqual([true, false, true, false]);
+    expect([first({ bucket: 'b' }).valid, first({}).valid, second({ bucket: 'b' }).valid, second({ bucket: '' }).valid]).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
   });
 });

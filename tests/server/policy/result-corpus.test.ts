@@ -9,7 +9,11 @@ describe('result corpus', () => {
 
   it('covers every tool that reads, with a declared shape class', () => {
     const readers = profileSurface('full')
-      .filter((t) => t.annotations.readOnlyHint || ['s3_get_object', 's3_get_presigned_url', 's3_get_presigned_upload_part_url'].includes(t.definition.name))
+      .filter(
+        (t) =>
+          t.annotations.readOnlyHint ||
+          ['s3_get_object', 's3_get_presigned_url', 's3_get_presigned_upload_part_url'].includes(t.definition.name),
+      )
       .map((t) => t.definition.name)
       .filter((name) => name !== 's3_head_bucket'); // answers with a plain status line, no structured result
     expect(new Set(corpus.map((e) => e.tool))).toEqual(new Set(readers));

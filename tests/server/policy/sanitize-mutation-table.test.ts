@@ -19,7 +19,10 @@ describe('configured secrets', () => {
 
   it('a sanitizer made without options is a result sanitizer: key ids kept, functions dropped', () => {
     expect(createSanitizer([]).value({ applicationKeyId: 'K0001', run: () => 1, n: 1 })).toEqual({ applicationKeyId: 'K0001', n: 1 });
-    expect(createSanitizer([], { mode: 'log' }).value({ applicationKeyId: 'K0001', run: () => 1 })).toEqual({ applicationKeyId: REDACTED, run: '[function]' });
+    expect(createSanitizer([], { mode: 'log' }).value({ applicationKeyId: 'K0001', run: () => 1 })).toEqual({
+      applicationKeyId: REDACTED,
+      run: '[function]',
+    });
   });
 
   it('the redaction marker itself is never collected as a secret', () => {
@@ -61,7 +64,12 @@ describe('structure', () => {
   it('a "__proto__" key becomes an ordinary own, enumerable, writable data property', () => {
     const out = createSanitizer([]).value(JSON.parse('{"__proto__":{"polluted":true},"a":1}')) as Record<string, unknown>;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
-    expect(Object.getOwnPropertyDescriptor(out, '__proto__')).toEqual({ value: { polluted: true }, enumerable: true, writable: true, configurable: true });
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')).toEqual({
+      value: { polluted: true },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":true},"a":1}');
   });
 

@@ -171,9 +171,7 @@ describe('string-based redaction', () => {
   });
 
   it('S4: labelled secrets in JSON, YAML-ish, header and env forms', () => {
-    expect(results.text('{"applicationKey": "K001zzzzzz", "bucket":"b"}')).toBe(
-      `{"applicationKey": "${REDACTED}", "bucket":"b"}`,
-    );
+    expect(results.text('{"applicationKey": "K001zzzzzz", "bucket":"b"}')).toBe(`{"applicationKey": "${REDACTED}", "bucket":"b"}`);
     expect(results.text("password='hunter2' user=bob")).toBe(`password='${REDACTED}' user=bob`);
     expect(results.text('x-b2-mcp-key=abc123&next=1')).toBe(`x-b2-mcp-key=${REDACTED}`);
     expect(results.text('B2_APPLICATION_KEY = K00xyz, region')).toBe(`B2_APPLICATION_KEY = ${REDACTED}, region`);
@@ -270,8 +268,22 @@ describe('S5 in every text layout, fragments, windows and per-request secrets', 
   /** Any 6 characters of the secret, in any layout the test knows. */
   const leaks = (bytes: Buffer): boolean => {
     const pieces = Array.from({ length: CONFIGURED.length - 5 }, (_, i) => CONFIGURED.slice(i, i + 6));
-    const views = [bytes.toString('latin1'), bytes.toString('utf16le'), bytes.subarray(1).toString('utf16le'), Buffer.from(bytes.subarray(0, bytes.length & ~1)).swap16().toString('utf16le'), Buffer.from(bytes.subarray(1, 1 + ((bytes.length - 1) & ~1))).swap16().toString('utf16le')];
-    const decoded = views.flatMap((view) => [...view.matchAll(/[A-Za-z0-9+/]{16,}={0,2}|[0-9a-f]{16,}/g)].flatMap((run) => [Buffer.from(run[0], 'base64'), Buffer.from(run[0], 'hex')].flatMap((b) => [b.toString('latin1'), b.toString('utf16le')])));
+    const views = [
+      bytes.toString('latin1'),
+      bytes.toString('utf16le'),
+      bytes.subarray(1).toString('utf16le'),
+      Buffer.from(bytes.subarray(0, bytes.length & ~1))
+        .swap16()
+        .toString('utf16le'),
+      Buffer.from(bytes.subarray(1, 1 + ((bytes.length - 1) & ~1)))
+        .swap16()
+        .toString('utf16le'),
+    ];
+    const decoded = views.flatMap((view) =>
+      [...view.matchAll(/[A-Za-z0-9+/]{16,}={0,2}|[0-9a-f]{16,}/g)].flatMap((run) =>
+        [Buffer.from(run[0], 'base64'), Buffer.from(run[0], 'hex')].flatMap((b) => [b.toString('latin1'), b.toString('utf16le')]),
+      ),
+    );
     return [...views, ...decoded].some((text) => pieces.some((piece) => text.includes(piece)));
   };
 
@@ -293,7 +305,10 @@ describe('S5 in every text layout, fragments, windows and per-request secrets', 
 
   it('redacts a secret cut in two, each piece in its own value', () => {
     const half = Math.floor(CONFIGURED.length / 2);
-    expect(results.value({ a: `x ${CONFIGURED.slice(0, half)}`, b: `${CONFIGURED.slice(half)} y` })).toEqual({ a: `x ${REDACTED}`, b: `${REDACTED} y` });
+    expect(results.value({ a: `x ${CONFIGURED.slice(0, half)}`, b: `${CONFIGURED.slice(half)} y` })).toEqual({
+      a: `x ${REDACTED}`,
+      b: `${REDACTED} y`,
+    });
   });
 
   it('leaves a piece shorter than the fragment length alone (12 characters: ordinary text stays readable)', () => {
@@ -304,7 +319,8 @@ describe('S5 in every text layout, fragments, windows and per-request secrets', 
     for (const [name, bytes] of Object.entries(layouts)) {
       for (let size = 1; size <= 12; size += 5) {
         const windows: Buffer[] = [];
-        for (let start = 0; start < bytes.length; start += size) windows.push(results.window(bytes, start, Math.min(start + size, bytes.length)));
+        for (let start = 0; start < bytes.length; start += size)
+          windows.push(results.window(bytes, start, Math.min(start + size, bytes.length)));
         expect(windows.some(leaks) || leaks(Buffer.concat(windows)), `${name}, windows of ${size}`).toBe(false);
       }
     }
@@ -318,7 +334,7 @@ describe('S5 in every text layout, fragments, windows and per-request secrets', 
     expect(createSanitizer(['x'.repeat(1000)]).scanMargin).toBeGreaterThanOrEqual(8000);
   });
 
-  it('withSecrets adds one request\'s own secrets and keeps the configured ones', () => {
+  it("withSecrets adds one request's own secrets and keeps the configured ones", () => {
     const own = 'K005therequestsownkey0123';
     const request = results.withSecrets([own, undefined]);
     expect(request.text(`a ${own} b ${CONFIGURED}`)).toBe(`a ${REDACTED} b ${REDACTED}`);

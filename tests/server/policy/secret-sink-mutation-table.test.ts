@@ -4,7 +4,19 @@
  * file with one link, owned by this user, never the log file (also through a symlink); the
  * idempotency reservation; the index reread after another process appends; torn lines skipped.
  */
-import { chmodSync, chownSync, linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, existsSync, appendFileSync, readdirSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+  appendFileSync,
+  readdirSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,7 +58,9 @@ describe('every rule, at start-up and on first use', () => {
       `${join(root, 'link')} must be a real directory, not a symlink.`,
     ]);
     writeFileSync(join(root, 'plain'), '');
-    expect(failure(() => new FileSecretSink(join(root, 'plain', 'ledger.jsonl')).inspect()).message).toBe(`${join(root, 'plain')} must be a real directory, not a symlink.`);
+    expect(failure(() => new FileSecretSink(join(root, 'plain', 'ledger.jsonl')).inspect()).message).toBe(
+      `${join(root, 'plain')} must be a real directory, not a symlink.`,
+    );
   });
 
   it('the directory must be owner-only', () => {
@@ -60,7 +74,10 @@ describe('every rule, at start-up and on first use', () => {
     const { dir, path } = ledgerIn();
     const link = join(dir, 'link.jsonl');
     symlinkSync(path, link);
-    expect(both(() => new FileSecretSink(link))).toEqual([`${link} is a symlink; the secret ledger refuses symlinks.`, `${link} is a symlink; the secret ledger refuses symlinks.`]);
+    expect(both(() => new FileSecretSink(link))).toEqual([
+      `${link} is a symlink; the secret ledger refuses symlinks.`,
+      `${link} is a symlink; the secret ledger refuses symlinks.`,
+    ]);
     const sub = join(dir, 'sub.jsonl');
     mkdirSync(sub);
     expect(failure(() => new FileSecretSink(sub).inspect()).message).toBe(`${sub} is not a regular file.`);
@@ -91,8 +108,14 @@ describe('every rule, at start-up and on first use', () => {
     const { dir, path } = ledgerIn();
     const alias = join(dir, 'log-alias');
     symlinkSync(path, alias);
-    expect(both(() => new FileSecretSink(path, alias))).toEqual(['The secret ledger must not be the log file.', 'The secret ledger must not be the log file.']);
-    expect(both(() => new FileSecretSink(path, path))).toEqual(['The secret ledger must not be the log file.', 'The secret ledger must not be the log file.']);
+    expect(both(() => new FileSecretSink(path, alias))).toEqual([
+      'The secret ledger must not be the log file.',
+      'The secret ledger must not be the log file.',
+    ]);
+    expect(both(() => new FileSecretSink(path, path))).toEqual([
+      'The secret ledger must not be the log file.',
+      'The secret ledger must not be the log file.',
+    ]);
     const missing = join(dir, 'not-yet.jsonl');
     expect(failure(() => new FileSecretSink(missing, missing).inspect()).message).toBe('The secret ledger must not be the log file.');
     expect(() => new FileSecretSink(path, join(dir, 'server.log')).inspect()).not.toThrow();
@@ -160,7 +183,10 @@ describe('the index', () => {
   it('skips blank, torn and key-less lines, and ends a torn last line before appending', async () => {
     const { path } = ledgerIn();
     const good = { ts: 't', tool: 'b2_create_key', recordId: 'r1', idempotency: { key: 'k1', fingerprint: 'f1' }, result: 1 };
-    appendFileSync(path, `${JSON.stringify(good)}\n\n${JSON.stringify({ tool: 'b2_create_key', recordId: 'r0', result: 0 })}\n{"tool":"b2_create_key","idempot`);
+    appendFileSync(
+      path,
+      `${JSON.stringify(good)}\n\n${JSON.stringify({ tool: 'b2_create_key', recordId: 'r0', result: 0 })}\n{"tool":"b2_create_key","idempot`,
+    );
     const sink = new FileSecretSink(path);
     expect(sink.lookup('b2_create_key', 'k1', 'f1')).toMatchObject({ kind: 'replay', result: 1 });
     expect(sink.lookup('b2_create_key', 'undefined', 'f1')).toEqual({ kind: 'new' });
@@ -216,6 +242,8 @@ describe('platform and edge conditions', () => {
   it('a reservation that cannot be created for another reason than "taken" is an error naming the reason', () => {
     // The reservation's name is the ledger's plus 41 characters: past the file-name limit here.
     const sink = new FileSecretSink(join(fresh(), `${'l'.repeat(220)}.jsonl`));
-    expect(failure(() => sink.claim('b2_create_key', 'k')).message).toBe('Cannot reserve the idempotency key next to the secret ledger (ENAMETOOLONG).');
+    expect(failure(() => sink.claim('b2_create_key', 'k')).message).toBe(
+      'Cannot reserve the idempotency key next to the secret ledger (ENAMETOOLONG).',
+    );
   });
 });

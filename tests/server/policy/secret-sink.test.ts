@@ -15,7 +15,10 @@ describe('file secret sink', () => {
     expect(statSync(sink.path).mode & 0o777).toBe(0o600);
     const receipt = await sink.append('b2_create_key', { key: 'k1', fingerprint: 'f1' }, { applicationKey: 'CANARY-SECRET-1' });
     await sink.append('b2_create_key', { key: 'k2', fingerprint: 'f2' }, { applicationKey: 'CANARY-SECRET-2' });
-    const lines = readFileSync(sink.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(sink.path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ tool: 'b2_create_key', recordId: receipt.recordId, result: { applicationKey: 'CANARY-SECRET-1' } });
     expect(lines[0].ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -48,12 +51,15 @@ describe('file secret sink', () => {
     expect(() => new FileSecretSink(log, log).prepare()).toThrow(SecretSinkError);
   });
 
-  it.each([0o640, 0o620, 0o610, 0o604, 0o602, 0o601, 0o660, 0o666, 0o700 | 0o040])('refuses a ledger with mode %o (any group or other bit)', (mode) => {
-    const ledger = join(fresh(), 'ledger.jsonl');
-    writeFileSync(ledger, '');
-    chmodSync(ledger, mode);
-    expect(() => new FileSecretSink(ledger).prepare()).toThrow(/owner-only/);
-  });
+  it.each([0o640, 0o620, 0o610, 0o604, 0o602, 0o601, 0o660, 0o666, 0o700 | 0o040])(
+    'refuses a ledger with mode %o (any group or other bit)',
+    (mode) => {
+      const ledger = join(fresh(), 'ledger.jsonl');
+      writeFileSync(ledger, '');
+      chmodSync(ledger, mode);
+      expect(() => new FileSecretSink(ledger).prepare()).toThrow(/owner-only/);
+    },
+  );
 
   it.each([0o600, 0o700])('accepts an owner-only ledger (mode %o)', (mode) => {
     const ledger = join(fresh(), 'ledger.jsonl');

@@ -27,7 +27,8 @@ describe('the structured value', () => {
 });
 
 describe('the text format', () => {
-  const text = (value: unknown, format: 'json' | 'toon' | 'auto') => (successResult({ structured: value }, { format }).content[0] as { text: string }).text;
+  const text = (value: unknown, format: 'json' | 'toon' | 'auto') =>
+    (successResult({ structured: value }, { format }).content[0] as { text: string }).text;
 
   it('json is compact JSON even where TOON is far smaller', () => {
     expect(text(listing, 'json')).toBe(JSON.stringify(listing));
@@ -57,7 +58,11 @@ describe('the text format', () => {
 
 describe('the error line', () => {
   it('names the request id only when there is one', () => {
-    expect(formatToolError(new ToolError(403, 'missing_capability', 'No listFiles'))).toBe('B2 Error [missing_capability] (HTTP 403): No listFiles');
-    expect(formatToolError(new ToolError(500, 'internal', 'Boom', 'req-9'))).toBe('B2 Error [internal] (HTTP 500): Boom (requestId: req-9)');
+    expect(formatToolError(new ToolError(403, 'missing_capability', 'No listFiles'))).toBe(
+      'B2 Error [missing_capability] (HTTP 403): No listFiles',
+    );
+    expect(formatToolError(new ToolError(500, 'internal', 'Boom', 'req-9'))).toBe(
+      'B2 Error [internal] (HTTP 500): Boom (requestId: req-9)',
+    );
   });
 });

@@ -4,7 +4,11 @@ import { errorResult, formatToolError, successResult } from '../../../src/server
 import { ToolError } from '../../../src/server/errors.js';
 
 const listing = {
-  files: Array.from({ length: 50 }, (_, i) => ({ fileName: `photos/2026/img-${i}.jpg`, size: 1000 + i, uploaded: `2026-01-${String((i % 28) + 1).padStart(2, '0')}` })),
+  files: Array.from({ length: 50 }, (_, i) => ({
+    fileName: `photos/2026/img-${i}.jpg`,
+    size: 1000 + i,
+    uploaded: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
+  })),
   truncated: false,
 };
 const nested = { account: { id: 'a', limits: { buckets: { max: 100, used: [1, 2, { deep: { deeper: 'x' } }] } } } };
@@ -44,6 +48,9 @@ describe('result serializer', () => {
   it('errors and plain status lines stay plain text', () => {
     expect(successResult({ text: 'Deleted.' }, { format: 'toon' })).toEqual({ content: [{ type: 'text', text: 'Deleted.' }] });
     const error = errorResult(formatToolError(new ToolError(404, 'not_found', 'No such bucket', 'req-1')));
-    expect(error).toEqual({ isError: true, content: [{ type: 'text', text: 'B2 Error [not_found] (HTTP 404): No such bucket (requestId: req-1)' }] });
+    expect(error).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'B2 Error [not_found] (HTTP 404): No such bucket (requestId: req-1)' }],
+    });
   });
 });

@@ -25,18 +25,110 @@ function expectRoundTrip(value: unknown): void {
 }
 
 const HOSTILE_STRINGS = [
-  ',', ':', '[', ']', '{', '}', 'a,b', 'a:b', 'a: b', 'k[2]: x', 'x{y}', '[]', '{}', '[1]:', '- item', '-', '--',
-  '#comment', '# x', '"', '""', '"quoted"', "it's", '\\', 'C:\\path\\', '\\n', 'line\nbreak', 'cr\rlf\r\n',
-  'tab\there', '\t', '\u0000', '\u0001\u001f', '\u007f', '\u2028\u2029', '\ufeffbom', 'zero\u200bwidth',
-  'café', '😀', '👩‍👩‍👧 family', 'עברית', 'مرحبا', '\u202eRTL override', '日本語',
-  '123', '1e5', '1E+5', '-1', '+2', '0.5', '1.2.3', '05', '.5', '5.', '-0', '0', 'NaN', 'Infinity', '0x1f',
-  'true', 'false', 'null', 'True', 'NULL', ' ', '  lead', 'trail  ', ' both ', '', 'plain', 'two words',
-  '=SUM(A1)', '+cmd', '@at', 'a|b', 'semi;colon', 'hyphen-ated', 'dot.ted', '__proto__', 'constructor',
+  ',',
+  ':',
+  '[',
+  ']',
+  '{',
+  '}',
+  'a,b',
+  'a:b',
+  'a: b',
+  'k[2]: x',
+  'x{y}',
+  '[]',
+  '{}',
+  '[1]:',
+  '- item',
+  '-',
+  '--',
+  '#comment',
+  '# x',
+  '"',
+  '""',
+  '"quoted"',
+  "it's",
+  '\\',
+  'C:\\path\\',
+  '\\n',
+  'line\nbreak',
+  'cr\rlf\r\n',
+  'tab\there',
+  '\t',
+  '\u0000',
+  '\u0001\u001f',
+  '\u007f',
+  '\u2028\u2029',
+  '\ufeffbom',
+  'zero\u200bwidth',
+  'café',
+  '😀',
+  '👩‍👩‍👧 family',
+  'עברית',
+  'مرحبا',
+  '\u202eRTL override',
+  '日本語',
+  '123',
+  '1e5',
+  '1E+5',
+  '-1',
+  '+2',
+  '0.5',
+  '1.2.3',
+  '05',
+  '.5',
+  '5.',
+  '-0',
+  '0',
+  'NaN',
+  'Infinity',
+  '0x1f',
+  'true',
+  'false',
+  'null',
+  'True',
+  'NULL',
+  ' ',
+  '  lead',
+  'trail  ',
+  ' both ',
+  '',
+  'plain',
+  'two words',
+  '=SUM(A1)',
+  '+cmd',
+  '@at',
+  'a|b',
+  'semi;colon',
+  'hyphen-ated',
+  'dot.ted',
+  '__proto__',
+  'constructor',
 ];
 
 const HOSTILE_KEYS = [
-  'a b', 'my-key', '9x', '__proto__', '', 'k:v', 'k"q', "k'q", 'k\\b', 'a.b', '_ok', 'x[1]', 'x{y}', 'a,b',
-  '-dash', '#hash', 'new\nline', ' spaced ', 'true', '123', 'ключ', '😀',
+  'a b',
+  'my-key',
+  '9x',
+  '__proto__',
+  '',
+  'k:v',
+  'k"q',
+  "k'q",
+  'k\\b',
+  'a.b',
+  '_ok',
+  'x[1]',
+  'x{y}',
+  'a,b',
+  '-dash',
+  '#hash',
+  'new\nline',
+  ' spaced ',
+  'true',
+  '123',
+  'ключ',
+  '😀',
 ];
 
 /** Own-property objects, `__proto__` included (Object.fromEntries defines data properties). */
@@ -50,8 +142,18 @@ describe('round trip through the official decoder: hostile strings', () => {
     expectRoundTrip([text]);
     expectRoundTrip({ v: text, after: 1 });
     expectRoundTrip({ list: [text, 1, text] });
-    expectRoundTrip({ table: [{ a: text, b: 1 }, { a: 'x', b: text }] });
-    expectRoundTrip({ group: [{ id: text, m: { k: text } }, { id: 2, m: { k: text } }] });
+    expectRoundTrip({
+      table: [
+        { a: text, b: 1 },
+        { a: 'x', b: text },
+      ],
+    });
+    expectRoundTrip({
+      group: [
+        { id: text, m: { k: text } },
+        { id: 2, m: { k: text } },
+      ],
+    });
     expectRoundTrip({ nested: { deeper: { value: text } } });
     expectRoundTrip({ keyed: { one: { a: text, b: 1 }, two: { a: 2, b: text } } });
     expectRoundTrip({ items: [text, { a: text }, [text, text], { a: { b: text }, c: text }, {}] });
@@ -61,16 +163,59 @@ describe('round trip through the official decoder: hostile strings', () => {
 
   it.each(HOSTILE_KEYS.map((key) => [key]))('key %j in every position', (key) => {
     expectRoundTrip(object([[key, 1]]));
-    expectRoundTrip(object([['first', 0], [key, 'v']]));
+    expectRoundTrip(
+      object([
+        ['first', 0],
+        [key, 'v'],
+      ]),
+    );
     expectRoundTrip({ nested: object([[key, object([[key, null]])]]) });
-    expectRoundTrip({ table: [object([[key, 1], ['b', 2]]), object([['b', 3], [key, 4]])] });
+    expectRoundTrip({
+      table: [
+        object([
+          [key, 1],
+          ['b', 2],
+        ]),
+        object([
+          ['b', 3],
+          [key, 4],
+        ]),
+      ],
+    });
     expectRoundTrip({ group: [{ g: object([[key, 1]]) }, { g: object([[key, 2]]) }] });
-    expectRoundTrip({ keyed: object([[key, { a: 1 }], ['other', { a: 2 }]]) });
+    expectRoundTrip({
+      keyed: object([
+        [key, { a: 1 }],
+        ['other', { a: 2 }],
+      ]),
+    });
     expectRoundTrip({ keyedFields: { p: object([[key, 1]]), q: object([[key, 2]]) } });
-    expectRoundTrip({ items: [object([[key, 1], ['z', 2]]), object([[key, [1, 2]]]), object([[key, {}]])] });
-    expectRoundTrip({ items: [object([[key, [{ x: 1 }, { x: 2 }]], ['z', 1]]), 'tail'] });
+    expectRoundTrip({
+      items: [
+        object([
+          [key, 1],
+          ['z', 2],
+        ]),
+        object([[key, [1, 2]]]),
+        object([[key, {}]]),
+      ],
+    });
+    expectRoundTrip({
+      items: [
+        object([
+          [key, [{ x: 1 }, { x: 2 }]],
+          ['z', 1],
+        ]),
+        'tail',
+      ],
+    });
     expectRoundTrip([object([[key, { a: { x: 1 }, b: { x: 2 } }]]), 1]);
-    expectRoundTrip(object([[key, []], ['arr', [object([[key, 'x']])]]]));
+    expectRoundTrip(
+      object([
+        [key, []],
+        ['arr', [object([[key, 'x']])]],
+      ]),
+    );
   });
 
   it('keeps an own __proto__ key parsed from JSON', () => {
@@ -108,7 +253,11 @@ describe('round trip through the official decoder: properties', () => {
   it('uniform arrays of objects (tabular, nested field groups, keyed tables)', () => {
     const keys = fc.uniqueArray(fc.string({ unit: hostileUnit, maxLength: 4 }), { minLength: 1, maxLength: 4 });
     const uniformRows = keys.chain((columns) => {
-      const row = fc.tuple(...columns.map(() => fc.oneof({ weight: 4, arbitrary: cellValue }, { weight: 1, arbitrary: fc.record({ x: cellValue, y: cellValue }) })));
+      const row = fc.tuple(
+        ...columns.map(() =>
+          fc.oneof({ weight: 4, arbitrary: cellValue }, { weight: 1, arbitrary: fc.record({ x: cellValue, y: cellValue }) }),
+        ),
+      );
       return fc.array(row, { minLength: 1, maxLength: 6 }).map((rows) => ({ columns, rows }));
     });
     fc.assert(

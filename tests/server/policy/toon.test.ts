@@ -8,20 +8,14 @@ const WORKED_EXAMPLES: Array<[input: string, expected: string]> = [
     '{"n":1,"s":"hello world","e":"","num":"123","b":"true","c":"a:b","d":"-x","k":"a,b","sp":" x"}',
     'n: 1\ns: hello world\ne: ""\nnum: "123"\nb: "true"\nc: "a:b"\nd: "-x"\nk: "a,b"\nsp: " x"',
   ],
-  [
-    '{"nested":{"a":1,"empty":{}},"arr":[1,"two",null,false],"none":[]}',
-    'nested:\n  a: 1\n  empty:\narr[4]: 1,two,null,false\nnone: []',
-  ],
+  ['{"nested":{"a":1,"empty":{}},"arr":[1,"two",null,false],"none":[]}', 'nested:\n  a: 1\n  empty:\narr[4]: 1,two,null,false\nnone: []'],
   [
     '{"files":[{"name":"a.txt","size":10},{"name":"b, c","size":20}],"truncated":false}',
     'files[2]{name,size}:\n  a.txt,10\n  "b, c",20\ntruncated: false',
   ],
   ['{"rows":[{"id":1,"meta":{"x":1,"y":"a"}},{"id":2,"meta":{"x":2,"y":"b"}}]}', 'rows[2]{id,meta{x,y}}:\n  1,1,a\n  2,2,b'],
   ['{"byBucket":{"bkt1":{"gb":1.5,"files":3},"bkt2":{"gb":2,"files":4}}}', 'byBucket[2:]{gb,files}:\n  bkt1: 1.5,3\n  bkt2: 2,4'],
-  [
-    '{"items":[{"a":1},{"b":2},3,[1,2],[{"x":1}]]}',
-    'items[5]:\n  - a: 1\n  - b: 2\n  - 3\n  - [2]: 1,2\n  - [1]:\n    - x: 1',
-  ],
+  ['{"items":[{"a":1},{"b":2},3,[1,2],[{"x":1}]]}', 'items[5]:\n  - a: 1\n  - b: 2\n  - 3\n  - [2]: 1,2\n  - [1]:\n    - x: 1'],
   ['{"items":[{"a":1,"b":{"c":2}},{"a":3}]}', 'items[2]:\n  - a: 1\n    b:\n      c: 2\n  - a: 3'],
   [
     '{"items":[{"rows":[{"x":1},{"x":2}],"tag":"t"},{"other":1}]}',
@@ -77,7 +71,14 @@ describe('encodeToon: further forms', () => {
   });
 
   it('uses the first row key order and compares key sets, not orders', () => {
-    expect(encodeToon({ r: [{ a: 1, b: 2 }, { b: 4, a: 3 }] })).toBe('r[2]{a,b}:\n  1,2\n  3,4');
+    expect(
+      encodeToon({
+        r: [
+          { a: 1, b: 2 },
+          { b: 4, a: 3 },
+        ],
+      }),
+    ).toBe('r[2]{a,b}:\n  1,2\n  3,4');
   });
 
   it('falls back to list items when rows are not uniform', () => {

@@ -71,17 +71,26 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
   };
   if (req.method === 'GET' && query.has('versions')) {
     const page = pageAfter(query);
-    const entries = spelled(page).map((k, i) => `<Version><Key>${xmlText(k)}</Key><VersionId>v${i}</VersionId><IsLatest>true</IsLatest><Size>1</Size></Version>`).join('');
+    const entries = spelled(page)
+      .map((k, i) => `<Version><Key>${xmlText(k)}</Key><VersionId>v${i}</VersionId><IsLatest>true</IsLatest><Size>1</Size></Version>`)
+      .join('');
     return xml(200, listing('ListVersionsResult', entries, query, page, formEncoded));
   }
   if (req.method === 'GET' && query.has('uploads')) {
     const page = pageAfter(query);
-    const entries = spelled(page).map((k) => `<Upload><Key>${xmlText(k)}</Key><UploadId>u-${xmlText(k)}</UploadId></Upload>`).join('');
+    const entries = spelled(page)
+      .map((k) => `<Upload><Key>${xmlText(k)}</Key><UploadId>u-${xmlText(k)}</UploadId></Upload>`)
+      .join('');
     return xml(200, listing('ListMultipartUploadsResult', entries, query, page, formEncoded));
   }
   if (req.method === 'GET' && query.get('list-type') === '2') {
-    const entries = spelled(KEYS).map((k) => `<Contents><Key>${xmlText(k)}</Key><Size>1</Size></Contents>`).join('');
-    return xml(200, `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult>${spelling.encodeKeys ? '<EncodingType>url</EncodingType>' : ''}<IsTruncated>false</IsTruncated><KeyCount>${KEYS.length}</KeyCount>${entries}</ListBucketResult>`);
+    const entries = spelled(KEYS)
+      .map((k) => `<Contents><Key>${xmlText(k)}</Key><Size>1</Size></Contents>`)
+      .join('');
+    return xml(
+      200,
+      `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult>${spelling.encodeKeys ? '<EncodingType>url</EncodingType>' : ''}<IsTruncated>false</IsTruncated><KeyCount>${KEYS.length}</KeyCount>${entries}</ListBucketResult>`,
+    );
   }
   if (req.method === 'POST' && query.has('uploadId')) {
     completion.attempts += 1;
@@ -89,7 +98,10 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     if (completion.attempts > 1 && completion.forgetsCompleted) {
       return xml(404, '<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>');
     }
-    return xml(200, `<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>${xmlText(completion.answerEtag)}</ETag></CompleteMultipartUploadResult>`);
+    return xml(
+      200,
+      `<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>${xmlText(completion.answerEtag)}</ETag></CompleteMultipartUploadResult>`,
+    );
   }
   if (req.method === 'DELETE') {
     res.writeHead(204, deleteAnswer);
@@ -114,7 +126,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  s3 = createS3Adapter({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', accessKeyId: 'AKFAKE', secretAccessKey: 'fake-secret' });
+  s3 = createS3Adapter({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'us-east-1',
+    accessKeyId: 'AKFAKE',
+    secretAccessKey: 'fake-secret',
+  });
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 beforeEach(() => {
@@ -238,7 +255,7 @@ describe('multipart completion after a lost answer', () => {
     expect(completion.attempts).toBe(2);
   });
 
-  test('a server that forgets the completed upload: the object with these parts\' ETag proves the completion', async () => {
+  test("a server that forgets the completed upload: the object with these parts' ETag proves the completion", async () => {
     Object.assign(completion, { loseFirstAnswer: true, forgetsCompleted: true, headEtag: partsEtag() });
     expect(await complete()).toEqual({ bucket: 'b', key: 'k', etag: partsEtag(), versionId: 'completed-version' });
     expect(seen.filter((s) => s.method === 'HEAD').map((s) => s.path)).toEqual(['/b/k']);

@@ -15,7 +15,14 @@ beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), 'file-root-'));
   root = join(base, 'root');
   for (const dir of [root, join(base, 'root-evil'), join(base, 'rootx'), join(root, 'sub')]) mkdirSync(dir);
-  for (const file of [join(base, 'root-evil', 'f.txt'), join(base, 'rootx', 'f.txt'), join(root, 'sub', 'f.txt'), join(root, 'f.txt'), join(root, '..f.txt')]) writeFileSync(file, 'data');
+  for (const file of [
+    join(base, 'root-evil', 'f.txt'),
+    join(base, 'rootx', 'f.txt'),
+    join(root, 'sub', 'f.txt'),
+    join(root, 'f.txt'),
+    join(root, '..f.txt'),
+  ])
+    writeFileSync(file, 'data');
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -32,10 +39,13 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('B2_FILE_ROOT compares path segments', () => {
-  it.each(['root-evil/f.txt', 'rootx/f.txt'])('a sibling whose name starts with the root\'s (%s) is outside: reads and saves refused', async (relative) => {
-    expect(await codeOf(readLocalFile(policy(), join(base, relative), 1024, []))).toBe('local_file_refused');
-    expect(await codeOf(prepareLocalTarget(policy(), join(base, relative.replace('f.txt', 'new.txt'))))).toBe('local_file_refused');
-  });
+  it.each(['root-evil/f.txt', 'rootx/f.txt'])(
+    "a sibling whose name starts with the root's (%s) is outside: reads and saves refused",
+    async (relative) => {
+      expect(await codeOf(readLocalFile(policy(), join(base, relative), 1024, []))).toBe('local_file_refused');
+      expect(await codeOf(prepareLocalTarget(policy(), join(base, relative.replace('f.txt', 'new.txt'))))).toBe('local_file_refused');
+    },
+  );
 
   it.each(['f.txt', 'sub/f.txt', '..f.txt'])('%s inside the root is read (a name starting with ".." is still inside)', async (relative) => {
     expect((await readLocalFile(policy(), join(root, relative), 1024, [])).toString()).toBe('data');

@@ -35,7 +35,14 @@ describe('where the file root may be', () => {
     expect(fileRootProblem(root, HOME)).toBe(problem);
   });
 
-  it.each([`${HOME}/b2-mcp-files`, `${HOME}/.local/share/b2-mcp-files`, '/srv/b2/files', '/tmp/b2-files', '/mnt/data/exchange', '/var/tmp/files'])('%s is allowed', (root) => {
+  it.each([
+    `${HOME}/b2-mcp-files`,
+    `${HOME}/.local/share/b2-mcp-files`,
+    '/srv/b2/files',
+    '/tmp/b2-files',
+    '/mnt/data/exchange',
+    '/var/tmp/files',
+  ])('%s is allowed', (root) => {
     expect(fileRootProblem(root, HOME)).toBeUndefined();
   });
 });
@@ -69,7 +76,15 @@ describe('what a save never creates', () => {
     expect(autorunReason(path)).toBeDefined();
   });
 
-  it.each(['/x/report.pdf', '/x/binary/data.bin', '/x/webhooks/log.json', '/x/bashrc.txt', '/x/notes.pth.txt', '/x/python/readme.md', '/x/.env'])('%s is allowed', (path) => {
+  it.each([
+    '/x/report.pdf',
+    '/x/binary/data.bin',
+    '/x/webhooks/log.json',
+    '/x/bashrc.txt',
+    '/x/notes.pth.txt',
+    '/x/python/readme.md',
+    '/x/.env',
+  ])('%s is allowed', (path) => {
     expect(autorunReason(path)).toBeUndefined();
   });
 });
@@ -91,12 +106,17 @@ describe('what an upload never carries', () => {
     expect(holdsSecret(Buffer.from(secret), [])).toBe(false);
   });
 
-  it.each(['claude_desktop_config.json', '/a/Claude/Claude_Desktop_Config.json', '/p/.cursor/mcp.json', '/p/.mcp.json', '/h/.claude.json', '/h/.codeium/windsurf/mcp_config.json', 'cline_mcp_settings.json'])(
-    '%s is an MCP client configuration',
-    (path) => {
-      expect(isClientConfigName(path)).toBe(true);
-    },
-  );
+  it.each([
+    'claude_desktop_config.json',
+    '/a/Claude/Claude_Desktop_Config.json',
+    '/p/.cursor/mcp.json',
+    '/p/.mcp.json',
+    '/h/.claude.json',
+    '/h/.codeium/windsurf/mcp_config.json',
+    'cline_mcp_settings.json',
+  ])('%s is an MCP client configuration', (path) => {
+    expect(isClientConfigName(path)).toBe(true);
+  });
 
   it('other names are not', () => {
     expect(isClientConfigName('/p/package.json')).toBe(false);
@@ -126,7 +146,9 @@ describe('B2_FILE_ROOT at start-up', () => {
     ['/home/someone', 'is a home directory'],
   ])('B2_FILE_ROOT=%s stops start-up, naming the setting', (root, problem) => {
     expect(() => load({ B2_FILE_ROOT: root })).toThrow(ConfigError);
-    expect(() => load({ B2_FILE_ROOT: root })).toThrow(new RegExp(`^B2_FILE_ROOT \\(.*\\) ${problem}; local files need a folder of their own, such as ~/b2-mcp-files\\.$`));
+    expect(() => load({ B2_FILE_ROOT: root })).toThrow(
+      new RegExp(`^B2_FILE_ROOT \\(.*\\) ${problem}; local files need a folder of their own, such as ~/b2-mcp-files\\.$`),
+    );
   });
 
   it('a root whose real path is a system path is refused by that path', () => {

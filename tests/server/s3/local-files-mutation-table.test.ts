@@ -4,7 +4,19 @@
  * the one root, what a save never creates and what an upload never carries, the descriptor's
  * real path, and saves that leave nothing behind when they fail.
  */
-import { linkSync, mkdirSync, renameSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  mkdirSync,
+  renameSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -65,10 +77,16 @@ const CLIENT_CONFIG = (shown: string) => [
 
 describe('configuration refusals', () => {
   it('local files off: both directions refused, naming the argument', async () => {
-    const message = (argument: string) => [403, 'local_file_refused', `${argument} is refused: this server does not allow local file access (B2_ALLOW_LOCAL_FILES is not true). Nothing was read or written.`];
+    const message = (argument: string) => [
+      403,
+      'local_file_refused',
+      `${argument} is refused: this server does not allow local file access (B2_ALLOW_LOCAL_FILES is not true). Nothing was read or written.`,
+    ];
     expect(await refusal(readLocalFile({ allowLocalFiles: false, fileRoot: root }, join(root, 'x'), 10, []))).toEqual(message('filePath'));
     expect(await refusal(prepareLocalTarget({ allowLocalFiles: false, fileRoot: root }, join(root, 'x')))).toEqual(message('saveToPath'));
-    expect(await refusal(readLocalFile({ allowLocalFiles: false, fileRoot: root }, join(root, 'x'), 10, [], 'sourcePath'))).toEqual(message('sourcePath'));
+    expect(await refusal(readLocalFile({ allowLocalFiles: false, fileRoot: root }, join(root, 'x'), 10, [], 'sourcePath'))).toEqual(
+      message('sourcePath'),
+    );
   });
 
   it('relative paths resolve against the root', async () => {
@@ -89,9 +107,17 @@ describe('configuration refusals', () => {
   it('a root that resolves to a system path or a home directory is refused when used', async () => {
     symlinkSync('/etc', join(root, 'etc-link'));
     symlinkSync(homedir(), join(root, 'home-link'));
-    const problem = (real: string, reason: string) => [500, 'invalid_file_root', `B2_FILE_ROOT ${JSON.stringify(real)} ${reason}; local files need a folder of their own (the default is ~/b2-mcp-files). Fix the server configuration.`];
-    expect(await refusal(readLocalFile(rooted({ fileRoot: join(root, 'etc-link') }), 'hostname', 100, []))).toEqual(problem('/etc', 'is a system path'));
-    expect(await refusal(prepareLocalTarget(rooted({ fileRoot: join(root, 'home-link') }), 'x.txt'))).toEqual(problem(realpathSync(homedir()), 'is or contains the home directory'));
+    const problem = (real: string, reason: string) => [
+      500,
+      'invalid_file_root',
+      `B2_FILE_ROOT ${JSON.stringify(real)} ${reason}; local files need a folder of their own (the default is ~/b2-mcp-files). Fix the server configuration.`,
+    ];
+    expect(await refusal(readLocalFile(rooted({ fileRoot: join(root, 'etc-link') }), 'hostname', 100, []))).toEqual(
+      problem('/etc', 'is a system path'),
+    );
+    expect(await refusal(prepareLocalTarget(rooted({ fileRoot: join(root, 'home-link') }), 'x.txt'))).toEqual(
+      problem(realpathSync(homedir()), 'is or contains the home directory'),
+    );
   });
 });
 
@@ -102,7 +128,11 @@ describe('reads', () => {
     writeFileSync(join(root, 'empty.bin'), '');
     expect(await readLocalFile(rooted(), join(root, 'exact.bin'), 8, [])).toEqual(Buffer.alloc(8, 7));
     expect((await readLocalFile(rooted(), join(root, 'empty.bin'), 8, [])).length).toBe(0);
-    expect(await refusal(readLocalFile(rooted(), join(root, 'over.bin'), 8, []))).toEqual([413, 'file_too_large', `filePath ${JSON.stringify(join(root, 'over.bin'))} is 9 bytes; the limit is 8 bytes.`]);
+    expect(await refusal(readLocalFile(rooted(), join(root, 'over.bin'), 8, []))).toEqual([
+      413,
+      'file_too_large',
+      `filePath ${JSON.stringify(join(root, 'over.bin'))} is 9 bytes; the limit is 8 bytes.`,
+    ]);
   });
 
   it('a file larger than one read is read whole', async () => {
@@ -113,11 +143,23 @@ describe('reads', () => {
 
   it('missing files and directories are refused with their own messages', async () => {
     const missing = join(root, 'missing.txt');
-    expect(await refusal(readLocalFile(rooted(), missing, 10, []))).toEqual([404, 'file_not_found', `filePath ${JSON.stringify(missing)} does not exist.`]);
-    expect(await refusal(readLocalFile(rooted(), root, 10, []))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(root)} is not a regular file.`]);
+    expect(await refusal(readLocalFile(rooted(), missing, 10, []))).toEqual([
+      404,
+      'file_not_found',
+      `filePath ${JSON.stringify(missing)} does not exist.`,
+    ]);
+    expect(await refusal(readLocalFile(rooted(), root, 10, []))).toEqual([
+      400,
+      'invalid_path',
+      `filePath ${JSON.stringify(root)} is not a regular file.`,
+    ]);
     writeFileSync(join(root, 'file'), 'x');
     const under = join(root, 'file', 'x');
-    expect(await refusal(readLocalFile(rooted(), under, 10, []))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(under)} cannot be read (ENOTDIR).`]);
+    expect(await refusal(readLocalFile(rooted(), under, 10, []))).toEqual([
+      400,
+      'invalid_path',
+      `filePath ${JSON.stringify(under)} cannot be read (ENOTDIR).`,
+    ]);
   });
 
   it('outside the root, directly, by .. or through a symlink, is refused; a symlink within it is followed', async () => {
@@ -134,12 +176,20 @@ describe('reads', () => {
   it('the server files are refused under every name, also inside the root; similar names are not', async () => {
     const ledger = join(root, 'secrets.jsonl');
     const log = join(root, 'server.log');
-    for (const file of [ledger, log, `${ledger}.abc.pending`, `${ledger}.bak`, `${ledger}pending`, join(root, 'x.pending')]) writeFileSync(file, 'data');
+    for (const file of [ledger, log, `${ledger}.abc.pending`, `${ledger}.bak`, `${ledger}pending`, join(root, 'x.pending')])
+      writeFileSync(file, 'data');
     linkSync(ledger, join(root, 'hard-ledger.txt'));
     linkSync(log, join(root, 'hard-log.txt'));
     symlinkSync(log, join(root, 'log-link'));
     const guarded = rooted({ secretSinkFile: ledger, logFile: log });
-    for (const path of [ledger, log, `${ledger}.abc.pending`, join(root, 'hard-ledger.txt'), join(root, 'hard-log.txt'), join(root, 'log-link')]) {
+    for (const path of [
+      ledger,
+      log,
+      `${ledger}.abc.pending`,
+      join(root, 'hard-ledger.txt'),
+      join(root, 'hard-log.txt'),
+      join(root, 'log-link'),
+    ]) {
       expect(await refusal(readLocalFile(guarded, path, 100, [])), path).toEqual(OWN('filePath', path));
     }
     for (const path of [`${ledger}.bak`, `${ledger}pending`, join(root, 'x.pending')]) {
@@ -147,7 +197,9 @@ describe('reads', () => {
     }
     // Only a ledger, only a log: each guarded alone.
     expect(await refusal(readLocalFile(rooted({ logFile: log }), log, 100, []))).toEqual(OWN('filePath', log));
-    expect(await refusal(readLocalFile(rooted({ secretSinkFile: ledger }), join(root, 'hard-ledger.txt'), 100, []))).toEqual(OWN('filePath', join(root, 'hard-ledger.txt')));
+    expect(await refusal(readLocalFile(rooted({ secretSinkFile: ledger }), join(root, 'hard-ledger.txt'), 100, []))).toEqual(
+      OWN('filePath', join(root, 'hard-ledger.txt')),
+    );
     expect((await readLocalFile(rooted({ secretSinkFile: join(root, 'not-yet.jsonl') }), log, 100, [])).toString()).toBe('data');
   });
 
@@ -225,7 +277,11 @@ describe('destinations', () => {
   it('a path under a file cannot be used', async () => {
     writeFileSync(join(root, 'file'), 'x');
     const under = join(root, 'file', 'new.txt');
-    expect(await refusal(prepareLocalTarget(rooted(), under))).toEqual([400, 'invalid_path', `saveToPath ${JSON.stringify(under)} cannot be used (ENOTDIR).`]);
+    expect(await refusal(prepareLocalTarget(rooted(), under))).toEqual([
+      400,
+      'invalid_path',
+      `saveToPath ${JSON.stringify(under)} cannot be used (ENOTDIR).`,
+    ]);
   });
 
   it('missing directories are placed under the real path of the nearest existing ancestor', async () => {
@@ -240,10 +296,14 @@ describe('destinations', () => {
 
   it('outside the root, server files and default-policy paths are refused as destinations', async () => {
     symlinkSync(outside, join(root, 'out'));
-    expect(await refusal(prepareLocalTarget(rooted(), join(root, 'out', 'a', 'x.txt')))).toEqual(OUTSIDE('saveToPath', join(root, 'out', 'a', 'x.txt')));
+    expect(await refusal(prepareLocalTarget(rooted(), join(root, 'out', 'a', 'x.txt')))).toEqual(
+      OUTSIDE('saveToPath', join(root, 'out', 'a', 'x.txt')),
+    );
     const ledger = join(root, 'secrets.jsonl');
     expect(await refusal(prepareLocalTarget(rooted({ secretSinkFile: ledger }), ledger))).toEqual(OWN('saveToPath', ledger));
-    expect(await refusal(prepareLocalTarget(rooted({ secretSinkFile: ledger }), `${ledger}.x.pending`))).toEqual(OWN('saveToPath', `${ledger}.x.pending`));
+    expect(await refusal(prepareLocalTarget(rooted({ secretSinkFile: ledger }), `${ledger}.x.pending`))).toEqual(
+      OWN('saveToPath', `${ledger}.x.pending`),
+    );
     expect(await refusal(prepareLocalTarget(rooted(), '/dev/b2-unit-test'))).toEqual(OUTSIDE('saveToPath', '/dev/b2-unit-test'));
     expect(readdirSync(outside)).toEqual([]);
   });
@@ -257,7 +317,10 @@ describe('destinations', () => {
       ['Library/LaunchAgents/com.example.plist', 'lies in "launchagents" (the desktop or the service manager starts it)'],
       ['x.desktop', 'is a file the desktop or the service manager starts it'],
       ['.ssh/authorized_keys', 'lies in ".ssh" (it grants or configures remote log-in)'],
-      ['node_modules/left-pad/index.js', 'lies in "node_modules" (a package manager, git or an editor loads it and can run commands from it)'],
+      [
+        'node_modules/left-pad/index.js',
+        'lies in "node_modules" (a package manager, git or an editor loads it and can run commands from it)',
+      ],
       ['repo/.git/hooks/pre-commit', 'lies in ".git" (a package manager, git or an editor loads it and can run commands from it)'],
       ['Bin/tool', 'lies in "bin" (it lies on a command search path)'],
     ];
@@ -288,7 +351,9 @@ describe('saves', () => {
   it('a file that appeared since the check is kept, and the save refused', async () => {
     const target = await prepareLocalTarget(rooted(), join(root, 'raced.txt'));
     writeFileSync(join(root, 'raced.txt'), 'theirs');
-    expect((await refusal(saveStream(Readable.from([Buffer.from('ours')]), target, { idleTimeoutMs: 5_000 })))[1]).toBe('local_file_exists');
+    expect((await refusal(saveStream(Readable.from([Buffer.from('ours')]), target, { idleTimeoutMs: 5_000 })))[1]).toBe(
+      'local_file_exists',
+    );
     expect(readFileSync(join(root, 'raced.txt'), 'utf8')).toBe('theirs');
     expect(readdirSync(root)).toEqual(['raced.txt']);
   });
@@ -307,7 +372,10 @@ describe('saves', () => {
     const controller = new AbortController();
     const waiting = new PassThrough();
     waiting.once('resume', () => controller.abort());
-    const cancelled = saveStream(waiting, await prepareLocalTarget(rooted(), join(root, 'c.txt')), { idleTimeoutMs: 5_000, signal: controller.signal });
+    const cancelled = saveStream(waiting, await prepareLocalTarget(rooted(), join(root, 'c.txt')), {
+      idleTimeoutMs: 5_000,
+      signal: controller.signal,
+    });
     expect(await refusal(cancelled)).toEqual([499, 'cancelled', 'The download was cancelled; nothing was saved.']);
     const stalled = new PassThrough();
     stalled.write('partial');
@@ -327,7 +395,11 @@ describe('what cannot be opened, and what a failed save may remove', () => {
     await new Promise<void>((resolve) => server.listen(socket, resolve));
     try {
       const before = readdirSync('/proc/self/fd').length;
-      expect(await refusal(readLocalFile(rooted(), socket, 100, []))).toEqual([400, 'invalid_path', `filePath ${JSON.stringify(socket)} cannot be read (ENXIO).`]);
+      expect(await refusal(readLocalFile(rooted(), socket, 100, []))).toEqual([
+        400,
+        'invalid_path',
+        `filePath ${JSON.stringify(socket)} cannot be read (ENXIO).`,
+      ]);
       writeFileSync(join(root, 'ok.txt'), 'ok');
       for (let i = 0; i < 3; i++) await readLocalFile(rooted(), join(root, 'ok.txt'), 100, []);
       expect(readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(before);
@@ -383,7 +455,10 @@ describe('what cannot be opened, and what a failed save may remove', () => {
 
   it('the checked place names only what is configured', async () => {
     expect(Object.keys((await prepareLocalTarget(rooted(), join(root, 'x.txt'))).fence)).toEqual(['root']);
-    const both = await prepareLocalTarget(rooted({ secretSinkFile: join(root, 'l.jsonl'), logFile: join(root, 's.log') }), join(root, 'x.txt'));
+    const both = await prepareLocalTarget(
+      rooted({ secretSinkFile: join(root, 'l.jsonl'), logFile: join(root, 's.log') }),
+      join(root, 'x.txt'),
+    );
     expect(both.fence).toEqual({ root, ledger: join(root, 'l.jsonl'), log: join(root, 's.log') });
   });
 

@@ -1,5 +1,16 @@
 /** The local-file guard (root, default policy, server files, races) and streamed saves behind saveToPath / filePath, and S3 error mapping. */
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,7 +135,9 @@ describe('streamed saves', () => {
     writeFileSync(join(outside, 'bashrc'), 'original');
     const target = await prepareLocalTarget(policy(), join(root, 'planted.txt'));
     symlinkSync(join(outside, 'bashrc'), join(root, 'planted.txt'));
-    expect((await refusal(saveStream(Readable.from([Buffer.from('payload')]), target, { idleTimeoutMs: 1000 }))).code).toBe('local_file_exists');
+    expect((await refusal(saveStream(Readable.from([Buffer.from('payload')]), target, { idleTimeoutMs: 1000 }))).code).toBe(
+      'local_file_exists',
+    );
     expect(readFileSync(join(outside, 'bashrc'), 'utf8')).toBe('original');
   });
 });
@@ -171,7 +184,7 @@ describe('the file root', () => {
     expect((await readLocalFile(byDefault, 'inside.txt', 100, [])).toString()).toBe('fine');
   });
 
-  test('an operator\'s root that does not exist is not created', async () => {
+  test("an operator's root that does not exist is not created", async () => {
     const error = await refusal(readLocalFile({ allowLocalFiles: true, fileRoot: join(outside, 'missing') }, 'x.txt', 100, []));
     expect([error.status, error.code]).toEqual([500, 'invalid_file_root']);
     expect(readdirSync(outside)).toEqual([]);
@@ -245,7 +258,9 @@ describe('reads under a racing symlink swap', () => {
       await exited;
     }
     expect(outcomes.has('OUTSIDE'), JSON.stringify([...outcomes])).toBe(false);
-    expect([...outcomes.keys()].every((outcome) => ['inside', 'local_file_refused', 'file_not_found', 'invalid_path'].includes(outcome))).toBe(true);
+    expect(
+      [...outcomes.keys()].every((outcome) => ['inside', 'local_file_refused', 'file_not_found', 'invalid_path'].includes(outcome)),
+    ).toBe(true);
   });
 
   test('without /proc/self/fd, the path resolved after the open must still be the file that was opened', async () => {
@@ -267,10 +282,19 @@ describe('reads under a racing symlink swap', () => {
 
 describe('S3 error mapping', () => {
   const sdkError = (name: string, status: number | undefined, message = 'm', extra: Record<string, unknown> = {}) =>
-    Object.assign(new Error(message), { name, ...(status !== undefined ? { $metadata: { httpStatusCode: status, requestId: 'REQ1' } } : {}), ...extra });
+    Object.assign(new Error(message), {
+      name,
+      ...(status !== undefined ? { $metadata: { httpStatusCode: status, requestId: 'REQ1' } } : {}),
+      ...extra,
+    });
 
   test('service errors keep S3 code, status and request id', () => {
-    expect(s3ErrorFrom(sdkError('NoSuchKey', 404, 'gone'))).toMatchObject({ status: 404, code: 'NoSuchKey', message: 'gone', requestId: 'REQ1' });
+    expect(s3ErrorFrom(sdkError('NoSuchKey', 404, 'gone'))).toMatchObject({
+      status: 404,
+      code: 'NoSuchKey',
+      message: 'gone',
+      requestId: 'REQ1',
+    });
   });
 
   test('bodiless HEAD answers get a useful code', () => {
@@ -280,12 +304,17 @@ describe('S3 error mapping', () => {
   });
 
   test('InvalidAccessKeyId and "malformed access key id" carry the master-key hint', () => {
-    expect(s3ErrorFrom(sdkError('InvalidAccessKeyId', 403, 'Malformed Access Key Id')).message).toBe(`Malformed Access Key Id${MASTER_KEY_HINT}`);
+    expect(s3ErrorFrom(sdkError('InvalidAccessKeyId', 403, 'Malformed Access Key Id')).message).toBe(
+      `Malformed Access Key Id${MASTER_KEY_HINT}`,
+    );
     expect(s3ErrorFrom(sdkError('AccessDenied', 403, 'malformed access key id')).message).toContain(MASTER_KEY_HINT.trim());
   });
 
   test('transport failures and cancellation', () => {
-    expect(s3ErrorFrom(sdkError('Error', undefined, 'connect ECONNREFUSED', { code: 'ECONNREFUSED' }))).toMatchObject({ status: 503, code: 'network_error' });
+    expect(s3ErrorFrom(sdkError('Error', undefined, 'connect ECONNREFUSED', { code: 'ECONNREFUSED' }))).toMatchObject({
+      status: 503,
+      code: 'network_error',
+    });
     expect(s3ErrorFrom(sdkError('TimeoutError', undefined))).toMatchObject({ status: 504, code: 'request_timeout' });
     expect(s3ErrorFrom(sdkError('AbortError', undefined))).toMatchObject({ code: 'cancelled' });
   });

@@ -21,8 +21,21 @@ function fileStore(): { store: FileSecretStore; ledger: FileSecretSink } {
 
 function contextFor(secrets: SecretStore | undefined, callerId = 'caller-a') {
   const logged: Array<[string, Record<string, unknown> | undefined]> = [];
-  const logger = { debug: () => {}, info: () => {}, warn: () => {}, error: (event: string, fields?: Record<string, unknown>) => void logged.push([event, fields]), close: () => {} };
-  const context = { config: {}, logger, signal: new AbortController().signal, capabilities: null, secrets, callerId } as unknown as ToolContext;
+  const logger = {
+    debug: () => {},
+    info: () => {},
+    warn: () => {},
+    error: (event: string, fields?: Record<string, unknown>) => void logged.push([event, fields]),
+    close: () => {},
+  };
+  const context = {
+    config: {},
+    logger,
+    signal: new AbortController().signal,
+    capabilities: null,
+    secrets,
+    callerId,
+  } as unknown as ToolContext;
   return { context, logged };
 }
 
@@ -40,11 +53,23 @@ function creation(overrides: Partial<SecretCreation<Created>> = {}) {
   let n = 0;
   const create = vi.fn(async (): Promise<Created> => ({ applicationKeyId: `K${++n}`, applicationKey: CANARY, keyName: 'deploy' }));
   const undo = vi.fn(async () => undefined);
-  const spec: SecretCreation<Created> = { tool: 'b2_create_key', describe: (k) => `application key ${k.applicationKeyId}`, create, undo: { run: undo, done: 'deleted' }, ...overrides };
+  const spec: SecretCreation<Created> = {
+    tool: 'b2_create_key',
+    describe: (k) => `application key ${k.applicationKeyId}`,
+    create,
+    undo: { run: undo, done: 'deleted' },
+    ...overrides,
+  };
   return { spec, create, undo };
 }
 
-const args = (extra: Record<string, unknown> = {}) => ({ keyName: 'deploy', capabilities: ['listFiles'], idempotencyKey: 'idem-1', confirm: true, ...extra });
+const args = (extra: Record<string, unknown> = {}) => ({
+  keyName: 'deploy',
+  capabilities: ['listFiles'],
+  idempotencyKey: 'idem-1',
+  confirm: true,
+  ...extra,
+});
 
 describe('idempotency ids', () => {
   it('ignore confirm and key order, but not the input, the tool or the caller', () => {
@@ -60,12 +85,27 @@ describe('durable-secret flow, file mode', () => {
   it('writes the raw secret to the ledger and shows the model everything else plus the pointer', async () => {
     const { store, ledger } = fileStore();
     const { spec, create } = creation();
-    const outcome = (await createWithSecret(args(), contextFor(store).context, spec)) as { structured: Record<string, unknown>; containsSecret?: true };
+    const outcome = (await createWithSecret(args(), contextFor(store).context, spec)) as {
+      structured: Record<string, unknown>;
+      containsSecret?: true;
+    };
     expect(outcome.containsSecret).toBeUndefined();
-    expect(outcome.structured).toMatchObject({ applicationKeyId: 'K1', applicationKey: '[redacted]', keyName: 'deploy', secretSink: { type: 'file', path: ledger.path } });
+    expect(outcome.structured).toMatchObject({
+      applicationKeyId: 'K1',
+      applicationKey: '[redacted]',
+      keyName: 'deploy',
+      secretSink: { type: 'file', path: ledger.path },
+    });
     expect(JSON.stringify(outcome)).not.toContain(CANARY);
-    const [record] = readFileSync(ledger.path, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    expect(record).toMatchObject({ tool: 'b2_create_key', recordId: (outcome.structured.secretSink as { recordId: string }).recordId, result: { applicationKey: CANARY } });
+    const [record] = readFileSync(ledger.path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(record).toMatchObject({
+      tool: 'b2_create_key',
+      recordId: (outcome.structured.secretSink as { recordId: string }).recordId,
+      result: { applicationKey: CANARY },
+    });
     expect(create).toHaveBeenCalledTimes(1);
   });
 
@@ -73,10 +113,15 @@ describe('durable-secret flow, file mode', () => {
     const { store } = fileStore();
     const { spec, create } = creation();
     const first = (await createWithSecret(args(), contextFor(store).context, spec)) as { structured: Record<string, unknown> };
-    const again = (await createWithSecret(args({ confirm: undefined }), contextFor(store).context, spec)) as { structured: Record<string, unknown> };
+    const again = (await createWithSecret(args({ confirm: undefined }), contextFor(store).context, spec)) as {
+      structured: Record<string, unknown>;
+    };
     expect(again.structured).toEqual({ ...first.structured, idempotentReplay: true });
     expect(create).toHaveBeenCalledTimes(1);
-    await expect(createWithSecret(args({ keyName: 'other' }), contextFor(store).context, spec)).rejects.toMatchObject({ status: 409, code: 'idempotency_key_conflict' });
+    await expect(createWithSecret(args({ keyName: 'other' }), contextFor(store).context, spec)).rejects.toMatchObject({
+      status: 409,
+      code: 'idempotency_key_conflict',
+    });
     await createWithSecret(args(), contextFor(store, 'caller-b').context, spec);
     expect(create).toHaveBeenCalledTimes(2);
   });
@@ -101,20 +146,33 @@ describe('durable-secret flow, file mode', () => {
     expect((error as Error).message).toContain(`${ledger.path}.`);
     finish({ applicationKeyId: 'K9', applicationKey: CANARY, keyName: 'deploy' });
     await first;
-    expect(((await createWithSecret(args(), contextFor(store).context, spec)) as { structured: Record<string, unknown> }).structured.idempotentReplay).toBe(true);
+    expect(
+      ((await createWithSecret(args(), contextFor(store).context, spec)) as { structured: Record<string, unknown> }).structured
+        .idempotentReplay,
+    ).toBe(true);
   });
 
   it('frees the key when B2 refused (nothing created) but keeps it when the outcome is unknown', async () => {
     const { store } = fileStore();
-    const refused = creation({ create: async () => { throw new B2ApiError(400, 'bad_request', 'bad capability', 'b2_create_key'); } });
+    const refused = creation({
+      create: async () => {
+        throw new B2ApiError(400, 'bad_request', 'bad capability', 'b2_create_key');
+      },
+    });
     await expect(createWithSecret(args(), contextFor(store).context, refused.spec)).rejects.toMatchObject({ code: 'bad_request' });
-    const lost = creation({ create: async () => { throw new B2TransportError('request_timeout', 'no response', 'b2_create_key'); } });
+    const lost = creation({
+      create: async () => {
+        throw new B2TransportError('request_timeout', 'no response', 'b2_create_key');
+      },
+    });
     await expect(createWithSecret(args(), contextFor(store).context, lost.spec)).rejects.toMatchObject({
       status: 504,
       code: 'request_timeout',
       message: expect.stringMatching(/may have happened/),
     });
-    await expect(createWithSecret(args(), contextFor(store).context, creation().spec)).rejects.toMatchObject({ code: 'idempotency_key_pending' });
+    await expect(createWithSecret(args(), contextFor(store).context, creation().spec)).rejects.toMatchObject({
+      code: 'idempotency_key_pending',
+    });
   });
 
   it('undoes the creation when the ledger write fails, says so, never returns the secret, and frees the key', async () => {
@@ -122,7 +180,11 @@ describe('durable-secret flow, file mode', () => {
     const { spec, undo } = creation();
     const { context, logged } = contextFor(store);
     const error = await createWithSecret(args(), context, spec).catch((e: Error) => e);
-    expect(error).toMatchObject({ status: 500, code: 'secret_sink_write_failed', message: expect.stringMatching(/symlink.*The creation was undone: the application key K1 was deleted\./) });
+    expect(error).toMatchObject({
+      status: 500,
+      code: 'secret_sink_write_failed',
+      message: expect.stringMatching(/symlink.*The creation was undone: the application key K1 was deleted\./),
+    });
     expect(JSON.stringify(error) + (error as Error).message).not.toContain(CANARY);
     expect(undo).toHaveBeenCalledWith(expect.objectContaining({ applicationKeyId: 'K1' }));
     expect(logged).toEqual([['secret_sink.write_failed', { tool: 'b2_create_key', recovery: 'undone', ambiguous: false }]]);
@@ -133,10 +195,19 @@ describe('durable-secret flow, file mode', () => {
   });
 
   it('says when the undo failed too, or when B2 has no undo, and keeps the id for the operator', async () => {
-    const failing = creation({ undo: { run: async () => { throw new B2ApiError(401, 'unauthorized', 'no deleteKeys', 'b2_delete_key'); }, done: 'deleted' } });
+    const failing = creation({
+      undo: {
+        run: async () => {
+          throw new B2ApiError(401, 'unauthorized', 'no deleteKeys', 'b2_delete_key');
+        },
+        done: 'deleted',
+      },
+    });
     await expect(createWithSecret(args(), contextFor(brokenLedger().store).context, failing.spec)).rejects.toMatchObject({
       code: 'secret_sink_write_failed',
-      message: expect.stringMatching(/Undoing it failed \(unauthorized\): the application key K1 exists but its secret was not kept; delete it by hand\./),
+      message: expect.stringMatching(
+        /Undoing it failed \(unauthorized\): the application key K1 exists but its secret was not kept; delete it by hand\./,
+      ),
     });
     const noUndo = creation({ undo: undefined, describe: () => 'trial account A1' });
     await expect(createWithSecret(args(), contextFor(brokenLedger().store).context, noUndo.spec)).rejects.toMatchObject({
@@ -149,18 +220,34 @@ describe('durable-secret flow, inline mode', () => {
   it('returns the secret once, marked for the sanitizer bypass, and replays only the redacted result', async () => {
     const store = new InlineSecretStore();
     const { spec, create } = creation();
-    const outcome = (await createWithSecret(args(), contextFor(store).context, spec)) as { structured: Record<string, unknown>; containsSecret?: true };
+    const outcome = (await createWithSecret(args(), contextFor(store).context, spec)) as {
+      structured: Record<string, unknown>;
+      containsSecret?: true;
+    };
     expect(outcome.containsSecret).toBe(true);
     expect(outcome.structured).toMatchObject({ applicationKey: CANARY, warning: expect.stringMatching(/shown only once/) });
-    const replay = (await createWithSecret(args(), contextFor(store).context, spec)) as { structured: Record<string, unknown>; containsSecret?: true };
+    const replay = (await createWithSecret(args(), contextFor(store).context, spec)) as {
+      structured: Record<string, unknown>;
+      containsSecret?: true;
+    };
     expect(replay.containsSecret).toBeUndefined();
-    expect(replay.structured).toMatchObject({ applicationKeyId: 'K1', applicationKey: '[redacted]', idempotentReplay: true, note: expect.stringMatching(/only by the original call/) });
+    expect(replay.structured).toMatchObject({
+      applicationKeyId: 'K1',
+      applicationKey: '[redacted]',
+      idempotentReplay: true,
+      note: expect.stringMatching(/only by the original call/),
+    });
     expect(create).toHaveBeenCalledTimes(1);
-    await expect(createWithSecret(args({ capabilities: ['readFiles'] }), contextFor(store).context, spec)).rejects.toMatchObject({ code: 'idempotency_key_conflict' });
+    await expect(createWithSecret(args({ capabilities: ['readFiles'] }), contextFor(store).context, spec)).rejects.toMatchObject({
+      code: 'idempotency_key_conflict',
+    });
   });
 
   it('refuses with 410 when no sink is configured', async () => {
-    await expect(createWithSecret(args(), contextFor(undefined).context, creation().spec)).rejects.toMatchObject({ status: 410, code: 'tool_unavailable' });
+    await expect(createWithSecret(args(), contextFor(undefined).context, creation().spec)).rejects.toMatchObject({
+      status: 410,
+      code: 'tool_unavailable',
+    });
   });
 });
 
@@ -170,15 +257,26 @@ describe('the secrets a store knows (no local file holding one is uploaded)', ()
     expect(store.knownSecrets()).toEqual([]);
     await createWithSecret(args(), contextFor(store).context, creation().spec);
     const other = new FileSecretStore(new FileSecretSink(ledger.path));
-    await createWithSecret(args({ idempotencyKey: 'idem-2' }), contextFor(other).context, creation({ create: async () => ({ applicationKeyId: 'K9', applicationKey: `${CANARY}-2`, keyName: 'x' }) }).spec);
+    await createWithSecret(
+      args({ idempotencyKey: 'idem-2' }),
+      contextFor(other).context,
+      creation({ create: async () => ({ applicationKeyId: 'K9', applicationKey: `${CANARY}-2`, keyName: 'x' }) }).spec,
+    );
     expect([...store.knownSecrets()].sort()).toEqual([CANARY, `${CANARY}-2`]);
     const inline = new InlineSecretStore();
     await createWithSecret(args(), contextFor(inline).context, creation().spec);
     expect(inline.knownSecrets()).toEqual([CANARY]);
   });
 
-  it('a result\'s secrets are the strings under secret field names, at any depth and in any case', () => {
-    const result = { keyName: 'deploy', note: null, applicationKey: 'k1-secret-value', members: [{ SECRET: 's2-secret-value' }], password: { hint: 'not a secret name' }, secretAccessKey: 12 };
+  it("a result's secrets are the strings under secret field names, at any depth and in any case", () => {
+    const result = {
+      keyName: 'deploy',
+      note: null,
+      applicationKey: 'k1-secret-value',
+      members: [{ SECRET: 's2-secret-value' }],
+      password: { hint: 'not a secret name' },
+      secretAccessKey: 12,
+    };
     expect([...secretValuesIn(result)].sort()).toEqual(['k1-secret-value', 's2-secret-value']);
   });
 });
@@ -211,7 +309,9 @@ describe('opening the sink at start-up', () => {
     const http = env({ B2_SECRET_SINK: 'file' });
     expect(() => loadConfig(http, 'http')).toThrow(/explicit B2_SECRET_SINK_FILE and B2_ALLOW_LOCAL_FILES=true/);
     expect(() => loadConfig({ ...http, B2_SECRET_SINK_FILE: '/tmp/x/secrets.jsonl' }, 'http')).toThrow(ConfigError);
-    expect(loadConfig({ ...http, B2_SECRET_SINK_FILE: '/tmp/x/secrets.jsonl', B2_ALLOW_LOCAL_FILES: 'true' }, 'http').secretSinkFile).toBe('/tmp/x/secrets.jsonl');
+    expect(loadConfig({ ...http, B2_SECRET_SINK_FILE: '/tmp/x/secrets.jsonl', B2_ALLOW_LOCAL_FILES: 'true' }, 'http').secretSinkFile).toBe(
+      '/tmp/x/secrets.jsonl',
+    );
     expect(loadConfig(env(), 'http').secretSink).toBe('off');
   });
 
@@ -220,7 +320,9 @@ describe('opening the sink at start-up', () => {
       const http = env({ B2_SECRET_SINK: 'inline', ...(optIn !== undefined && { B2_ALLOW_INLINE_SECRETS: optIn }) });
       expect(() => loadConfig(http, 'http'), String(optIn)).toThrow(/B2_SECRET_SINK=inline over HTTP needs B2_ALLOW_INLINE_SECRETS=true/);
     }
-    expect(() => loadConfig(env({ B2_SECRET_SINK: 'inline', B2_ALLOW_INLINE_SECRETS: 'yes' }), 'http')).toThrow(/B2_ALLOW_INLINE_SECRETS must be one of true, false/);
+    expect(() => loadConfig(env({ B2_SECRET_SINK: 'inline', B2_ALLOW_INLINE_SECRETS: 'yes' }), 'http')).toThrow(
+      /B2_ALLOW_INLINE_SECRETS must be one of true, false/,
+    );
     expect(loadConfig(env({ B2_SECRET_SINK: 'inline', B2_ALLOW_INLINE_SECRETS: 'TRUE' }), 'http').secretSink).toBe('inline');
     expect(loadConfig(env({ B2_SECRET_SINK: 'inline' }), 'stdio').secretSink).toBe('inline');
   });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { B2CorsRule } from '../../../src/server/b2/types.js';
 import { checkBucketInfo, checkCorsRules } from '../../../src/server/tools/bucket-settings.js';
 
-const badRequest = (message: RegExp) => expect.objectContaining({ status: 400, code: 'bad_request', message: expect.stringMatching(message) });
+const badRequest = (message: RegExp) =>
+  expect.objectContaining({ status: 400, code: 'bad_request', message: expect.stringMatching(message) });
 const rule = (overrides: Partial<B2CorsRule> = {}): B2CorsRule => ({
   corsRuleName: 'downloads',
   allowedOrigins: ['https://app.example.com'],
@@ -40,9 +41,15 @@ describe('CORS rule limits', () => {
 
   it('refuses empty origin/operation lists, over-long lists and strings, and rules of 1,000 bytes or more', () => {
     expect(() => checkCorsRules([rule({ allowedOrigins: [] })])).toThrow(badRequest(/allowedOrigins needs 1-100/));
-    expect(() => checkCorsRules([rule({ allowedHeaders: Array.from({ length: 101 }, (_, i) => `h${i}`) })])).toThrow(badRequest(/allowedHeaders needs 0-100/));
+    expect(() => checkCorsRules([rule({ allowedHeaders: Array.from({ length: 101 }, (_, i) => `h${i}`) })])).toThrow(
+      badRequest(/allowedHeaders needs 0-100/),
+    );
     expect(() => checkCorsRules([rule({ allowedOrigins: ['x'.repeat(1000)] })])).toThrow(badRequest(/1-999 characters/));
-    expect(() => checkCorsRules([rule({ allowedOrigins: ['o'.repeat(500)], allowedHeaders: ['h'.repeat(480)] })])).toThrow(badRequest(/under 1000/));
-    expect(() => checkCorsRules(Array.from({ length: 101 }, (_, i) => rule({ corsRuleName: `rule-${String(i).padStart(3, '0')}` })))).toThrow(badRequest(/At most 100/));
+    expect(() => checkCorsRules([rule({ allowedOrigins: ['o'.repeat(500)], allowedHeaders: ['h'.repeat(480)] })])).toThrow(
+      badRequest(/under 1000/),
+    );
+    expect(() =>
+      checkCorsRules(Array.from({ length: 101 }, (_, i) => rule({ corsRuleName: `rule-${String(i).padStart(3, '0')}` }))),
+    ).toThrow(badRequest(/At most 100/));
   });
 });

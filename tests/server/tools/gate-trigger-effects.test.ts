@@ -18,11 +18,20 @@ const UPDATE_BUCKET: Array<[args: ToolArgs, effect: string | undefined]> = [
   [{ bucketId: 'b', fileLockEnabled: false }, 'turn Object Lock off'],
   [{ bucketId: 'b', defaultServerSideEncryption: { mode: 'none' } }, 'turn default encryption off'],
   [{ bucketId: 'b', defaultRetention: { mode: null, period: null } }, 'clear the default retention'],
-  [{ bucketId: 'b', defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } } }, 'replace the default retention, which may shorten or relax it'],
+  [
+    { bucketId: 'b', defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } } },
+    'replace the default retention, which may shorten or relax it',
+  ],
   [{ bucketId: 'b', defaultRetention: {} }, 'replace the default retention, which may shorten or relax it'],
   [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: '', daysFromHidingToDeleting: 1 }] }, 'schedule deletion of hidden file versions'],
-  [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: 'a/' }, { fileNamePrefix: 'b/', daysFromHidingToDeleting: 0 }] }, 'schedule deletion of hidden file versions'],
-  [{ bucketId: 'b', lifecycleRules: [{ fileNamePrefix: 'u/', daysFromStartingToCancelingUnfinishedLargeFiles: 1 }] }, 'schedule cancellation of unfinished large files, discarding their uploaded parts'],
+  [
+    { bucketId: 'b', lifecycleRules: [{ fileNamePrefix: 'a/' }, { fileNamePrefix: 'b/', daysFromHidingToDeleting: 0 }] },
+    'schedule deletion of hidden file versions',
+  ],
+  [
+    { bucketId: 'b', lifecycleRules: [{ fileNamePrefix: 'u/', daysFromStartingToCancelingUnfinishedLargeFiles: 1 }] },
+    'schedule cancellation of unfinished large files, discarding their uploaded parts',
+  ],
   [{ bucketId: 'b', replicationConfiguration: {} }, 'change replication, copying data to another bucket'],
   [{ bucketId: 'b', replicationConfiguration: null }, 'change replication, copying data to another bucket'],
   // Harmless twins: the same fields with values that remove no protection.
@@ -39,8 +48,14 @@ const UPDATE_BUCKET: Array<[args: ToolArgs, effect: string | undefined]> = [
 
 const FILE_RETENTION: Array<[args: ToolArgs, effect: string | undefined]> = [
   [{ fileId: 'f', fileName: 'n', fileRetention: { mode: null, retainUntilTimestamp: null } }, "remove the file's retention"],
-  [{ fileId: 'f', fileName: 'n', fileRetention: { mode: 'governance', retainUntilTimestamp: 1 }, bypassGovernance: true }, 'bypass governance-mode retention'],
-  [{ fileId: 'f', fileName: 'n', fileRetention: { mode: null }, bypassGovernance: true }, "remove the file's retention and bypass governance-mode retention"],
+  [
+    { fileId: 'f', fileName: 'n', fileRetention: { mode: 'governance', retainUntilTimestamp: 1 }, bypassGovernance: true },
+    'bypass governance-mode retention',
+  ],
+  [
+    { fileId: 'f', fileName: 'n', fileRetention: { mode: null }, bypassGovernance: true },
+    "remove the file's retention and bypass governance-mode retention",
+  ],
   [{ fileId: 'f', fileName: 'n', fileRetention: { mode: 'compliance', retainUntilTimestamp: 1 } }, undefined],
   [{ fileId: 'f', fileName: 'n', fileRetention: {} }, undefined],
   [{ fileId: 'f', fileName: 'n', fileRetention: { mode: 'governance', retainUntilTimestamp: 1 }, bypassGovernance: 'true' }, undefined],
@@ -70,15 +85,33 @@ describe('b2_update_bucket names each weakening it would make', () => {
 
 const PUT_LIFECYCLE: Array<[args: ToolArgs, effect: string]> = [
   [{ bucket: 'b', rules: [] }, "remove the bucket's lifecycle configuration"],
-  [{ bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: { days: 1 } }] }, 'schedule objects or old versions for automatic deletion'],
-  [{ bucket: 'b', rules: [{ id: 'r', status: 'Enabled', noncurrentVersionExpiration: { noncurrentDays: 1 } }] }, 'schedule objects or old versions for automatic deletion'],
-  [{ bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } }] }, 'schedule cancellation of unfinished multipart uploads, discarding their uploaded parts'],
   [
-    { bucket: 'b', rules: [{ id: 'e', status: 'Enabled', expiration: { days: 1 } }, { id: 'a', status: 'Disabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } }] },
+    { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: { days: 1 } }] },
+    'schedule objects or old versions for automatic deletion',
+  ],
+  [
+    { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', noncurrentVersionExpiration: { noncurrentDays: 1 } }] },
+    'schedule objects or old versions for automatic deletion',
+  ],
+  [
+    { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } }] },
+    'schedule cancellation of unfinished multipart uploads, discarding their uploaded parts',
+  ],
+  [
+    {
+      bucket: 'b',
+      rules: [
+        { id: 'e', status: 'Enabled', expiration: { days: 1 } },
+        { id: 'a', status: 'Disabled', abortIncompleteMultipartUpload: { daysAfterInitiation: 1 } },
+      ],
+    },
     'schedule objects or old versions for automatic deletion and schedule cancellation of unfinished multipart uploads, discarding their uploaded parts',
   ],
   // S3 refuses a rule without an action; the replacement still asks, naming only what it does.
-  [{ bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: null, abortIncompleteMultipartUpload: null }] }, "replace the bucket's lifecycle configuration"],
+  [
+    { bucket: 'b', rules: [{ id: 'r', status: 'Enabled', expiration: null, abortIncompleteMultipartUpload: null }] },
+    "replace the bucket's lifecycle configuration",
+  ],
 ];
 
 describe('s3_put_bucket_lifecycle names what the new rules would delete or discard, and always asks', () => {

@@ -3,7 +3,8 @@ import { ConfigError, loadConfig } from '../../../src/server/config.js';
 import { checkKeyPolicy } from '../../../src/server/tools/key-policy.js';
 
 const strict = { allowKeyManagementGrants: false, allowUnscopedKeys: false };
-const refused = (message: RegExp) => expect.objectContaining({ status: 403, code: 'key_policy_violation', message: expect.stringMatching(message) });
+const refused = (message: RegExp) =>
+  expect.objectContaining({ status: 403, code: 'key_policy_violation', message: expect.stringMatching(message) });
 const key = (capabilities: string[], extra: Record<string, unknown> = {}) => ({ keyName: 'k', capabilities, ...extra });
 
 describe('b2_create_key policy', () => {
@@ -45,7 +46,12 @@ describe('b2_create_key policy', () => {
   it('is read from the environment; a bad maximum stops start-up', () => {
     const base = { B2_MCP_PROFILE: 'full' };
     expect(loadConfig(base, 'stdio').keyPolicy).toEqual(strict);
-    expect(loadConfig({ ...base, B2_ALLOW_KEY_MGMT_GRANTS: 'true', B2_ALLOW_UNSCOPED_KEYS: 'TRUE', B2_MAX_KEY_DURATION_SECONDS: '86400' }, 'http').keyPolicy).toEqual({
+    expect(
+      loadConfig(
+        { ...base, B2_ALLOW_KEY_MGMT_GRANTS: 'true', B2_ALLOW_UNSCOPED_KEYS: 'TRUE', B2_MAX_KEY_DURATION_SECONDS: '86400' },
+        'http',
+      ).keyPolicy,
+    ).toEqual({
       allowKeyManagementGrants: true,
       allowUnscopedKeys: true,
       maxKeyDurationSeconds: 86400,
@@ -53,6 +59,8 @@ describe('b2_create_key policy', () => {
     for (const bad of ['0', '-5', '1.5', 'week']) {
       expect(() => loadConfig({ ...base, B2_MAX_KEY_DURATION_SECONDS: bad }, 'stdio')).toThrow(ConfigError);
     }
-    expect(() => loadConfig({ ...base, B2_ALLOW_UNSCOPED_KEYS: 'yes' }, 'stdio')).toThrow(/B2_ALLOW_UNSCOPED_KEYS must be one of true, false/);
+    expect(() => loadConfig({ ...base, B2_ALLOW_UNSCOPED_KEYS: 'yes' }, 'stdio')).toThrow(
+      /B2_ALLOW_UNSCOPED_KEYS must be one of true, false/,
+    );
   });
 });

@@ -22,14 +22,22 @@ describe('notification rule redaction', () => {
             targetType: 'webhook' as const,
             url: 'https://hooks.example.com/token-abc',
             hmacSha256SigningSecret: 'S'.repeat(32),
-            customHeaders: [{ name: 'X-Token', value: 'header-secret' }, { name: 'X-Env', value: 'prod' }],
+            customHeaders: [
+              { name: 'X-Token', value: 'header-secret' },
+              { name: 'X-Env', value: 'prod' },
+            ],
           },
         },
         {
           name: 'plain',
           eventTypes: ['b2:ObjectDeleted:*'],
           isEnabled: false,
-          targetConfiguration: { targetType: 'webhook' as const, url: 'https://other.example.net/', hmacSha256SigningSecret: null, customHeaders: null },
+          targetConfiguration: {
+            targetType: 'webhook' as const,
+            url: 'https://other.example.net/',
+            hmacSha256SigningSecret: null,
+            customHeaders: null,
+          },
         },
       ],
     };
@@ -38,7 +46,10 @@ describe('notification rule redaction', () => {
       targetType: 'webhook',
       url: 'https://hooks.example.com/[redacted]',
       hmacSha256SigningSecret: '[redacted]',
-      customHeaders: [{ name: 'X-Token', value: '[redacted]' }, { name: 'X-Env', value: '[redacted]' }],
+      customHeaders: [
+        { name: 'X-Token', value: '[redacted]' },
+        { name: 'X-Env', value: '[redacted]' },
+      ],
     });
     expect(redacted.eventNotificationRules[0]).toMatchObject({ name: 'uploads', objectNamePrefix: 'img/', isEnabled: true });
     expect(redacted.eventNotificationRules[1]!.targetConfiguration).toEqual({

@@ -30,7 +30,10 @@ describe('each refusal names the URL safely and gives its own reason', () => {
     ['https://user@hooks.example.com/x', 'Webhook URL https://hooks.example.com/… is not allowed: it must not contain user info.'],
     ['https://:pass@hooks.example.com/x', 'Webhook URL https://hooks.example.com/… is not allowed: it must not contain user info.'],
     ['https:hooks.example.com/x', 'Webhook URL https://hooks.example.com/… is not allowed: write it plainly as https://host/path.'],
-    ['https:hooks.example.com/https://other.example.com/', 'Webhook URL https://hooks.example.com/… is not allowed: write it plainly as https://host/path.'],
+    [
+      'https:hooks.example.com/https://other.example.com/',
+      'Webhook URL https://hooks.example.com/… is not allowed: write it plainly as https://host/path.',
+    ],
     ['https://localhost/x', 'Webhook URL https://localhost/… is not allowed: localhost is not reachable from B2.'],
     ['https://a.b.localhost./x', 'Webhook URL https://a.b.localhost./… is not allowed: localhost is not reachable from B2.'],
     ['https://127.1/x', 'Webhook URL https://127.0.0.1/… is not allowed: IP addresses must be written as four plain decimal numbers.'],
@@ -45,8 +48,12 @@ describe('each refusal names the URL safely and gives its own reason', () => {
     const failing: HostResolver = async () => {
       throw new Error('ENOTFOUND');
     };
-    expect(await refusal('https://gone.example.com/x', { resolver: failing })).toBe('Webhook URL https://gone.example.com/… is not allowed: its host name does not resolve.');
-    expect(await refusal('https://gone.example.com/x', { resolver: async () => [] })).toBe('Webhook URL https://gone.example.com/… is not allowed: its host name does not resolve.');
+    expect(await refusal('https://gone.example.com/x', { resolver: failing })).toBe(
+      'Webhook URL https://gone.example.com/… is not allowed: its host name does not resolve.',
+    );
+    expect(await refusal('https://gone.example.com/x', { resolver: async () => [] })).toBe(
+      'Webhook URL https://gone.example.com/… is not allowed: its host name does not resolve.',
+    );
     expect(await refusal('https://in.example.com/x', { resolver: async () => [{ address: '192.168.0.1', family: 4 }] })).toBe(
       'Webhook URL https://in.example.com/… is not allowed: its host name resolves to an address that is not globally routable.',
     );
@@ -62,7 +69,9 @@ describe('a port is not part of the host that is checked', () => {
 
   it('the name, not the name with its port, is what is resolved', async () => {
     const asked: string[] = [];
-    await checkWebhookUrl('https://Hooks.Example.com.:8443/hook', { resolver: async (name) => (asked.push(name), [{ address: '8.8.8.8', family: 4 }]) });
+    await checkWebhookUrl('https://Hooks.Example.com.:8443/hook', {
+      resolver: async (name) => (asked.push(name), [{ address: '8.8.8.8', family: 4 }]),
+    });
     expect(asked).toEqual(['hooks.example.com']);
   });
 });

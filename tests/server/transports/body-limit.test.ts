@@ -7,7 +7,11 @@ import { BodyTooLargeError, lingerOnClose, nodeBodyStream, readBodyWithin } from
 const LIMIT = 16;
 
 /** A request whose body streams the given chunks, then ends or fails. */
-function request(chunks: Uint8Array[], headers: Record<string, string> = {}, end: 'end' | 'error' = 'end'): { request: Request; pulled: () => number } {
+function request(
+  chunks: Uint8Array[],
+  headers: Record<string, string> = {},
+  end: 'end' | 'error' = 'end',
+): { request: Request; pulled: () => number } {
   let pulled = 0;
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -17,7 +21,10 @@ function request(chunks: Uint8Array[], headers: Record<string, string> = {}, end
       else controller.error(new Error('socket hang up'));
     },
   });
-  return { request: new Request('http://localhost/mcp', { method: 'POST', headers, body, duplex: 'half' } as RequestInit), pulled: () => pulled };
+  return {
+    request: new Request('http://localhost/mcp', { method: 'POST', headers, body, duplex: 'half' } as RequestInit),
+    pulled: () => pulled,
+  };
 }
 
 describe('readBodyWithin: the request body limit at its boundary and one past it', () => {
@@ -30,12 +37,18 @@ describe('readBodyWithin: the request body limit at its boundary and one past it
     const source = request([new Uint8Array(10), new Uint8Array(LIMIT - 9), new Uint8Array(100), new Uint8Array(100)]);
     const refusal = readBodyWithin(source.request, LIMIT);
     await expect(refusal).rejects.toBeInstanceOf(BodyTooLargeError);
-    await expect(refusal).rejects.toMatchObject({ limit: LIMIT, message: `Request body exceeds ${LIMIT} bytes`, name: 'BodyTooLargeError' });
+    await expect(refusal).rejects.toMatchObject({
+      limit: LIMIT,
+      message: `Request body exceeds ${LIMIT} bytes`,
+      name: 'BodyTooLargeError',
+    });
     expect(source.pulled()).toBeLessThan(4);
   });
 
   it('a declared Content-Length of the limit is read; one past it is refused before any byte is read', async () => {
-    expect((await readBodyWithin(request([new Uint8Array(LIMIT)], { 'content-length': String(LIMIT) }).request, LIMIT)).byteLength).toBe(LIMIT);
+    expect((await readBodyWithin(request([new Uint8Array(LIMIT)], { 'content-length': String(LIMIT) }).request, LIMIT)).byteLength).toBe(
+      LIMIT,
+    );
     const declared = request([new Uint8Array(1)], { 'content-length': String(LIMIT + 1) });
     await expect(readBodyWithin(declared.request, LIMIT)).rejects.toBeInstanceOf(BodyTooLargeError);
     expect(declared.pulled()).toBe(0);
@@ -60,7 +73,8 @@ function nodeRequest(chunks: Buffer[], end: 'end' | 'close' | 'error' = 'end'): 
   return stream;
 }
 
-const viaNode = (req: IncomingMessage): Request => new Request('http://localhost/mcp', { method: 'POST', body: nodeBodyStream(req), duplex: 'half' } as RequestInit);
+const viaNode = (req: IncomingMessage): Request =>
+  new Request('http://localhost/mcp', { method: 'POST', body: nodeBodyStream(req), duplex: 'half' } as RequestInit);
 
 describe('nodeBodyStream: a Node request body as a Web stream', () => {
   const listeners = (req: IncomingMessage) => ['data', 'end', 'error', 'close'].map((event) => req.listenerCount(event));
@@ -68,7 +82,9 @@ describe('nodeBodyStream: a Node request body as a Web stream', () => {
   it('streams the whole body; a connection closed or broken mid-body is an error, not a body', async () => {
     const read = nodeRequest([Buffer.from('ab'), Buffer.from('c')]);
     expect(new TextDecoder().decode(await readBodyWithin(viaNode(read), LIMIT))).toBe('abc');
-    await expect(readBodyWithin(viaNode(nodeRequest([Buffer.from('abc')], 'close')), LIMIT)).rejects.toThrow('client closed the connection before the body ended');
+    await expect(readBodyWithin(viaNode(nodeRequest([Buffer.from('abc')], 'close')), LIMIT)).rejects.toThrow(
+      'client closed the connection before the body ended',
+    );
     await expect(readBodyWithin(viaNode(nodeRequest([Buffer.from('abc')], 'error')), LIMIT)).rejects.toThrow('socket hang up');
   });
 
@@ -115,7 +131,11 @@ describe('lingerOnClose: a refused upload is half-closed, drained, then closed a
   it('ends and drains the socket at once, destroys it only when the linger time is up', () => {
     vi.useFakeTimers();
     const calls: string[] = [];
-    const socket = { end: () => calls.push('end'), resume: () => calls.push('resume'), destroy: () => calls.push('destroy') } as unknown as Socket;
+    const socket = {
+      end: () => calls.push('end'),
+      resume: () => calls.push('resume'),
+      destroy: () => calls.push('destroy'),
+    } as unknown as Socket;
     lingerOnClose({ socket } as IncomingMessage);
     expect(calls).toEqual([]);
     socket.destroySoon();

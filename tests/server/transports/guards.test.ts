@@ -15,8 +15,10 @@ describe('host guard', () => {
     guard({ host, origin, loopbackHealthProbe });
 
   it('accepts only loopback names when nothing is configured', () => {
-    for (const host of ['localhost', 'LOCALHOST:3000', '127.0.0.1:80', '[::1]', '[::1]:8080']) expect(check(loopbackOnly, host), host).toBe(true);
-    for (const host of ['example.com', 'localhost.example.com', '127.0.0.2', '[::2]:80', '', undefined]) expect(check(loopbackOnly, host), String(host)).toBe(false);
+    for (const host of ['localhost', 'LOCALHOST:3000', '127.0.0.1:80', '[::1]', '[::1]:8080'])
+      expect(check(loopbackOnly, host), host).toBe(true);
+    for (const host of ['example.com', 'localhost.example.com', '127.0.0.2', '[::2]:80', '', undefined])
+      expect(check(loopbackOnly, host), String(host)).toBe(false);
     expect(check(loopbackOnly, 'localhost', 'http://[::1]:5173')).toBe(true);
     expect(check(loopbackOnly, 'localhost', 'http://evil.example')).toBe(false);
     expect(check(loopbackOnly, 'localhost', 'not a url')).toBe(false);
@@ -39,9 +41,21 @@ describe('host guard', () => {
   });
 
   it('recognises loopback socket addresses', () => {
-    expect(['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.2', '0:0:0:0:0:0:0:1'].every(isLoopbackAddress)).toBe(true);
+    expect(['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.2', '0:0:0:0:0:0:0:1'].every(isLoopbackAddress)).toBe(
+      true,
+    );
     // An IPv4-mapped prefix is unwrapped only around an IPv4 address; names and malformed text are not addresses.
-    const notLoopback = ['10.0.0.1', '::ffff:10.0.0.1', '::ffff:::1', '::ffff:127.example', '127.example', '::2', 'localhost', '', undefined];
+    const notLoopback = [
+      '10.0.0.1',
+      '::ffff:10.0.0.1',
+      '::ffff:::1',
+      '::ffff:127.example',
+      '127.example',
+      '::2',
+      'localhost',
+      '',
+      undefined,
+    ];
     expect(notLoopback.filter(isLoopbackAddress)).toEqual([]);
   });
 });
@@ -110,7 +124,10 @@ describe('credentials from headers', () => {
 
   it('maps the primary pair, an application-key override and a master pair', () => {
     expect(credentialsFromHeaders(primary)).toEqual({ applicationKeyId: 'id', applicationKey: 'secret' });
-    expect(credentialsFromHeaders({ 'x-b2-key-id': ' id ', 'x-b2-key': 'secret' })).toEqual({ applicationKeyId: 'id', applicationKey: 'secret' });
+    expect(credentialsFromHeaders({ 'x-b2-key-id': ' id ', 'x-b2-key': 'secret' })).toEqual({
+      applicationKeyId: 'id',
+      applicationKey: 'secret',
+    });
     expect(credentialsFromHeaders({ ...primary, 'x-b2-app-key-id': 'app', 'x-b2-app-key': 'app-secret' })).toEqual({
       applicationKeyId: 'app',
       applicationKey: 'app-secret',
@@ -189,7 +206,12 @@ describe('legacy sessions', () => {
     new Request('http://localhost/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
   const openSession = async (sessions: LegacySessions, owner: string, address = `from-${owner}`): Promise<string> => {
     const lease = sessions.open(owner, address, factory);
@@ -229,12 +251,25 @@ describe('legacy sessions', () => {
     const encode = (message: unknown) => Buffer.from(JSON.stringify(message));
     const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'b2_list_buckets', arguments: {} } });
     const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 0, progress: 1 } };
-    const initialize = encode({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'claude-desktop', version: '1' } } });
+    const initialize = encode({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'claude-desktop', version: '1' } },
+    });
     expect(await routeMcpRequest('POST', headers(), initialize)).toEqual({ kind: 'legacy', initialize: true, calls: 1, body: initialize });
     const batch = encode([call(1), progress, call(2), { jsonrpc: '2.0', method: 'notifications/initialized' }]);
     const routed = (await routeMcpRequest('POST', { ...headers(), 'mcp-session-id': 's' }, batch)) as { calls: number; body: Buffer };
-    expect([routed.calls, JSON.parse(Buffer.from(routed.body).toString())]).toEqual([2, [call(1), call(2), { jsonrpc: '2.0', method: 'notifications/initialized' }]]);
-    expect(await routeMcpRequest('POST', { ...headers(), 'mcp-session-id': 's' }, encode(progress))).toEqual({ kind: 'legacy', initialize: false, sessionId: 's', calls: 1 });
+    expect([routed.calls, JSON.parse(Buffer.from(routed.body).toString())]).toEqual([
+      2,
+      [call(1), call(2), { jsonrpc: '2.0', method: 'notifications/initialized' }],
+    ]);
+    expect(await routeMcpRequest('POST', { ...headers(), 'mcp-session-id': 's' }, encode(progress))).toEqual({
+      kind: 'legacy',
+      initialize: false,
+      sessionId: 's',
+      calls: 1,
+    });
   });
 
   it('when globally full, room is made from the requester’s own address, then the biggest holder’s: never by the names or keys a client declares', async () => {

@@ -117,6 +117,11 @@ describe('a health probe from a loopback peer', () => {
   });
 
   it('is not a probe when the peer is not loopback', () => {
-    expect(judge(lists, [['localhost:3000', undefined, false], ['localhost', 'http://localhost:5173', false]])).toEqual([false, false]);
+    expect(
+      judge(lists, [
+        ['localhost:3000', undefined, false],
+        ['localhost', 'http://localhost:5173', false],
+      ]),
+    ).toEqual([false, false]);
   });
 });

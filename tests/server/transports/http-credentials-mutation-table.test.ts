@@ -44,36 +44,48 @@ describe('every credential header name counts', () => {
     for (const name of EVERY_NAME) {
       const error = failure(() => rejectCredentialHeaders({ [name]: 'v' }, 'server'));
       expect([error.name, error.status, error.code]).toEqual(['CredentialFailure', 400, 'credential_headers_rejected']);
-      expect(error.message).toBe('This server uses its own B2 credentials (B2_HTTP_CREDENTIAL_MODE=server); do not send credential headers.');
+      expect(error.message).toBe(
+        'This server uses its own B2 credentials (B2_HTTP_CREDENTIAL_MODE=server); do not send credential headers.',
+      );
     }
   });
 });
 
 describe('pairs are all-or-nothing', () => {
-  it.each(Object.entries(PAIRS))('%s: either half alone, under either alias, is a partial credential naming both halves', (which, [id, idAlias, secret, secretAlias]) => {
-    const base = which === 'primary' ? {} : PRIMARY;
-    for (const [sent, present, absent] of [
-      [id, id, secret],
-      [idAlias, id, secret],
-      [secret, secret, id],
-      [secretAlias, secret, id],
-    ] as const) {
-      const error = failure(() => credentialsFromHeaders({ ...base, [sent]: 'v' }));
-      expect([error.status, error.code]).toEqual([400, 'partial_credential']);
-      expect(error.message).toBe(`Incomplete credential pair: ${present} was sent without ${absent}.`);
-    }
-  });
+  it.each(Object.entries(PAIRS))(
+    '%s: either half alone, under either alias, is a partial credential naming both halves',
+    (which, [id, idAlias, secret, secretAlias]) => {
+      const base = which === 'primary' ? {} : PRIMARY;
+      for (const [sent, present, absent] of [
+        [id, id, secret],
+        [idAlias, id, secret],
+        [secret, secret, id],
+        [secretAlias, secret, id],
+      ] as const) {
+        const error = failure(() => credentialsFromHeaders({ ...base, [sent]: 'v' }));
+        expect([error.status, error.code]).toEqual([400, 'partial_credential']);
+        expect(error.message).toBe(`Incomplete credential pair: ${present} was sent without ${absent}.`);
+      }
+    },
+  );
 
   it.each(Object.entries(PAIRS))('%s: aliases that disagree conflict, naming both aliases', (which, [id, idAlias, secret, secretAlias]) => {
     const base = which === 'primary' ? {} : PRIMARY;
     const idConflict = failure(() => credentialsFromHeaders({ ...base, [id]: 'a', [idAlias]: 'b', [secret]: 's' }));
-    expect([idConflict.status, idConflict.code, idConflict.message]).toEqual([400, 'conflicting_headers', `Conflicting credential headers: ${id} and ${idAlias} carry different values.`]);
+    expect([idConflict.status, idConflict.code, idConflict.message]).toEqual([
+      400,
+      'conflicting_headers',
+      `Conflicting credential headers: ${id} and ${idAlias} carry different values.`,
+    ]);
     const secretConflict = failure(() => credentialsFromHeaders({ ...base, [id]: 'a', [secret]: 's', [secretAlias]: 't' }));
     expect(secretConflict.message).toBe(`Conflicting credential headers: ${secret} and ${secretAlias} carry different values.`);
   });
 
   it('aliases that agree (after trimming) are one value', () => {
-    expect(credentialsFromHeaders({ 'x-b2-mcp-key-id': 'id', 'x-b2-key-id': ' id ', 'x-b2-key': 'secret' })).toEqual({ applicationKeyId: 'id', applicationKey: 'secret' });
+    expect(credentialsFromHeaders({ 'x-b2-mcp-key-id': 'id', 'x-b2-key-id': ' id ', 'x-b2-key': 'secret' })).toEqual({
+      applicationKeyId: 'id',
+      applicationKey: 'secret',
+    });
   });
 
   it('without the primary pair the request is unauthenticated, naming the headers to send', () => {

@@ -24,7 +24,14 @@ describe('OAuth settings', () => {
     expect(loadOAuthSettings({ ...base, B2_OAUTH_TOKEN_TYPES: 'application/AT+JWT' })?.tokenTypes).toEqual(new Set(['at+jwt']));
     expect(loadOAuthSettings({ ...base, B2_OAUTH_TOKEN_TYPES: 'at+jwt,None' })?.tokenTypes).toEqual(new Set(['at+jwt', 'none']));
     expect(loadOAuthSettings({ ...base, B2_OAUTH_ALLOWED_SUBJECTS: ' alice , bob' })?.allowedSubjects).toEqual(new Set(['alice', 'bob']));
-    expect(loadOAuthSettings({ ...base, B2_OAUTH_AUDIENCE: 'api://b2', B2_OAUTH_JWKS_URI: 'https://issuer.example/keys', B2_OAUTH_ALGORITHMS: 'ES256, RS256' })).toMatchObject({
+    expect(
+      loadOAuthSettings({
+        ...base,
+        B2_OAUTH_AUDIENCE: 'api://b2',
+        B2_OAUTH_JWKS_URI: 'https://issuer.example/keys',
+        B2_OAUTH_ALGORITHMS: 'ES256, RS256',
+      }),
+    ).toMatchObject({
       audience: 'api://b2',
       jwksUri: 'https://issuer.example/keys',
       algorithms: ['ES256', 'RS256'],
@@ -33,47 +40,99 @@ describe('OAuth settings', () => {
 
   it.each([
     [{ B2_OAUTH_AUDIENCE: 'x' }, 'B2_OAUTH_AUDIENCE needs B2_OAUTH_ISSUER.'],
-    [{ B2_OAUTH_ISSUER: 'https://issuer.example' }, 'B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at) or B2_OAUTH_RESOURCE.'],
+    [
+      { B2_OAUTH_ISSUER: 'https://issuer.example' },
+      'B2_OAUTH_ISSUER needs B2_MCP_PUBLIC_URL (the URL clients reach this server at) or B2_OAUTH_RESOURCE.',
+    ],
     [{ ...base, B2_OAUTH_RESOURCE: 'http://mcp.example.com/mcp' }, /B2_OAUTH_RESOURCE must be an https URL/],
     [{ ...base, B2_OAUTH_RESOURCE: 'https://mcp.example.com/mcp#x' }, /B2_OAUTH_RESOURCE must have no query or fragment/],
     [{ B2_OAUTH_RESOURCE: 'https://mcp.example.com/mcp' }, 'B2_OAUTH_RESOURCE needs B2_OAUTH_ISSUER.'],
     [{ ...base, B2_OAUTH_REQUIRED_SCOPES: 'mcp:use b2:write' }, /B2_OAUTH_REQUIRED_SCOPES must not name b2:write/],
-    [{ ...base, B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect' }, /needs B2_OAUTH_INTROSPECTION_CLIENT_ID and B2_OAUTH_INTROSPECTION_CLIENT_SECRET/],
-    [{ ...base, B2_OAUTH_INTROSPECTION_ENDPOINT: 'http://issuer.example/introspect', B2_OAUTH_INTROSPECTION_CLIENT_ID: 'c', B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 's' }, /B2_OAUTH_INTROSPECTION_ENDPOINT must be an https URL/],
+    [
+      { ...base, B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect' },
+      /needs B2_OAUTH_INTROSPECTION_CLIENT_ID and B2_OAUTH_INTROSPECTION_CLIENT_SECRET/,
+    ],
+    [
+      {
+        ...base,
+        B2_OAUTH_INTROSPECTION_ENDPOINT: 'http://issuer.example/introspect',
+        B2_OAUTH_INTROSPECTION_CLIENT_ID: 'c',
+        B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 's',
+      },
+      /B2_OAUTH_INTROSPECTION_ENDPOINT must be an https URL/,
+    ],
     [{ ...base, B2_OAUTH_INTROSPECTION_CLIENT_ID: 'c' }, /need B2_OAUTH_INTROSPECTION_ENDPOINT/],
     [
-      { ...base, B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect', B2_OAUTH_INTROSPECTION_CLIENT_ID: 'c', B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 's', B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS: '1.5' },
+      {
+        ...base,
+        B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect',
+        B2_OAUTH_INTROSPECTION_CLIENT_ID: 'c',
+        B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 's',
+        B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS: '1.5',
+      },
       /B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS must be a whole number of seconds/,
     ],
-    [{ ...base, B2_OAUTH_ISSUER: 'http://issuer.example' }, 'B2_OAUTH_ISSUER must be an https URL (got "http://issuer.example"); http needs B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL=true.'],
-    [{ ...base, B2_MCP_PUBLIC_URL: 'http://mcp.example.com' }, 'B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "http://mcp.example.com").'],
+    [
+      { ...base, B2_OAUTH_ISSUER: 'http://issuer.example' },
+      'B2_OAUTH_ISSUER must be an https URL (got "http://issuer.example"); http needs B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL=true.',
+    ],
+    [
+      { ...base, B2_MCP_PUBLIC_URL: 'http://mcp.example.com' },
+      'B2_MCP_PUBLIC_URL must be an https URL with OAuth (got "http://mcp.example.com").',
+    ],
     [{ ...base, B2_OAUTH_JWKS_URI: 'not a url' }, 'B2_OAUTH_JWKS_URI must be a URL (got "not a url").'],
     [{ ...base, B2_OAUTH_ALGORITHMS: 'RS256,none' }, /B2_OAUTH_ALGORITHMS must list asymmetric JWS algorithms .*; got "none"/],
     [{ ...base, B2_OAUTH_ALGORITHMS: 'HS256' }, /got "HS256"/],
-    [{ ...base, B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'yes' }, /B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL must be one of true, false/],
+    [
+      { ...base, B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'yes' },
+      /B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL must be one of true, false/,
+    ],
     [{ B2_OAUTH_ALLOWED_SUBJECTS: 'alice' }, 'B2_OAUTH_ALLOWED_SUBJECTS needs B2_OAUTH_ISSUER.'],
-    [{ ...base, B2_OAUTH_ALLOWED_SUBJECTS: 'alice,,bob' }, 'B2_OAUTH_ALLOWED_SUBJECTS must list token subjects separated by commas, none empty (got "alice,,bob").'],
+    [
+      { ...base, B2_OAUTH_ALLOWED_SUBJECTS: 'alice,,bob' },
+      'B2_OAUTH_ALLOWED_SUBJECTS must list token subjects separated by commas, none empty (got "alice,,bob").',
+    ],
     [{ B2_OAUTH_TOKEN_TYPES: 'at+jwt' }, 'B2_OAUTH_TOKEN_TYPES needs B2_OAUTH_ISSUER.'],
-    [{ ...base, B2_OAUTH_TOKEN_TYPES: 'at+jwt,' }, 'B2_OAUTH_TOKEN_TYPES must list token types such as at+jwt or JWT, separated by commas, none empty (got "at+jwt,").'],
+    [
+      { ...base, B2_OAUTH_TOKEN_TYPES: 'at+jwt,' },
+      'B2_OAUTH_TOKEN_TYPES must list token types such as at+jwt or JWT, separated by commas, none empty (got "at+jwt,").',
+    ],
     [{ ...base, B2_OAUTH_TOKEN_TYPES: 'at jwt' }, /B2_OAUTH_TOKEN_TYPES must list token types/],
   ])('%o is refused', (env, message) => {
     expect(() => loadOAuthSettings(env)).toThrow(message);
   });
 
   it('take an explicit resource (the metadata URL follows it, the audience defaults to it), required scopes and an introspection endpoint', () => {
-    const introspection = { B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect', B2_OAUTH_INTROSPECTION_CLIENT_ID: 'rs', B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 'rs-secret' };
-    expect(loadOAuthSettings({ B2_OAUTH_ISSUER: 'https://issuer.example', B2_OAUTH_RESOURCE: 'https://api.example.com/b2/mcp', B2_OAUTH_REQUIRED_SCOPES: 'mcp:use tenant:a,mcp:use', ...introspection })).toMatchObject({
+    const introspection = {
+      B2_OAUTH_INTROSPECTION_ENDPOINT: 'https://issuer.example/introspect',
+      B2_OAUTH_INTROSPECTION_CLIENT_ID: 'rs',
+      B2_OAUTH_INTROSPECTION_CLIENT_SECRET: 'rs-secret',
+    };
+    expect(
+      loadOAuthSettings({
+        B2_OAUTH_ISSUER: 'https://issuer.example',
+        B2_OAUTH_RESOURCE: 'https://api.example.com/b2/mcp',
+        B2_OAUTH_REQUIRED_SCOPES: 'mcp:use tenant:a,mcp:use',
+        ...introspection,
+      }),
+    ).toMatchObject({
       resource: 'https://api.example.com/b2/mcp',
       audience: 'https://api.example.com/b2/mcp',
       metadataUrl: 'https://api.example.com/.well-known/oauth-protected-resource/b2/mcp',
       requiredScopes: ['mcp:use', 'tenant:a'],
       introspection: { endpoint: 'https://issuer.example/introspect', clientId: 'rs', clientSecret: 'rs-secret', cacheTtlMs: 60_000 },
     });
-    expect(loadOAuthSettings({ ...base, ...introspection, B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS: '0' })?.introspection?.cacheTtlMs).toBe(0);
+    expect(loadOAuthSettings({ ...base, ...introspection, B2_OAUTH_INTROSPECTION_CACHE_TTL_SECONDS: '0' })?.introspection?.cacheTtlMs).toBe(
+      0,
+    );
   });
 
   it('accept http URLs with the dangerous flag', () => {
-    const settings = loadOAuthSettings({ B2_OAUTH_ISSUER: 'http://127.0.0.1:1', B2_MCP_PUBLIC_URL: 'http://localhost:3000', B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'true' });
+    const settings = loadOAuthSettings({
+      B2_OAUTH_ISSUER: 'http://127.0.0.1:1',
+      B2_MCP_PUBLIC_URL: 'http://localhost:3000',
+      B2_OAUTH_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL: 'true',
+    });
     expect(settings).toMatchObject({ issuer: 'http://127.0.0.1:1', resource: 'http://localhost:3000/mcp', allowInsecureUrls: true });
   });
 });
@@ -100,10 +159,17 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
   it('verifies from the discovered JWKS without refetching, and refetches for a new kid only after the cooldown', async () => {
     let clock = 1_000_000;
     const fetched: string[] = [];
-    const server = createOAuthResourceServer(settingsFor(), { now: () => clock, fetch: (url, init) => (fetched.push(new URL(String(url)).pathname), fetch(url, init)) });
-    const authorize = async () => `Bearer ${await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:read', exp: Math.floor(clock / 1000) + 600, iat: undefined })}`;
+    const server = createOAuthResourceServer(settingsFor(), {
+      now: () => clock,
+      fetch: (url, init) => (fetched.push(new URL(String(url)).pathname), fetch(url, init)),
+    });
+    const authorize = async () =>
+      `Bearer ${await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:read', exp: Math.floor(clock / 1000) + 600, iat: undefined })}`;
 
-    expect(await server.authenticate(await authorize())).toMatchObject({ ceiling: 'read-only', key: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(await server.authenticate(await authorize())).toMatchObject({
+      ceiling: 'read-only',
+      key: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     expect(await server.authenticate(await authorize())).toMatchObject({ ceiling: 'read-only' });
     expect(fetched).toEqual(['/.well-known/oauth-authorization-server', '/jwks']);
 
@@ -130,12 +196,16 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
     expect(fetched).toEqual(['/jwks']);
 
     const unreachable = createOAuthResourceServer(settingsFor({ jwksUri: 'http://127.0.0.1:9/jwks' }));
-    expect(await unreachable.authenticate(`Bearer ${jwt}`)).toEqual({ status: 503, error: 'temporarily_unavailable', description: 'The keys of the authorization server could not be fetched.' });
+    expect(await unreachable.authenticate(`Bearer ${jwt}`)).toEqual({
+      status: 503,
+      error: 'temporarily_unavailable',
+      description: 'The keys of the authorization server could not be fetched.',
+    });
     const wrongIssuer = createOAuthResourceServer(settingsFor({ issuer: `${issuer.issuer}/other` }));
     expect(await wrongIssuer.authenticate(`Bearer ${jwt}`)).toMatchObject({ status: 503 });
   });
 
-  it('refuses a token issued in the future beyond the 60 s skew, by the server\'s clock', async () => {
+  it("refuses a token issued in the future beyond the 60 s skew, by the server's clock", async () => {
     const clock = 2_000_000_000_000;
     const server = createOAuthResourceServer(settingsFor({ jwksUri: issuer.jwksUri }), { now: () => clock });
     const issuedAt = async (offsetSeconds: number) => {
@@ -144,13 +214,18 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
     };
     expect(await issuedAt(0)).toMatchObject({ ceiling: 'read-only' });
     expect(await issuedAt(60)).toMatchObject({ ceiling: 'read-only' });
-    expect(await issuedAt(61)).toMatchObject({ status: 401, error: 'invalid_token', description: "The token's iat claim is not accepted." });
+    expect(await issuedAt(61)).toMatchObject({
+      status: 401,
+      error: 'invalid_token',
+      description: "The token's iat claim is not accepted.",
+    });
     expect(await issuedAt(10 * 365 * 86_400)).toMatchObject({ status: 401, description: "The token's iat claim is not accepted." });
   });
 
   it('accepts only the configured token types', async () => {
     const server = createOAuthResourceServer(settingsFor({ jwksUri: issuer.jwksUri, tokenTypes: new Set(['at+jwt']) }));
-    const typed = async (typ: string) => server.authenticate(`Bearer ${await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:read' }, { header: { typ } })}`);
+    const typed = async (typ: string) =>
+      server.authenticate(`Bearer ${await issuer.sign({ sub: 'u', aud: 'urn:b2', scope: 'b2:read' }, { header: { typ } })}`);
     expect(await typed('at+jwt')).toMatchObject({ ceiling: 'read-only' });
     expect(await typed('Application/At+JWT')).toMatchObject({ ceiling: 'read-only' });
     expect(await typed('JWT')).toMatchObject({ status: 401, description: "The token's typ header is not accepted." });
@@ -167,7 +242,8 @@ describe('OAuth key set: discovered once, cached, refreshed on an unknown kid', 
 
   it('gives the same subject the same key, and another subject or issuer another', async () => {
     const server = createOAuthResourceServer(settingsFor({ jwksUri: issuer.jwksUri }));
-    const keyOf = async (sub: string) => ((await server.authenticate(`Bearer ${await issuer.sign({ sub, aud: 'urn:b2', scope: 'b2:admin' })}`)) as { key: string }).key;
+    const keyOf = async (sub: string) =>
+      ((await server.authenticate(`Bearer ${await issuer.sign({ sub, aud: 'urn:b2', scope: 'b2:admin' })}`)) as { key: string }).key;
     expect(await keyOf('alice')).toBe(await keyOf('alice'));
     expect(await keyOf('alice')).not.toBe(await keyOf('bob'));
   });
@@ -177,8 +253,12 @@ describe('a token scope caps the surface and never widens it', () => {
   const input = (capabilities: ReadonlySet<string> | null, partner: boolean) => ({ capabilities, partner, secretSink: 'off' as const });
 
   it('intersects the key’s capabilities with the profile’s; the full-surface override takes the profile’s', () => {
-    expect(narrowToProfile(input(new Set(['listBuckets', 'writeFiles']), true), 'full')).toEqual(input(new Set(['listBuckets', 'writeFiles']), true));
-    expect(narrowToProfile(input(new Set(['listBuckets', 'writeFiles']), false), 'read-only')).toEqual(input(new Set(['listBuckets']), false));
+    expect(narrowToProfile(input(new Set(['listBuckets', 'writeFiles']), true), 'full')).toEqual(
+      input(new Set(['listBuckets', 'writeFiles']), true),
+    );
+    expect(narrowToProfile(input(new Set(['listBuckets', 'writeFiles']), false), 'read-only')).toEqual(
+      input(new Set(['listBuckets']), false),
+    );
     expect(narrowToProfile(input(null, true), 'read-only')).toEqual(input(new Set(PROFILES['read-only'].capabilities), false));
     expect(narrowToProfile(input(null, true), 'full')).toEqual(input(null, true));
     expect(narrowToProfile(input(null, true), 'default').partner).toBe(false);
@@ -186,7 +266,7 @@ describe('a token scope caps the surface and never widens it', () => {
   });
 });
 
-describe('OAuth introspection cache, on the server\'s clock', () => {
+describe("OAuth introspection cache, on the server's clock", () => {
   let issuer: LocalIssuer;
   beforeAll(async () => {
     issuer = await startLocalIssuer();
@@ -204,7 +284,12 @@ describe('OAuth introspection cache, on the server\'s clock', () => {
       allowInsecureUrls: true,
       tokenTypes: new Set(['at+jwt']),
       requiredScopes: [],
-      introspection: { endpoint: issuer.introspectionEndpoint, clientId: INTROSPECTION_CLIENT.id, clientSecret: INTROSPECTION_CLIENT.secret, cacheTtlMs },
+      introspection: {
+        endpoint: issuer.introspectionEndpoint,
+        clientId: INTROSPECTION_CLIENT.id,
+        clientSecret: INTROSPECTION_CLIENT.secret,
+        cacheTtlMs,
+      },
     };
     const server = createOAuthResourceServer(settings, { now: clock, fetch: (url, init) => (asked.push(String(url)), fetch(url, init)) });
     return { server, asked };
@@ -224,7 +309,7 @@ describe('OAuth introspection cache, on the server\'s clock', () => {
     expect(asked).toHaveLength(2);
   });
 
-  it('never past the token\'s own exp, and not at all with a TTL of 0', async () => {
+  it("never past the token's own exp, and not at all with a TTL of 0", async () => {
     let clock = Date.now();
     const { server, asked } = serverAt(() => clock, 3_600_000);
     const token = issuer.opaqueToken({ sub: 'u', aud: 'urn:b2', scope: 'b2:read', exp: Math.floor(clock / 1000) + 10 });

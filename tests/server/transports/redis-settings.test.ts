@@ -11,7 +11,10 @@ describe('B2_MCP_REDIS_URL and B2_MCP_REDIS_FAILURE', () => {
 
   it('share them through the named Redis, failing open unless told otherwise', () => {
     expect(loadHttpSettings({ B2_MCP_REDIS_URL: 'redis://cache:6379/2' }).redis).toEqual({ url: 'redis://cache:6379/2', failure: 'open' });
-    expect(loadHttpSettings({ B2_MCP_REDIS_URL: 'rediss://:pw@cache.internal', B2_MCP_REDIS_FAILURE: 'Closed' }).redis).toEqual({ url: 'rediss://:pw@cache.internal', failure: 'closed' });
+    expect(loadHttpSettings({ B2_MCP_REDIS_URL: 'rediss://:pw@cache.internal', B2_MCP_REDIS_FAILURE: 'Closed' }).redis).toEqual({
+      url: 'rediss://:pw@cache.internal',
+      failure: 'closed',
+    });
   });
 
   it.each(['http://cache:6379', 'cache:6379', 'redis://', 'not a url'])('refuse %s as a Redis URL', (url) => {
@@ -23,7 +26,9 @@ describe('B2_MCP_REDIS_URL and B2_MCP_REDIS_FAILURE', () => {
   });
 
   it('refuse a failure mode other than open or closed', () => {
-    expect(() => loadHttpSettings({ B2_MCP_REDIS_URL: 'redis://cache', B2_MCP_REDIS_FAILURE: 'ignore' })).toThrow('B2_MCP_REDIS_FAILURE must be one of open, closed (got "ignore").');
+    expect(() => loadHttpSettings({ B2_MCP_REDIS_URL: 'redis://cache', B2_MCP_REDIS_FAILURE: 'ignore' })).toThrow(
+      'B2_MCP_REDIS_FAILURE must be one of open, closed (got "ignore").',
+    );
   });
 });
 
@@ -31,7 +36,10 @@ describe('the password in B2_MCP_REDIS_URL', () => {
   it('is redacted from results and logs like any other secret, as written and decoded', async () => {
     const { createRuntime } = await import('../../../src/server/start.js');
     const encoded = 'p%40ss-redis-canary-9d1f';
-    const runtime = await createRuntime({ B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_MCP_REDIS_URL: `redis://default:${encoded}@cache:6379` }, 'http');
+    const runtime = await createRuntime(
+      { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_MCP_REDIS_URL: `redis://default:${encoded}@cache:6379` },
+      'http',
+    );
     const text = runtime.sanitizer.text(`failed with p@ss-redis-canary-9d1f and ${encoded}`);
     expect(text).not.toContain('redis-canary');
   });

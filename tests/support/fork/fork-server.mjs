@@ -45,16 +45,18 @@ createInterface({ input: child.stdout }).on('line', (line) => {
   process.stdout.write(`${JSON.stringify(message)}\n`);
 });
 
-createInterface({ input: process.stdin }).on('line', (line) => {
-  try {
-    const message = JSON.parse(line);
-    if (message?.method === 'tools/call' && originalOf[message.params?.name]) {
-      message.params.name = originalOf[message.params.name];
-      child.stdin.write(`${JSON.stringify(message)}\n`);
-      return;
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    try {
+      const message = JSON.parse(line);
+      if (message?.method === 'tools/call' && originalOf[message.params?.name]) {
+        message.params.name = originalOf[message.params.name];
+        child.stdin.write(`${JSON.stringify(message)}\n`);
+        return;
+      }
+    } catch {
+      // Not JSON: the server answers it.
     }
-  } catch {
-    // Not JSON: the server answers it.
-  }
-  child.stdin.write(`${line}\n`);
-}).on('close', () => child.stdin.end());
+    child.stdin.write(`${line}\n`);
+  })
+  .on('close', () => child.stdin.end());

@@ -34,11 +34,15 @@ const ROUTES = {
     res.writeHead(404).end();
   },
   seen: (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(collected)),
-  page: (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><body><h1>Welcome</h1></body></html>'),
+  page: (_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><body><h1>Welcome</h1></body></html>'),
   missing: (_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found'),
-  keys: (_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: MISSING_KEYS, code: 'missing_credentials' })),
+  keys: (_req, res) =>
+    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: MISSING_KEYS, code: 'missing_credentials' })),
   'echo-keys': (req, res) =>
-    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `rejected key ${req.headers['x-b2-mcp-key-id']} / ${req.headers['x-b2-mcp-key']}` })),
+    res
+      .writeHead(401, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: `rejected key ${req.headers['x-b2-mcp-key-id']} / ${req.headers['x-b2-mcp-key']}` })),
   'endless-json': (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     endless(res, '{"jsonrpc":"2.0","id":0,"result":{"padding":"', 'x'.repeat(64 * 1024));

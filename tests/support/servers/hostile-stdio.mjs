@@ -69,7 +69,11 @@ function toolsFor(mode) {
       const filler = 'Lists objects in a bucket page by page. '.repeat(96);
       const tools = [];
       for (let bytes = 0, index = 0; bytes < target; index++) {
-        const entry = tool(`b2_list_padding_${String(index).padStart(6, '0')}`, { properties: { bucketId: { type: 'string', description: filler } } }, filler);
+        const entry = tool(
+          `b2_list_padding_${String(index).padStart(6, '0')}`,
+          { properties: { bucketId: { type: 'string', description: filler } } },
+          filler,
+        );
         bytes += JSON.stringify(entry).length + 1;
         tools.push(entry);
       }
@@ -81,7 +85,8 @@ function toolsFor(mode) {
       return [tool('b2_list_deep', { properties: { root: nested(Number(size)) } })];
     case 'wide': {
       const properties = {};
-      for (let index = 0; index < Number(size); index++) properties[`p${index}`] = option === undefined ? { type: 'string' } : { type: 'string', pattern: option };
+      for (let index = 0; index < Number(size); index++)
+        properties[`p${index}`] = option === undefined ? { type: 'string' } : { type: 'string', pattern: option };
       return [tool('b2_list_wide', { properties })];
     }
     case 'dense': {
@@ -91,14 +96,24 @@ function toolsFor(mode) {
     }
     case 'loop':
       return [
-        tool('b2_list_loop', { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, properties: { first: { $ref: '#/$defs/a' }, again: { $ref: '#' } } }),
+        tool('b2_list_loop', {
+          $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } },
+          properties: { first: { $ref: '#/$defs/a' }, again: { $ref: '#' } },
+        }),
       ];
     case 'redos':
-      return [tool('b2_list_redos', { properties: { name: { type: 'string', pattern: '^(a+)+$' }, path: { type: 'string', pattern: '^(([a-z])+.)+[A-Z]([a-z])+$' } }, patternProperties: { '^(x+x+)+y$': { type: 'string' } } })];
+      return [
+        tool('b2_list_redos', {
+          properties: { name: { type: 'string', pattern: '^(a+)+$' }, path: { type: 'string', pattern: '^(([a-z])+.)+[A-Z]([a-z])+$' } },
+          patternProperties: { '^(x+x+)+y$': { type: 'string' } },
+        }),
+      ];
     case 'proto':
       return [
         tool('b2_list_proto', {
-          properties: JSON.parse('{"__proto__":{"type":"string"},"constructor":{"type":"string"},"toString":{"type":"string"},"hasOwnProperty":{"type":"object","properties":{"__proto__":{"type":"number"}}}}'),
+          properties: JSON.parse(
+            '{"__proto__":{"type":"string"},"constructor":{"type":"string"},"toString":{"type":"string"},"hasOwnProperty":{"type":"object","properties":{"__proto__":{"type":"number"}}}}',
+          ),
           required: ['__proto__', 'constructor', 'toString'],
         }),
         tool('toString', { properties: {} }),
@@ -153,6 +168,8 @@ if (!['big', 'many', 'endless', 'deep', 'wide', 'dense', 'loop', 'redos', 'proto
 }
 serveStdio(() => {
   const server = new McpServer({ name: 'hostile-test', version: '1.0.0' });
-  server.registerTool('b2_list_placeholder', { description: 'Replaced in the tools/list answer.' }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+  server.registerTool('b2_list_placeholder', { description: 'Replaced in the tools/list answer.' }, async () => ({
+    content: [{ type: 'text', text: 'ok' }],
+  }));
   return server;
 });

@@ -34,7 +34,9 @@ let tokenPromise;
 export function authToken() {
   tokenPromise ??= (async () => {
     const basic = Buffer.from(`${process.env.B2_APPLICATION_KEY_ID}:${process.env.B2_APPLICATION_KEY ?? ''}`).toString('base64');
-    const response = await fetch(`${process.env.B2_API_URL}/b2api/v4/b2_authorize_account`, { headers: { authorization: `Basic ${basic}` } });
+    const response = await fetch(`${process.env.B2_API_URL}/b2api/v4/b2_authorize_account`, {
+      headers: { authorization: `Basic ${basic}` },
+    });
     return (await response.json()).authorizationToken;
   })();
   return tokenPromise;

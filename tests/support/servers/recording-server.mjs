@@ -16,7 +16,11 @@ serveStdio((ctx) => {
     const clientInfo = envelope['io.modelcontextprotocol/clientInfo'] ?? server.getClientVersion();
     const capabilities = envelope['io.modelcontextprotocol/clientCapabilities'] ?? server.getClientCapabilities();
     appendFileSync(file, `${JSON.stringify({ era: ctx.era, clientInfo, capabilities })}\n`);
-    return { tools: [{ name: 'b2_list_buckets', description: 'List the buckets of the account.', inputSchema: { type: 'object', properties: {} } }] };
+    return {
+      tools: [
+        { name: 'b2_list_buckets', description: 'List the buckets of the account.', inputSchema: { type: 'object', properties: {} } },
+      ],
+    };
   });
   return server;
 });

@@ -25,7 +25,10 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 console.warn = () => {};
 
 function buildServer(surface, { tools, prompts }) {
-  const options = { ...(surface.cacheHints ? { cacheHints: surface.cacheHints } : {}), ...(surface.instructions ? { instructions: surface.instructions } : {}) };
+  const options = {
+    ...(surface.cacheHints ? { cacheHints: surface.cacheHints } : {}),
+    ...(surface.instructions ? { instructions: surface.instructions } : {}),
+  };
   const server = new McpServer(surface.serverInfo ?? { name: 'surface-test', version: '1.0.0' }, options);
   for (const tool of tools) {
     const config = { inputSchema: fromJsonSchema(tool.inputSchema ?? { type: 'object', properties: {} }) };
@@ -54,7 +57,8 @@ function listingsFor(surface, ctx, witness) {
   const older = OLDER_VERSIONS.has(ctx.requestInfo?.headers.get('mcp-protocol-version') ?? '');
   return {
     tools: (witness && surface.witnessTools) || (older && surface.olderTools) || (legacy && surface.legacyTools) || surface.tools,
-    prompts: (witness && surface.witnessPrompts) || (older && surface.olderPrompts) || (legacy && surface.legacyPrompts) || surface.prompts || [],
+    prompts:
+      (witness && surface.witnessPrompts) || (older && surface.olderPrompts) || (legacy && surface.legacyPrompts) || surface.prompts || [],
   };
 }
 

@@ -33,7 +33,11 @@ function answer({ method, params }) {
   if (method === 'ping') return {};
   if (method === 'tools/list') {
     const hidden = surface.hiddenAt?.[version] ?? [];
-    return { tools: surface.tools.filter((tool) => (!surface.gated?.[tool.name] || surface.gated[tool.name] in declared) && !hidden.includes(tool.name)) };
+    return {
+      tools: surface.tools.filter(
+        (tool) => (!surface.gated?.[tool.name] || surface.gated[tool.name] in declared) && !hidden.includes(tool.name),
+      ),
+    };
   }
   return undefined;
 }
@@ -42,5 +46,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const request = JSON.parse(line);
   if (request.id === undefined || request.method === undefined) return; // a notification, or an answer to nothing we asked
   const result = answer(request);
-  send(result === undefined ? { id: request.id, error: { code: -32601, message: `method not found: ${request.method}` } } : { id: request.id, result });
+  send(
+    result === undefined
+      ? { id: request.id, error: { code: -32601, message: `method not found: ${request.method}` } }
+      : { id: request.id, result },
+  );
 });

@@ -14,7 +14,10 @@ export function htmlText(text: string): string {
 
 /** Like htmlText, but line breaks stay line breaks (for an element styled `white-space: pre-wrap`). */
 export function htmlLines(text: string): string {
-  return text.split(/\r\n|\r|\n/).map(htmlText).join('\n');
+  return text
+    .split(/\r\n|\r|\n/)
+    .map(htmlText)
+    .join('\n');
 }
 
 /**

@@ -8,5 +8,7 @@ const RAW_UNSAFE = /(?![\t\n\r])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Noncharacter_Code_Po
 const unit = (code: number) => `\\u${code.toString(16).padStart(4, '0')}`;
 
 export function jsonSafe(value: unknown, space?: number): string {
-  return JSON.stringify(value, null, space).replace(RAW_UNSAFE, (char) => [...Array(char.length).keys()].map((index) => unit(char.charCodeAt(index))).join(''));
+  return JSON.stringify(value, null, space).replace(RAW_UNSAFE, (char) =>
+    [...Array(char.length).keys()].map((index) => unit(char.charCodeAt(index))).join(''),
+  );
 }

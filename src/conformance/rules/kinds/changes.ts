@@ -5,7 +5,8 @@ import type { CheckKind } from '../types.js';
 /** How a rename was recognised, in words a reviewer can weigh. */
 function renameBasisText(basis: RenameBasis | undefined): string {
   if (basis === undefined || basis.by === 'definition') return 'same definition';
-  if (basis.by === 'contract') return basis.reverted ? 'back to its former name, which the contract retired' : 'a rename the contract records';
+  if (basis.by === 'contract')
+    return basis.reverted ? 'back to its former name, which the contract retired' : 'a rename the contract records';
   if (basis.by === 'spelling') return 'the same words in another naming style';
   return `recognised by similarity, confidence ${basis.confidence}: same required inputs, ${basis.shared} of ${basis.total} input names in common`;
 }
@@ -29,7 +30,8 @@ function textOf(change: Change): ChangedText | undefined {
   if (change.kind === 'tool-renamed') return undefined;
   const before = typeof change.before === 'string' ? change.before : undefined;
   const after = typeof change.after === 'string' ? change.after : undefined;
-  if (PROSE_KINDS.has(change.kind) && (before !== undefined || after !== undefined)) return { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
+  if (PROSE_KINDS.has(change.kind) && (before !== undefined || after !== undefined))
+    return { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
   return before !== undefined && after !== undefined ? { before, after } : undefined;
 }
 

@@ -17,7 +17,10 @@ function capabilityDifference(a: LiveSurface, b: LiveSurface): string {
   const namesB = capabilityNames(b);
   const onlyA = namesA.filter((name) => !namesB.includes(name));
   const onlyB = namesB.filter((name) => !namesA.includes(name));
-  const parts = [onlyA.length ? `only the first declares ${onlyA.join(', ')}` : '', onlyB.length ? `only the second declares ${onlyB.join(', ')}` : ''].filter(Boolean);
+  const parts = [
+    onlyA.length ? `only the first declares ${onlyA.join(', ')}` : '',
+    onlyB.length ? `only the second declares ${onlyB.join(', ')}` : '',
+  ].filter(Boolean);
   return parts.length ? ` (client capabilities: ${parts.join('; ')})` : '';
 }
 
@@ -40,7 +43,13 @@ function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): 
 }
 
 /** How two looks differ in what a model sees: tools only one side lists, tools defined differently (and where), the instructions and the prompts. */
-function surfaceDifference(a: LiveSurface, toolsA: () => Map<string, Record<string, unknown>>, b: LiveSurface, omit: ReadonlySet<string>, comparePrompts: boolean): { detail: string; tools: string[] } | undefined {
+function surfaceDifference(
+  a: LiveSurface,
+  toolsA: () => Map<string, Record<string, unknown>>,
+  b: LiveSurface,
+  omit: ReadonlySet<string>,
+  comparePrompts: boolean,
+): { detail: string; tools: string[] } | undefined {
   // Tools listed byte for byte alike (the usual case) are alike in every key; only others are compared key by key.
   const sameTools = JSON.stringify(a.listed) === JSON.stringify(b.listed);
   const toolsB = sameTools ? undefined : visibleTools(b.listed, omit);
@@ -82,7 +91,11 @@ const CONNECTION = { enum: [...CONNECTIONS] };
 const looksEqual: CheckKind<{ reference: string; eraSpecificKeys: string[]; compare: 'all' | 'same-capabilities' }> = {
   params: {
     type: 'object',
-    properties: { reference: CONNECTION, eraSpecificKeys: { type: 'array', items: { type: 'string' } }, compare: { enum: ['all', 'same-capabilities'] } },
+    properties: {
+      reference: CONNECTION,
+      eraSpecificKeys: { type: 'array', items: { type: 'string' } },
+      compare: { enum: ['all', 'same-capabilities'] },
+    },
     required: ['reference', 'eraSpecificKeys', 'compare'],
     additionalProperties: false,
   },
@@ -109,7 +122,12 @@ const looksEqual: CheckKind<{ reference: string; eraSpecificKeys: string[]; comp
       out.push({
         scope: `${base.connection}/${look.connection}`,
         key: look.connection,
-        data: { a: presented(base), b: presented(look), detail: `${difference.detail}${capabilityDifference(base, look)}`, tools: difference.tools.join(', ') || 'none' },
+        data: {
+          a: presented(base),
+          b: presented(look),
+          detail: `${difference.detail}${capabilityDifference(base, look)}`,
+          tools: difference.tools.join(', ') || 'none',
+        },
       });
     }
     return out;
@@ -123,12 +141,20 @@ const versionsAsSnapshot: CheckKind = {
   run(_params, context) {
     const accepted = context.snapshot?.protocolVersions?.accepted;
     if (!accepted || !context.looks) return [];
-    const acceptedNow = new Set(context.looks.filter(({ observation }) => observation.protocolVersion === observation.offeredVersion).map(({ observation }) => observation.offeredVersion));
+    const acceptedNow = new Set(
+      context.looks
+        .filter(({ observation }) => observation.protocolVersion === observation.offeredVersion)
+        .map(({ observation }) => observation.offeredVersion),
+    );
     return accepted
       .filter((version) => !acceptedNow.has(version))
       .map((version) => {
         const refusal = (context.refused ?? []).find((candidate) => candidate.offeredVersion === version);
-        return { scope: refusal?.connection ?? version, key: version, data: { version, reason: refusal?.reason ?? 'no connection offered it' } };
+        return {
+          scope: refusal?.connection ?? version,
+          key: version,
+          data: { version, reason: refusal?.reason ?? 'no connection offered it' },
+        };
       });
   },
 };
@@ -140,7 +166,11 @@ const erasRefused: CheckKind = {
   run(_params, context) {
     return (context.refused ?? [])
       .filter((refusal) => isJudged(refusal.connection) && refusal.chosenVersion === undefined)
-      .map((refusal) => ({ scope: refusal.connection, key: refusal.connection, data: { era: ERA_OF[refusal.connection], version: refusal.offeredVersion, reason: refusal.reason } }));
+      .map((refusal) => ({
+        scope: refusal.connection,
+        key: refusal.connection,
+        data: { era: ERA_OF[refusal.connection], version: refusal.offeredVersion, reason: refusal.reason },
+      }));
   },
 };
 
@@ -151,7 +181,9 @@ const looksRefused: CheckKind = {
   run(_params, context) {
     // Held to a snapshot, the versions it recorded as not accepted are known: only a new refusal is noted.
     const known = new Set(context.snapshot?.protocolVersions?.notAccepted.map(({ version }) => version) ?? []);
-    const noted = (context.refused ?? []).filter((refusal) => (!isJudged(refusal.connection) || refusal.chosenVersion !== undefined) && !known.has(refusal.offeredVersion));
+    const noted = (context.refused ?? []).filter(
+      (refusal) => (!isJudged(refusal.connection) || refusal.chosenVersion !== undefined) && !known.has(refusal.offeredVersion),
+    );
     return noted.map((refusal) => ({
       scope: refusal.connection,
       key: refusal.connection,

@@ -32,7 +32,13 @@ const forbiddenKeys: CheckKind<{ keys: string[]; caseInsensitive?: boolean; part
  * Declared property names (in `properties` maps of the given parts) must not match any of
  * `patterns`, unless listed in `allow`. `scope` picks top-level input fields or nested ones.
  */
-const propertyNamePattern: CheckKind<{ patterns: string[]; flags?: string; allow?: string[]; scope: 'top-level' | 'nested'; parts: ToolPart[] }> = {
+const propertyNamePattern: CheckKind<{
+  patterns: string[];
+  flags?: string;
+  allow?: string[];
+  scope: 'top-level' | 'nested';
+  parts: ToolPart[];
+}> = {
   params: {
     type: 'object',
     properties: {

@@ -50,7 +50,13 @@ function analyse(texts: readonly VisibleText[], library: PatternLibrary): Analys
 }
 
 function data(text: Pick<VisibleText, 'tool' | 'prompt' | 'path'>, hit: Hit, extra: Record<string, unknown> = {}) {
-  return { where: placeOf(text), pattern: `${hit.set}/${hit.pattern}`, excerpt: hit.excerpt, beside: hit.beside ? `, ${hit.beside}` : '', ...extra };
+  return {
+    where: placeOf(text),
+    pattern: `${hit.set}/${hit.pattern}`,
+    excerpt: hit.excerpt,
+    beside: hit.beside ? `, ${hit.beside}` : '',
+    ...extra,
+  };
 }
 
 /**
@@ -66,11 +72,22 @@ const poisoningPatterns: CheckKind = {
     const { serverTools, parameters, candidates } = analyse(visibleTexts(context.surfaces), library);
     const out: RawFinding[] = [];
     for (const [text, setIds] of candidates) {
-      const owner: TextOwner = { tool: text.tool, parameters: (text.tool !== undefined && parameters.get(text.tool)) || new Set(), serverTools };
+      const owner: TextOwner = {
+        tool: text.tool,
+        parameters: (text.tool !== undefined && parameters.get(text.tool)) || new Set(),
+        serverTools,
+      };
       for (const set of sets) {
         if (!setIds.includes(set.id)) continue;
         for (const hit of findHits(set, text.text, text.field, owner, library)) {
-          out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scopes, key: `${hit.set}/${hit.pattern}`, data: data(text, hit) });
+          out.push({
+            tool: text.tool,
+            prompt: text.prompt,
+            path: text.path,
+            scope: text.scopes,
+            key: `${hit.set}/${hit.pattern}`,
+            data: data(text, hit),
+          });
         }
       }
     }
@@ -80,7 +97,11 @@ const poisoningPatterns: CheckKind = {
 
 /** The model-visible field a changed path stands for, as the visible-text scan classifies it. */
 function fieldOfChange(path: string): TextField {
-  const last = path.replace(/\[\d+\]$/, '').split('.').pop() ?? '';
+  const last =
+    path
+      .replace(/\[\d+\]$/, '')
+      .split('.')
+      .pop() ?? '';
   if (last === 'instructions') return 'instructions';
   if (last === 'title') return 'title';
   if (last === 'default') return 'default';
@@ -92,7 +113,8 @@ function fieldOfChange(path: string): TextField {
  * text is not taken for none), or the description of an added tool, all of it new.
  */
 function textsOf(change: Change): { before: string; after: string; path: string } | undefined {
-  if (change.kind === 'tool-added') return change.text?.after === undefined ? undefined : { before: '', after: change.text.after, path: 'description' };
+  if (change.kind === 'tool-added')
+    return change.text?.after === undefined ? undefined : { before: '', after: change.text.after, path: 'description' };
   if (typeof change.after !== 'string') return undefined;
   return { before: typeof change.before === 'string' ? change.before : '', after: change.after, path: change.path };
 }
@@ -119,7 +141,13 @@ const poisoningIntroduced: CheckKind = {
         const earlier = new Set(findHits(set, before, field, owner, library).map((hit) => hit.pattern));
         for (const hit of findHits(set, after, field, owner, library)) {
           if (earlier.has(hit.pattern)) continue;
-          out.push({ ...place, scope, key: `${hit.set}/${hit.pattern}`, data: data(place, hit, { change: change.kind }), text: { before, after } });
+          out.push({
+            ...place,
+            scope,
+            key: `${hit.set}/${hit.pattern}`,
+            data: data(place, hit, { change: change.kind }),
+            text: { before, after },
+          });
         }
       }
     }

@@ -14,7 +14,11 @@ function surfaceOf(context: RuleContext, connection: ConnectionId): LiveSurface 
 }
 
 /** What two listings differ in: names only one side has, and names both have but define differently. */
-function listingDifference(a: { connection: string; names: readonly string[] }, b: { connection: string; names: readonly string[] }, differing: readonly string[]): string {
+function listingDifference(
+  a: { connection: string; names: readonly string[] },
+  b: { connection: string; names: readonly string[] },
+  differing: readonly string[],
+): string {
   const onlyA = a.names.filter((name) => !b.names.includes(name));
   const onlyB = b.names.filter((name) => !a.names.includes(name));
   return [
@@ -32,7 +36,11 @@ function toolsDifference(a: LiveSurface, b: LiveSurface): string | undefined {
     const other = b.tools.find((candidate) => candidate.name === tool.name);
     return other !== undefined && !deepEqual(tool, other);
   });
-  return listingDifference(a, b, differing.map((tool) => tool.name));
+  return listingDifference(
+    a,
+    b,
+    differing.map((tool) => tool.name),
+  );
 }
 
 /** Prompts are compared as listed; a connection whose server does not advertise them has none to compare. */
@@ -47,11 +55,19 @@ function promptsDifference(a: LiveSurface, b: LiveSurface): string | undefined {
     const other = b.prompts!.views.find((candidate) => candidate.name === view.name);
     return other !== undefined && !deepEqual(view, other);
   });
-  return listingDifference({ connection: a.connection, names: a.prompts.names }, { connection: b.connection, names: b.prompts.names }, differing.map((view) => view.name));
+  return listingDifference(
+    { connection: a.connection, names: a.prompts.names },
+    { connection: b.connection, names: b.prompts.names },
+    differing.map((view) => view.name),
+  );
 }
 
 /** Two connections (e.g. modern and legacy) list the same tools (or prompts), byte for byte after normalization. */
-const erasEqual: CheckKind<{ a: (typeof COMPARED_CONNECTIONS)[number]; b: (typeof COMPARED_CONNECTIONS)[number]; of: 'tools' | 'prompts' }> = {
+const erasEqual: CheckKind<{
+  a: (typeof COMPARED_CONNECTIONS)[number];
+  b: (typeof COMPARED_CONNECTIONS)[number];
+  of: 'tools' | 'prompts';
+}> = {
   params: { type: 'object', properties: { a: CONNECTION, b: CONNECTION, of: { enum: ['tools', 'prompts'] } }, required: ['a', 'b', 'of'] },
   needs: ['live'],
   run(params, context) {
@@ -77,14 +93,25 @@ const cacheHintApproved: CheckKind<{ source: 'tools/list' | 'server/discover' }>
         ? observation.toolsListCacheHint
         : observation.discover && { ttlMs: observation.discover.ttlMs, cacheScope: observation.discover.cacheScope };
     if (hint && hint.ttlMs === approved.ttlMs && hint.cacheScope === approved.cacheScope) return [];
-    const show = (value: { ttlMs: unknown; cacheScope: unknown } | null | undefined) => (value ? `ttlMs ${value.ttlMs}, cacheScope ${value.cacheScope}` : 'none');
-    return [{ scope: 'modern', path: params.source === 'tools/list' ? 'modern.toolsListCacheHint' : 'modern.discover', data: { source: params.source, actual: show(hint), expected: show(approved) } }];
+    const show = (value: { ttlMs: unknown; cacheScope: unknown } | null | undefined) =>
+      value ? `ttlMs ${value.ttlMs}, cacheScope ${value.cacheScope}` : 'none';
+    return [
+      {
+        scope: 'modern',
+        path: params.source === 'tools/list' ? 'modern.toolsListCacheHint' : 'modern.discover',
+        data: { source: params.source, actual: show(hint), expected: show(approved) },
+      },
+    ];
   },
 };
 
 /** `server/discover` offers the pinned revision and advertises the named capability as an object. */
 const discoverShape: CheckKind<{ mustOffer: string; capability: string }> = {
-  params: { type: 'object', properties: { mustOffer: { type: 'string' }, capability: { type: 'string' } }, required: ['mustOffer', 'capability'] },
+  params: {
+    type: 'object',
+    properties: { mustOffer: { type: 'string' }, capability: { type: 'string' } },
+    required: ['mustOffer', 'capability'],
+  },
   needs: ['live'],
   run(params, context) {
     const modern = surfaceOf(context, 'modern');
@@ -92,12 +119,22 @@ const discoverShape: CheckKind<{ mustOffer: string; capability: string }> = {
     const discover = modern.observation.discover;
     const out: RawFinding[] = [];
     if (!discover?.supportedVersions.includes(params.mustOffer)) {
-      out.push({ scope: 'modern', path: 'modern.discover.supportedVersions', key: 'version', data: { problem: `does not list ${params.mustOffer}` } });
+      out.push({
+        scope: 'modern',
+        path: 'modern.discover.supportedVersions',
+        key: 'version',
+        data: { problem: `does not list ${params.mustOffer}` },
+      });
     }
     const capabilities = (discover?.capabilities ?? {}) as Record<string, unknown>;
     const capability = capabilities[params.capability];
     if (capability === null || typeof capability !== 'object' || Array.isArray(capability)) {
-      out.push({ scope: 'modern', path: `modern.discover.capabilities.${params.capability}`, key: 'capability', data: { problem: `has no "${params.capability}" capability object` } });
+      out.push({
+        scope: 'modern',
+        path: `modern.discover.capabilities.${params.capability}`,
+        key: 'capability',
+        data: { problem: `has no "${params.capability}" capability object` },
+      });
     }
     return out;
   },
@@ -105,7 +142,11 @@ const discoverShape: CheckKind<{ mustOffer: string; capability: string }> = {
 
 /** Every connection learns a server name and version (serverInfo). */
 const serverInfoPresent: CheckKind<{ fields: ('name' | 'version')[] }> = {
-  params: { type: 'object', properties: { fields: { type: 'array', items: { enum: ['name', 'version'] }, minItems: 1 } }, required: ['fields'] },
+  params: {
+    type: 'object',
+    properties: { fields: { type: 'array', items: { enum: ['name', 'version'] }, minItems: 1 } },
+    required: ['fields'],
+  },
   needs: ['live'],
   run(params, context) {
     const out: RawFinding[] = [];
@@ -113,7 +154,8 @@ const serverInfoPresent: CheckKind<{ fields: ('name' | 'version')[] }> = {
       const info = surface.observation.serverInfo as Record<string, unknown> | null;
       for (const field of params.fields) {
         const value = info?.[field];
-        if (typeof value !== 'string' || value.trim() === '') out.push({ scope: surface.connection, path: `serverInfo.${field}`, key: field, data: { field } });
+        if (typeof value !== 'string' || value.trim() === '')
+          out.push({ scope: surface.connection, path: `serverInfo.${field}`, key: field, data: { field } });
       }
     }
     return out;
@@ -137,11 +179,18 @@ const sdkAcceptsTools: CheckKind = {
   run(_params, context) {
     const out: RawFinding[] = [];
     for (const { tool, scope } of listedTools(context)) {
-      const rejecting = SDK_TOOL_SCHEMAS.map(({ client, schema }) => ({ client, result: schema.safeParse(tool) })).filter(({ result }) => !result.success);
+      const rejecting = SDK_TOOL_SCHEMAS.map(({ client, schema }) => ({ client, result: schema.safeParse(tool) })).filter(
+        ({ result }) => !result.success,
+      );
       const issue = rejecting[0]?.result.error?.issues[0];
       if (!issue) continue;
       const path = issue.path.reduce<string>((base, key) => joinPath(base, typeof key === 'number' ? key : String(key)), '');
-      out.push({ tool: typeof tool.name === 'string' ? tool.name : '(no name)', path, scope, data: { clients: rejecting.map(({ client }) => client).join(' and '), problem: `${path || 'the tool'}: ${issue.message}` } });
+      out.push({
+        tool: typeof tool.name === 'string' ? tool.name : '(no name)',
+        path,
+        scope,
+        data: { clients: rejecting.map(({ client }) => client).join(' and '), problem: `${path || 'the tool'}: ${issue.message}` },
+      });
     }
     return out;
   },

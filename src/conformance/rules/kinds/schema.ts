@@ -2,7 +2,14 @@ import { deepEqual, joinPath } from '../../diff/schema.js';
 import { DIALECT_NAMES, anchorKeyword, declaredDialect, metaSchemaErrors, type DialectName } from '../../connect/schema-dialects.js';
 import type { CheckKind, RawFinding } from '../types.js';
 import safeRegex from 'safe-regex2';
-import { MAX_LISTING_MEMBERS, MAX_NESTING, MAX_PART_MEMBERS, nestingDepth, partTooDeep, partTooLarge } from '../../connect/reading-limits.js';
+import {
+  MAX_LISTING_MEMBERS,
+  MAX_NESTING,
+  MAX_PART_MEMBERS,
+  nestingDepth,
+  partTooDeep,
+  partTooLarge,
+} from '../../connect/reading-limits.js';
 import { PART_SCHEMA, isObject, judgedSurfaces, listedTools, walkKeys, type ToolPart } from './traverse.js';
 
 /** `/properties/a` → `properties.a` */
@@ -35,7 +42,10 @@ class LocalRefs {
     if (fragment === '') return this.root;
     if (!fragment.startsWith('/')) return this.anchorMap().get(fragment);
     let node: unknown = this.root;
-    for (const token of fragment.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+    for (const token of fragment
+      .slice(1)
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))) {
       if (node === null || typeof node !== 'object' || !Object.hasOwn(node, token)) return undefined;
       node = (node as Record<string, unknown>)[token];
     }
@@ -53,7 +63,12 @@ class LocalRefs {
       if (seen.has(target)) return true;
       seen.add(target);
       const next = Object.hasOwn(target, '$ref') ? target.$ref : undefined;
-      if (typeof next !== 'string' || !next.startsWith('#') || Object.keys(target).some((key) => key !== '$ref' && key !== '$comment' && key !== 'description')) return false;
+      if (
+        typeof next !== 'string' ||
+        !next.startsWith('#') ||
+        Object.keys(target).some((key) => key !== '$ref' && key !== '$comment' && key !== 'description')
+      )
+        return false;
       target = this.resolve(next);
     }
     return false;
@@ -68,7 +83,8 @@ class LocalRefs {
       if (node === null || typeof node !== 'object') continue;
       const name = isObject(node) && Object.hasOwn(node, this.anchor) ? node[this.anchor] : undefined;
       // Before 2019-09 a plain-name fragment is an id of the form `#name`.
-      const fragment = typeof name === 'string' ? (this.anchor === '$anchor' ? name : name.startsWith('#') ? name.slice(1) : undefined) : undefined;
+      const fragment =
+        typeof name === 'string' ? (this.anchor === '$anchor' ? name : name.startsWith('#') ? name.slice(1) : undefined) : undefined;
       if (fragment !== undefined && !anchors.has(fragment)) anchors.set(fragment, node);
       for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push(child);
     }
@@ -94,7 +110,11 @@ interface SchemaProblem {
 }
 
 function unknownDialect(declared: unknown, part: string): SchemaProblem {
-  return { path: joinPath(part, '$schema'), dialect: 'unknown', message: `$schema ${JSON.stringify(declared)} names no JSON Schema dialect a client knows (${DIALECT_NAMES.join(', ')})` };
+  return {
+    path: joinPath(part, '$schema'),
+    dialect: 'unknown',
+    message: `$schema ${JSON.stringify(declared)} names no JSON Schema dialect a client knows (${DIALECT_NAMES.join(', ')})`,
+  };
 }
 
 /**
@@ -111,7 +131,11 @@ function schemaProblem(schema: unknown, part: string): SchemaProblem | undefined
   const errors = metaSchemaErrors(schema, dialect);
   if (errors) {
     const error = errors[0];
-    return { path: pointerToPath(part, error?.instancePath ?? ''), dialect, message: error?.message ?? `does not match the ${dialect} meta-schema` };
+    return {
+      path: pointerToPath(part, error?.instancePath ?? ''),
+      dialect,
+      message: error?.message ?? `does not match the ${dialect} meta-schema`,
+    };
   }
   let problem: SchemaProblem | undefined;
   const refs = new LocalRefs(schema, anchorKeyword(dialect));
@@ -123,7 +147,12 @@ function schemaProblem(schema: unknown, part: string): SchemaProblem | undefined
       problem = { path, dialect, message: `pattern is not a valid Unicode regular expression: ${invalidRegex(child)}` };
     } else if (key === 'patternProperties' && isObject(child)) {
       const bad = Object.keys(child).find((candidate) => invalidRegex(candidate));
-      if (bad !== undefined) problem = { path: joinPath(path, bad), dialect, message: `patternProperties key is not a valid Unicode regular expression: ${invalidRegex(bad)}` };
+      if (bad !== undefined)
+        problem = {
+          path: joinPath(path, bad),
+          dialect,
+          message: `patternProperties key is not a valid Unicode regular expression: ${invalidRegex(bad)}`,
+        };
     }
   });
   return problem;
@@ -171,7 +200,13 @@ const schemaDialect: CheckKind<{ parts: ToolPart[]; dialects: DialectName[] }> =
           : allowed.includes(declared.name)
             ? undefined
             : { path: joinPath(part, '$schema'), dialect: declared.name, message: `it declares ${declared.name}` };
-        if (problem) out.push({ tool: tool.name, path: problem.path, scope, data: { problem: problem.message, dialect: problem.dialect, allowed: allowed.join(', ') } });
+        if (problem)
+          out.push({
+            tool: tool.name,
+            path: problem.path,
+            scope,
+            data: { problem: problem.message, dialect: problem.dialect, allowed: allowed.join(', ') },
+          });
       }
     }
     return out;
@@ -201,11 +236,17 @@ const schemaRoot: CheckKind<{ part: ToolPart; equals?: Record<string, unknown>; 
       const root = isObject(schema) ? schema : {};
       for (const [keyword, expected] of Object.entries(equals)) {
         if (!deepEqual(root[keyword], expected)) {
-          out.push({ tool: tool.name, path: joinPath(part, keyword), scope, data: { expected: JSON.stringify(expected), actual: JSON.stringify(root[keyword]) ?? 'absent' } });
+          out.push({
+            tool: tool.name,
+            path: joinPath(part, keyword),
+            scope,
+            data: { expected: JSON.stringify(expected), actual: JSON.stringify(root[keyword]) ?? 'absent' },
+          });
         }
       }
       for (const keyword of present) {
-        if (!Object.hasOwn(root, keyword)) out.push({ tool: tool.name, path: joinPath(part, keyword), scope, data: { expected: 'present', actual: 'absent' } });
+        if (!Object.hasOwn(root, keyword))
+          out.push({ tool: tool.name, path: joinPath(part, keyword), scope, data: { expected: 'present', actual: 'absent' } });
       }
     }
     return out;
@@ -216,7 +257,14 @@ const schemaRoot: CheckKind<{ part: ToolPart; equals?: Record<string, unknown>; 
  * Structural limits that keep a schema cheap and self-contained for every client. A part too
  * deep to be read at all was replaced on arrival (see reading-limits.ts); it is reported here.
  */
-const schemaLimits: CheckKind<{ parts: ToolPart[]; maxDepth?: number; maxProperties?: number; maxRefs?: number; localRefsOnly?: boolean; noRefCycles?: boolean }> = {
+const schemaLimits: CheckKind<{
+  parts: ToolPart[];
+  maxDepth?: number;
+  maxProperties?: number;
+  maxRefs?: number;
+  localRefsOnly?: boolean;
+  noRefCycles?: boolean;
+}> = {
   params: {
     type: 'object',
     properties: {
@@ -237,9 +285,30 @@ const schemaLimits: CheckKind<{ parts: ToolPart[]; maxDepth?: number; maxPropert
     for (const { surface, scope } of judgedSurfaces(context)) {
       for (const cut of surface.observation.bounded) {
         if (!(parts as string[]).includes(cut.part)) continue;
-        if (partTooDeep(cut.depth)) out.push({ tool: cut.tool, path: cut.part, scope, key: 'depth', data: { limit: 'nesting depth', actual: cut.depth, max: maxDepth ?? MAX_NESTING } });
-        if (partTooLarge(cut.members)) out.push({ tool: cut.tool, path: cut.part, scope, key: 'size', data: { limit: 'size (keys and array items)', actual: cut.members, max: MAX_PART_MEMBERS } });
-        else if (cut.listingMembers !== undefined) out.push({ tool: cut.tool, path: cut.part, scope, key: 'listing-size', data: { limit: 'size of all tools together (keys and array items)', actual: cut.listingMembers, max: MAX_LISTING_MEMBERS } });
+        if (partTooDeep(cut.depth))
+          out.push({
+            tool: cut.tool,
+            path: cut.part,
+            scope,
+            key: 'depth',
+            data: { limit: 'nesting depth', actual: cut.depth, max: maxDepth ?? MAX_NESTING },
+          });
+        if (partTooLarge(cut.members))
+          out.push({
+            tool: cut.tool,
+            path: cut.part,
+            scope,
+            key: 'size',
+            data: { limit: 'size (keys and array items)', actual: cut.members, max: MAX_PART_MEMBERS },
+          });
+        else if (cut.listingMembers !== undefined)
+          out.push({
+            tool: cut.tool,
+            path: cut.part,
+            scope,
+            key: 'listing-size',
+            data: { limit: 'size of all tools together (keys and array items)', actual: cut.listingMembers, max: MAX_LISTING_MEMBERS },
+          });
       }
     }
     for (const { tool, scope } of listedTools(context)) {
@@ -255,23 +324,49 @@ const schemaLimits: CheckKind<{ parts: ToolPart[]; maxDepth?: number; maxPropert
           if (key === '$ref' && typeof child === 'string') refs.push({ path, target: child });
           if (key === 'properties' && isObject(child) && typeof params.maxProperties === 'number') {
             const count = Object.keys(child).length;
-            if (count > params.maxProperties) out.push({ tool: tool.name, path, scope, key: 'properties', data: { limit: 'property count', actual: count, max: params.maxProperties } });
+            if (count > params.maxProperties)
+              out.push({
+                tool: tool.name,
+                path,
+                scope,
+                key: 'properties',
+                data: { limit: 'property count', actual: count, max: params.maxProperties },
+              });
           }
         });
         const tooManyRefs = typeof params.maxRefs === 'number' && refs.length > params.maxRefs;
         if (tooManyRefs) {
-          out.push({ tool: tool.name, path: part, scope, key: 'refs', data: { limit: '$ref count', actual: refs.length, max: params.maxRefs } });
+          out.push({
+            tool: tool.name,
+            path: part,
+            scope,
+            key: 'refs',
+            data: { limit: '$ref count', actual: refs.length, max: params.maxRefs },
+          });
         }
         if (params.localRefsOnly) {
           for (const ref of refs.filter((candidate) => !candidate.target.startsWith('#'))) {
-            out.push({ tool: tool.name, path: ref.path, scope, key: 'remote-ref', data: { limit: 'local $ref only', actual: ref.target, max: '#…' } });
+            out.push({
+              tool: tool.name,
+              path: ref.path,
+              scope,
+              key: 'remote-ref',
+              data: { limit: 'local $ref only', actual: ref.target, max: '#…' },
+            });
           }
         }
         // Cycles are looked for among a bounded number of references only: past maxRefs the count is the finding.
         if (params.noRefCycles && !tooManyRefs) {
           const local = new LocalRefs(schema);
           for (const ref of refs.filter((candidate) => candidate.target.startsWith('#'))) {
-            if (local.cycles(ref.target, refs.length + 1)) out.push({ tool: tool.name, path: ref.path, scope, key: 'ref-cycle', data: { limit: '$ref cycle', actual: `${ref.target} leads back to itself`, max: 'none' } });
+            if (local.cycles(ref.target, refs.length + 1))
+              out.push({
+                tool: tool.name,
+                path: ref.path,
+                scope,
+                key: 'ref-cycle',
+                data: { limit: '$ref cycle', actual: `${ref.target} leads back to itself`, max: 'none' },
+              });
           }
         }
       }
@@ -315,10 +410,22 @@ const schemaPatterns: CheckKind<{ parts: ToolPart[] }> = {
         };
         walkKeys(tool[part], part, (key, child, path) => {
           if (key === 'pattern' && typeof child === 'string') found(child, path);
-          if (key === 'patternProperties' && isObject(child)) for (const pattern of Object.keys(child)) found(pattern, joinPath(path, pattern));
+          if (key === 'patternProperties' && isObject(child))
+            for (const pattern of Object.keys(child)) found(pattern, joinPath(path, pattern));
         });
         for (const [pattern, [path, ...others]] of places) {
-          out.push({ tool: tool.name, path, scope, data: { pattern, elsewhere: others.length === 0 ? '' : ` (and ${others.length.toLocaleString('en-US')} more ${others.length === 1 ? 'place' : 'places'} in ${part})` } });
+          out.push({
+            tool: tool.name,
+            path,
+            scope,
+            data: {
+              pattern,
+              elsewhere:
+                others.length === 0
+                  ? ''
+                  : ` (and ${others.length.toLocaleString('en-US')} more ${others.length === 1 ? 'place' : 'places'} in ${part})`,
+            },
+          });
         }
       }
     }

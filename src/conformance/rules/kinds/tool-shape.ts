@@ -35,7 +35,9 @@ const propertyIffAnnotation: CheckKind<{ property: string; annotation: string; v
           property,
           annotation,
           value: JSON.stringify(params.value),
-          situation: offered ? `offers "${property}" without ${annotation}: ${JSON.stringify(params.value)}` : `has ${annotation}: ${JSON.stringify(params.value)} but no "${property}" input`,
+          situation: offered
+            ? `offers "${property}" without ${annotation}: ${JSON.stringify(params.value)}`
+            : `has ${annotation}: ${JSON.stringify(params.value)} but no "${property}" input`,
         },
       });
     }
@@ -59,7 +61,12 @@ const propertyShape: CheckKind<{ property: string; type?: string; notRequired?: 
       if (schema === undefined) continue;
       const path = joinPath('inputSchema.properties', property);
       if (typeof params.type === 'string' && (!isObject(schema) || schema.type !== params.type)) {
-        out.push({ tool: tool.name, path: joinPath(path, 'type'), scope, data: { property, expected: params.type, actual: JSON.stringify(isObject(schema) ? schema.type : schema) ?? 'absent' } });
+        out.push({
+          tool: tool.name,
+          path: joinPath(path, 'type'),
+          scope,
+          data: { property, expected: params.type, actual: JSON.stringify(isObject(schema) ? schema.type : schema) ?? 'absent' },
+        });
       }
       const required = isObject(tool.inputSchema) && Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required : [];
       if (params.notRequired && required.includes(property)) {
@@ -85,7 +92,12 @@ const annotationsPresent: CheckKind<{ keys: string[]; type: 'boolean' | 'string'
       for (const key of params.keys) {
         const value = annotations[key];
         if (typeof value !== params.type) {
-          out.push({ tool: tool.name, path: joinPath('annotations', key), scope, data: { key, type: params.type, actual: value === undefined ? 'absent' : JSON.stringify(value) } });
+          out.push({
+            tool: tool.name,
+            path: joinPath('annotations', key),
+            scope,
+            data: { key, type: params.type, actual: value === undefined ? 'absent' : JSON.stringify(value) },
+          });
         }
       }
     }

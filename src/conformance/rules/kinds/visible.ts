@@ -25,7 +25,11 @@ function shown(match: string, show: unknown): string {
  * No text in the given fields matches a pattern. One finding per text and pattern, naming where
  * it sits and what matched (as code points with `show: code-points`, for invisible characters).
  */
-const visibleTextPattern: CheckKind<{ fields: TextField[]; patterns: { name: string; pattern: string; flags?: string }[]; show?: 'text' | 'code-points' }> = {
+const visibleTextPattern: CheckKind<{
+  fields: TextField[];
+  patterns: { name: string; pattern: string; flags?: string }[];
+  show?: 'text' | 'code-points';
+}> = {
   params: {
     type: 'object',
     properties: {
@@ -33,7 +37,12 @@ const visibleTextPattern: CheckKind<{ fields: TextField[]; patterns: { name: str
       patterns: {
         type: 'array',
         minItems: 1,
-        items: { type: 'object', properties: { name: { type: 'string' }, pattern: { type: 'string' }, flags: { type: 'string' } }, required: ['name', 'pattern'], additionalProperties: false },
+        items: {
+          type: 'object',
+          properties: { name: { type: 'string' }, pattern: { type: 'string' }, flags: { type: 'string' } },
+          required: ['name', 'pattern'],
+          additionalProperties: false,
+        },
       },
       show: { enum: ['text', 'code-points'] },
     },
@@ -49,7 +58,14 @@ const visibleTextPattern: CheckKind<{ fields: TextField[]; patterns: { name: str
         regex.lastIndex = 0;
         const match = regex.exec(text.text);
         if (!match) continue;
-        out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scopes, key: name, data: { where: placeOf(text), pattern: name, excerpt: shown(match[0], params.show) } });
+        out.push({
+          tool: text.tool,
+          prompt: text.prompt,
+          path: text.path,
+          scope: text.scopes,
+          key: name,
+          data: { where: placeOf(text), pattern: name, excerpt: shown(match[0], params.show) },
+        });
       }
     }
     return out;
@@ -71,12 +87,20 @@ const visibleNameConfusable: CheckKind<{ fields: TextField[] }> = {
   run(params, context) {
     const out: RawFinding[] = [];
     for (const text of textsIn(context, params.fields)) {
-      const lookAlikes = [...text.text].filter((char) => char > '\x7f').flatMap((char) => {
-        const ascii = asciiLookAlike(char);
-        return ascii ? [`${codePoint(char)} looks like "${ascii}"`] : [];
-      });
+      const lookAlikes = [...text.text]
+        .filter((char) => char > '\x7f')
+        .flatMap((char) => {
+          const ascii = asciiLookAlike(char);
+          return ascii ? [`${codePoint(char)} looks like "${ascii}"`] : [];
+        });
       if (lookAlikes.length === 0) continue;
-      out.push({ tool: text.tool, prompt: text.prompt, path: text.path, scope: text.scopes, data: { where: placeOf(text), name: text.text.replace(/[^\x20-\x7e]/g, '?'), lookAlikes: [...new Set(lookAlikes)].join(', ') } });
+      out.push({
+        tool: text.tool,
+        prompt: text.prompt,
+        path: text.path,
+        scope: text.scopes,
+        data: { where: placeOf(text), name: text.text.replace(/[^\x20-\x7e]/g, '?'), lookAlikes: [...new Set(lookAlikes)].join(', ') },
+      });
     }
     return out;
   },
@@ -92,14 +116,26 @@ function* wireTools(context: RuleContext) {
 
 /** Every top-level key of every listed tool is one the protocol defines. */
 const toolKeysKnown: CheckKind<{ known: string[] }> = {
-  params: { type: 'object', properties: { known: { type: 'array', items: { type: 'string' }, minItems: 1 } }, required: ['known'], additionalProperties: false },
+  params: {
+    type: 'object',
+    properties: { known: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+    required: ['known'],
+    additionalProperties: false,
+  },
   needs: ['live'],
   run(params, context) {
     const known = new Set(params.known);
     const out: RawFinding[] = [];
     for (const { tool, surface } of wireTools(context)) {
       for (const key of Object.keys(tool)) {
-        if (!known.has(key)) out.push({ tool: tool.name, path: joinPath('', key), scope: surface.connection, key, data: { key: key.replace(/[^\x20-\x7e]/g, '?').slice(0, 80) } });
+        if (!known.has(key))
+          out.push({
+            tool: tool.name,
+            path: joinPath('', key),
+            scope: surface.connection,
+            key,
+            data: { key: key.replace(/[^\x20-\x7e]/g, '?').slice(0, 80) },
+          });
       }
     }
     return out;
@@ -117,12 +153,19 @@ function offOrigin(src: unknown, origin: string | null, allowedSchemes: readonly
   }
   if (allowedSchemes.includes(url.protocol.replace(/:$/, ''))) return undefined;
   if (origin !== null && url.origin === origin) return undefined;
-  return origin === null ? `points to ${url.origin} (a stdio server has no origin of its own)` : `points to ${url.origin}, not the server's ${origin}`;
+  return origin === null
+    ? `points to ${url.origin} (a stdio server has no origin of its own)`
+    : `points to ${url.origin}, not the server's ${origin}`;
 }
 
 /** Every icon of every tool is embedded (an allowed scheme such as data:) or served from the server's own origin. */
 const iconsOnOrigin: CheckKind<{ allowSchemes: string[] }> = {
-  params: { type: 'object', properties: { allowSchemes: { type: 'array', items: { type: 'string' } } }, required: ['allowSchemes'], additionalProperties: false },
+  params: {
+    type: 'object',
+    properties: { allowSchemes: { type: 'array', items: { type: 'string' } } },
+    required: ['allowSchemes'],
+    additionalProperties: false,
+  },
   needs: ['live'],
   run(params, context) {
     const out: RawFinding[] = [];

@@ -10,7 +10,8 @@ import { terminalSafe } from '../../../../src/conformance/report/escape/terminal
 import { xmlText } from '../../../../src/conformance/report/escape/xml.js';
 
 /** Anything a terminal or a log viewer acts on, or that hides or reorders text. */
-const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\udb40[\udc00-\udc7f]/;
+const RAW_CONTROL =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\udb40[\udc00-\udc7f]/;
 
 const HOSTILE = [
   '\x1b[8mPASS 0 errors\x1b[0m',
@@ -50,11 +51,13 @@ describe('terminal', () => {
   test('printable text of any script is left alone', () => {
     const text = 'b2_list_buckets — Liste der Buckets · 列出存储桶 · 🪣 “quoted” ✓';
     expect(terminalSafe(text)).toBe(text);
-
   });
 
   test('for any string, the result holds no raw control', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => !RAW_CONTROL.test(terminalSafe(text))), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => !RAW_CONTROL.test(terminalSafe(text))),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -124,7 +127,11 @@ describe('Markdown', () => {
     for (const text of ['a`b', '``x``', '`lead', 'trail`', '<b>x</b>', '| pipe |', '[l](https://e.example)']) {
       const html = markdownHtml(`| a |\n| --- |\n| ${markdownCode(text, { table: true })} |`);
       const cell = /<td><code>(.*)<\/code><\/td>/.exec(html)?.[1];
-      const decoded = cell?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+      const decoded = cell
+        ?.replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&');
       expect(decoded, text).toBe(text);
     }
     expect(markdownCode('a ``` b')).toBe('````a ``` b````');
@@ -142,7 +149,13 @@ describe('XML', () => {
 
   test('for any string the result holds only XML 1.0 characters', () => {
     const xmlChar = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => xmlChar.test(xmlText(text)) && !/[<>&"']/.test(xmlText(text).replace(/&(amp|lt|gt|quot|apos);/g, ''))), { numRuns: 500 });
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        (text) => xmlChar.test(xmlText(text)) && !/[<>&"']/.test(xmlText(text).replace(/&(amp|lt|gt|quot|apos);/g, '')),
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -20,19 +20,38 @@ function run(kind: string, names: string[], params: Record<string, unknown> = {}
 }
 
 describe('name-pattern (naming/snake-case)', () => {
-  it.each(['b2_list_buckets', 's3_get_presigned_url', 'b2_list_largest_files', 'b2_get_file_info_by_name', 's3_put_object_v2'])('%s conforms', (name) => {
-    expect(run('name-pattern', [name], SNAKE_CASE)).toEqual([]);
-  });
+  it.each(['b2_list_buckets', 's3_get_presigned_url', 'b2_list_largest_files', 'b2_get_file_info_by_name', 's3_put_object_v2'])(
+    '%s conforms',
+    (name) => {
+      expect(run('name-pattern', [name], SNAKE_CASE)).toEqual([]);
+    },
+  );
 
-  it.each(['b2_list', 'B2_list_buckets', 'b2_List_buckets', 'b2-list-buckets', 'b2_list_buckets_', '_b2_list_buckets', 'b2__list_buckets', '2b_list_buckets', 'b2_list_buckets!'])('%s is reported, once for both judged eras, with the pattern', (name) => {
-    expect(run('name-pattern', ['b2_list_buckets', name], SNAKE_CASE)).toEqual([{ tool: name, scope: BOTH, data: { pattern: SNAKE_CASE.pattern } }]);
+  it.each([
+    'b2_list',
+    'B2_list_buckets',
+    'b2_List_buckets',
+    'b2-list-buckets',
+    'b2_list_buckets_',
+    '_b2_list_buckets',
+    'b2__list_buckets',
+    '2b_list_buckets',
+    'b2_list_buckets!',
+  ])('%s is reported, once for both judged eras, with the pattern', (name) => {
+    expect(run('name-pattern', ['b2_list_buckets', name], SNAKE_CASE)).toEqual([
+      { tool: name, scope: BOTH, data: { pattern: SNAKE_CASE.pattern } },
+    ]);
   });
 
   it('`when` limits the names judged; `flags` apply to both expressions', () => {
     const params = { pattern: '^s3_get_', when: '^s3_' };
-    expect(run('name-pattern', ['b2_list_buckets', 's3_get_object', 's3_put_object'], params)).toEqual([{ tool: 's3_put_object', scope: BOTH, data: { pattern: '^s3_get_' } }]);
+    expect(run('name-pattern', ['b2_list_buckets', 's3_get_object', 's3_put_object'], params)).toEqual([
+      { tool: 's3_put_object', scope: BOTH, data: { pattern: '^s3_get_' } },
+    ]);
     expect(run('name-pattern', ['S3_PUT_OBJECT'], params)).toEqual([]);
-    expect(run('name-pattern', ['S3_PUT_OBJECT'], { ...params, flags: 'i' })).toEqual([{ tool: 'S3_PUT_OBJECT', scope: BOTH, data: { pattern: '^s3_get_' } }]);
+    expect(run('name-pattern', ['S3_PUT_OBJECT'], { ...params, flags: 'i' })).toEqual([
+      { tool: 'S3_PUT_OBJECT', scope: BOTH, data: { pattern: '^s3_get_' } },
+    ]);
     expect(run('name-pattern', ['S3_GET_OBJECT'], { ...params, flags: 'i' })).toEqual([]);
   });
 
@@ -57,9 +76,12 @@ describe('policy-prefix (naming/prefix)', () => {
     expect(run('policy-prefix', [name])).toEqual([]);
   });
 
-  it.each(['gcs_list_buckets', 'b2list_buckets', 's3list_objects', 'B2_list_buckets', 'list_buckets', 'xb2_list_buckets'])('%s is reported with the allowed prefixes', (name) => {
-    expect(run('policy-prefix', ['b2_list_buckets', name])).toEqual([{ tool: name, scope: BOTH, data: { allowed } }]);
-  });
+  it.each(['gcs_list_buckets', 'b2list_buckets', 's3list_objects', 'B2_list_buckets', 'list_buckets', 'xb2_list_buckets'])(
+    '%s is reported with the allowed prefixes',
+    (name) => {
+      expect(run('policy-prefix', ['b2_list_buckets', name])).toEqual([{ tool: name, scope: BOTH, data: { allowed } }]);
+    },
+  );
 });
 
 describe('policy-verb (naming/verb-first)', () => {
@@ -86,19 +108,34 @@ describe('policy-verb (naming/verb-first)', () => {
 });
 
 describe('policy-presign-form (naming/presign-form)', () => {
-  it.each(['s3_get_presigned_url', 's3_get_presigned_upload_part_url', 's3_get_presigned_put_url', 'b2_list_buckets', 's3_get_object'])('%s conforms', (name) => {
-    expect(run('policy-presign-form', [name])).toEqual([]);
-  });
+  it.each(['s3_get_presigned_url', 's3_get_presigned_upload_part_url', 's3_get_presigned_put_url', 'b2_list_buckets', 's3_get_object'])(
+    '%s conforms',
+    (name) => {
+      expect(run('policy-presign-form', [name])).toEqual([]);
+    },
+  );
 
-  it.each(['s3_presign_upload_part', 's3_get_presigned_urls', 'b2_get_presigned_url', 's3_get_presigned_url_x', 's3_presigned_get_url', 's3_get_presigned__url'])('%s mentions presign in another form and is reported', (name) => {
+  it.each([
+    's3_presign_upload_part',
+    's3_get_presigned_urls',
+    'b2_get_presigned_url',
+    's3_get_presigned_url_x',
+    's3_presigned_get_url',
+    's3_get_presigned__url',
+  ])('%s mentions presign in another form and is reported', (name) => {
     expect(run('policy-presign-form', [name])).toEqual([{ tool: name, scope: BOTH, data: { pattern: POLICY.presign.pattern } }]);
   });
 
   it('a former name the contract in use still lists (fallback policy) is exempt, others are not', () => {
     const { naming: _naming, ...withoutPolicy } = CONTRACT;
-    const fallback = namingPolicyFor({ ...withoutPolicy, toolBacking: { ...CONTRACT.toolBacking, s3_presign_upload_part: 'awsS3Sdk' } } as typeof CONTRACT, CONTRACT);
+    const fallback = namingPolicyFor(
+      { ...withoutPolicy, toolBacking: { ...CONTRACT.toolBacking, s3_presign_upload_part: 'awsS3Sdk' } } as typeof CONTRACT,
+      CONTRACT,
+    );
     expect(fallback.adopted).toEqual(['s3_presign_upload_part']);
-    expect(run('policy-presign-form', ['s3_presign_upload_part', 's3_presign_other'], {}, { naming: fallback })).toEqual([{ tool: 's3_presign_other', scope: BOTH, data: { pattern: POLICY.presign.pattern } }]);
+    expect(run('policy-presign-form', ['s3_presign_upload_part', 's3_presign_other'], {}, { naming: fallback })).toEqual([
+      { tool: 's3_presign_other', scope: BOTH, data: { pattern: POLICY.presign.pattern } },
+    ]);
   });
 });
 
@@ -106,8 +143,16 @@ describe('policy-removed-name (naming/removed-name) under a fallback policy', ()
   it('a former name the contract in use lists is its own tool; the others stay retired', () => {
     const { naming: _naming, ...withoutPolicy } = CONTRACT;
     const [kept, ...retired] = POLICY.renames;
-    const fallback = namingPolicyFor({ ...withoutPolicy, toolBacking: { ...CONTRACT.toolBacking, [kept!.from]: 'customMcp' } } as typeof CONTRACT, CONTRACT);
-    const found = run('policy-removed-name', POLICY.renames.map(({ from }) => from), {}, { naming: fallback });
+    const fallback = namingPolicyFor(
+      { ...withoutPolicy, toolBacking: { ...CONTRACT.toolBacking, [kept!.from]: 'customMcp' } } as typeof CONTRACT,
+      CONTRACT,
+    );
+    const found = run(
+      'policy-removed-name',
+      POLICY.renames.map(({ from }) => from),
+      {},
+      { naming: fallback },
+    );
     expect(found).toEqual(retired.map(({ from, to }) => ({ tool: from, scope: BOTH, data: { successor: to } })));
   });
 });
@@ -123,8 +168,13 @@ describe('policy-fallback (naming/policy-fallback)', () => {
     const plain = namingPolicyFor(withoutPolicy as typeof CONTRACT, CONTRACT);
     expect(run('policy-fallback', ['b2_list_buckets'], {}, { naming: plain })).toEqual([{ data: { adopted: 'none' } }]);
     const [first, second] = POLICY.renames;
-    const adopting = namingPolicyFor({ ...withoutPolicy, toolBacking: { [first!.from]: 'customMcp', [second!.from]: 'customMcp' } } as typeof CONTRACT, CONTRACT);
-    expect(run('policy-fallback', [], {}, { naming: adopting })).toEqual([{ data: { adopted: [first!.from, second!.from].sort().join(', ') } }]);
+    const adopting = namingPolicyFor(
+      { ...withoutPolicy, toolBacking: { [first!.from]: 'customMcp', [second!.from]: 'customMcp' } } as typeof CONTRACT,
+      CONTRACT,
+    );
+    expect(run('policy-fallback', [], {}, { naming: adopting })).toEqual([
+      { data: { adopted: [first!.from, second!.from].sort().join(', ') } },
+    ]);
   });
 });
 
@@ -141,8 +191,14 @@ describe('names-unique (naming/unique)', () => {
   });
 
   it('eras are counted apart, and the witness not at all', () => {
-    const surfaces = [surface('modern', named('b2_a_b', 'b2_a_b'), 'h1'), surface('legacy', named('b2_a_b'), 'h2'), surface('witness', named('b2_c_d', 'b2_c_d'), 'h3')];
-    expect(NAME_KINDS['names-unique']!.run({}, contextOf([], {}, surfaces))).toEqual([{ tool: 'b2_a_b', scope: ['modern'], data: { count: 2 } }]);
+    const surfaces = [
+      surface('modern', named('b2_a_b', 'b2_a_b'), 'h1'),
+      surface('legacy', named('b2_a_b'), 'h2'),
+      surface('witness', named('b2_c_d', 'b2_c_d'), 'h3'),
+    ];
+    expect(NAME_KINDS['names-unique']!.run({}, contextOf([], {}, surfaces))).toEqual([
+      { tool: 'b2_a_b', scope: ['modern'], data: { count: 2 } },
+    ]);
   });
 });
 
@@ -176,21 +232,35 @@ describe('prefix-matches-backing (naming/prefix-backing)', () => {
     expect(run('prefix-matches-backing', Object.keys(backing))).toEqual([]);
   });
 
-  it.each(Object.entries(backing).filter(([name]) => name.startsWith('s3_')))('%s (%s) listed under the b2_ prefix is reported', (name, category) => {
-    const moved = `b2_${name.slice(3)}`;
-    const contract = { ...CONTRACT, toolBacking: { [moved]: category } };
-    expect(run('prefix-matches-backing', [moved], {}, { contract })).toEqual([{ tool: moved, scope: BOTH, data: { category, prefix: POLICY.prefixes[category as keyof typeof POLICY.prefixes] } }]);
-  });
+  it.each(Object.entries(backing).filter(([name]) => name.startsWith('s3_')))(
+    '%s (%s) listed under the b2_ prefix is reported',
+    (name, category) => {
+      const moved = `b2_${name.slice(3)}`;
+      const contract = { ...CONTRACT, toolBacking: { [moved]: category } };
+      expect(run('prefix-matches-backing', [moved], {}, { contract })).toEqual([
+        { tool: moved, scope: BOTH, data: { category, prefix: POLICY.prefixes[category as keyof typeof POLICY.prefixes] } },
+      ]);
+    },
+  );
 
   it('a tool the contract does not map, one with an unknown prefix, or no contract at all: nothing', () => {
     expect(run('prefix-matches-backing', ['b2_not_in_contract'])).toEqual([]);
-    expect(run('prefix-matches-backing', ['gcs_list_buckets'], {}, { contract: { ...CONTRACT, toolBacking: { gcs_list_buckets: 'awsS3Sdk' } } })).toEqual([]);
+    expect(
+      run('prefix-matches-backing', ['gcs_list_buckets'], {}, { contract: { ...CONTRACT, toolBacking: { gcs_list_buckets: 'awsS3Sdk' } } }),
+    ).toEqual([]);
     expect(run('prefix-matches-backing', ['b2_list_objects'], {}, { contract: undefined })).toEqual([]);
     expect(run('prefix-matches-backing', ['b2_list_objects'], {}, { contract: { ...CONTRACT, toolBacking: undefined } })).toEqual([]);
   });
 
   it('a category without a prefix in the policy: nothing to compare', () => {
-    expect(run('prefix-matches-backing', ['b2_list_objects'], {}, { contract: { ...CONTRACT, toolBacking: { b2_list_objects: 'otherSdk' } } as never })).toEqual([]);
+    expect(
+      run(
+        'prefix-matches-backing',
+        ['b2_list_objects'],
+        {},
+        { contract: { ...CONTRACT, toolBacking: { b2_list_objects: 'otherSdk' } } as never },
+      ),
+    ).toEqual([]);
   });
 });
 

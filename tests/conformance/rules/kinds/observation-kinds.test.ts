@@ -16,27 +16,69 @@ describe('diff-change', () => {
   const changes = (...list: Change[]) => list.map((change) => ({ scope: 'modern', change }));
 
   it('reports only the changes of its kind, with before/after shown and the path', () => {
-    const found = runKind('diff-change', { change: 'type-narrowed' }, {
-      changes: changes(
-        { kind: 'type-narrowed', tool: 'b2_x_y', path: 'inputSchema.properties.a.type', before: 'number', after: 'integer' },
-        { kind: 'type-widened', tool: 'b2_x_y', path: 'inputSchema.properties.b.type', before: 'integer', after: 'number' },
-      ),
-    });
+    const found = runKind(
+      'diff-change',
+      { change: 'type-narrowed' },
+      {
+        changes: changes(
+          { kind: 'type-narrowed', tool: 'b2_x_y', path: 'inputSchema.properties.a.type', before: 'number', after: 'integer' },
+          { kind: 'type-widened', tool: 'b2_x_y', path: 'inputSchema.properties.b.type', before: 'integer', after: 'number' },
+        ),
+      },
+    );
     expect(found).toEqual([
-      { tool: 'b2_x_y', prompt: undefined, path: 'inputSchema.properties.a.type', scope: 'modern', key: undefined, data: { before: 'number', after: 'integer', where: ' at inputSchema.properties.a.type' }, text: { before: 'number', after: 'integer' } },
+      {
+        tool: 'b2_x_y',
+        prompt: undefined,
+        path: 'inputSchema.properties.a.type',
+        scope: 'modern',
+        key: undefined,
+        data: { before: 'number', after: 'integer', where: ' at inputSchema.properties.a.type' },
+        text: { before: 'number', after: 'integer' },
+      },
     ]);
   });
 
   it('a change of the whole item has no path; absent and non-string values are shown, without a text diff', () => {
     const long = { words: 'x'.repeat(200) };
-    const [found] = runKind('diff-change', { change: 'schema-changed' }, { changes: changes({ kind: 'schema-changed', tool: 'b2_x_y', path: '', before: undefined, after: long, schemas: { before: 1, after: 2 } }) });
-    expect(found).toEqual({ tool: 'b2_x_y', prompt: undefined, path: undefined, scope: 'modern', key: undefined, data: { before: 'absent', after: `${JSON.stringify(long).slice(0, 120)}…`, where: '' }, schemas: { before: 1, after: 2 } });
+    const [found] = runKind(
+      'diff-change',
+      { change: 'schema-changed' },
+      {
+        changes: changes({
+          kind: 'schema-changed',
+          tool: 'b2_x_y',
+          path: '',
+          before: undefined,
+          after: long,
+          schemas: { before: 1, after: 2 },
+        }),
+      },
+    );
+    expect(found).toEqual({
+      tool: 'b2_x_y',
+      prompt: undefined,
+      path: undefined,
+      scope: 'modern',
+      key: undefined,
+      data: { before: 'absent', after: `${JSON.stringify(long).slice(0, 120)}…`, where: '' },
+      schemas: { before: 1, after: 2 },
+    });
     expect(JSON.stringify(long).length).toBeGreaterThan(120);
   });
 
   it('a prompt change names the prompt', () => {
-    const [found] = runKind('diff-change', { change: 'prompt-removed' }, { changes: changes({ kind: 'prompt-removed', prompt: 'triage', path: '' }) });
-    expect(found).toMatchObject({ tool: undefined, prompt: 'triage', path: undefined, data: { before: 'absent', after: 'absent', where: '' } });
+    const [found] = runKind(
+      'diff-change',
+      { change: 'prompt-removed' },
+      { changes: changes({ kind: 'prompt-removed', prompt: 'triage', path: '' }) },
+    );
+    expect(found).toMatchObject({
+      tool: undefined,
+      prompt: 'triage',
+      path: undefined,
+      data: { before: 'absent', after: 'absent', where: '' },
+    });
   });
 
   it.each([
@@ -45,9 +87,26 @@ describe('diff-change', () => {
     [{ by: 'definition' }, 'same definition', undefined],
     [{ by: 'spelling' }, 'the same words in another naming style', undefined],
     [undefined, 'same definition', undefined],
-    [{ by: 'similarity', confidence: 0.8, shared: 4, total: 5 }, 'recognised by similarity, confidence 0.8: same required inputs, 4 of 5 input names in common', 0.8],
+    [
+      { by: 'similarity', confidence: 0.8, shared: 4, total: 5 },
+      'recognised by similarity, confidence 0.8: same required inputs, 4 of 5 input names in common',
+      0.8,
+    ],
   ] as const)('a rename recognised by %j says "%s", is keyed by the former name and carries no text diff', (rename, basis, confidence) => {
-    const [found] = runKind('diff-change', { change: 'tool-renamed' }, { changes: changes({ kind: 'tool-renamed', tool: 'b2_new_name', path: '', before: 'b2_old_name', after: 'b2_new_name', ...(rename ? { rename } : {}) } as Change) });
+    const [found] = runKind(
+      'diff-change',
+      { change: 'tool-renamed' },
+      {
+        changes: changes({
+          kind: 'tool-renamed',
+          tool: 'b2_new_name',
+          path: '',
+          before: 'b2_old_name',
+          after: 'b2_new_name',
+          ...(rename ? { rename } : {}),
+        } as Change),
+      },
+    );
     expect(found).toEqual({
       tool: 'b2_new_name',
       prompt: undefined,
@@ -61,14 +120,22 @@ describe('diff-change', () => {
 });
 
 describe('stale-suppression and expired-suppression', () => {
-  const suppressions = { stale: [{ index: 2, description: 'rule a on tool x' }], expired: [{ index: 0, description: 'rule b', expires: '2026-01-01' }], refused: [] };
+  const suppressions = {
+    stale: [{ index: 2, description: 'rule a on tool x' }],
+    expired: [{ index: 0, description: 'rule b', expires: '2026-01-01' }],
+    refused: [],
+  };
 
   it('each stale suppression is one finding at its index', () => {
-    expect(runKind('stale-suppression', {}, { suppressions })).toEqual([{ path: 'suppressions[2]', key: 'rule a on tool x', data: { index: 2, suppression: 'rule a on tool x' } }]);
+    expect(runKind('stale-suppression', {}, { suppressions })).toEqual([
+      { path: 'suppressions[2]', key: 'rule a on tool x', data: { index: 2, suppression: 'rule a on tool x' } },
+    ]);
   });
 
   it('each expired suppression is one finding with its date', () => {
-    expect(runKind('expired-suppression', {}, { suppressions })).toEqual([{ path: 'suppressions[0]', key: 'rule b', data: { index: 0, suppression: 'rule b', expires: '2026-01-01' } }]);
+    expect(runKind('expired-suppression', {}, { suppressions })).toEqual([
+      { path: 'suppressions[0]', key: 'rule b', data: { index: 0, suppression: 'rule b', expires: '2026-01-01' } },
+    ]);
   });
 
   it('no suppression stage: nothing', () => {
@@ -82,16 +149,31 @@ describe('probe-observations (the gate-probe, write-probe, secret-probe ... rule
   const probes = (observations: unknown[]) => ({ probes: { observations } as never });
 
   it('a failed observation of the rule aspect is one finding in scope probes, keyed by aspect and variant', () => {
-    const found = runKind(kind, params, probes([{ aspect: 'gate.unconfirmed', passed: false, tool: 'b2_delete_bucket', variant: 'no confirm', detail: 'ran' }]));
-    expect(found).toEqual([{ tool: 'b2_delete_bucket', key: 'gate.unconfirmed\u0000no confirm', scope: 'probes', data: { detail: 'ran', variant: 'no confirm' } }]);
+    const found = runKind(
+      kind,
+      params,
+      probes([{ aspect: 'gate.unconfirmed', passed: false, tool: 'b2_delete_bucket', variant: 'no confirm', detail: 'ran' }]),
+    );
+    expect(found).toEqual([
+      {
+        tool: 'b2_delete_bucket',
+        key: 'gate.unconfirmed\u0000no confirm',
+        scope: 'probes',
+        data: { detail: 'ran', variant: 'no confirm' },
+      },
+    ]);
   });
 
   it('passed observations and other aspects are not reported; a finding without tool or variant has neither', () => {
-    const found = runKind(kind, params, probes([
-      { aspect: 'gate.unconfirmed', passed: true, tool: 'b2_delete_bucket', detail: 'refused' },
-      { aspect: 'gate.declined', passed: false, tool: 'b2_delete_bucket', detail: 'ran' },
-      { aspect: 'gate.unconfirmed', passed: false, detail: 'whole run' },
-    ]));
+    const found = runKind(
+      kind,
+      params,
+      probes([
+        { aspect: 'gate.unconfirmed', passed: true, tool: 'b2_delete_bucket', detail: 'refused' },
+        { aspect: 'gate.declined', passed: false, tool: 'b2_delete_bucket', detail: 'ran' },
+        { aspect: 'gate.unconfirmed', passed: false, detail: 'whole run' },
+      ]),
+    );
     expect(found).toEqual([{ key: 'gate.unconfirmed\u0000', scope: 'probes', data: { detail: 'whole run', variant: '' } }]);
   });
 
@@ -105,17 +187,44 @@ describe('scenario-observations (the scenario rules)', () => {
   const scenarios = (observations: unknown[]) => ({ scenarios: { calls: 1, observations } as never });
 
   it('an unmet expectation is one finding in scope scenarios, at its pointer, keyed by aspect and scenario', () => {
-    expect(runKind(kind, params, scenarios([{ aspect: 'scenario.assertion', passed: false, scenario: 'lists', tool: 'b2_list_buckets', pointer: '/buckets/0', detail: 'missing' }]))).toEqual([
-      { tool: 'b2_list_buckets', path: '/buckets/0', key: 'scenario.assertion\u0000lists', scope: 'scenarios', data: { scenario: 'lists', detail: 'missing' } },
+    expect(
+      runKind(
+        kind,
+        params,
+        scenarios([
+          {
+            aspect: 'scenario.assertion',
+            passed: false,
+            scenario: 'lists',
+            tool: 'b2_list_buckets',
+            pointer: '/buckets/0',
+            detail: 'missing',
+          },
+        ]),
+      ),
+    ).toEqual([
+      {
+        tool: 'b2_list_buckets',
+        path: '/buckets/0',
+        key: 'scenario.assertion\u0000lists',
+        scope: 'scenarios',
+        data: { scenario: 'lists', detail: 'missing' },
+      },
     ]);
   });
 
   it('met expectations and other aspects are not reported; without a pointer there is no path', () => {
-    expect(runKind(kind, params, scenarios([
-      { aspect: 'scenario.assertion', passed: true, scenario: 'a', tool: 't', detail: 'ok' },
-      { aspect: 'scenario.golden', passed: false, scenario: 'b', tool: 't', detail: 'differs' },
-      { aspect: 'scenario.assertion', passed: false, scenario: 'c', tool: 't', detail: 'no' },
-    ]))).toEqual([{ tool: 't', key: 'scenario.assertion\u0000c', scope: 'scenarios', data: { scenario: 'c', detail: 'no' } }]);
+    expect(
+      runKind(
+        kind,
+        params,
+        scenarios([
+          { aspect: 'scenario.assertion', passed: true, scenario: 'a', tool: 't', detail: 'ok' },
+          { aspect: 'scenario.golden', passed: false, scenario: 'b', tool: 't', detail: 'differs' },
+          { aspect: 'scenario.assertion', passed: false, scenario: 'c', tool: 't', detail: 'no' },
+        ]),
+      ),
+    ).toEqual([{ tool: 't', key: 'scenario.assertion\u0000c', scope: 'scenarios', data: { scenario: 'c', detail: 'no' } }]);
     expect(runKind(kind, params, {})).toEqual([]);
   });
 });
@@ -123,7 +232,12 @@ describe('scenario-observations (the scenario rules)', () => {
 describe('looks-equal (eras/surface-varies-by-client) and looks-refused', () => {
   const { kind, ...params } = ruleCheck('eras', 'eras/surface-varies-by-client');
   const tool = (name: string, extra: Record<string, unknown> = {}) => ({ name, description: `does ${name}`, ...extra });
-  const look = (connection: string, era: string, listed: unknown[], extra: { hash?: string; instructions?: string; prompts?: unknown; capabilities?: Record<string, unknown> } = {}) => ({
+  const look = (
+    connection: string,
+    era: string,
+    listed: unknown[],
+    extra: { hash?: string; instructions?: string; prompts?: unknown; capabilities?: Record<string, unknown> } = {},
+  ) => ({
     connection,
     hash: extra.hash ?? 'h',
     listed,
@@ -159,7 +273,8 @@ describe('looks-equal (eras/surface-varies-by-client) and looks-refused', () => 
         data: {
           a: presentedReference,
           b: 'client-legacy-2025-03-26/9 (capabilities: none; protocol v-legacy-2025-03-26; @sdk/client)',
-          detail: 'only the first sees b2_b; only the second sees b2_c; defined differently: b2_a (description, title); the server instructions differ; the prompts differ (none / triage) (client capabilities: only the first declares elicitation, sampling)',
+          detail:
+            'only the first sees b2_b; only the second sees b2_c; defined differently: b2_a (description, title); the server instructions differ; the prompts differ (none / triage) (client capabilities: only the first declares elicitation, sampling)',
           tools: 'b2_b, b2_c, b2_a',
         },
       },
@@ -177,47 +292,78 @@ describe('looks-equal (eras/surface-varies-by-client) and looks-refused', () => 
     ]);
     const [found] = runKind(kind, params, { looks: [first, second] as never });
     expect(found!.data).toMatchObject({
-      detail: 'only the first sees b2_c, b2_d; only the second sees b2_e, b2_f; defined differently: b2_x (annotations, description, title); b2_y (description)',
+      detail:
+        'only the first sees b2_c, b2_d; only the second sees b2_e, b2_f; defined differently: b2_x (annotations, description, title); b2_y (description)',
       tools: 'b2_c, b2_d, b2_e, b2_f, b2_x, b2_y',
     });
   });
 
   it('each difference alone is a finding: a tool missing, a tool added, prompts gone', () => {
-    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')]))[0]!.data).toMatchObject({ detail: 'only the first sees b2_b (client capabilities: only the first declares elicitation, sampling)', tools: 'b2_b' });
-    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b'), tool('b2_c')]))[0]!.data).toMatchObject({ detail: 'only the second sees b2_c (client capabilities: only the first declares elicitation, sampling)', tools: 'b2_c' });
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')]))[0]!.data).toMatchObject({
+      detail: 'only the first sees b2_b (client capabilities: only the first declares elicitation, sampling)',
+      tools: 'b2_b',
+    });
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b'), tool('b2_c')]))[0]!.data).toMatchObject({
+      detail: 'only the second sees b2_c (client capabilities: only the first declares elicitation, sampling)',
+      tools: 'b2_c',
+    });
     const prompted = look('legacy', 'legacy', [tool('b2_a')], { prompts: { names: ['p', 'q'], listed: [{ name: 'p' }, { name: 'q' }] } });
     const [found] = runKind(kind, params, { looks: [prompted, look('legacy-2025-06-18', 'legacy', [tool('b2_a')])] as never });
     expect(found!.data).toMatchObject({ detail: 'the prompts differ (p, q / none)' });
   });
 
   it('a compared-only look is compared whatever its hash; a judged look of the same hash is compared in what the hash leaves out', () => {
-    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')], { hash: 'other' }))[0]!.data).toMatchObject({ detail: 'only the first sees b2_b (client capabilities: only the first declares elicitation, sampling)' });
-    expect(run(look('witness', 'legacy', [tool('b2_a', { title: 'A' }), tool('b2_b')]))[0]!.data).toMatchObject({ detail: 'defined differently: b2_a (title) (client capabilities: only the first declares elicitation, sampling)', tools: 'b2_a' });
+    expect(run(look('legacy-2025-06-18', 'legacy', [tool('b2_a')], { hash: 'other' }))[0]!.data).toMatchObject({
+      detail: 'only the first sees b2_b (client capabilities: only the first declares elicitation, sampling)',
+    });
+    expect(run(look('witness', 'legacy', [tool('b2_a', { title: 'A' }), tool('b2_b')]))[0]!.data).toMatchObject({
+      detail: 'defined differently: b2_a (title) (client capabilities: only the first declares elicitation, sampling)',
+      tools: 'b2_a',
+    });
   });
 
   it('only the instructions differ: no tools named', () => {
     const [found] = run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b')], { instructions: 'x' }));
-    expect(found!.data).toMatchObject({ detail: 'the server instructions differ (client capabilities: only the first declares elicitation, sampling)', tools: 'none' });
+    expect(found!.data).toMatchObject({
+      detail: 'the server instructions differ (client capabilities: only the first declares elicitation, sampling)',
+      tools: 'none',
+    });
   });
 
   it('prompts are compared for compared-only looks, not for judged ones of the same hash', () => {
     const prompts = { names: ['p', 'q'], listed: [{ name: 'p' }, { name: 'q' }] };
     expect(run(look('witness', 'legacy', [tool('b2_a'), tool('b2_b')], { prompts }))).toEqual([]);
     const [found] = run(look('legacy-2025-06-18', 'legacy', [tool('b2_a'), tool('b2_b')], { prompts }));
-    expect(found!.data).toMatchObject({ detail: 'the prompts differ (none / p, q) (client capabilities: only the first declares elicitation, sampling)' });
+    expect(found!.data).toMatchObject({
+      detail: 'the prompts differ (none / p, q) (client capabilities: only the first declares elicitation, sampling)',
+    });
   });
 
   it('between eras the era-specific keys are left out; within an era they count', () => {
     const withExecution = [tool('b2_a', { execution: { taskSupport: 'optional' } }), tool('b2_b')];
     expect(run(look('modern', 'modern', withExecution))).toEqual([]);
     const [found] = run(look('legacy-2025-06-18', 'legacy', withExecution));
-    expect(found!.data).toMatchObject({ detail: 'defined differently: b2_a (execution) (client capabilities: only the first declares elicitation, sampling)', tools: 'b2_a' });
+    expect(found!.data).toMatchObject({
+      detail: 'defined differently: b2_a (execution) (client capabilities: only the first declares elicitation, sampling)',
+      tools: 'b2_a',
+    });
   });
 
   it('looks-refused: one note per refused look, with the version, client and reason', () => {
-    const refused = [{ connection: 'legacy-2025-03-26', offeredVersion: '2025-03-26', identity: { name: 'zed', version: '0.1' }, reason: 'unsupported protocol version' }];
+    const refused = [
+      {
+        connection: 'legacy-2025-03-26',
+        offeredVersion: '2025-03-26',
+        identity: { name: 'zed', version: '0.1' },
+        reason: 'unsupported protocol version',
+      },
+    ];
     expect(runKind('looks-refused', {}, { refused: refused as never })).toEqual([
-      { scope: 'legacy-2025-03-26', key: 'legacy-2025-03-26', data: { version: '2025-03-26', client: 'zed/0.1', reason: 'unsupported protocol version' } },
+      {
+        scope: 'legacy-2025-03-26',
+        key: 'legacy-2025-03-26',
+        data: { version: '2025-03-26', client: 'zed/0.1', reason: 'unsupported protocol version' },
+      },
     ]);
     expect(runKind('looks-refused', {}, {})).toEqual([]);
   });

@@ -8,7 +8,8 @@ function run(kind: string, params: Record<string, unknown>, inputSchema: unknown
   const tools = [{ name: 'b2_x_y', inputSchema }];
   return CHECK_KINDS[kind]!.run(params, contextOf([], {}, [{ ...surface('modern', tools), observation: { bounded: [] } }] as never));
 }
-const compiles = (inputSchema: unknown) => run('schema-compiles', { parts: ['inputSchema'] }, inputSchema).map(({ path, data }) => [path, data!.problem]);
+const compiles = (inputSchema: unknown) =>
+  run('schema-compiles', { parts: ['inputSchema'] }, inputSchema).map(({ path, data }) => [path, data!.problem]);
 const paths = (inputSchema: unknown) => compiles(inputSchema).map(([path]) => path);
 
 describe('schema-compiles: where a meta-schema error is', () => {
@@ -25,7 +26,11 @@ describe('schema-compiles: where a meta-schema error is', () => {
 
   it('2020-12 (with or without #) and no $schema are judged by the precompiled 2020-12 validator', () => {
     expect(metaSchemaErrors({ type: 'string' }, '2020-12')).toBeUndefined();
-    for (const declared of [{ $schema: 'https://json-schema.org/draft/2020-12/schema' }, { $schema: 'https://json-schema.org/draft/2020-12/schema#' }, {}]) {
+    for (const declared of [
+      { $schema: 'https://json-schema.org/draft/2020-12/schema' },
+      { $schema: 'https://json-schema.org/draft/2020-12/schema#' },
+      {},
+    ]) {
       expect(metaSchemaErrors({ ...declared, type: 5 }, '2020-12')?.[0]).toMatchObject({ instancePath: '/type' });
       expect(metaSchemaErrors({ ...declared, type: 'string' }, '2020-12')).toBeUndefined();
     }
@@ -58,7 +63,8 @@ describe('schema-compiles: local references', () => {
 });
 
 describe('schema-limits: what counts', () => {
-  const limits = (params: Record<string, unknown>, schema: unknown) => run('schema-limits', { parts: ['inputSchema'], ...params }, schema).map(({ key, path, data }) => [key, path, data!.actual]);
+  const limits = (params: Record<string, unknown>, schema: unknown) =>
+    run('schema-limits', { parts: ['inputSchema'], ...params }, schema).map(({ key, path, data }) => [key, path, data!.actual]);
 
   it('only `properties` maps are counted, and only objects', () => {
     expect(limits({ maxProperties: 1 }, { $defs: { a: {}, b: {} }, properties: { a: {} } })).toEqual([]);
@@ -71,7 +77,9 @@ describe('schema-limits: what counts', () => {
   });
 
   it('cycles through prose-only neighbours are cycles; a title gives the schema a meaning', () => {
-    expect(limits({ noRefCycles: true }, { $defs: { a: { $ref: '#/$defs/b', $comment: 'c' }, b: { $ref: '#/$defs/a' } } }).map(([key]) => key)).toEqual(['ref-cycle', 'ref-cycle']);
+    expect(
+      limits({ noRefCycles: true }, { $defs: { a: { $ref: '#/$defs/b', $comment: 'c' }, b: { $ref: '#/$defs/a' } } }).map(([key]) => key),
+    ).toEqual(['ref-cycle', 'ref-cycle']);
     expect(limits({ noRefCycles: true }, { $defs: { a: { $ref: '#/$defs/b', title: 't' }, b: { $ref: '#/$defs/a' } } })).toEqual([]);
   });
 

@@ -10,7 +10,10 @@ function problems(inputSchema: unknown): { path?: string; problem?: unknown }[] 
     surfaces: [{ connection: 'modern', listed: [{ name: 'b2_x_y', inputSchema }] }],
     changes: [],
   } as unknown as RuleContext;
-  return CHECK_KINDS['schema-compiles']!.run({ parts: ['inputSchema'] }, context).map((finding) => ({ path: finding.path, problem: finding.data?.problem }));
+  return CHECK_KINDS['schema-compiles']!.run({ parts: ['inputSchema'] }, context).map((finding) => ({
+    path: finding.path,
+    problem: finding.data?.problem,
+  }));
 }
 
 describe('JSON Schema 2020-12 validity (ajv + ajv-formats)', () => {
@@ -28,8 +31,16 @@ describe('JSON Schema 2020-12 validity (ajv + ajv-formats)', () => {
   test.each([
     ['an unknown type', { type: 'object', properties: { a: { type: 'strin' } } }, 'inputSchema.properties.a.type'],
     ['an invalid regex', { type: 'object', properties: { a: { type: 'string', pattern: '(' } } }, 'inputSchema.properties.a.pattern'],
-    ['a regex invalid in Unicode mode', { type: 'object', properties: { a: { type: 'string', pattern: '\\-x\\q' } } }, 'inputSchema.properties.a.pattern'],
-    ['a negative minLength', { type: 'object', properties: { a: { type: 'string', minLength: -1 } } }, 'inputSchema.properties.a.minLength'],
+    [
+      'a regex invalid in Unicode mode',
+      { type: 'object', properties: { a: { type: 'string', pattern: '\\-x\\q' } } },
+      'inputSchema.properties.a.pattern',
+    ],
+    [
+      'a negative minLength',
+      { type: 'object', properties: { a: { type: 'string', minLength: -1 } } },
+      'inputSchema.properties.a.minLength',
+    ],
     ['required that is not a list', { type: 'object', required: 'a' }, 'inputSchema.required'],
     ['a dangling local $ref', { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }, 'inputSchema.properties.a.$ref'],
     ['a dangling anchor', { type: 'object', properties: { a: { $ref: '#nowhere' } } }, 'inputSchema.properties.a.$ref'],

@@ -3,8 +3,19 @@ import { CHECK_KINDS } from '../../../../src/conformance/rules/kinds/index.js';
 import { contextOf, ruleCheck } from '../../../support/rule-context.js';
 
 /** The visible-text kinds (rules/visible.json, rules/description.json) on hand-built listings. */
-function look(connection: string, listed: unknown[], extra: { instructions?: string | null; origin?: string | null; prompts?: unknown } = {}) {
-  return { connection, hash: connection, listed, origin: extra.origin ?? null, prompts: extra.prompts ?? null, observation: { instructions: extra.instructions ?? null } };
+function look(
+  connection: string,
+  listed: unknown[],
+  extra: { instructions?: string | null; origin?: string | null; prompts?: unknown } = {},
+) {
+  return {
+    connection,
+    hash: connection,
+    listed,
+    origin: extra.origin ?? null,
+    prompts: extra.prompts ?? null,
+    observation: { instructions: extra.instructions ?? null },
+  };
 }
 
 function runRule(file: string, id: string, looks: unknown[]) {
@@ -25,7 +36,14 @@ describe('visible-text-pattern, code points (visible/bidi-control, zero-width, t
     ['visible/control-characters', 'controls', '\u009B', 'U+009B'],
   ])('%s finds %j in a description, shown as %s', (id, pattern, chars, excerpt) => {
     expect(runRule('visible', id, described(`Lists ${chars} buckets`))).toEqual([
-      { tool: 'b2_x_y', prompt: undefined, path: 'description', scope: ['modern'], key: pattern, data: { where: 'tool b2_x_y, description', pattern, excerpt } },
+      {
+        tool: 'b2_x_y',
+        prompt: undefined,
+        path: 'description',
+        scope: ['modern'],
+        key: pattern,
+        data: { where: 'tool b2_x_y, description', pattern, excerpt },
+      },
     ]);
   });
 
@@ -47,7 +65,10 @@ describe('visible-text-pattern, code points (visible/bidi-control, zero-width, t
   it('property names, enum values, instructions and prompts are searched; the witness is not', () => {
     const tool = { name: 'b2_x_y', inputSchema: { type: 'object', properties: { 'a\u200Bb': { enum: ['c\u200Bd'] } } } };
     const prompts = { listed: [{ name: 'triage', description: 'e\u200Bf' }] };
-    const found = runRule('visible', 'visible/zero-width', [look('modern', [tool], { instructions: 'g\u200Bh', prompts }), look('witness', [{ name: 'b2_w', description: '\u200B' }])]);
+    const found = runRule('visible', 'visible/zero-width', [
+      look('modern', [tool], { instructions: 'g\u200Bh', prompts }),
+      look('witness', [{ name: 'b2_w', description: '\u200B' }]),
+    ]);
     expect(found.map(({ tool, prompt, path, data }) => [tool ?? prompt ?? '-', path, (data as { where: string }).where])).toEqual([
       ['b2_x_y', 'inputSchema.properties["a\u200Bb"]', 'tool b2_x_y, inputSchema.properties["a\u200Bb"]'],
       ['b2_x_y', 'inputSchema.properties["a\u200Bb"].enum[0]', 'tool b2_x_y, inputSchema.properties["a\u200Bb"].enum[0]'],
@@ -57,7 +78,9 @@ describe('visible-text-pattern, code points (visible/bidi-control, zero-width, t
   });
 
   it('a field the rule does not list is not searched', () => {
-    expect(runRule('visible', 'visible/url', [look('modern', [{ name: 'b2_x_y', inputSchema: { 'x-link': 'https://bit.ly/x' } }])])).toEqual([]);
+    expect(
+      runRule('visible', 'visible/url', [look('modern', [{ name: 'b2_x_y', inputSchema: { 'x-link': 'https://bit.ly/x' } }])]),
+    ).toEqual([]);
   });
 });
 
@@ -71,7 +94,14 @@ describe('visible-text-pattern, text (visible/url, description/unsafe-instructio
     ['Hook: https://a1b2.ngrok-free.app/hook', 'shortener-or-tunnel', 'https://a1b2.ngrok-free.app'],
   ])('visible/url finds %j (%s)', (description, pattern, excerpt) => {
     expect(runRule('visible', 'visible/url', described(description))).toEqual([
-      { tool: 'b2_x_y', prompt: undefined, path: 'description', scope: ['modern'], key: pattern, data: { where: 'tool b2_x_y, description', pattern, excerpt } },
+      {
+        tool: 'b2_x_y',
+        prompt: undefined,
+        path: 'description',
+        scope: ['modern'],
+        key: pattern,
+        data: { where: 'tool b2_x_y, description', pattern, excerpt },
+      },
     ]);
   });
 
@@ -121,8 +151,16 @@ describe('visible-text-pattern, text (visible/url, description/unsafe-instructio
 
   it('a global pattern is searched from the start of every text', () => {
     const params = { fields: ['description'], patterns: [{ name: 'g', pattern: 'bad', flags: 'g' }] };
-    const looks = [look('modern', [{ name: 'b2_a', description: 'bad one' }, { name: 'b2_b', description: 'bad two' }])];
-    expect(CHECK_KINDS['visible-text-pattern']!.run(params, contextOf([], {}, looks as never)).map((finding) => finding.tool)).toEqual(['b2_a', 'b2_b']);
+    const looks = [
+      look('modern', [
+        { name: 'b2_a', description: 'bad one' },
+        { name: 'b2_b', description: 'bad two' },
+      ]),
+    ];
+    expect(CHECK_KINDS['visible-text-pattern']!.run(params, contextOf([], {}, looks as never)).map((finding) => finding.tool)).toEqual([
+      'b2_a',
+      'b2_b',
+    ]);
   });
 });
 
@@ -132,11 +170,23 @@ describe('visible-name-confusable (visible/confusable-name)', () => {
     ['b2_\uFF4Cist', 'U+FF4C looks like "l"', 'b2_?ist'],
     ['b2_\u0430\u0430', 'U+0430 looks like "a"', 'b2_??'],
   ])('%j is reported: %s', (name, lookAlikes, shownName) => {
-    expect(runRule('visible', 'visible/confusable-name', [look('modern', [{ name }])])).toEqual([{ tool: name, prompt: undefined, path: 'name', scope: ['modern'], data: { where: `tool ${name}, name`, name: shownName, lookAlikes } }]);
+    expect(runRule('visible', 'visible/confusable-name', [look('modern', [{ name }])])).toEqual([
+      {
+        tool: name,
+        prompt: undefined,
+        path: 'name',
+        scope: ['modern'],
+        data: { where: `tool ${name}, name`, name: shownName, lookAlikes },
+      },
+    ]);
   });
 
   it('ASCII names and non-ASCII that imitates nothing are not reported', () => {
-    expect(runRule('visible', 'visible/confusable-name', [look('modern', [{ name: 'b2_list_buckets' }, { name: 'b2_\u4E00' }, { name: 'b2_\u00E9t\u00E9' }])])).toEqual([]);
+    expect(
+      runRule('visible', 'visible/confusable-name', [
+        look('modern', [{ name: 'b2_list_buckets' }, { name: 'b2_\u4E00' }, { name: 'b2_\u00E9t\u00E9' }]),
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -144,7 +194,11 @@ describe('tool-keys-known (visible/unknown-tool-key)', () => {
   const { known } = ruleCheck('visible', 'visible/unknown-tool-key') as unknown as { known: string[] };
 
   it('every key the protocol defines conforms', () => {
-    expect(runRule('visible', 'visible/unknown-tool-key', [look('modern', [Object.fromEntries(known.map((key) => [key, key === 'name' ? 'b2_x_y' : {}]))])])).toEqual([]);
+    expect(
+      runRule('visible', 'visible/unknown-tool-key', [
+        look('modern', [Object.fromEntries(known.map((key) => [key, key === 'name' ? 'b2_x_y' : {}]))]),
+      ]),
+    ).toEqual([]);
   });
 
   it('an unknown key is reported per 2.x connection, shown in printable ASCII', () => {
@@ -164,7 +218,8 @@ describe('tool-keys-known (visible/unknown-tool-key)', () => {
 
 describe('icons-on-origin (visible/icon-off-origin)', () => {
   const withIcons = (icons: unknown, origin: string | null) => [look('modern', [{ name: 'b2_x_y', icons }], { origin })];
-  const run = (icons: unknown, origin: string | null = 'http://127.0.0.1:3000') => runRule('visible', 'visible/icon-off-origin', withIcons(icons, origin));
+  const run = (icons: unknown, origin: string | null = 'http://127.0.0.1:3000') =>
+    runRule('visible', 'visible/icon-off-origin', withIcons(icons, origin));
 
   it('embedded icons and icons on the server origin conform; no icons, nothing', () => {
     expect(run([{ src: 'data:image/png;base64,AAAA' }, { src: 'http://127.0.0.1:3000/icon.png' }])).toEqual([]);
@@ -174,8 +229,8 @@ describe('icons-on-origin (visible/icon-off-origin)', () => {
   });
 
   it.each([
-    [{ src: 'https://evil.example/i.png' }, 'points to https://evil.example, not the server\'s http://127.0.0.1:3000'],
-    [{ src: 'http://127.0.0.1:3001/icon.png' }, 'points to http://127.0.0.1:3001, not the server\'s http://127.0.0.1:3000'],
+    [{ src: 'https://evil.example/i.png' }, "points to https://evil.example, not the server's http://127.0.0.1:3000"],
+    [{ src: 'http://127.0.0.1:3001/icon.png' }, "points to http://127.0.0.1:3001, not the server's http://127.0.0.1:3000"],
     [{ src: '/icon.png' }, 'src is not an absolute URL'],
     [{ src: 42 }, 'src is not a string'],
     ['just a string', 'src is not a string'],
@@ -185,7 +240,12 @@ describe('icons-on-origin (visible/icon-off-origin)', () => {
 
   it('over stdio no remote icon is on origin', () => {
     expect(run([{ src: 'http://127.0.0.1:3000/icon.png' }], null)).toEqual([
-      { tool: 'b2_x_y', path: 'icons[0].src', scope: 'modern', data: { problem: 'points to http://127.0.0.1:3000 (a stdio server has no origin of its own)' } },
+      {
+        tool: 'b2_x_y',
+        path: 'icons[0].src',
+        scope: 'modern',
+        data: { problem: 'points to http://127.0.0.1:3000 (a stdio server has no origin of its own)' },
+      },
     ]);
   });
 });

@@ -24,7 +24,9 @@ test('the server is built (npm test builds it first)', () => {
 test('each bin bundle keeps only the English messages of Zod (the locales nothing selects are left out)', () => {
   const chunks = join(dirname(BUNDLED.serverEntry), 'chunks');
   for (const bin of ['b2-mcp', 'b2-mcp-conform']) {
-    const code = readdirSync(join(chunks, bin)).map((name) => readFileSync(join(chunks, bin, name), 'utf8')).join('\n');
+    const code = readdirSync(join(chunks, bin))
+      .map((name) => readFileSync(join(chunks, bin, name), 'utf8'))
+      .join('\n');
     const locales = [...new Set([...code.matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/([\w-]+)\.js$/gm)].map((match) => match[1]))];
     expect(locales, bin).toEqual(['en']);
   }
@@ -48,7 +50,11 @@ describe.concurrent('check passes on the bundled b2-mcp (the embedded default: o
     test(`profile ${profile}, both eras and the witness`, async () => {
       const result = await checkServer({ profile, target: null, era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }) });
       expectConforming(result);
-      expect(result.evidence.target).toEqual({ transport: 'streamable-http', server: 'b2-mcp (bundled, loopback)', env: ['B2_HTTP_CREDENTIAL_MODE', 'B2_MCP_PROFILE', 'B2_SECRET_SINK'] });
+      expect(result.evidence.target).toEqual({
+        transport: 'streamable-http',
+        server: 'b2-mcp (bundled, loopback)',
+        env: ['B2_HTTP_CREDENTIAL_MODE', 'B2_MCP_PROFILE', 'B2_SECRET_SINK'],
+      });
     });
   }
 });

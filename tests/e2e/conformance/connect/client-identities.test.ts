@@ -3,7 +3,12 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { CLIENT_IDENTITIES, declinedRequests, parseClientInfo, presentedIdentity } from '../../../../src/conformance/connect/client-identities.js';
+import {
+  CLIENT_IDENTITIES,
+  declinedRequests,
+  parseClientInfo,
+  presentedIdentity,
+} from '../../../../src/conformance/connect/client-identities.js';
 import { observe } from '../../../../src/conformance/connect/connect.js';
 import { CONNECTIONS_FOR, type ConnectionId } from '../../../../src/conformance/connect/connections.js';
 import { ConformError } from '../../../../src/conformance/errors.js';
@@ -25,7 +30,10 @@ async function recordedLooks(connections: readonly ConnectionId[], clientInfo?: 
   const file = join(tempDir(), 'who.jsonl');
   const target = stdioTarget(`node ${join(SERVERS_DIR, 'recording-server.mjs')}`, { RECORD_FILE: file });
   await observe(target, { connections, settings: connectionSettings({ timeoutMs: 10_000, ...(clientInfo ? { clientInfo } : {}) }) });
-  return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Recorded);
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Recorded);
 }
 
 describe('default identities', () => {
@@ -59,7 +67,7 @@ describe('default identities', () => {
     expect(new Set(looks.map((look) => JSON.stringify(look.capabilities))).size).toBe(2);
   });
 
-  test('over HTTP each connection sends its identity\'s User-Agent, none the checker\'s', async () => {
+  test("over HTTP each connection sends its identity's User-Agent, none the checker's", async () => {
     const seen: IncomingHttpHeaders[] = [];
     const server = createServer((req, res) => {
       seen.push(req.headers);
@@ -68,7 +76,8 @@ describe('default identities', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const target = httpTarget(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, {});
-      for (const connection of CONNECTIONS_FOR.both) await observe(target, { connections: [connection], settings: connectionSettings({ timeoutMs: 5_000 }) }).catch(() => {});
+      for (const connection of CONNECTIONS_FOR.both)
+        await observe(target, { connections: [connection], settings: connectionSettings({ timeoutMs: 5_000 }) }).catch(() => {});
     } finally {
       server.close();
     }
@@ -103,7 +112,7 @@ describe('server-to-client requests', () => {
     expect(declinedRequests(CLIENT_IDENTITIES.zed)).toEqual([]);
   });
 
-  test('an override keeps the capabilities and drops the identity\'s own User-Agent', () => {
+  test("an override keeps the capabilities and drops the identity's own User-Agent", () => {
     const identity = presentedIdentity('claudeCode', 0, [{ name: 'x', version: '1' }]);
     expect(identity.clientInfo).toEqual({ name: 'x', version: '1' });
     expect(identity.capabilities).toEqual(CLIENT_IDENTITIES.claudeCode.capabilities);

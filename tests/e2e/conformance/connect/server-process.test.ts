@@ -9,7 +9,9 @@ import { ChildStdioTransport } from '../../../../src/conformance/connect/stdio-t
 
 /** The process group and session ids of a process, from /proc/<pid>/stat (fields 5 and 6). */
 function groupAndSession(pid: number | 'self'): { group: number; session: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return { group: Number(fields[2]), session: Number(fields[3]) };
 }
 

@@ -7,7 +7,19 @@ import { render } from '../../../../src/conformance/report/index.js';
 import { locate } from '../../../../src/conformance/report/locations.js';
 import { diffFixtureDirs } from '../../../../src/conformance/commands/diff.js';
 import { baselinePrompts, baselineSurface, type Surface, type SurfacePrompt } from '../../../support/baseline.js';
-import { check, firedRules, mutate, PROFILE, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, writeContract, writeJson, type SurfaceHttpServer } from '../../../support/checker-harness.js';
+import {
+  check,
+  firedRules,
+  mutate,
+  PROFILE,
+  removeTempDirs,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  writeContract,
+  writeJson,
+  type SurfaceHttpServer,
+} from '../../../support/checker-harness.js';
 import { reportSchemaValidator } from '../../../support/report-schema.js';
 import { connectionSettings } from '../../../../src/conformance/api.js';
 
@@ -37,31 +49,58 @@ const LIVE: LiveCase[] = [
   {
     name: 'prompt-added',
     kind: 'prompt-added',
-    edit: (p) => void p.push({ name: 'b2_rotate_old_keys', title: 'Rotate old keys', description: 'Find application keys older than a year and plan their rotation.' }),
+    edit: (p) =>
+      void p.push({
+        name: 'b2_rotate_old_keys',
+        title: 'Rotate old keys',
+        description: 'Find application keys older than a year and plan their rotation.',
+      }),
     at: { prompt: 'b2_rotate_old_keys' },
   },
-  { name: 'prompt-argument-removed', kind: 'prompt-argument-removed', edit: (p) => void delete argsOf(p, CLEANUP).properties.olderThanDays, at: { prompt: CLEANUP, path: 'argsSchema.properties.olderThanDays' } },
+  {
+    name: 'prompt-argument-removed',
+    kind: 'prompt-argument-removed',
+    edit: (p) => void delete argsOf(p, CLEANUP).properties.olderThanDays,
+    at: { prompt: CLEANUP, path: 'argsSchema.properties.olderThanDays' },
+  },
   {
     name: 'prompt-argument-added',
     kind: 'prompt-argument-added',
     edit: (p) => void (argsOf(p, CLEANUP).properties.prefix = { type: 'string', description: 'Only this file name prefix.' }),
     at: { prompt: CLEANUP, path: 'argsSchema.properties.prefix' },
   },
-  { name: 'prompt-argument-required', kind: 'prompt-argument-required', edit: (p) => void (argsOf(p, CLEANUP).required = ['bucketName', 'olderThanDays']), at: { prompt: CLEANUP, path: 'argsSchema.properties.olderThanDays' } },
+  {
+    name: 'prompt-argument-required',
+    kind: 'prompt-argument-required',
+    edit: (p) => void (argsOf(p, CLEANUP).required = ['bucketName', 'olderThanDays']),
+    at: { prompt: CLEANUP, path: 'argsSchema.properties.olderThanDays' },
+  },
   {
     name: 'new-required-argument',
     kind: 'prompt-argument-required',
-    edit: (p) => void ((argsOf(p, PUBLIC).properties.accountId = { type: 'string', description: 'Account to review.' }), (argsOf(p, PUBLIC).required = ['accountId'])),
+    edit: (p) =>
+      void ((argsOf(p, PUBLIC).properties.accountId = { type: 'string', description: 'Account to review.' }),
+      (argsOf(p, PUBLIC).required = ['accountId'])),
     at: { prompt: PUBLIC, path: 'argsSchema.properties.accountId' },
   },
-  { name: 'prompt-argument-optional', kind: 'prompt-argument-optional', edit: (p) => void (argsOf(p, CLEANUP).required = []), at: { prompt: CLEANUP, path: 'argsSchema.properties.bucketName' } },
+  {
+    name: 'prompt-argument-optional',
+    kind: 'prompt-argument-optional',
+    edit: (p) => void (argsOf(p, CLEANUP).required = []),
+    at: { prompt: CLEANUP, path: 'argsSchema.properties.bucketName' },
+  },
   {
     name: 'prompt-text-changed',
     kind: 'prompt-text-changed',
     edit: (p) => void (promptOf(p, PUBLIC).description = 'List the public buckets, then make each one private without asking.'),
     at: { prompt: PUBLIC, path: 'description' },
   },
-  { name: 'title-changed', kind: 'prompt-text-changed', edit: (p) => void (promptOf(p, PUBLIC).title = 'Review and fix public buckets'), at: { prompt: PUBLIC, path: 'title' } },
+  {
+    name: 'title-changed',
+    kind: 'prompt-text-changed',
+    edit: (p) => void (promptOf(p, PUBLIC).title = 'Review and fix public buckets'),
+    at: { prompt: PUBLIC, path: 'title' },
+  },
   {
     name: 'argument-description-changed',
     kind: 'prompt-text-changed',
@@ -76,16 +115,40 @@ interface OfflineCase {
   at: { prompt: string; path: string };
 }
 
-type Editable = PromptInput & { argsSchema: { properties: Record<string, Record<string, unknown>> }; requiredTools: string[]; requiredCapabilities: string[] };
+type Editable = PromptInput & {
+  argsSchema: { properties: Record<string, Record<string, unknown>> };
+  requiredTools: string[];
+  requiredCapabilities: string[];
+};
 const entryOf = (prompts: PromptInput[], name: string) => prompts.find((prompt) => prompt.name === name) as Editable;
 const propertyOf = (prompts: PromptInput[], name: string, argument: string) => entryOf(prompts, name).argsSchema.properties[argument]!;
 
 const OFFLINE: OfflineCase[] = [
-  { kind: 'prompt-argument-narrowed', edit: (p) => void (propertyOf(p, CLEANUP, 'bucketName').maxLength = 63), at: { prompt: CLEANUP, path: 'argsSchema.properties.bucketName.maxLength' } },
-  { kind: 'prompt-argument-widened', edit: (p) => void delete propertyOf(p, CLEANUP, 'olderThanDays').pattern, at: { prompt: CLEANUP, path: 'argsSchema.properties.olderThanDays.pattern' } },
-  { kind: 'prompt-argument-meta-changed', edit: (p) => void (propertyOf(p, CLEANUP, 'dryRun').enum = ['false', 'true']), at: { prompt: CLEANUP, path: 'argsSchema.properties.dryRun.enum' } },
-  { kind: 'prompt-requirement-added', edit: (p) => void entryOf(p, CLEANUP).requiredTools.push('b2_delete_bucket'), at: { prompt: CLEANUP, path: 'requiredTools' } },
-  { kind: 'prompt-requirement-removed', edit: (p) => void (entryOf(p, PUBLIC).requiredCapabilities = []), at: { prompt: PUBLIC, path: 'requiredCapabilities' } },
+  {
+    kind: 'prompt-argument-narrowed',
+    edit: (p) => void (propertyOf(p, CLEANUP, 'bucketName').maxLength = 63),
+    at: { prompt: CLEANUP, path: 'argsSchema.properties.bucketName.maxLength' },
+  },
+  {
+    kind: 'prompt-argument-widened',
+    edit: (p) => void delete propertyOf(p, CLEANUP, 'olderThanDays').pattern,
+    at: { prompt: CLEANUP, path: 'argsSchema.properties.olderThanDays.pattern' },
+  },
+  {
+    kind: 'prompt-argument-meta-changed',
+    edit: (p) => void (propertyOf(p, CLEANUP, 'dryRun').enum = ['false', 'true']),
+    at: { prompt: CLEANUP, path: 'argsSchema.properties.dryRun.enum' },
+  },
+  {
+    kind: 'prompt-requirement-added',
+    edit: (p) => void entryOf(p, CLEANUP).requiredTools.push('b2_delete_bucket'),
+    at: { prompt: CLEANUP, path: 'requiredTools' },
+  },
+  {
+    kind: 'prompt-requirement-removed',
+    edit: (p) => void (entryOf(p, PUBLIC).requiredCapabilities = []),
+    at: { prompt: PUBLIC, path: 'requiredCapabilities' },
+  },
 ];
 
 /** The baseline prompts as the generator would record them, with requirements a listing cannot show. */
@@ -94,7 +157,13 @@ function recordedPrompts(): PromptInput[] {
     [CLEANUP]: { requiredTools: ['b2_list_buckets', 'b2_unfinished_uploads'], requiredCapabilities: [] },
     [PUBLIC]: { requiredTools: ['b2_list_buckets'], requiredCapabilities: ['listBuckets'] },
   };
-  return baselinePrompts().map((prompt) => ({ name: prompt.name, title: prompt.title!, description: prompt.description!, argsSchema: prompt.argsSchema, ...requirements[prompt.name]! }));
+  return baselinePrompts().map((prompt) => ({
+    name: prompt.name,
+    title: prompt.title!,
+    description: prompt.description!,
+    argsSchema: prompt.argsSchema,
+    ...requirements[prompt.name]!,
+  }));
 }
 
 function promptFixtureOf(prompts: PromptInput[]): PromptFixture {
@@ -114,7 +183,11 @@ let baselineFixtures: string;
 let baselineContract: string;
 
 beforeAll(async () => {
-  const surfaces: Record<string, Surface> = { baseline: withPrompts(), 'no-prompts': baselineSurface(), 'narrowed-live': mutate(withPrompts(), (s) => void (argsOf(s.prompts!, CLEANUP).properties.bucketName!.maxLength = 63)) };
+  const surfaces: Record<string, Surface> = {
+    baseline: withPrompts(),
+    'no-prompts': baselineSurface(),
+    'narrowed-live': mutate(withPrompts(), (s) => void (argsOf(s.prompts!, CLEANUP).properties.bucketName!.maxLength = 63)),
+  };
   for (const change of LIVE) surfaces[change.name] = mutate(withPrompts(), (s) => change.edit(s.prompts!));
   server = await startSurfaceHttp(surfaces);
   baselineFixtures = await snapshotFixtures(server.target('baseline'));
@@ -153,7 +226,8 @@ test('a server that does not advertise prompts is not asked and passes against a
 
 test('prompts served without a prompt fixture are all new', async () => {
   const withoutPrompts = tempDir();
-  for (const era of ['modern', 'legacy']) cpSync(join(baselineFixtures, `${PROFILE}.${era}.json`), join(withoutPrompts, `${PROFILE}.${era}.json`));
+  for (const era of ['modern', 'legacy'])
+    cpSync(join(baselineFixtures, `${PROFILE}.${era}.json`), join(withoutPrompts, `${PROFILE}.${era}.json`));
   const result = await check(server.target('baseline'), { fixturesDir: withoutPrompts, contractFile: baselineContract });
   expect(firedRules(result)).toEqual(['diff/prompt-added']);
   expect(result.findings.map((finding) => finding.prompt).sort()).toEqual([CLEANUP, PUBLIC]);
@@ -201,13 +275,20 @@ describe('offline only: what prompts/list does not show', () => {
     const finding = result.findings[0]!;
     expect(finding.severity).toBe({ breaking: 'error', 'non-breaking': 'warning', info: 'info' }[finding.class!]);
     expect(finding.message).not.toMatch(/\{[A-Za-z]+\}/);
-    expect(result.evidence.promptHashes![`${PROFILE}.prompts`]!.drift).toEqual({ status: 'definitions-differ', prompts: [{ prompt: at.prompt, paths: [at.path] }] });
+    expect(result.evidence.promptHashes![`${PROFILE}.prompts`]!.drift).toEqual({
+      status: 'definitions-differ',
+      prompts: [{ prompt: at.prompt, paths: [at.path] }],
+    });
   });
 
   test('a required tool added reads as such in the message', () => {
     const edited = recordedPrompts();
     entryOf(edited, CLEANUP).requiredTools.push('b2_delete_bucket');
-    const result = diffFixtureDirs({ before: fixtureSetWith(promptFixtureOf(recordedPrompts())), after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() });
+    const result = diffFixtureDirs({
+      before: fixtureSetWith(promptFixtureOf(recordedPrompts())),
+      after: fixtureSetWith(promptFixtureOf(edited)),
+      cwd: tempDir(),
+    });
     expect(result.findings[0]!.message).toBe(`Prompt ${CLEANUP}: requiredTools gained b2_delete_bucket`);
   });
 
@@ -217,12 +298,15 @@ describe('offline only: what prompts/list does not show', () => {
     const known = fixtureSetWith(promptFixtureOf(recordedPrompts()));
     const edited = recordedPrompts();
     propertyOf(edited, CLEANUP, 'bucketName').maxLength = 63;
-    expect(firedRules(diffFixtureDirs({ before: known, after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() }))).toEqual(['diff/prompt-argument-narrowed']);
+    expect(firedRules(diffFixtureDirs({ before: known, after: fixtureSetWith(promptFixtureOf(edited)), cwd: tempDir() }))).toEqual([
+      'diff/prompt-argument-narrowed',
+    ]);
   });
 
   test('prompt fixtures on one side only are listed as unmatched, not compared', () => {
     const toolsOnly = tempDir();
-    for (const era of ['modern', 'legacy']) cpSync(join(baselineFixtures, `${PROFILE}.${era}.json`), join(toolsOnly, `${PROFILE}.${era}.json`));
+    for (const era of ['modern', 'legacy'])
+      cpSync(join(baselineFixtures, `${PROFILE}.${era}.json`), join(toolsOnly, `${PROFILE}.${era}.json`));
     const oneSided = diffFixtureDirs({ before: baselineFixtures, after: toolsOnly, cwd: tempDir() });
     expect(oneSided.findings).toEqual([]);
     expect(oneSided.evidence.target).toMatchObject({ promptsCompared: [], promptsUnmatched: [`${PROFILE} (before only)`] });
@@ -232,7 +316,9 @@ describe('offline only: what prompts/list does not show', () => {
   test('an edited prompt fixture whose hash no longer matches is refused', () => {
     const fixture = promptFixtureOf(recordedPrompts());
     fixture.prompts[0]!.requiredTools = [];
-    expect(() => diffFixtureDirs({ before: baselineFixtures, after: fixtureSetWith(fixture), cwd: tempDir() })).toThrow(/recorded hash does not match/);
+    expect(() => diffFixtureDirs({ before: baselineFixtures, after: fixtureSetWith(fixture), cwd: tempDir() })).toThrow(
+      /recorded hash does not match/,
+    );
   });
 });
 
@@ -242,15 +328,31 @@ describe('snapshot', () => {
     const dir = fixtureSetWith(recorded);
     // Re-snapshot the unchanged server into the directory that already has the recorded fixture.
     const { snapshotServer } = await import('../../../../src/conformance/commands/snapshot.js');
-    await snapshotServer({ profile: PROFILE, target: server.target('baseline'), outDir: dir, era: 'both', connection: connectionSettings({ timeoutMs: 15_000 }) });
+    await snapshotServer({
+      profile: PROFILE,
+      target: server.target('baseline'),
+      outDir: dir,
+      era: 'both',
+      connection: connectionSettings({ timeoutMs: 15_000 }),
+    });
     const rewritten = JSON.parse(readFileSync(join(dir, `${PROFILE}.json`), 'utf8')) as PromptFixture;
     expect(rewritten.hash).toBe(recorded.hash);
     expect(rewritten.prompts).toEqual(recorded.prompts);
 
-    await snapshotServer({ profile: PROFILE, target: server.target('argument-description-changed'), outDir: dir, era: 'both', connection: connectionSettings({ timeoutMs: 15_000 }) });
+    await snapshotServer({
+      profile: PROFILE,
+      target: server.target('argument-description-changed'),
+      outDir: dir,
+      era: 'both',
+      connection: connectionSettings({ timeoutMs: 15_000 }),
+    });
     const changed = JSON.parse(readFileSync(join(dir, `${PROFILE}.json`), 'utf8')) as PromptFixture;
     const cleanup = changed.prompts.find((prompt) => prompt.name === CLEANUP)!;
-    expect((cleanup.argsSchema as { properties: Record<string, unknown> }).properties.dryRun).toEqual({ type: 'string', enum: ['true', 'false'], description: 'Set false to delete right away.' });
+    expect((cleanup.argsSchema as { properties: Record<string, unknown> }).properties.dryRun).toEqual({
+      type: 'string',
+      enum: ['true', 'false'],
+      description: 'Set false to delete right away.',
+    });
     expect(cleanup.requiredTools).toEqual(['b2_list_buckets', 'b2_unfinished_uploads']);
   });
 
@@ -275,7 +377,11 @@ describe('snapshot', () => {
 
 test('prompt findings: suppressible by prompt, anchored to the prompt fixture line, and valid JSON reports', async () => {
   const configFile = writeJson(tempDir(), 'config.json', { suppressions: [{ prompt: PUBLIC, reason: 'wording reviewed in the PR' }] });
-  const result = await check(server.target('prompt-text-changed'), { fixturesDir: baselineFixtures, contractFile: baselineContract, configFile });
+  const result = await check(server.target('prompt-text-changed'), {
+    fixturesDir: baselineFixtures,
+    contractFile: baselineContract,
+    configFile,
+  });
   const finding = result.findings.find((candidate) => candidate.ruleId === 'diff/prompt-text-changed')!;
   expect(finding.suppressed).toEqual({ reason: 'wording reviewed in the PR' });
   const location = locate(finding, result)!;

@@ -4,13 +4,25 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diffFixtureDirs } from '../../../../src/conformance/commands/diff.js';
 import { diffVisibleFields } from '../../../../src/conformance/diff/visible-fields.js';
 import { baselineSurface, type Surface } from '../../../support/baseline.js';
-import { check, firedRules, mutate, PROFILE, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, type SurfaceHttpServer } from '../../../support/checker-harness.js';
+import {
+  check,
+  firedRules,
+  mutate,
+  PROFILE,
+  removeTempDirs,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  toolOf,
+  writeContract,
+  type SurfaceHttpServer,
+} from '../../../support/checker-harness.js';
 
 /** The baseline with a title and instructions, so that changing either is a change of recorded text. */
 function titled(): Surface {
   return mutate(baselineSurface(), (s) => {
     toolOf(s, 'b2_delete_bucket').title = 'Delete bucket';
-    s.instructions = 'Deletions need the user\'s explicit approval.';
+    s.instructions = "Deletions need the user's explicit approval.";
   });
 }
 
@@ -39,7 +51,7 @@ afterAll(() => {
 test('fixtures record tool titles and the server instructions beside the hash, which does not cover them', async () => {
   const fixture = JSON.parse(readFileSync(join(fixturesDir, `${PROFILE}.modern.json`), 'utf8'));
   expect(fixture.titles).toEqual({ b2_delete_bucket: 'Delete bucket' });
-  expect(fixture.instructions).toBe('Deletions need the user\'s explicit approval.');
+  expect(fixture.instructions).toBe("Deletions need the user's explicit approval.");
   const untitled = JSON.parse(readFileSync(join(await snapshotFixtures(server.target('title-changed')), `${PROFILE}.modern.json`), 'utf8'));
   expect(untitled.hash).toBe(fixture.hash);
   expect(Object.keys(fixture).slice(-7)).toEqual(['titles', 'instructions', 'serverCapabilities', 'execution', 'icons', 'modern', 'hash']);
@@ -80,10 +92,13 @@ test('a fixture written before titles and instructions were recorded is not comp
   const result = await check(server.target('title-changed'), { fixturesDir: old, contractFile });
   expect(result.findings).toEqual([]);
   // Not compared is said, not silent.
-  expect(result.evidence.notes).toEqual([`titles, instructions: not recorded in the fixture ${join(old, `${PROFILE}.modern.json`)}, not compared`, `titles, instructions: not recorded in the fixture ${join(old, `${PROFILE}.legacy.json`)}, not compared`]);
-  expect(diffVisibleFields({ names: ['a'], titles: { a: 'A' }, instructions: null }, { names: ['a'], titles: { a: 'A' }, instructions: 'x' })).toEqual([
-    { kind: 'instructions-changed', path: 'instructions', before: null, after: 'x' },
+  expect(result.evidence.notes).toEqual([
+    `titles, instructions: not recorded in the fixture ${join(old, `${PROFILE}.modern.json`)}, not compared`,
+    `titles, instructions: not recorded in the fixture ${join(old, `${PROFILE}.legacy.json`)}, not compared`,
   ]);
+  expect(
+    diffVisibleFields({ names: ['a'], titles: { a: 'A' }, instructions: null }, { names: ['a'], titles: { a: 'A' }, instructions: 'x' }),
+  ).toEqual([{ kind: 'instructions-changed', path: 'instructions', before: null, after: 'x' }]);
 });
 
 test('a contract that predates backing categories and the approved cache hint is checked on the rest, with a note for each part', async () => {

@@ -21,7 +21,9 @@ const lintOf = (checkout: Checkout) => lint({ dir: checkout.root, config: false 
 
 /** The active findings as `rule file:line`. */
 function placed(report: ConformanceReport): string[] {
-  return report.findings.filter((finding) => !finding.suppressed).map((finding) => `${finding.ruleId} ${finding.location?.file}:${finding.location?.line}`);
+  return report.findings
+    .filter((finding) => !finding.suppressed)
+    .map((finding) => `${finding.ruleId} ${finding.location?.file}:${finding.location?.line}`);
 }
 
 describe('a consistent checkout passes', () => {
@@ -31,7 +33,12 @@ describe('a consistent checkout passes', () => {
     expect(placed(report)).toEqual([]);
     expect(report.verdict).toBe('pass');
     expect(report.command).toBe('lint');
-    expect(report.evidence.lint).toMatchObject({ fixturesDir: checkout.fixturesDir, contract: checkout.contractFile, referenceDoc: { file: checkout.referenceDoc, heldTo: layout === 'ours' ? 'generator' : 'fixtures' }, manifests: ['demo.plugin.json'] });
+    expect(report.evidence.lint).toMatchObject({
+      fixturesDir: checkout.fixturesDir,
+      contract: checkout.contractFile,
+      referenceDoc: { file: checkout.referenceDoc, heldTo: layout === 'ours' ? 'generator' : 'fixtures' },
+      manifests: ['demo.plugin.json'],
+    });
     expect(report.evidence.lint!.fixtures).toHaveLength(4);
     const validate = reportSchemaValidator();
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
@@ -47,7 +54,9 @@ describe('each kind of drift is caught at its file and line', () => {
     checkout.write(file, serializeFixture({ ...fixture, hash: '0'.repeat(64) }));
     const report = await lintOf(checkout);
     expect(placed(report)).toContain(`lint/fixture-hash ${file}:${checkout.lineOf(file, '"hash"')}`);
-    expect(report.findings.find((finding) => finding.ruleId === 'lint/fixture-hash')!.message).toContain(`recorded hash 000000000000 is not the hash of the tools in the file (${fixture.hash.slice(0, 12)})`);
+    expect(report.findings.find((finding) => finding.ruleId === 'lint/fixture-hash')!.message).toContain(
+      `recorded hash 000000000000 is not the hash of the tools in the file (${fixture.hash.slice(0, 12)})`,
+    );
   });
 
   test('modern and legacy fixtures of one profile that name different tools', async () => {
@@ -56,7 +65,9 @@ describe('each kind of drift is caught at its file and line', () => {
     checkout.write(file, serializeFixture(fixtureOf('read-only', 'legacy', ['b2_authorize_account', 'b2_list_buckets', 's3_get_object'])));
     const report = await lintOf(checkout);
     expect(placed(report)).toContain(`lint/eras-same-tools ${file}:${checkout.lineOf(file, '"names"')}`);
-    expect(report.findings.find((finding) => finding.ruleId === 'lint/eras-same-tools')!.message).toContain('missing b2_list_largest_files');
+    expect(report.findings.find((finding) => finding.ruleId === 'lint/eras-same-tools')!.message).toContain(
+      'missing b2_list_largest_files',
+    );
   });
 
   test('a modern fixture copied over the legacy one, and a contract naming a fixture that is gone', async () => {
@@ -102,7 +113,9 @@ describe('each kind of drift is caught at its file and line', () => {
     contract.profiles['read-only'].backingCounts.awsS3Sdk = 2;
     checkout.write(checkout.contractFile, serializeFixture(contract));
     const report = await lintOf(checkout);
-    expect(placed(report)).toEqual([`lint/backing-counts ${checkout.contractFile}:${checkout.lineOf(checkout.contractFile, '"awsS3Sdk": 2', '"read-only": {')}`]);
+    expect(placed(report)).toEqual([
+      `lint/backing-counts ${checkout.contractFile}:${checkout.lineOf(checkout.contractFile, '"awsS3Sdk": 2', '"read-only": {')}`,
+    ]);
     expect(report.findings[0]!.message).toContain('profile read-only: backingCounts.awsS3Sdk is 2, its tools by toolBacking give 1');
   });
 
@@ -112,7 +125,9 @@ describe('each kind of drift is caught at its file and line', () => {
     contract.profiles['read-only'].names = contract.profiles['read-only'].names.filter((name: string) => name !== 's3_get_object');
     checkout.write(checkout.contractFile, serializeFixture(contract));
     const report = await lintOf(checkout);
-    expect(placed(report)).toContain(`lint/contract-profile ${checkout.contractFile}:${checkout.lineOf(checkout.contractFile, '"names"', '"read-only": {')}`);
+    expect(placed(report)).toContain(
+      `lint/contract-profile ${checkout.contractFile}:${checkout.lineOf(checkout.contractFile, '"names"', '"read-only": {')}`,
+    );
     expect(report.findings.find((finding) => finding.ruleId === 'lint/contract-profile')!.message).toContain('missing s3_get_object');
   });
 
@@ -121,7 +136,9 @@ describe('each kind of drift is caught at its file and line', () => {
     const hash = JSON.parse(checkout.read(checkout.contractFile)).profiles.full.hash.slice(0, 12);
     checkout.edit(checkout.referenceDoc, `\`${hash}\``, '`0123456789ab`');
     const report = await lintOf(checkout);
-    expect(placed(report)).toEqual([`lint/reference-generated ${checkout.referenceDoc}:${checkout.lineOf(checkout.referenceDoc, '0123456789ab')}`]);
+    expect(placed(report)).toEqual([
+      `lint/reference-generated ${checkout.referenceDoc}:${checkout.lineOf(checkout.referenceDoc, '0123456789ab')}`,
+    ]);
   });
 
   test("another generator's reference with a stale count, hash prefix, backing count and name list", async () => {
@@ -141,7 +158,9 @@ describe('each kind of drift is caught at its file and line', () => {
         `lint/reference-names ${doc}:${checkout.lineOf(doc, 's3_put_objects')}`,
       ]),
     );
-    expect(report.findings.find((finding) => finding.ruleId === 'lint/reference-counts')!.message).toContain('profile read-only: 5 total stated');
+    expect(report.findings.find((finding) => finding.ruleId === 'lint/reference-counts')!.message).toContain(
+      'profile read-only: 5 total stated',
+    );
   });
 
   test('a README that states a count the fixtures do not hold', async () => {
@@ -152,7 +171,14 @@ describe('each kind of drift is caught at its file and line', () => {
     checkout.edit('docs/usage.md', 'the full 6', 'the full 4'); // 4 is read-only's total, not full's
     const report = await lintOf(checkout);
     const usage = checkout.lineOf('docs/usage.md', 'fewer than 7');
-    expect(placed(report).sort()).toEqual([`lint/prose-tool-count README.md:3`, `lint/prose-tool-count docs/usage.md:${checkout.lineOf('docs/usage.md', '| `full` | 7 |')}`, `lint/prose-tool-count docs/usage.md:${usage}`, `lint/prose-tool-count docs/usage.md:${usage}`].sort());
+    expect(placed(report).sort()).toEqual(
+      [
+        `lint/prose-tool-count README.md:3`,
+        `lint/prose-tool-count docs/usage.md:${checkout.lineOf('docs/usage.md', '| `full` | 7 |')}`,
+        `lint/prose-tool-count docs/usage.md:${usage}`,
+        `lint/prose-tool-count docs/usage.md:${usage}`,
+      ].sort(),
+    );
     expect(report.findings[0]!.message).toMatch(/states a count of tools that no fixture holds/);
   });
 
@@ -185,16 +211,22 @@ describe('each kind of drift is caught at its file and line', () => {
     checkout.edit('demo.plugin.json', '"name": "s3_put_object"', '"name": "s3_put_objects"');
     const report = await lintOf(checkout);
     const line = checkout.lineOf('demo.plugin.json', 's3_put_objects');
-    expect(placed(report)).toEqual([`lint/manifest-unknown-tool demo.plugin.json:${line}`, `lint/manifest-missing-tool demo.plugin.json:${checkout.lineOf('demo.plugin.json', 'b2_authorize_account')}`]);
+    expect(placed(report)).toEqual([
+      `lint/manifest-unknown-tool demo.plugin.json:${line}`,
+      `lint/manifest-missing-tool demo.plugin.json:${checkout.lineOf('demo.plugin.json', 'b2_authorize_account')}`,
+    ]);
     expect(report.findings.map((finding) => finding.severity)).toEqual(['error', 'warning']);
     const validate = reportSchemaValidator();
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
   });
 });
 
-test('generated Markdown other than the profile reference is its source\'s text: the prose rules skip it', async () => {
+test("generated Markdown other than the profile reference is its source's text: the prose rules skip it", async () => {
   const checkout = writeCheckout();
-  checkout.write('docs/rules/examples.md', '# Examples\n\n<!-- Generated from rules/examples.json; edit the rule file -->\n\nA poisoned text may name `b2_make_coffee` or claim 99 tools.\n');
+  checkout.write(
+    'docs/rules/examples.md',
+    '# Examples\n\n<!-- Generated from rules/examples.json; edit the rule file -->\n\nA poisoned text may name `b2_make_coffee` or claim 99 tools.\n',
+  );
   expect(placed(await lintOf(checkout))).toEqual([]);
   checkout.write('docs/rules/examples.md', '# Examples\n\nA page written by hand that names `b2_make_coffee`.\n');
   expect(placed(await lintOf(checkout))).toEqual(['lint/unknown-tool-name docs/rules/examples.md:3']);
@@ -215,7 +247,13 @@ describe('the command line and the other reports', () => {
   const run = async (args: string[], cwd: string) => {
     let stdout = '';
     let stderr = '';
-    const code = await main(['node', 'b2-mcp-conform', ...args], { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), color: false, cwd, env: {} });
+    const code = await main(['node', 'b2-mcp-conform', ...args], {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      color: false,
+      cwd,
+      env: {},
+    });
     return { code, stdout, stderr };
   };
 
@@ -227,10 +265,15 @@ describe('the command line and the other reports', () => {
     const out = tempDir();
     const drift = await run(['lint', '--no-config', '--format', `sarif=${join(out, 'lint.sarif')}`, '--format', 'github'], checkout.root);
     expect(drift.code).toBe(1);
-    expect(drift.stdout).toContain(`Lint: ${checkout.root}: 4 fixtures in fixtures/tool-contract, 0 prompt fixtures, contract docs/generated/tool-profile-contract.json, reference docs/generated/tool-profiles.md (held to its generator), 4 prose files, manifests demo.plugin.json`);
+    expect(drift.stdout).toContain(
+      `Lint: ${checkout.root}: 4 fixtures in fixtures/tool-contract, 0 prompt fixtures, contract docs/generated/tool-profile-contract.json, reference docs/generated/tool-profiles.md (held to its generator), 4 prose files, manifests demo.plugin.json`,
+    );
     expect(drift.stdout).toMatch(/^::error [^\n]*title=lint\/prose-tool-count::README\.md:3: /m);
     const sarif = JSON.parse(readFileSync(join(out, 'lint.sarif'), 'utf8'));
-    expect(sarif.runs[0].results[0].locations[0].physicalLocation).toEqual({ artifactLocation: { uri: expect.stringMatching(/README\.md$/) }, region: { startLine: 3 } });
+    expect(sarif.runs[0].results[0].locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: expect.stringMatching(/README\.md$/) },
+      region: { startLine: 3 },
+    });
     const nothing = await run(['lint', tempDir()], tempDir());
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toMatch(/holds no tool fixtures/);
@@ -239,7 +282,9 @@ describe('the command line and the other reports', () => {
   test('suppressions as in check: by file, and a lint rule named by a suppression is not stale when check does not lint', async () => {
     const checkout = writeCheckout();
     checkout.write('docs/examples.md', 'An example names `b2_make_coffee`.\n');
-    const config = writeJson(tempDir(), 'config.json', { suppressions: [{ rule: 'lint/unknown-tool-name', file: 'docs/examples.md', reason: 'an invented name in an example' }] });
+    const config = writeJson(tempDir(), 'config.json', {
+      suppressions: [{ rule: 'lint/unknown-tool-name', file: 'docs/examples.md', reason: 'an invented name in an example' }],
+    });
     const report = await lint({ dir: checkout.root, config });
     expect(report.verdict).toBe('pass');
     expect(report.summary.suppressed).toBe(1);
@@ -251,7 +296,10 @@ describe('the command line and the other reports', () => {
   test('check --lint runs the check and the lint rules in one report', async () => {
     const checkout = writeCheckout();
     checkout.edit('skills/cleanup/SKILL.md', '`b2_list_largest_files`', '`b2_largest_files`');
-    const { code, stdout, stderr } = await run(['check', '--profile', 'read-only', '--no-probes', '--no-config', '--lint', checkout.root, '--format', 'json'], tempDir());
+    const { code, stdout, stderr } = await run(
+      ['check', '--profile', 'read-only', '--no-probes', '--no-config', '--lint', checkout.root, '--format', 'json'],
+      tempDir(),
+    );
     expect(code, stderr).toBe(1);
     const report = JSON.parse(stdout) as ConformanceReport;
     expect(report.command).toBe('check');
@@ -265,6 +313,10 @@ test('this repository passes its own lint', async () => {
   const report = await lint({ dir: PACKAGE_ROOT, cwd: PACKAGE_ROOT });
   expect(placed(report)).toEqual([]);
   expect(report.verdict).toBe('pass');
-  expect(report.evidence.lint).toMatchObject({ fixturesDir: 'fixtures/tool-contract', contract: 'docs/generated/tool-profile-contract.json', referenceDoc: { file: 'docs/generated/tool-profiles.md', heldTo: 'generator' } });
+  expect(report.evidence.lint).toMatchObject({
+    fixturesDir: 'fixtures/tool-contract',
+    contract: 'docs/generated/tool-profile-contract.json',
+    referenceDoc: { file: 'docs/generated/tool-profiles.md', heldTo: 'generator' },
+  });
   expect(report.evidence.lint!.prose).toBeGreaterThan(10);
 });

@@ -13,7 +13,8 @@ import { SERVERS_DIR } from '../../../support/checker-harness.js';
  * each on a tool of its own, and each must be caught by exactly its rule on exactly its tool.
  */
 
-const proxied = (cheats: string[]) => `"${process.execPath}" "${join(SERVERS_DIR, 'cheat-proxy.mjs')}" ${cheats.join(' ')} -- "${process.execPath}" "${BUNDLED.serverEntry}" stdio`;
+const proxied = (cheats: string[]) =>
+  `"${process.execPath}" "${join(SERVERS_DIR, 'cheat-proxy.mjs')}" ${cheats.join(' ')} -- "${process.execPath}" "${BUNDLED.serverEntry}" stdio`;
 
 /** Four server sessions per run; on a busy two-core machine they need room. */
 const PROBE_RUN_TIMEOUT_MS = 180_000;
@@ -29,7 +30,23 @@ interface Report {
 async function probeOnly(cheats: string[], tools: readonly string[], seed: number) {
   let stdout = '';
   const code = await main(
-    ['node', 'b2-mcp-conform', 'check', '--only-probes', '--format', 'json', '--timeout', String(REQUEST_TIMEOUT_MS), '--seed', String(seed), '--server', proxied(cheats), '--env', 'B2_MCP_PROFILE=default', ...tools.flatMap((tool) => ['--probe-tool', tool])],
+    [
+      'node',
+      'b2-mcp-conform',
+      'check',
+      '--only-probes',
+      '--format',
+      'json',
+      '--timeout',
+      String(REQUEST_TIMEOUT_MS),
+      '--seed',
+      String(seed),
+      '--server',
+      proxied(cheats),
+      '--env',
+      'B2_MCP_PROFILE=default',
+      ...tools.flatMap((tool) => ['--probe-tool', tool]),
+    ],
     { stdout: (text) => void (stdout += text), stderr: () => {}, color: false, cwd: process.cwd(), env: { PATH: process.env.PATH } },
   );
   return { code, stdout, report: JSON.parse(stdout) as Report };
@@ -38,7 +55,11 @@ async function probeOnly(cheats: string[], tools: readonly string[], seed: numbe
 describe('cheating forks', () => {
   let outcome: Awaited<ReturnType<typeof probeOnly>>;
   beforeAll(async () => {
-    outcome = await probeOnly([...CHEATS.map(({ cheat, tool }) => `${cheat}=${tool}`), 'leak-token-list'], CHEATS.map(({ tool }) => tool), 20261201);
+    outcome = await probeOnly(
+      [...CHEATS.map(({ cheat, tool }) => `${cheat}=${tool}`), 'leak-token-list'],
+      CHEATS.map(({ tool }) => tool),
+      20261201,
+    );
   }, PROBE_RUN_TIMEOUT_MS);
 
   test('fail the run, with the seed and the combinations covered in the evidence', () => {
@@ -48,19 +69,30 @@ describe('cheating forks', () => {
     expect(outcome.report.evidence.probes.combinations.some((line) => line.startsWith('era: 2025 era'))).toBe(true);
   });
 
-  test.each(CHEATS)('$cheat on $tool is caught by $rule (a text block that no longer reads back is a format finding besides), and nothing else fires on $tool', ({ tool, rule, says }) => {
-    const onTool = outcome.report.findings.filter((finding) => finding.tool === tool);
-    const rules = new Set(onTool.map((finding) => finding.ruleId));
-    expect(rules).toContain(rule);
-    expect([...rules].filter((other) => other !== rule && !other.startsWith('format-probe/'))).toEqual([]);
-    expect(onTool.filter((finding) => finding.ruleId === rule).map((finding) => finding.message)).toContainEqual(expect.stringMatching(says));
-  });
+  test.each(CHEATS)(
+    '$cheat on $tool is caught by $rule (a text block that no longer reads back is a format finding besides), and nothing else fires on $tool',
+    ({ tool, rule, says }) => {
+      const onTool = outcome.report.findings.filter((finding) => finding.tool === tool);
+      const rules = new Set(onTool.map((finding) => finding.ruleId));
+      expect(rules).toContain(rule);
+      expect([...rules].filter((other) => other !== rule && !other.startsWith('format-probe/'))).toEqual([]);
+      expect(onTool.filter((finding) => finding.ruleId === rule).map((finding) => finding.message)).toContainEqual(
+        expect.stringMatching(says),
+      );
+    },
+  );
 
   test('a token the fork got at start and put in tools/list, base32, and instructions shown only with credentials, are the findings without a tool', () => {
     const untargeted = outcome.report.findings.filter((finding) => finding.tool === undefined);
-    expect(untargeted.map((finding) => finding.ruleId).sort()).toEqual([...Array(untargeted.length - 1).fill('surface-probe/same-surface'), 'secret-probe/canary-leak'].sort());
-    expect(untargeted.map((finding) => finding.message)).toContainEqual(expect.stringMatching(/the B2 token given to the server appeared base32 in its tools\/list$/));
-    expect(untargeted.map((finding) => finding.message)).toContainEqual(expect.stringMatching(/its instructions differ from the (modern|legacy) fixture's/));
+    expect(untargeted.map((finding) => finding.ruleId).sort()).toEqual(
+      [...Array(untargeted.length - 1).fill('surface-probe/same-surface'), 'secret-probe/canary-leak'].sort(),
+    );
+    expect(untargeted.map((finding) => finding.message)).toContainEqual(
+      expect.stringMatching(/the B2 token given to the server appeared base32 in its tools\/list$/),
+    );
+    expect(untargeted.map((finding) => finding.message)).toContainEqual(
+      expect.stringMatching(/its instructions differ from the (modern|legacy) fixture's/),
+    );
   });
 
   test('the report itself never carries the canary', () => {

@@ -14,7 +14,9 @@ import { SERVERS_DIR } from '../../../support/checker-harness.js';
 import { judgesProbes, loadRules } from '../../../../src/conformance/rules/engine.js';
 import { connectionSettings } from '../../../../src/conformance/api.js';
 
-const PROBE_RULES = loadRules().rules.filter(judgesProbes).map((rule) => rule.id);
+const PROBE_RULES = loadRules()
+  .rules.filter(judgesProbes)
+  .map((rule) => rule.id);
 
 interface Outcome {
   code: number;
@@ -22,7 +24,10 @@ interface Outcome {
   stderr: string;
 }
 
-async function run(args: string[], io: { progress?: boolean; env?: NodeJS.ProcessEnv; untilStopped?: () => Promise<void>; onStdout?: (text: string) => void } = {}): Promise<Outcome> {
+async function run(
+  args: string[],
+  io: { progress?: boolean; env?: NodeJS.ProcessEnv; untilStopped?: () => Promise<void>; onStdout?: (text: string) => void } = {},
+): Promise<Outcome> {
   let stdout = '';
   let stderr = '';
   const code = await main(['node', 'b2-mcp-conform', ...args], {
@@ -60,10 +65,16 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
   ]);
   // Both eras, each session's client and sampling drawn from the seed the evidence prints.
   expect(probes.seed).toBeGreaterThan(0);
-  expect(probes.combinations.map((line) => /^(\w+): (modern|2025) era \(/.exec(line)?.slice(1))).toEqual([['plain', 'modern'], ['elicit', 'modern'], ['block', 'modern'], ['era', '2025']]);
+  expect(probes.combinations.map((line) => /^(\w+): (modern|2025) era \(/.exec(line)?.slice(1))).toEqual([
+    ['plain', 'modern'],
+    ['elicit', 'modern'],
+    ['block', 'modern'],
+    ['era', '2025'],
+  ]);
   expect(probes.sessions.find((session) => session.name === 'block')!.env).toContain('B2_LOG_FILE');
   // Nothing in the environment announces a checker: no LOG_LEVEL unless asked for, no variable of the checker's own.
-  for (const session of probes.sessions) expect(session.env.filter((name) => name === 'LOG_LEVEL' || name.startsWith('B2_MCP_CONFORM'))).toEqual([]);
+  for (const session of probes.sessions)
+    expect(session.env.filter((name) => name === 'LOG_LEVEL' || name.startsWith('B2_MCP_CONFORM'))).toEqual([]);
   expect(probes.format.calls).toBeGreaterThanOrEqual(3 * 15);
   // The keys' secrets, plus every token the sandbox issued to them during the run.
   expect(probes.secrets.canaries).toBeGreaterThan(profile === 'full' ? 2 : 1);
@@ -71,7 +82,9 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
   expect(probes.arguments).toEqual({ tools: fixture.tools.length, calls: fixture.tools.length });
   expect(probes.budget).toEqual({ maxDuration: '5 min', stoppedEarly: false });
   // The durable-secret stubs refuse without asking; every other gated tool asks three times.
-  const asking = fixture.confirmTools.filter((tool) => !['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'].includes(tool));
+  const asking = fixture.confirmTools.filter(
+    (tool) => !['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'].includes(tool),
+  );
   expect(probes.gate.elicitations).toBe(3 * asking.length);
   expect(probes.passed).toBeGreaterThan(probes.gate.calls);
 }
@@ -79,14 +92,22 @@ function expectAllProbesPassed(profile: ProfileName, probes: ProbeEvidence): voi
 describe.concurrent('every probe passes on the bundled b2-mcp', () => {
   for (const profile of ['full', 'default'] as const) {
     test(`profile ${profile}`, { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
-      const result = await checkServer({ profile, target: null, era: 'both', connection: connectionSettings({ timeoutMs: 30_000 }), onlyProbes: true });
+      const result = await checkServer({
+        profile,
+        target: null,
+        era: 'both',
+        connection: connectionSettings({ timeoutMs: 30_000 }),
+        onlyProbes: true,
+      });
       expect(result.findings.map((finding) => `${finding.ruleId} ${finding.tool ?? ''}: ${finding.message}`)).toEqual([]);
       expect(result.evaluated.sort()).toEqual([...PROBE_RULES].sort());
       expectAllProbesPassed(profile, result.evidence.probes!);
     });
   }
 
-  test('profile read-only, through the CLI: probes are on by default for the bundled server; --no-probes skips them', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
+  test('profile read-only, through the CLI: probes are on by default for the bundled server; --no-probes skips them', {
+    timeout: PROBE_RUN_TIMEOUT_MS,
+  }, async () => {
     const on = await run(['check', '--profile', 'read-only', '--format', 'json', ...REQUEST_TIMEOUT]);
     expect(on.code, on.stderr).toBe(0);
     const report = JSON.parse(on.stdout);
@@ -105,9 +126,25 @@ describe.concurrent('every probe passes on the bundled b2-mcp', () => {
 });
 
 describe.concurrent('the CLI', () => {
-  test('--seed replays the drawn sessions and call order; every seed passes the bundled server', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
+  test('--seed replays the drawn sessions and call order; every seed passes the bundled server', {
+    timeout: PROBE_RUN_TIMEOUT_MS,
+  }, async () => {
     const probe = async (seed: string) => {
-      const outcome = await run(['check', '--only-probes', '--profile', 'default', '--format', 'json', '--seed', seed, '--probe-tool', 's3_delete_object', '--probe-tool', 's3_head_object', ...REQUEST_TIMEOUT]);
+      const outcome = await run([
+        'check',
+        '--only-probes',
+        '--profile',
+        'default',
+        '--format',
+        'json',
+        '--seed',
+        seed,
+        '--probe-tool',
+        's3_delete_object',
+        '--probe-tool',
+        's3_head_object',
+        ...REQUEST_TIMEOUT,
+      ]);
       expect(outcome.code, outcome.stderr).toBe(0);
       return JSON.parse(outcome.stdout).evidence.probes as ProbeEvidence;
     };
@@ -118,7 +155,10 @@ describe.concurrent('the CLI', () => {
     // Each run covers both clients without elicitation, two with it, both eras, and sampling declared and not.
     for (const probes of [first, other]) {
       expect(probes.combinations.filter((line) => / 2025 era \(/.test(line))).toHaveLength(1);
-      expect(probes.combinations.some((line) => line.endsWith('declares sampling')) && probes.combinations.some((line) => line.endsWith('no sampling'))).toBe(true);
+      expect(
+        probes.combinations.some((line) => line.endsWith('declares sampling')) &&
+          probes.combinations.some((line) => line.endsWith('no sampling')),
+      ).toBe(true);
       expect(new Set(probes.combinations.map((line) => line.split(', ')[1])).size).toBe(4);
     }
     const usage = await run(['check', '--only-probes', '--seed', 'soon']);
@@ -127,7 +167,20 @@ describe.concurrent('the CLI', () => {
   });
 
   test('a terminal sees which probe runs, n of m, and a cleared line at the end', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
-    const outcome = await run(['check', '--only-probes', '--profile', 'default', '--probe-tool', 's3_delete_object', '--probe-tool', 's3_head_object', ...REQUEST_TIMEOUT], { progress: true });
+    const outcome = await run(
+      [
+        'check',
+        '--only-probes',
+        '--profile',
+        'default',
+        '--probe-tool',
+        's3_delete_object',
+        '--probe-tool',
+        's3_head_object',
+        ...REQUEST_TIMEOUT,
+      ],
+      { progress: true },
+    );
     expect(outcome.code, outcome.stderr).toBe(0);
     const frames = outcome.stderr.split('\r\x1b[2K').filter(Boolean);
     const total = Number(/^probes 1\/(\d+) · calibration: /.exec(frames[0]!)?.[1]);
@@ -143,21 +196,30 @@ describe.concurrent('the CLI', () => {
   test('a server that cannot start for the probes: exit 3, one line', async () => {
     const outcome = await run(['check', '--only-probes', '--server', 'no-such-mcp-server --stdio', '--profile', 'read-only']);
     expect(outcome.code).toBe(3);
-    expect(outcome.stderr).toMatch(/^b2-mcp-conform: error: the server could not be started or reached for the probes \(starting the plain session: .*\)\n$/);
+    expect(outcome.stderr).toMatch(
+      /^b2-mcp-conform: error: the server could not be started or reached for the probes \(starting the plain session: .*\)\n$/,
+    );
   });
 
   test('an unknown --probe-tool is a usage error that names the closest tool, before any server starts', async () => {
     const outcome = await run(['check', '--only-probes', '--profile', 'default', '--probe-tool', 's3_delete_objekt']);
     expect(outcome).toMatchObject({ code: 2, stdout: '' });
-    expect(outcome.stderr).toBe('b2-mcp-conform: error: --probe-tool "s3_delete_objekt" is not a tool of profile default (did you mean s3_delete_object?)\n');
+    expect(outcome.stderr).toBe(
+      'b2-mcp-conform: error: --probe-tool "s3_delete_objekt" is not a tool of profile default (did you mean s3_delete_object?)\n',
+    );
   });
 
   test('--max-duration takes 300s, 5m or milliseconds; anything else is a usage error', async () => {
-    expect(await run(['check', '--max-duration', 'soon'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--max-duration must be a positive duration such as 300s, 5m or 1500ms, got "soon"/) });
+    expect(await run(['check', '--max-duration', 'soon'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--max-duration must be a positive duration such as 300s, 5m or 1500ms, got "soon"/),
+    });
     expect((await run(['check', '--max-duration', '0s'])).code).toBe(2);
   });
 
-  test('a server that never lists its tools cannot hold the run past --max-duration: exit 3, named', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
+  test('a server that never lists its tools cannot hold the run past --max-duration: exit 3, named', {
+    timeout: PROBE_RUN_TIMEOUT_MS,
+  }, async () => {
     const silent = `"${process.execPath}" "${join(SERVERS_DIR, 'silent.mjs')}"`;
     const outcome = await run(['check', '--server', silent, '--no-probes', '--timeout', '600000', '--max-duration', '2s']);
     expect(outcome.code).toBe(3);
@@ -191,17 +253,34 @@ function startByHand(env: Record<string, string>): Promise<{ url: string; stop: 
 const stopLater: (() => void)[] = [];
 afterAll(() => stopLater.forEach((stop) => stop()));
 
-test('--sandbox-env keeps a sandbox for a server started by hand; check --url --probes uses it; the admin token stays with the checker', { timeout: PROBE_RUN_TIMEOUT_MS }, async () => {
+test('--sandbox-env keeps a sandbox for a server started by hand; check --url --probes uses it; the admin token stays with the checker', {
+  timeout: PROBE_RUN_TIMEOUT_MS,
+}, async () => {
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let printed!: (text: string) => void;
   const lines = new Promise<string>((resolve) => (printed = resolve));
   const checkerFile = join(mkdtempSync(join(tmpdir(), 'checker-env-')), 'checker.env');
-  const serving = run(['check', '--sandbox-env', '--checker-env', checkerFile, '--profile', 'default'], { untilStopped: () => stopped, onStdout: (text) => text.includes('B2_SECRET_SINK=') && printed(text) });
+  const serving = run(['check', '--sandbox-env', '--checker-env', checkerFile, '--profile', 'default'], {
+    untilStopped: () => stopped,
+    onStdout: (text) => text.includes('B2_SECRET_SINK=') && printed(text),
+  });
 
-  const parse = (text: string) => Object.fromEntries(text.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  const parse = (text: string) =>
+    Object.fromEntries(
+      text
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
   const env = parse(await lines);
-  expect(Object.keys(env).sort()).toEqual(['B2_API_URL', 'B2_APPLICATION_KEY', 'B2_APPLICATION_KEY_ID', 'B2_DESTRUCTIVE_POLICY', 'B2_SECRET_SINK']);
+  expect(Object.keys(env).sort()).toEqual([
+    'B2_API_URL',
+    'B2_APPLICATION_KEY',
+    'B2_APPLICATION_KEY_ID',
+    'B2_DESTRUCTIVE_POLICY',
+    'B2_SECRET_SINK',
+  ]);
   expect(env.B2_APPLICATION_KEY).toMatch(/^K005[A-Za-z0-9+/]{27}$/);
   await expect.poll(() => existsSync(checkerFile)).toBe(true);
   expect(statSync(checkerFile).mode & 0o077).toBe(0); // the checker's file is private
@@ -211,9 +290,26 @@ test('--sandbox-env keeps a sandbox for a server started by hand; check --url --
   expect((await fetch(`${checkerEnv.B2_MCP_CONFORM_SANDBOX}/mutations`)).status).toBe(401);
 
   const server = await startByHand(env);
-  const checked = await run(['check', '--url', server.url, '--only-probes', '--profile', 'default', '--format', 'json', '--probe-tool', 'b2_delete_bucket', '--probe-tool', 's3_list_objects_v2', ...REQUEST_TIMEOUT], {
-    env: { PATH: process.env.PATH, ...env, ...checkerEnv },
-  });
+  const checked = await run(
+    [
+      'check',
+      '--url',
+      server.url,
+      '--only-probes',
+      '--profile',
+      'default',
+      '--format',
+      'json',
+      '--probe-tool',
+      'b2_delete_bucket',
+      '--probe-tool',
+      's3_list_objects_v2',
+      ...REQUEST_TIMEOUT,
+    ],
+    {
+      env: { PATH: process.env.PATH, ...env, ...checkerEnv },
+    },
+  );
   server.stop();
   stop();
   expect((await serving).code).toBe(0);
@@ -221,7 +317,11 @@ test('--sandbox-env keeps a sandbox for a server started by hand; check --url --
   expect(checked.code, checked.stderr).toBe(0);
   const probes = JSON.parse(checked.stdout).evidence.probes;
   expect(probes).toMatchObject({ applicable: true, sandbox: 'external', failed: 0 });
-  expect(probes.sessions.map((session: { name: string; outputFormat: string | null }) => [session.name, session.outputFormat])).toEqual([['plain', null], ['elicit', null], ['era', null]]);
+  expect(probes.sessions.map((session: { name: string; outputFormat: string | null }) => [session.name, session.outputFormat])).toEqual([
+    ['plain', null],
+    ['elicit', null],
+    ['era', null],
+  ]);
   expect(probes.skipped).toEqual([expect.stringMatching(/B2_DESTRUCTIVE_POLICY=block step .* cannot be restarted/)]);
   expect(probes.gate.elicitations).toBe(3);
   expect(checked.stdout).not.toContain(env.B2_APPLICATION_KEY);
@@ -229,6 +329,12 @@ test('--sandbox-env keeps a sandbox for a server started by hand; check --url --
 });
 
 test('--sandbox-env without --checker-env, or --checker-env alone: usage errors', async () => {
-  expect(await run(['check', '--sandbox-env'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--sandbox-env needs --checker-env FILE/) });
-  expect(await run(['check', '--checker-env', 'x.env', '--no-probes'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--checker-env goes with --sandbox-env/) });
+  expect(await run(['check', '--sandbox-env'])).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/--sandbox-env needs --checker-env FILE/),
+  });
+  expect(await run(['check', '--checker-env', 'x.env', '--no-probes'])).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/--checker-env goes with --sandbox-env/),
+  });
 });

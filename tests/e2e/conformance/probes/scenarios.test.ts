@@ -25,7 +25,19 @@ describe('check --scenarios', () => {
   }, 30_000);
 
   test('passing cases give no finding, each failing one the finding of its expectation', async () => {
-    const outcome = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--scenarios', scenarioFile('notes.yaml'), '--format', 'json']);
+    const outcome = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      server,
+      '--fixtures',
+      fixtures,
+      '--scenarios',
+      scenarioFile('notes.yaml'),
+      '--format',
+      'json',
+    ]);
     expect(outcome.code, outcome.stderr).toBe(1);
     const report = JSON.parse(outcome.stdout) as JsonReport;
     const found = report.findings.map((finding) => `${finding.ruleId} ${finding.message}`).sort();
@@ -38,46 +50,123 @@ describe('check --scenarios', () => {
   }, 30_000);
 
   test('a scenario file with only passing cases passes', async () => {
-    const file = writeJson(tempDir(), 'pass.json', { scenarios: [{ name: 'ok', tool: 'list_notes', arguments: { limit: 1 }, expect: { structuredContent: [{ pointer: '/arguments/limit', equals: 1 }] } }] });
+    const file = writeJson(tempDir(), 'pass.json', {
+      scenarios: [
+        {
+          name: 'ok',
+          tool: 'list_notes',
+          arguments: { limit: 1 },
+          expect: { structuredContent: [{ pointer: '/arguments/limit', equals: 1 }] },
+        },
+      ],
+    });
     const outcome = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--scenarios', file]);
     expect(outcome.code, outcome.stderr).toBe(0);
   }, 30_000);
 
   test('a tool whose output schema is valid only in draft-04 is listed by every client and called, not refused', async () => {
-    const notes = JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as { tools: { name: string; outputSchema?: unknown }[] };
+    const notes = JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as {
+      tools: { name: string; outputSchema?: unknown }[];
+    };
     // exclusiveMaximum as a flag: draft-04 only (a draft-07 validator refuses to compile it).
     notes.tools.find((tool) => tool.name === 'list_notes')!.outputSchema = {
       $schema: 'http://json-schema.org/draft-04/schema#',
       type: 'object',
-      properties: { tool: { type: 'string' }, arguments: { type: 'object', properties: { limit: { type: 'integer', maximum: 5, exclusiveMaximum: true } } } },
+      properties: {
+        tool: { type: 'string' },
+        arguments: { type: 'object', properties: { limit: { type: 'integer', maximum: 5, exclusiveMaximum: true } } },
+      },
       required: ['tool'],
     };
     const draft04 = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${writeJson(tempDir(), 'surface.json', notes)}"`;
     const own = tempDir();
     const snapshot = await runCli(['snapshot', '--pack', 'generic', '--server', draft04, '--out', own]);
     expect(snapshot.code, snapshot.stderr).toBe(0);
-    const file = writeJson(tempDir(), 'limit.json', { scenarios: [{ name: 'limit 4', tool: 'list_notes', arguments: { limit: 4 }, expect: { structuredContent: [{ pointer: '/arguments/limit', equals: 4 }] } }] });
-    const outcome = await runCli(['check', '--pack', 'generic', '--server', draft04, '--fixtures', own, '--scenarios', file, '--format', 'json']);
+    const file = writeJson(tempDir(), 'limit.json', {
+      scenarios: [
+        {
+          name: 'limit 4',
+          tool: 'list_notes',
+          arguments: { limit: 4 },
+          expect: { structuredContent: [{ pointer: '/arguments/limit', equals: 4 }] },
+        },
+      ],
+    });
+    const outcome = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      draft04,
+      '--fixtures',
+      own,
+      '--scenarios',
+      file,
+      '--format',
+      'json',
+    ]);
     expect(outcome.code, outcome.stderr).toBe(0);
     expect((JSON.parse(outcome.stdout) as JsonReport).findings).toEqual([]);
   }, 30_000);
 
   test('--call-tool: a read-only tool whose text block equals structuredContent passes, one whose text differs fails', async () => {
     const args = writeJson(tempDir(), 'args.json', { limit: 2 });
-    const same = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--call-tool', `list_notes=${args}`, '--format', 'json']);
+    const same = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      server,
+      '--fixtures',
+      fixtures,
+      '--call-tool',
+      `list_notes=${args}`,
+      '--format',
+      'json',
+    ]);
     expect(same.code, same.stderr).toBe(0);
     expect((JSON.parse(same.stdout) as JsonReport).evidence.scenarios).toEqual({ cases: 1, failedCases: 0, expectations: 2, calls: 1 });
-    const differs = writeJson(tempDir(), 'surface.json', { ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object), textDiffers: ['list_notes'] });
+    const differs = writeJson(tempDir(), 'surface.json', {
+      ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object),
+      textDiffers: ['list_notes'],
+    });
     const other = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${differs}"`;
-    const outcome = await runCli(['check', '--pack', 'generic', '--server', other, '--fixtures', fixtures, '--call-tool', 'list_notes', '--format', 'json']);
+    const outcome = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      other,
+      '--fixtures',
+      fixtures,
+      '--call-tool',
+      'list_notes',
+      '--format',
+      'json',
+    ]);
     expect(outcome.code, outcome.stderr).toBe(1);
     expect((JSON.parse(outcome.stdout) as JsonReport).findings.map((finding) => finding.ruleId)).toEqual(['scenario/text-block-matches']);
   }, 30_000);
 
   test('--call-tool: the same call with an undeclared argument must be refused', async () => {
-    const obeys = writeJson(tempDir(), 'surface.json', { ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object), acceptsUndeclared: ['list_notes'] });
+    const obeys = writeJson(tempDir(), 'surface.json', {
+      ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object),
+      acceptsUndeclared: ['list_notes'],
+    });
     const other = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${obeys}"`;
-    const outcome = await runCli(['check', '--pack', 'generic', '--server', other, '--fixtures', fixtures, '--call-tool', 'list_notes', '--format', 'json']);
+    const outcome = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      other,
+      '--fixtures',
+      fixtures,
+      '--call-tool',
+      'list_notes',
+      '--format',
+      'json',
+    ]);
     expect(outcome.code, outcome.stderr).toBe(1);
     const findings = (JSON.parse(outcome.stdout) as JsonReport).findings;
     expect(findings.map((finding) => finding.ruleId)).toEqual(['scenario/undeclared-argument-refused']);
@@ -85,7 +174,17 @@ describe('check --scenarios', () => {
   }, 30_000);
 
   test('--call-tool refuses a tool that does not declare itself read-only, and one the server does not list', async () => {
-    const destructive = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--call-tool', 'delete_note']);
+    const destructive = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      server,
+      '--fixtures',
+      fixtures,
+      '--call-tool',
+      'delete_note',
+    ]);
     expect(destructive.code).toBe(2);
     expect(destructive.stderr).toMatch(/--call-tool delete_note: the tool does not declare readOnlyHint true/);
     const missing = await runCli(['check', '--pack', 'generic', '--server', server, '--fixtures', fixtures, '--call-tool', 'nope']);
@@ -97,7 +196,17 @@ describe('check --scenarios', () => {
     ['malformed.yaml', /malformed\.yaml:7:16: \/scenarios\/1\/expect\/isError must be boolean/],
     ['bad-syntax.json', /bad-syntax\.json:3:\d+: not valid YAML or JSON/],
   ])('%s is a config error (exit 2) with its location, before any server starts', async (name, pattern) => {
-    const outcome = await runCli(['check', '--pack', 'generic', '--server', `"${process.execPath}" -e "process.exit(9)"`, '--fixtures', fixtures, '--scenarios', scenarioFile(name)]);
+    const outcome = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      `"${process.execPath}" -e "process.exit(9)"`,
+      '--fixtures',
+      fixtures,
+      '--scenarios',
+      scenarioFile(name),
+    ]);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(outcome.stderr).toMatch(pattern);
@@ -106,15 +215,31 @@ describe('check --scenarios', () => {
   test('an unknown key and a duplicate name are named with their line', async () => {
     const unknown = writeJson(tempDir(), 'unknown.json', { scenarios: [{ name: 'a', tool: 't', expect: { isErr: true } }] });
     await expect(loadScenarios(unknown)).rejects.toThrow(/unknown\.json:\d+:\d+: \/scenarios\/0\/expect unknown key "isErr"/);
-    const twice = writeJson(tempDir(), 'twice.json', { scenarios: [{ name: 'a', tool: 't' }, { name: 'a', tool: 't' }] });
+    const twice = writeJson(tempDir(), 'twice.json', {
+      scenarios: [
+        { name: 'a', tool: 't' },
+        { name: 'a', tool: 't' },
+      ],
+    });
     await expect(loadScenarios(twice)).rejects.toThrow(/scenario name "a" is used twice/);
   });
 });
 
 describe('judging one call', () => {
-  const scenario = { name: 's', tool: 't', expect: { maxLatencyMs: 100, structuredContent: [{ pointer: '/n', type: 'integer' as const }, { pointer: '/a~1b', exists: true }] } };
+  const scenario = {
+    name: 's',
+    tool: 't',
+    expect: {
+      maxLatencyMs: 100,
+      structuredContent: [
+        { pointer: '/n', type: 'integer' as const },
+        { pointer: '/a~1b', exists: true },
+      ],
+    },
+  };
   const result = (structuredContent: unknown) => ({ result: { content: [], structuredContent }, elicitations: [] });
-  const failed = (observations: ReturnType<typeof judgeScenario>) => observations.filter((observation) => !observation.passed).map((observation) => observation.aspect);
+  const failed = (observations: ReturnType<typeof judgeScenario>) =>
+    observations.filter((observation) => !observation.passed).map((observation) => observation.aspect);
 
   test('latency over the budget fails, at the budget passes', () => {
     expect(failed(judgeScenario(scenario, result({ n: 1, 'a/b': 0 }), 101))).toEqual(['scenario.latency']);
@@ -126,7 +251,9 @@ describe('judging one call', () => {
   });
 
   test('a call without a result is one finding, nothing else is judged', () => {
-    expect(judgeScenario(scenario, { thrown: 'boom', elicitations: [] }, 0).map((observation) => [observation.aspect, observation.passed])).toEqual([['scenario.call', false]]);
+    expect(
+      judgeScenario(scenario, { thrown: 'boom', elicitations: [] }, 0).map((observation) => [observation.aspect, observation.passed]),
+    ).toEqual([['scenario.call', false]]);
   });
 });
 
@@ -142,14 +269,19 @@ describe('check --scenarios with the b2 pack', () => {
     const outcome = await runCli(['check', '--profile', 'default', '--no-probes', '--scenarios', file, '--format', 'json']);
     expect(outcome.code, outcome.stderr).toBe(1);
     const report = JSON.parse(outcome.stdout) as JsonReport;
-    expect(report.findings.filter((finding) => finding.ruleId.startsWith('scenario/')).map((finding) => finding.message)).toEqual(['Scenario expects success: expected isError false, the result has isError true']);
+    expect(report.findings.filter((finding) => finding.ruleId.startsWith('scenario/')).map((finding) => finding.message)).toEqual([
+      'Scenario expects success: expected isError false, the result has isError true',
+    ]);
     expect(report.evidence.scenarios).toEqual({ file, cases: 2, failedCases: 1, expectations: 2, calls: 0 });
   }, 60_000);
 });
 
 describe('scenario latency budgets', () => {
   test('a call slower than its budget is a warning; one within it is not', async () => {
-    const slow = writeJson(tempDir(), 'surface.json', { ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object), delayMs: { list_notes: 300 } });
+    const slow = writeJson(tempDir(), 'surface.json', {
+      ...(JSON.parse(readFileSync(join(HERE, 'notes-surface.json'), 'utf8')) as object),
+      delayMs: { list_notes: 300 },
+    });
     const other = `"${process.execPath}" "${join(HERE, 'servers', 'raw-2025.mjs')}" "${slow}"`;
     const fixtures = tempDir();
     expect((await runCli(['snapshot', '--pack', 'generic', '--server', other, '--out', fixtures])).code).toBe(0);
@@ -159,7 +291,19 @@ describe('scenario latency budgets', () => {
         { name: 'in time', tool: 'list_notes', arguments: {}, expect: { maxLatencyMs: 20_000 } },
       ],
     });
-    const outcome = await runCli(['check', '--pack', 'generic', '--server', other, '--fixtures', fixtures, '--scenarios', file, '--format', 'json']);
+    const outcome = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      other,
+      '--fixtures',
+      fixtures,
+      '--scenarios',
+      file,
+      '--format',
+      'json',
+    ]);
     expect(outcome.code, outcome.stderr).toBe(0);
     const findings = (JSON.parse(outcome.stdout) as JsonReport).findings;
     expect(findings.map((finding) => `${finding.ruleId} ${finding.severity}`)).toEqual(['scenario/latency warning']);

@@ -11,10 +11,23 @@ import type { RunResult } from '../../../../src/conformance/report/evidence.js';
 import { ALL, HOSTILE } from '../../../support/servers/hostile-output-strings.mjs';
 import { baselineSurface } from '../../../support/baseline.js';
 import { reportSchemaValidator, schemaValidator } from '../../../support/report-schema.js';
-import { SERVERS_DIR, check, mutate, propsOf, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, toolOf, writeContract, type SurfaceHttpServer } from '../../../support/checker-harness.js';
+import {
+  SERVERS_DIR,
+  check,
+  mutate,
+  propsOf,
+  removeTempDirs,
+  runCli,
+  snapshotFixtures,
+  startSurfaceHttp,
+  toolOf,
+  writeContract,
+  type SurfaceHttpServer,
+} from '../../../support/checker-harness.js';
 
 /** Anything a terminal or log viewer acts on, or that hides or reorders text (tab and LF are layout). */
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\udb40[\udc00-\udc7f]/;
+const RAW_CONTROL =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\udb40[\udc00-\udc7f]/;
 /** The SGR sequences the checker itself draws when colour is on. */
 const OWN_SGR = /\x1b\[[0-9;]*m/g;
 
@@ -45,7 +58,8 @@ const renderAs = (format: Format, color = false) => render(format, result, { fai
 
 test('the hostile strings reach the findings and the evidence (or the test would prove nothing)', () => {
   const everything = JSON.stringify(result);
-  for (const text of ['\x1b[8m', '::error title=forged::', '<script>', '\ufffe', '\u202e']) expect(everything).toContain(JSON.stringify(text).slice(1, -1));
+  for (const text of ['\x1b[8m', '::error title=forged::', '<script>', '\ufffe', '\u202e'])
+    expect(everything).toContain(JSON.stringify(text).slice(1, -1));
   expect(result.findings.some((finding) => finding.tool?.includes('\x1b'))).toBe(true);
   expect(result.evidence.connections.modern?.serverInfo?.name).toContain('\x1b]0;owned');
 });
@@ -71,7 +85,9 @@ describe('every format is safe', () => {
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
     // The same findings, each tool's schemas held once in `schemas` and named by its findings.
     const held = report.findings.map(({ schemasRef: _ref, ...finding }: { schemasRef?: string }) => finding);
-    expect(JSON.stringify(held)).toBe(JSON.stringify(JSON.parse(JSON.stringify(result.findings.map(({ schemas: _schemas, ...finding }) => finding)))));
+    expect(JSON.stringify(held)).toBe(
+      JSON.stringify(JSON.parse(JSON.stringify(result.findings.map(({ schemas: _schemas, ...finding }) => finding)))),
+    );
     result.findings.forEach((finding, index) => {
       if (finding.schemas) expect(report.schemas[report.findings[index].schemasRef]).toEqual(JSON.parse(JSON.stringify(finding.schemas)));
     });
@@ -95,7 +111,32 @@ describe('every format is safe', () => {
     expect(markdown).not.toMatch(RAW_CONTROL);
     const html = micromark(markdown, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] });
     const tags = new Set([...html.matchAll(/<([a-z][a-z0-9]*)/gi)].map((match) => match[1]!.toLowerCase()));
-    for (const tag of tags) expect(['h3', 'h4', 'blockquote', 'del', 'ins', 'p', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'code', 'details', 'summary', 'ul', 'li', 'strong', 'em', 'br'], tag).toContain(tag);
+    for (const tag of tags)
+      expect(
+        [
+          'h3',
+          'h4',
+          'blockquote',
+          'del',
+          'ins',
+          'p',
+          'table',
+          'thead',
+          'tbody',
+          'tr',
+          'th',
+          'td',
+          'code',
+          'details',
+          'summary',
+          'ul',
+          'li',
+          'strong',
+          'em',
+          'br',
+        ],
+        tag,
+      ).toContain(tag);
     expect(html).not.toMatch(/<!--|<[a-z0-9]+\s[^>]*\b(on\w+|href|src|open)\b/i);
     // GitHub makes no mention or issue link inside code.
     const text = html.replace(/<code>[\s\S]*?<\/code>/g, '').replace(/<[^>]+>/g, '');
@@ -122,7 +163,9 @@ describe('every format is safe', () => {
         expect(trimmed, line).toMatch(/^b2-mcp-conform (PASS|FAIL) /);
         return;
       }
-      expect(trimmed, line).toMatch(/^::(error|warning|notice) (file=[^,:]+,line=\d+,)?title=[^:]*::[^\n]*$|^::(group::b2-mcp-conform evidence|endgroup::)$|^::stop-commands::|^::[0-9a-f-]{36}::$/);
+      expect(trimmed, line).toMatch(
+        /^::(error|warning|notice) (file=[^,:]+,line=\d+,)?title=[^:]*::[^\n]*$|^::(group::b2-mcp-conform evidence|endgroup::)$|^::stop-commands::|^::[0-9a-f-]{36}::$/,
+      );
     });
     expect(lines.at(-1)).toMatch(/^b2-mcp-conform FAIL /);
   });
@@ -131,12 +174,49 @@ describe('every format is safe', () => {
     const html = renderAs('html');
     expect(html).not.toMatch(RAW_CONTROL);
     const tags = [...html.matchAll(/<(\/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*)>/g)];
-    const allowed = ['html', 'head', 'meta', 'title', 'style', 'body', 'h1', 'h2', 'h3', 'p', 'strong', 'code', 'wbr', 'table', 'colgroup', 'col', 'thead', 'tbody', 'tr', 'th', 'td', 'fieldset', 'legend', 'span', 'label', 'input', 'br', 'section', 'div', 'del', 'ins', 'pre', 'ul', 'li', 'script'];
+    const allowed = [
+      'html',
+      'head',
+      'meta',
+      'title',
+      'style',
+      'body',
+      'h1',
+      'h2',
+      'h3',
+      'p',
+      'strong',
+      'code',
+      'wbr',
+      'table',
+      'colgroup',
+      'col',
+      'thead',
+      'tbody',
+      'tr',
+      'th',
+      'td',
+      'fieldset',
+      'legend',
+      'span',
+      'label',
+      'input',
+      'br',
+      'section',
+      'div',
+      'del',
+      'ins',
+      'pre',
+      'ul',
+      'li',
+      'script',
+    ];
     for (const [, , name, attributes] of tags) {
       expect(allowed, name).toContain(name!.toLowerCase());
       // Our attributes are always quoted; what is left between them must be nothing.
       expect(attributes!.replace(/\s([a-zA-Z-]+)(="[^"]*")?/g, '').trim(), attributes).toBe('');
-      for (const [, attribute] of attributes!.matchAll(/\s([a-zA-Z-]+)(="[^"]*")?/g)) expect(attribute, attributes).toMatch(/^(lang|charset|http-equiv|content|name|class|id|type|value|checked|data-[a-z]+)$/);
+      for (const [, attribute] of attributes!.matchAll(/\s([a-zA-Z-]+)(="[^"]*")?/g))
+        expect(attribute, attributes).toMatch(/^(lang|charset|http-equiv|content|name|class|id|type|value|checked|data-[a-z]+)$/);
     }
     // Every "<" the server sent is text: the only tags are the ones counted above.
     expect(html.split('<').length - 1).toBe(tags.length + 1); // + the doctype
@@ -146,7 +226,9 @@ describe('every format is safe', () => {
     expect(styles).toHaveLength(1);
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1];
     const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-    expect(csp).toBe(`default-src 'none'; style-src ${hash(styles[0]!)}; script-src ${hash(scripts[0]!)}; img-src data:; base-uri 'none'; form-action 'none'`);
+    expect(csp).toBe(
+      `default-src 'none'; style-src ${hash(styles[0]!)}; script-src ${hash(scripts[0]!)}; img-src data:; base-uri 'none'; form-action 'none'`,
+    );
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 
@@ -163,7 +245,12 @@ describe('stderr and garbage stdout', () => {
       const plain = await runCli(['check', '--server', hostileServer(mode), '--no-probes', '--timeout', '3000']);
       expect(plain.code, plain.stderr).toBe(3);
       expect(plain.stderr.replace(/\n/g, '')).not.toMatch(RAW_CONTROL);
-      expect(plain.stderr.trimEnd().split('\n').every((line) => line.startsWith('b2-mcp-conform: '))).toBe(true);
+      expect(
+        plain.stderr
+          .trimEnd()
+          .split('\n')
+          .every((line) => line.startsWith('b2-mcp-conform: ')),
+      ).toBe(true);
       expect(plain.stdout).toBe('');
       const json = await runCli(['check', '--server', hostileServer(mode), '--no-probes', '--timeout', '3000', '--format', 'json']);
       expect(json.code).toBe(3);
@@ -185,7 +272,10 @@ describe('what the SDK clients print and drop', () => {
       hiding: mutate(baseline, (s) => {
         s.legacyTools = structuredClone(s.tools);
         const hidden = { ...structuredClone(toolOf(s, 'b2_list_buckets')), name: HIDDEN };
-        (hidden.inputSchema as { properties: Record<string, unknown> }).properties.exfil = { type: 'object', 'x-mcp-header': `X${HOSTILE.ansi}` };
+        (hidden.inputSchema as { properties: Record<string, unknown> }).properties.exfil = {
+          type: 'object',
+          'x-mcp-header': `X${HOSTILE.ansi}`,
+        };
         s.tools.push(hidden);
       }),
     });
@@ -196,9 +286,23 @@ describe('what the SDK clients print and drop', () => {
     const fixturesDir = await snapshotFixtures(sdkServer.target('baseline'));
     const target = sdkServer.target('hiding');
     const url = target.kind === 'http' ? target.url.href : '';
-    const args = [join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp-conform.js'), 'check', '--url', url, '--fixtures', fixturesDir, '--contract', writeContract(fixturesDir), '--no-probes', '--format', 'json'];
+    const args = [
+      join(PACKAGE_ROOT, 'dist', 'bin', 'b2-mcp-conform.js'),
+      'check',
+      '--url',
+      url,
+      '--fixtures',
+      fixturesDir,
+      '--contract',
+      writeContract(fixturesDir),
+      '--no-probes',
+      '--format',
+      'json',
+    ];
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (_error, out, err) => resolve({ code: child.exitCode, stdout: out, stderr: err }));
+      const child = execFile(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (_error, out, err) =>
+        resolve({ code: child.exitCode, stdout: out, stderr: err }),
+      );
     });
     expect(code, stderr).toBe(1);
     expect(stderr).not.toMatch(RAW_CONTROL);

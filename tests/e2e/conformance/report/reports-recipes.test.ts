@@ -24,7 +24,8 @@ function recipes(markdown: string): string[] {
         // A folded YAML scalar: the more-indented lines below are one line.
         const indent = /^\s*/.exec(line)![0].length;
         const parts: string[] = [];
-        while (index + 1 < lines.length && /^\s*/.exec(lines[index + 1]!)![0].length > indent && lines[index + 1]!.trim()) parts.push(lines[++index]!.trim());
+        while (index + 1 < lines.length && /^\s*/.exec(lines[index + 1]!)![0].length > indent && lines[index + 1]!.trim())
+          parts.push(lines[++index]!.trim());
         line = parts.join(' ');
       }
       while (line.endsWith('\\') && index + 1 < lines.length) line = `${line.slice(0, -1)} ${lines[++index]!.trim()}`;
@@ -33,7 +34,10 @@ function recipes(markdown: string): string[] {
     for (const line of logical) {
       const at = line.search(/(node dist\/bin\/b2-mcp-conform\.js|npx b2-mcp-conform) /);
       if (at === -1 || line.trimStart().startsWith('#')) continue;
-      let command = line.slice(at).split(/\s(?:\|\||&&|;|>|&)(?:\s|$)/)[0]!.trim();
+      let command = line
+        .slice(at)
+        .split(/\s(?:\|\||&&|;|>|&)(?:\s|$)/)[0]!
+        .trim();
       if ((command.match(/'/g)?.length ?? 0) % 2 === 1) command = command.replace(/'$/, ''); // the end of sh -c '…'
       if ((command.match(/\)/g)?.length ?? 0) > (command.match(/\(/g)?.length ?? 0)) command = command.replace(/\)$/, ''); // the end of a ( … ) subshell
       commands.push(command.replace(/^(node dist\/bin\/b2-mcp-conform\.js|npx b2-mcp-conform) /, ''));
@@ -43,7 +47,8 @@ function recipes(markdown: string): string[] {
 }
 
 /** A stand-in for a fork run over stdio: the test surface server with a small conforming surface. */
-const forkCommand = () => `node ${join(SERVERS_DIR, 'surface-server.mjs')} stdio ${writeJson(tempDir(), 'surface.json', baselineSurface())}`;
+const forkCommand = () =>
+  `node ${join(SERVERS_DIR, 'surface-server.mjs')} stdio ${writeJson(tempDir(), 'surface.json', baselineSurface())}`;
 
 /** The --format values of a recipe, and its --output values. */
 function reportOptions(args: readonly string[]): { formats: string[]; outputs: string[] } {
@@ -95,7 +100,9 @@ test('every recipe in docs/ci.md runs, and each file it writes has the format it
       .replace(/--lint(?= |'|$)/g, `--lint ${PACKAGE_ROOT}`);
   const runs: { recipe: string; args: string[]; plan: ReturnType<typeof reportPlan> }[] = [];
   for (const recipe of ciRecipes) {
-    const args = splitCommandLine(substitute(recipe)).map((arg) => (!arg.startsWith('-') && !isAbsolute(arg) && /\//.test(arg) && existsSync(join(PACKAGE_ROOT, arg)) ? join(PACKAGE_ROOT, arg) : arg));
+    const args = splitCommandLine(substitute(recipe)).map((arg) =>
+      !arg.startsWith('-') && !isAbsolute(arg) && /\//.test(arg) && existsSync(join(PACKAGE_ROOT, arg)) ? join(PACKAGE_ROOT, arg) : arg,
+    );
     const { formats, outputs } = reportOptions(args);
     const plan = args[0] === 'snapshot' ? [] : reportPlan(formats, outputs, cwd); // never ambiguous, never a file of another format
     // Not run here: a deployed server (--url), a sandbox kept running (--sandbox-env), and the
@@ -107,7 +114,13 @@ test('every recipe in docs/ci.md runs, and each file it writes has the format it
   const execute = async ({ recipe, args, plan }: (typeof runs)[number]) => {
     let stdout = '';
     let stderr = '';
-    const code = await main(['node', 'b2-mcp-conform', ...args], { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), color: false, cwd, env: { PATH: process.env.PATH } });
+    const code = await main(['node', 'b2-mcp-conform', ...args], {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      color: false,
+      cwd,
+      env: { PATH: process.env.PATH },
+    });
     expect([0, 1], `${recipe}\n${stderr}`).toContain(code);
     for (const { format, file } of plan) {
       if (file) expectFormat(isAbsolute(file) ? file : join(cwd, file), format);

@@ -10,7 +10,19 @@ import type { RunResult } from '../../../../src/conformance/report/evidence.js';
 import { httpTarget } from '../../../../src/conformance/connect/target.js';
 import { baselineSurface } from '../../../support/baseline.js';
 import { reportSchemaValidator, schemaValidator } from '../../../support/report-schema.js';
-import { check, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, writeJson, type SurfaceHttpServer } from '../../../support/checker-harness.js';
+import {
+  check,
+  mutate,
+  propsOf,
+  removeTempDirs,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  toolOf,
+  writeContract,
+  writeJson,
+  type SurfaceHttpServer,
+} from '../../../support/checker-harness.js';
 
 const SECRET_HEADER = 'Bearer sk-test-0123456789abcdefDEADBEEF';
 
@@ -31,7 +43,9 @@ beforeAll(async () => {
   const fixturesDir = await snapshotFixtures(server.target('baseline'));
   const configFile = writeJson(tempDir(), 'config.json', {
     rules: { 'diff/annotation-read-only-withdrawn': 'info', 'description/length': 'warning' },
-    suppressions: [{ rule: 'diff/description-changed', tool: 'b2_list_buckets', reason: 'copy edit reviewed in the PR', expires: '2099-12-31' }],
+    suppressions: [
+      { rule: 'diff/description-changed', tool: 'b2_list_buckets', reason: 'copy edit reviewed in the PR', expires: '2099-12-31' },
+    ],
   });
   const base = server.target('broken') as { url: URL };
   const target = httpTarget(base.url.href, { Authorization: SECRET_HEADER });
@@ -43,7 +57,8 @@ afterAll(() => {
   removeTempDirs();
 });
 
-const renderAs = (format: Format, failOn: 'error' | 'warning' | 'info' = 'error', color = false) => render(format, result, { failOn, color });
+const renderAs = (format: Format, failOn: 'error' | 'warning' | 'info' = 'error', color = false) =>
+  render(format, result, { failOn, color });
 
 test('the sample run has findings of every severity and a suppressed one', () => {
   const severities = new Set(result.findings.filter((finding) => !finding.suppressed).map((finding) => finding.severity));
@@ -101,13 +116,22 @@ test('JUnit XML parses: one suite per category, one case per rule, failures at o
   const xml = renderAs('junit');
   expect(XMLValidator.validate(xml)).toBe(true);
   const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
-  const suites = parsed.testsuites.testsuite as { name: string; tests: string; testcase: { name: string; failure?: unknown; skipped?: unknown }[] }[];
+  const suites = parsed.testsuites.testsuite as {
+    name: string;
+    tests: string;
+    testcase: { name: string; failure?: unknown; skipped?: unknown }[];
+  }[];
   const cases = suites.flatMap((suite) => (Array.isArray(suite.testcase) ? suite.testcase : [suite.testcase]));
   expect(cases.length).toBe(result.rules.rules.length);
-  const failed = cases.filter((entry) => entry.failure).map((entry) => entry.name).sort();
+  const failed = cases
+    .filter((entry) => entry.failure)
+    .map((entry) => entry.name)
+    .sort();
   expect(failed).toEqual(['credentials/prohibited-field', 'diff/bounds-tightened', 'diff/property-added']);
   expect(Number(parsed.testsuites.failures)).toBe(3);
-  expect(Number(parsed.testsuites.skipped)).toBe(parsed.testsuites.testsuite.reduce((sum: number, suite: { skipped: string }) => sum + Number(suite.skipped), 0));
+  expect(Number(parsed.testsuites.skipped)).toBe(
+    parsed.testsuites.testsuite.reduce((sum: number, suite: { skipped: string }) => sum + Number(suite.skipped), 0),
+  );
   expect(Number(parsed.testsuites.skipped)).toBeGreaterThan(0);
   expect(Number(parsed.testsuites.time)).toBeCloseTo(result.evidence.durationMs / 1000, 2);
   for (const suite of parsed.testsuites.testsuite) expect(suite.time).toBeDefined();
@@ -122,7 +146,9 @@ describe('text reports', () => {
     expect(text.indexOf('Summary: ')).toBeLessThan(text.indexOf('✖ s3_put_object'));
     expect(text).toMatch(/^  by class: \d+ breaking, \d+ non-breaking, \d+ info changes; \d+ other findings$/m);
     expect(text).toMatch(/^  by rule: .*credentials\/prohibited-field 1/m);
-    expect(text).toMatch(/^✖ s3_put_object \(\d+\)\n(    .*\n)*    ✖ credentials\/prohibited-field inputSchema\.properties\.apiKey — Tool s3_put_object declares/m);
+    expect(text).toMatch(
+      /^✖ s3_put_object \(\d+\)\n(    .*\n)*    ✖ credentials\/prohibited-field inputSchema\.properties\.apiKey — Tool s3_put_object declares/m,
+    );
     expect(text).toMatch(/^  credentials\/prohibited-field: Remove "apiKey" from s3_put_object/m);
     expect(text).toMatch(/^FAIL /m);
     const verbose = render('pretty', result, { failOn: 'error', color: false, verbose: true });
@@ -159,7 +185,9 @@ describe('text reports', () => {
     const annotations = lines.filter((line) => /^::(error|warning|notice) /.test(line));
     expect(annotations).toHaveLength(result.findings.filter((finding) => !finding.suppressed).length);
     // The fixtures of this run live outside the working directory, so no file= (GitHub would reject it).
-    expect(annotations.find((line) => line.includes('credentials/prohibited-field'))).toMatch(/^::error title=credentials\/prohibited-field s3_put_object::Tool s3_put_object declares/);
+    expect(annotations.find((line) => line.includes('credentials/prohibited-field'))).toMatch(
+      /^::error title=credentials\/prohibited-field s3_put_object::Tool s3_put_object declares/,
+    );
     for (const line of annotations) expect(line).not.toMatch(/\n/);
   });
 
@@ -170,7 +198,13 @@ describe('text reports', () => {
     mkdirSync(join(root, 'fixtures'));
     const copy = join(root, 'fixtures', 'default.modern.json');
     copyFileSync(result.evidence.hashes.modern!.expected.source, copy);
-    const moved: RunResult = { ...result, evidence: { ...result.evidence, hashes: { modern: { ...result.evidence.hashes.modern!, expected: { ...result.evidence.hashes.modern!.expected, source: copy } } } } };
+    const moved: RunResult = {
+      ...result,
+      evidence: {
+        ...result.evidence,
+        hashes: { modern: { ...result.evidence.hashes.modern!, expected: { ...result.evidence.hashes.modern!.expected, source: copy } } },
+      },
+    };
     const nested = join(root, 'packages', 'app');
     mkdirSync(nested, { recursive: true });
     expect(locate(finding, moved, nested)?.uri).toBe('fixtures/default.modern.json');

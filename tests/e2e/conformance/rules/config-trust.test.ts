@@ -6,7 +6,18 @@ import { applySuppressions, DEFAULT_CONFIG_FILE, gitRootOf, loadConfig } from '.
 import type { Finding } from '../../../../src/conformance/rules/findings.js';
 import { loadRules } from '../../../../src/conformance/rules/engine.js';
 import { baselineSurface } from '../../../support/baseline.js';
-import { mutate, removeTempDirs, runCli, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, writeJson, type SurfaceHttpServer } from '../../../support/checker-harness.js';
+import {
+  mutate,
+  removeTempDirs,
+  runCli,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  toolOf,
+  writeContract,
+  writeJson,
+  type SurfaceHttpServer,
+} from '../../../support/checker-harness.js';
 
 const rules = loadRules();
 const OVERRIDE = { rules: { 'description/length': 'off' } };
@@ -28,7 +39,11 @@ describe('which file is read without --config', () => {
   test('the git root of the working directory, from any directory below it', () => {
     const { root, nested } = checkout();
     expect(gitRootOf(nested)).toBe(root);
-    expect(loadConfig(undefined, rules, nested)).toMatchObject({ file: join(root, DEFAULT_CONFIG_FILE), source: 'git-root', rules: { 'description/length': 'off' } });
+    expect(loadConfig(undefined, rules, nested)).toMatchObject({
+      file: join(root, DEFAULT_CONFIG_FILE),
+      source: 'git-root',
+      rules: { 'description/length': 'off' },
+    });
     expect(loadConfig(undefined, rules, checkout(OVERRIDE, true).nested)).toMatchObject({ source: 'git-root' });
   });
 
@@ -61,12 +76,28 @@ describe('integrity rules', () => {
   const integrity = rules.rules.filter((rule) => rule.integrity).map((rule) => rule.id);
 
   test('are marked in the rule data: probe integrity, secret leaks, gate behaviour, tool-set changes', () => {
-    for (const id of ['probe-run/not-applicable', 'probe-run/incomplete', 'secret-probe/canary-leak', 'gate-probe/refuses-without-confirm', 'diff/tool-added', 'diff/tool-removed', 'diff/tool-renamed']) expect(integrity, id).toContain(id);
+    for (const id of [
+      'probe-run/not-applicable',
+      'probe-run/incomplete',
+      'secret-probe/canary-leak',
+      'gate-probe/refuses-without-confirm',
+      'diff/tool-added',
+      'diff/tool-removed',
+      'diff/tool-renamed',
+    ])
+      expect(integrity, id).toContain(id);
     expect(integrity).not.toContain('description/length');
   });
 
   test('a config file cannot turn them off or lower them; raising them, and other rules, is fine', () => {
-    const file = writeJson(tempDir(), 'c.json', { rules: { 'secret-probe/canary-leak': 'off', 'diff/tool-added': 'warning', 'gate-probe/confirmed-once': 'error', 'description/length': 'off' } });
+    const file = writeJson(tempDir(), 'c.json', {
+      rules: {
+        'secret-probe/canary-leak': 'off',
+        'diff/tool-added': 'warning',
+        'gate-probe/confirmed-once': 'error',
+        'description/length': 'off',
+      },
+    });
     const config = loadConfig(file, rules);
     expect(config.rules).toEqual({ 'gate-probe/confirmed-once': 'error', 'description/length': 'off' });
     expect(config.refused).toEqual(['secret-probe/canary-leak=off', 'diff/tool-added=warning']);
@@ -77,14 +108,39 @@ describe('integrity rules', () => {
   });
 
   test('nor suppress their findings; a suppression that hit only those is refused, not stale', () => {
-    const finding = (ruleId: string, tool: string): Finding => ({ ruleId, tool, fingerprint: ruleId.padEnd(32, '0'), severity: 'error', category: 'x', message: 'm', fix: 'f', doc: 'd', scopes: [] });
+    const finding = (ruleId: string, tool: string): Finding => ({
+      ruleId,
+      tool,
+      fingerprint: ruleId.padEnd(32, '0'),
+      severity: 'error',
+      category: 'x',
+      message: 'm',
+      fix: 'f',
+      doc: 'd',
+      scopes: [],
+    });
     const findings = [finding('diff/tool-added', 'b2_exfiltrate'), finding('description/length', 'b2_exfiltrate')];
     const config = loadConfig(false, rules);
     const guarded = loadConfig(writeJson(tempDir(), 'c.json', {}), rules);
     expect(config.unsuppressible.size).toBe(0); // no file: nothing to guard against
-    const { findings: marked, outcome } = applySuppressions(findings, [{ tool: 'b2_exfiltrate', reason: 'ours' }, { rule: 'diff/tool-added', reason: 'ours' }], '2026-11-30', guarded.unsuppressible);
+    const { findings: marked, outcome } = applySuppressions(
+      findings,
+      [
+        { tool: 'b2_exfiltrate', reason: 'ours' },
+        { rule: 'diff/tool-added', reason: 'ours' },
+      ],
+      '2026-11-30',
+      guarded.unsuppressible,
+    );
     expect(marked.map((entry) => Boolean(entry.suppressed))).toEqual([false, true]);
-    expect(outcome).toEqual({ stale: [], expired: [], refused: [{ index: 0, description: 'tool b2_exfiltrate' }, { index: 1, description: 'rule diff/tool-added' }] });
+    expect(outcome).toEqual({
+      stale: [],
+      expired: [],
+      refused: [
+        { index: 0, description: 'tool b2_exfiltrate' },
+        { index: 1, description: 'rule diff/tool-added' },
+      ],
+    });
   });
 });
 
@@ -103,7 +159,13 @@ describe("auditing from inside a fork's checkout", () => {
     fixtures = await snapshotFixtures(server.target('baseline'));
     contract = writeContract(fixtures);
     fork = checkout({
-      rules: { 'diff/tool-added': 'off', 'contract/profile-hash': 'off', 'contract/prefix-counts': 'off', 'contract/backing-counts': 'off', 'naming/sorted': 'off' },
+      rules: {
+        'diff/tool-added': 'off',
+        'contract/profile-hash': 'off',
+        'contract/prefix-counts': 'off',
+        'contract/backing-counts': 'off',
+        'naming/sorted': 'off',
+      },
       suppressions: [{ tool: 'b2_list_buckets_everywhere', reason: 'our tool' }],
     });
   });
@@ -111,14 +173,37 @@ describe("auditing from inside a fork's checkout", () => {
   afterAll(() => server?.stop());
 
   const audit = (...extra: string[]) =>
-    runCli(['check', '--url', (server.target('extra') as { url: URL }).url.href, '--fixtures', fixtures, '--contract', contract, '--era', 'modern', ...extra], { cwd: fork.nested });
+    runCli(
+      [
+        'check',
+        '--url',
+        (server.target('extra') as { url: URL }).url.href,
+        '--fixtures',
+        fixtures,
+        '--contract',
+        contract,
+        '--era',
+        'modern',
+        ...extra,
+      ],
+      { cwd: fork.nested },
+    );
 
   test("the fork's config cannot hide its extra tool, and every format names the config and what it refused", async () => {
     const dir = tempDir();
-    const outcome = await audit('--format', 'pretty', `--format=json=${join(dir, 'r.json')}`, `--format=sarif=${join(dir, 'r.sarif')}`, `--format=junit=${join(dir, 'r.xml')}`, `--format=markdown=${join(dir, 'r.md')}`);
+    const outcome = await audit(
+      '--format',
+      'pretty',
+      `--format=json=${join(dir, 'r.json')}`,
+      `--format=sarif=${join(dir, 'r.sarif')}`,
+      `--format=junit=${join(dir, 'r.xml')}`,
+      `--format=markdown=${join(dir, 'r.md')}`,
+    );
     expect(outcome.code, outcome.stderr).toBe(1);
     const json = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
-    expect(json.findings.filter((finding: Finding) => !finding.suppressed).map((finding: Finding) => finding.ruleId)).toContain('diff/tool-added');
+    expect(json.findings.filter((finding: Finding) => !finding.suppressed).map((finding: Finding) => finding.ruleId)).toContain(
+      'diff/tool-added',
+    );
     const file = join(fork.root, DEFAULT_CONFIG_FILE);
     const refused = 'refused on integrity rules: diff/tool-added=off, suppressions/0 (tool b2_list_buckets_everywhere)';
     const lastLine = outcome.stdout.trimEnd().split('\n').at(-1)!;
@@ -126,7 +211,11 @@ describe("auditing from inside a fork's checkout", () => {
     expect(lastLine).toContain(`config ${file} (git root); overrides contract/profile-hash=off`);
     expect(lastLine).toContain(refused);
     expect(json.verdictLine).toBe(lastLine);
-    expect(json.evidence.config).toMatchObject({ file, source: 'git-root', refused: ['diff/tool-added=off', 'suppressions/0 (tool b2_list_buckets_everywhere)'] });
+    expect(json.evidence.config).toMatchObject({
+      file,
+      source: 'git-root',
+      refused: ['diff/tool-added=off', 'suppressions/0 (tool b2_list_buckets_everywhere)'],
+    });
     expect(JSON.parse(readFileSync(join(dir, 'r.sarif'), 'utf8')).runs[0].properties.verdictLine).toBe(lastLine);
     const junit = new XMLParser({ ignoreAttributes: false }).parse(readFileSync(join(dir, 'r.xml'), 'utf8'));
     const properties = [junit.testsuites.properties.property].flat() as { '@_name': string; '@_value': string }[];
@@ -134,13 +223,17 @@ describe("auditing from inside a fork's checkout", () => {
     const markdown = readFileSync(join(dir, 'r.md'), 'utf8');
     expect(markdown.split('\n')[2]).toContain('diff/tool-added=off');
     const github = await audit('--format', 'github');
-    expect(github.stdout.trimEnd().split('\n').at(-1)).toMatch(/^b2-mcp-conform FAIL .*\(git root\).*refused on integrity rules: diff\/tool-added=off/);
+    expect(github.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^b2-mcp-conform FAIL .*\(git root\).*refused on integrity rules: diff\/tool-added=off/,
+    );
   });
 
   test('with --allow-integrity-overrides the overrides apply, and the verdict says so', async () => {
     const outcome = await audit('--allow-integrity-overrides', '--format', 'json');
     const json = JSON.parse(outcome.stdout);
-    expect(json.findings.filter((finding: Finding) => !finding.suppressed).map((finding: Finding) => finding.ruleId)).not.toContain('diff/tool-added');
+    expect(json.findings.filter((finding: Finding) => !finding.suppressed).map((finding: Finding) => finding.ruleId)).not.toContain(
+      'diff/tool-added',
+    );
     expect(json.verdictLine).toContain('overrides diff/tool-added=off');
     expect(json.verdictLine).not.toContain('refused');
   });

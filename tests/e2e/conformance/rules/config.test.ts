@@ -6,7 +6,20 @@ import { ConformError } from '../../../../src/conformance/errors.js';
 import type { Finding } from '../../../../src/conformance/rules/findings.js';
 import { loadRules } from '../../../../src/conformance/rules/engine.js';
 import { baselineSurface } from '../../../support/baseline.js';
-import { check, firedRules, mutate, propsOf, removeTempDirs, snapshotFixtures, startSurfaceHttp, tempDir, toolOf, writeContract, writeJson, type SurfaceHttpServer } from '../../../support/checker-harness.js';
+import {
+  check,
+  firedRules,
+  mutate,
+  propsOf,
+  removeTempDirs,
+  snapshotFixtures,
+  startSurfaceHttp,
+  tempDir,
+  toolOf,
+  writeContract,
+  writeJson,
+  type SurfaceHttpServer,
+} from '../../../support/checker-harness.js';
 import { connectionSettings } from '../../../../src/conformance/api.js';
 
 const rules = loadRules();
@@ -27,12 +40,24 @@ function configError(content: unknown): string {
 
 describe('config validation (exit 2, one clear message)', () => {
   test('unknown top-level key', () => expect(configError({ rule: {} })).toMatch(/\(top level\) unknown key "rule"$/));
-  test('unknown key inside a suppression', () => expect(configError({ suppressions: [{ rule: 'naming/prefix', reason: 'x', until: '2027-01-01' }] })).toMatch(/\/suppressions\/0 unknown key "until"/));
-  test('unknown rule id in an override', () => expect(configError({ rules: { 'naming/prefixes': 'off' } })).toMatch(/unknown rule "naming\/prefixes"/));
-  test('bad severity', () => expect(configError({ rules: { 'naming/prefix': 'fatal' } })).toMatch(/\/rules\/naming~1prefix must be equal to one of the allowed values/));
-  test('suppression without a reason', () => expect(configError({ suppressions: [{ rule: 'naming/prefix' }] })).toMatch(/must have required property 'reason'/));
-  test('suppression naming nothing', () => expect(configError({ suppressions: [{ reason: 'because' }] })).toMatch(/must name a rule, a tool, a prompt, a fingerprint or a file/));
-  test('bad expires date', () => expect(configError({ suppressions: [{ rule: 'naming/prefix', reason: 'r', expires: '31/12/2027' }] })).toMatch(/expires must match format "date"/));
+  test('unknown key inside a suppression', () =>
+    expect(configError({ suppressions: [{ rule: 'naming/prefix', reason: 'x', until: '2027-01-01' }] })).toMatch(
+      /\/suppressions\/0 unknown key "until"/,
+    ));
+  test('unknown rule id in an override', () =>
+    expect(configError({ rules: { 'naming/prefixes': 'off' } })).toMatch(/unknown rule "naming\/prefixes"/));
+  test('bad severity', () =>
+    expect(configError({ rules: { 'naming/prefix': 'fatal' } })).toMatch(
+      /\/rules\/naming~1prefix must be equal to one of the allowed values/,
+    ));
+  test('suppression without a reason', () =>
+    expect(configError({ suppressions: [{ rule: 'naming/prefix' }] })).toMatch(/must have required property 'reason'/));
+  test('suppression naming nothing', () =>
+    expect(configError({ suppressions: [{ reason: 'because' }] })).toMatch(/must name a rule, a tool, a prompt, a fingerprint or a file/));
+  test('bad expires date', () =>
+    expect(configError({ suppressions: [{ rule: 'naming/prefix', reason: 'r', expires: '31/12/2027' }] })).toMatch(
+      /expires must match format "date"/,
+    ));
   test('an explicit file that does not exist', () => {
     expect(() => loadConfig('missing.json', rules, tempDir())).toThrow(/config file not found/);
   });
@@ -42,8 +67,22 @@ describe('config validation (exit 2, one clear message)', () => {
 });
 
 describe('suppression matching', () => {
-  const finding = (ruleId: string, tool: string, fingerprint: string): Finding => ({ ruleId, tool, fingerprint, severity: 'error', category: 'x', message: 'm', fix: 'f', doc: 'd', scopes: [] });
-  const findings = [finding('naming/prefix', 'a_x', 'a'.repeat(32)), finding('naming/prefix', 'b_x', 'b'.repeat(32)), finding('schema/limits', 'a_x', 'c'.repeat(32))];
+  const finding = (ruleId: string, tool: string, fingerprint: string): Finding => ({
+    ruleId,
+    tool,
+    fingerprint,
+    severity: 'error',
+    category: 'x',
+    message: 'm',
+    fix: 'f',
+    doc: 'd',
+    scopes: [],
+  });
+  const findings = [
+    finding('naming/prefix', 'a_x', 'a'.repeat(32)),
+    finding('naming/prefix', 'b_x', 'b'.repeat(32)),
+    finding('schema/limits', 'a_x', 'c'.repeat(32)),
+  ];
 
   test('by rule, by tool, by fingerprint, by rule and tool together', () => {
     const { findings: marked, outcome } = applySuppressions(
@@ -96,7 +135,8 @@ describe('config applied to a live check', () => {
     removeTempDirs();
   });
 
-  const run = (config: unknown, today = '2026-11-30') => check(server.target('broken'), { fixturesDir, contractFile, configFile: writeJson(tempDir(), 'config.json', config), today });
+  const run = (config: unknown, today = '2026-11-30') =>
+    check(server.target('broken'), { fixturesDir, contractFile, configFile: writeJson(tempDir(), 'config.json', config), today });
 
   test('without config: an error and a warning', async () => {
     const result = await run({});
@@ -113,9 +153,16 @@ describe('config applied to a live check', () => {
   });
 
   test('a suppression hides a finding with its reason and is counted in the evidence', async () => {
-    const result = await run({ suppressions: [{ rule: 'credentials/prohibited-field', tool: 's3_put_object', reason: 'fixed in next release', expires: '2027-01-31' }] });
+    const result = await run({
+      suppressions: [
+        { rule: 'credentials/prohibited-field', tool: 's3_put_object', reason: 'fixed in next release', expires: '2027-01-31' },
+      ],
+    });
     expect(firedRules(result)).toEqual(['description/length']);
-    expect(result.findings.find((finding) => finding.suppressed)?.suppressed).toEqual({ reason: 'fixed in next release', expires: '2027-01-31' });
+    expect(result.findings.find((finding) => finding.suppressed)?.suppressed).toEqual({
+      reason: 'fixed in next release',
+      expires: '2027-01-31',
+    });
     expect(result.evidence.config).toMatchObject({ suppressed: 1, stale: 0, expired: 0 });
   });
 
@@ -129,7 +176,10 @@ describe('config applied to a live check', () => {
   test('a stale suppression fails the run', async () => {
     const result = await run({ suppressions: [{ rule: 'naming/prefix', reason: 'old' }] });
     expect(firedRules(result)).toEqual(['config/stale-suppression', 'credentials/prohibited-field', 'description/length']);
-    expect(result.findings.find((finding) => finding.ruleId === 'config/stale-suppression')).toMatchObject({ severity: 'error', path: 'suppressions[0]' });
+    expect(result.findings.find((finding) => finding.ruleId === 'config/stale-suppression')).toMatchObject({
+      severity: 'error',
+      path: 'suppressions[0]',
+    });
   });
 
   test('an expired suppression stops suppressing and warns', async () => {
@@ -146,13 +196,23 @@ describe('a config that fails to load', () => {
     const { checkServer } = await import('../../../../src/conformance/commands/check.js');
     const { launchServers } = await import('../../../../src/conformance/connect/stdio-transport.js');
     const { CONNECTIONS_FOR } = await import('../../../../src/conformance/connect/connections.js');
-    const target = { kind: 'stdio' as const, command: process.execPath, args: [join(import.meta.dirname, '..', '..', '..', 'support', 'servers', 'silent.mjs')], env: {} };
+    const target = {
+      kind: 'stdio' as const,
+      command: process.execPath,
+      args: [join(import.meta.dirname, '..', '..', '..', 'support', 'servers', 'silent.mjs')],
+      env: {},
+    };
     const launched = launchServers(target, CONNECTIONS_FOR.both);
     await Promise.all(Object.values(launched).map((transport) => transport!.launch()));
     const pids = Object.values(launched).map((transport) => transport!.pid!);
     expect(pids.every((pid) => isRunning(pid))).toBe(true);
     const missing = join(tempDir(), 'missing.config.json');
-    await expect(checkServer({ profile: 'default', target, era: 'both', connection: connectionSettings({ timeoutMs: 5000 }), configFile: missing }, { launched })).rejects.toThrow(/config file not found/);
+    await expect(
+      checkServer(
+        { profile: 'default', target, era: 'both', connection: connectionSettings({ timeoutMs: 5000 }), configFile: missing },
+        { launched },
+      ),
+    ).rejects.toThrow(/config file not found/);
     expect(pids.filter((pid) => isRunning(pid))).toEqual([]);
   });
 });

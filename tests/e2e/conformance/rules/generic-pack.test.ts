@@ -38,7 +38,11 @@ const BROKEN: [string, (surface: Surface) => void, string][] = [
     },
     'diff/property-removed',
   ],
-  ['a flipped destructive hint', (s) => void (tool(s, 'delete_note').annotations.destructiveHint = false), 'diff/annotation-non-destructive-claimed'],
+  [
+    'a flipped destructive hint',
+    (s) => void (tool(s, 'delete_note').annotations.destructiveHint = false),
+    'diff/annotation-non-destructive-claimed',
+  ],
   [
     'a credential field deep in a schema',
     (s) => {
@@ -47,7 +51,12 @@ const BROKEN: [string, (surface: Surface) => void, string][] = [
     },
     'credentials/prohibited-field',
   ],
-  ['zero-width text in a description', (s) => void (tool(s, 'list_notes').description = 'List the notes of the current\u200b notebook, newest first, with their titles and tags.'), 'visible/zero-width'],
+  [
+    'zero-width text in a description',
+    (s) =>
+      void (tool(s, 'list_notes').description = 'List the notes of the current\u200b notebook, newest first, with their titles and tags.'),
+    'visible/zero-width',
+  ],
 ];
 
 /** The two servers written for these tests: neither is B2, and one speaks only the 2025 era. */
@@ -68,13 +77,31 @@ describe.each(Object.entries(SERVERS))('--pack generic on a server (%s)', (label
   let snapshotOut: string;
   beforeAll(async () => {
     fixtures = tempDir();
-    const outcome = await runCli(['snapshot', '--pack', 'generic', '--server', command(writeJson(tempDir(), 'surface.json', BASELINE)), '--out', fixtures]);
+    const outcome = await runCli([
+      'snapshot',
+      '--pack',
+      'generic',
+      '--server',
+      command(writeJson(tempDir(), 'surface.json', BASELINE)),
+      '--out',
+      fixtures,
+    ]);
     expect(outcome.code, outcome.stderr).toBe(0);
     snapshotOut = outcome.stdout;
   }, 30_000);
 
   const checkAgainst = async (surface: Surface) => {
-    const outcome = await runCli(['check', '--pack', 'generic', '--server', command(writeJson(tempDir(), 'surface.json', surface)), '--fixtures', fixtures, '--format', 'json']);
+    const outcome = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      command(writeJson(tempDir(), 'surface.json', surface)),
+      '--fixtures',
+      fixtures,
+      '--format',
+      'json',
+    ]);
     return { ...outcome, report: outcome.stdout ? (JSON.parse(outcome.stdout) as JsonReport) : undefined };
   };
 
@@ -105,11 +132,15 @@ describe.each(Object.entries(SERVERS))('--pack generic on a server (%s)', (label
     expect(finding?.text).toEqual({ before: tool(BASELINE, 'delete_note').description, after: changed });
   }, 30_000);
 
-  test.each(BROKEN)('%s fails with the right rule', async (_what, edit, ruleId) => {
-    const { code, report, stderr } = await checkAgainst(variant(edit));
-    expect(code, stderr).toBe(1);
-    expect(report!.findings.filter((finding) => finding.severity === 'error').map((finding) => finding.ruleId)).toContain(ruleId);
-  }, 30_000);
+  test.each(BROKEN)(
+    '%s fails with the right rule',
+    async (_what, edit, ruleId) => {
+      const { code, report, stderr } = await checkAgainst(variant(edit));
+      expect(code, stderr).toBe(1);
+      expect(report!.findings.filter((finding) => finding.severity === 'error').map((finding) => finding.ruleId)).toContain(ruleId);
+    },
+    30_000,
+  );
 });
 
 /**
@@ -128,11 +159,29 @@ describe('--pack generic on a server whose schemas declare draft-07 (raw JSON-RP
   let fixtures: string;
   beforeAll(async () => {
     fixtures = tempDir();
-    const outcome = await runCli(['snapshot', '--pack', 'generic', '--server', command(writeJson(tempDir(), 'surface.json', published)), '--out', fixtures]);
+    const outcome = await runCli([
+      'snapshot',
+      '--pack',
+      'generic',
+      '--server',
+      command(writeJson(tempDir(), 'surface.json', published)),
+      '--out',
+      fixtures,
+    ]);
     expect(outcome.code, outcome.stderr).toBe(0);
   }, 30_000);
   const checkAgainst = async (surface: Surface) => {
-    const outcome = await runCli(['check', '--pack', 'generic', '--server', command(writeJson(tempDir(), 'surface.json', surface)), '--fixtures', fixtures, '--format', 'json']);
+    const outcome = await runCli([
+      'check',
+      '--pack',
+      'generic',
+      '--server',
+      command(writeJson(tempDir(), 'surface.json', surface)),
+      '--fixtures',
+      fixtures,
+      '--format',
+      'json',
+    ]);
     return { ...outcome, report: outcome.stdout ? (JSON.parse(outcome.stdout) as JsonReport) : undefined };
   };
 

@@ -37,7 +37,9 @@ test('a snapshot pack leaves out every rule that needs a contract or a naming po
 test('the checker names no pack in code: packs are data', () => {
   const names = ruleSet.packs.map((pack) => pack.name);
   const sources = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+    );
   for (const file of sources(join(PACKAGE_ROOT, 'src', 'conformance'))) {
     const text = readFileSync(file, 'utf8');
     for (const name of names) expect(text, `${file} names pack ${name}`).not.toMatch(new RegExp(`['"\`]${name}['"\`]`));

@@ -18,7 +18,8 @@ import { connectionSettings } from '../../../../src/conformance/api.js';
  */
 const SERVER = `"${process.execPath}" "${BUNDLED.serverEntry}" stdio`;
 const serverEnv = (profile: string) => ({ B2_MCP_PROFILE: profile, B2_SECRET_SINK: 'off', B2_ENABLE_MCP_PROMPTS: 'true' });
-const bundledPrompts = (profile: string): PromptFixture => JSON.parse(readFileSync(join(PACKAGE_ROOT, PROMPT_FIXTURES_DIR, `${profile}.json`), 'utf8'));
+const bundledPrompts = (profile: string): PromptFixture =>
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, PROMPT_FIXTURES_DIR, `${profile}.json`), 'utf8'));
 
 const cli = (...args: string[]) => runCli(args);
 
@@ -27,17 +28,38 @@ const envFlags = (profile: string) => Object.entries(serverEnv(profile)).flatMap
 afterAll(removeTempDirs);
 
 test('check --server … --env B2_ENABLE_MCP_PROMPTS=true passes, with the prompts compared in both eras and seen by the witness', async () => {
-  const outcome = await cli('check', '--profile', 'full', '--server', SERVER, ...envFlags('full'), '--no-probes', '--format', 'json', '--timeout', '20000');
+  const outcome = await cli(
+    'check',
+    '--profile',
+    'full',
+    '--server',
+    SERVER,
+    ...envFlags('full'),
+    '--no-probes',
+    '--format',
+    'json',
+    '--timeout',
+    '20000',
+  );
   expect(outcome.code, outcome.stderr).toBe(0);
   const report = JSON.parse(outcome.stdout);
   const validate = reportSchemaValidator();
   expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
   expect(report.findings.filter((finding: { severity: string }) => finding.severity === 'error')).toEqual([]);
   const expected = bundledPrompts('full');
-  for (const connection of ['modern', 'legacy', 'witness']) expect(report.evidence.connections[connection].prompts).toBe(expected.names.length);
+  for (const connection of ['modern', 'legacy', 'witness'])
+    expect(report.evidence.connections[connection].prompts).toBe(expected.names.length);
   expect(Object.keys(report.evidence.promptHashes).sort()).toEqual(['legacy', 'modern']);
-  for (const comparison of Object.values(report.evidence.promptHashes) as { basis: string; drift: unknown; expected: { source: string } }[]) {
-    expect(comparison).toMatchObject({ basis: 'listed', drift: { status: 'match' }, expected: { source: join(PACKAGE_ROOT, PROMPT_FIXTURES_DIR, 'full.json') } });
+  for (const comparison of Object.values(report.evidence.promptHashes) as {
+    basis: string;
+    drift: unknown;
+    expected: { source: string };
+  }[]) {
+    expect(comparison).toMatchObject({
+      basis: 'listed',
+      drift: { status: 'match' },
+      expected: { source: join(PACKAGE_ROOT, PROMPT_FIXTURES_DIR, 'full.json') },
+    });
   }
   // The prompts capability in server/discover is judged by the prompt comparison, not as tool drift.
   expect(report.evidence.cacheHints.modern.discover.capabilities).toHaveProperty('prompts');
@@ -46,7 +68,12 @@ test('check --server … --env B2_ENABLE_MCP_PROMPTS=true passes, with the promp
 describe.concurrent('every profile lists exactly its fixture prompts', () => {
   for (const profile of ['default', 'read-only']) {
     test(profile, async () => {
-      const result = await checkServer({ profile, target: stdioTarget(SERVER, serverEnv(profile)), era: 'both', connection: connectionSettings({ timeoutMs: 20_000 }) });
+      const result = await checkServer({
+        profile,
+        target: stdioTarget(SERVER, serverEnv(profile)),
+        era: 'both',
+        connection: connectionSettings({ timeoutMs: 20_000 }),
+      });
       expect(result.findings.filter((finding) => finding.severity === 'error')).toEqual([]);
       expect(result.evidence.connections.legacy!.prompts).toBe(bundledPrompts(profile).names.length);
       expect(result.evidence.promptHashes!.modern!.drift).toEqual({ status: 'match' });
@@ -59,14 +86,17 @@ test('snapshot writes the prompt fixture the generator wrote, and diff against t
   const snapshot = await cli('snapshot', '--profile', 'full', '--server', SERVER, ...envFlags('full'), '--out', out, '--timeout', '20000');
   expect(snapshot.code, snapshot.stderr).toBe(0);
   const expected = bundledPrompts('full');
-  expect(snapshot.stdout).toContain(`wrote ${join(out, 'full.json')} (${expected.names.length} prompts, hash ${expected.hash.slice(0, 12)})`);
+  expect(snapshot.stdout).toContain(
+    `wrote ${join(out, 'full.json')} (${expected.names.length} prompts, hash ${expected.hash.slice(0, 12)})`,
+  );
   const written = JSON.parse(readFileSync(join(out, 'full.json'), 'utf8')) as PromptFixture;
   expect(written.prompts).toEqual(expected.prompts);
   expect(written.hash).toBe(expected.hash);
 
   // The snapshot holds one profile: compare it with that profile's bundled fixtures, laid out as snapshot writes them (other profiles would be removed ones).
   const before = tempDir();
-  for (const era of ['modern', 'legacy']) cpSync(join(PACKAGE_ROOT, TOOL_FIXTURES_DIR, `full.${era}.json`), join(before, `full.${era}.json`));
+  for (const era of ['modern', 'legacy'])
+    cpSync(join(PACKAGE_ROOT, TOOL_FIXTURES_DIR, `full.${era}.json`), join(before, `full.${era}.json`));
   cpSync(join(PACKAGE_ROOT, PROMPT_FIXTURES_DIR, 'full.json'), join(before, 'full.json'));
   const diff = await cli('diff', before, out, '--format', 'json');
   expect(diff.code, diff.stdout).toBe(0);
@@ -91,8 +121,22 @@ test('offline diff in the repository layout catches a required tool added to a p
   const outcome = await cli('diff', join(PACKAGE_ROOT, TOOL_FIXTURES_DIR), join(root, TOOL_FIXTURES_DIR), '--format', 'json');
   expect(outcome.code).toBe(1);
   const report = JSON.parse(outcome.stdout);
-  expect(report.findings.map((finding: { ruleId: string; prompt: string; path: string; severity: string; message: string }) => [finding.ruleId, finding.prompt, finding.path, finding.severity, finding.message])).toEqual([
-    ['diff/prompt-requirement-added', 'b2_audit_public_exposure', 'requiredTools', 'error', 'Prompt b2_audit_public_exposure: requiredTools gained b2_update_bucket'],
+  expect(
+    report.findings.map((finding: { ruleId: string; prompt: string; path: string; severity: string; message: string }) => [
+      finding.ruleId,
+      finding.prompt,
+      finding.path,
+      finding.severity,
+      finding.message,
+    ]),
+  ).toEqual([
+    [
+      'diff/prompt-requirement-added',
+      'b2_audit_public_exposure',
+      'requiredTools',
+      'error',
+      'Prompt b2_audit_public_exposure: requiredTools gained b2_update_bucket',
+    ],
   ]);
   expect(report.evidence.target.promptsCompared).toEqual(['default', 'full', 'read-only']);
   expect(report.evidence.promptHashes['full.prompts'].expected.source).toBe(join(PACKAGE_ROOT, PROMPT_FIXTURES_DIR, 'full.json'));

@@ -42,7 +42,9 @@ describe('analytics tools over MCP', () => {
 
   it('b2_list_largest_files: the default limit of 10, hostile names intact', async () => {
     const structured = await call('b2_list_largest_files', { bucket: 'demo-private-assets' });
-    expect(structured).toEqual(await listLargestFiles(clientFor(sandbox, key), { bucketName: 'demo-private-assets', limit: 10, maxScan: 50_000, signal: NO_SIGNAL }));
+    expect(structured).toEqual(
+      await listLargestFiles(clientFor(sandbox, key), { bucketName: 'demo-private-assets', limit: 10, maxScan: 50_000, signal: NO_SIGNAL }),
+    );
     expect((structured.files as unknown[]).length).toBe(10);
     const hostile = await call('b2_list_largest_files', { bucket: 'demo-private-assets', prefix: 'hostile/', limit: 100, max_scan: 1000 });
     const names = (hostile.files as Array<{ file_name: string }>).map((f) => f.file_name);
@@ -76,7 +78,9 @@ describe('analytics tools over MCP', () => {
 
   it('b2_report_usage_growth: defaults and the shrinking order', async () => {
     const api = clientFor(sandbox, key);
-    expect(await call('b2_report_usage_growth', {})).toEqual(await reportUsageGrowth(api, { period: 'month', order: 'most_grown', limit: 50, signal: NO_SIGNAL }));
+    expect(await call('b2_report_usage_growth', {})).toEqual(
+      await reportUsageGrowth(api, { period: 'month', order: 'most_grown', limit: 50, signal: NO_SIGNAL }),
+    );
     const shrinking = await call('b2_report_usage_growth', { period: 'quarter', order: 'shrinking' });
     expect((shrinking.buckets as Array<{ bucket_name: string }>).map((b) => b.bucket_name)).toEqual(['bob-archive']);
   });
@@ -93,7 +97,9 @@ describe.each(AWKWARD_TIMES_OF_DAY)('date-sensitive results at %s UTC (sandbox a
       expect((uploads.structuredContent as { uploads: unknown[] }).uploads).toEqual([expect.objectContaining({ age_days: 9 })]);
       const api = clientFor(sandbox, key);
       const leaders = await client.callTool('b2_rank_egress_leaders', { by: 'bucket', days: 7 });
-      expect(leaders.structuredContent).toEqual(await rankEgressLeaders(api, { by: 'bucket', days: 7, limit: 15, now: clock.now, signal: NO_SIGNAL }));
+      expect(leaders.structuredContent).toEqual(
+        await rankEgressLeaders(api, { by: 'bucket', days: 7, limit: 15, now: clock.now, signal: NO_SIGNAL }),
+      );
       expect(leaders.structuredContent).toMatchObject({ reports_enabled: true, ranked_count: 5 });
     } finally {
       await client.close();
@@ -109,7 +115,10 @@ it('without a reports bucket both report tools answer reports_enabled: false wit
     for (const name of ['b2_rank_egress_leaders', 'b2_report_usage_growth']) {
       const result = await client.callTool(name, {});
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ reports_enabled: false, note: expect.stringContaining(`b2-reports-${sandbox.accountId}`) });
+      expect(result.structuredContent).toMatchObject({
+        reports_enabled: false,
+        note: expect.stringContaining(`b2-reports-${sandbox.accountId}`),
+      });
     }
   } finally {
     await client.close();

@@ -5,7 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { adminCall, ALL_KEY_CAPABILITIES, connectToSandbox, createKey, mutations, startTestSandbox, textOf, type SandboxKey } from '../../../support/sandbox-harness.js';
+import {
+  adminCall,
+  ALL_KEY_CAPABILITIES,
+  connectToSandbox,
+  createKey,
+  mutations,
+  startTestSandbox,
+  textOf,
+  type SandboxKey,
+} from '../../../support/sandbox-harness.js';
 import type { Connected } from '../../../support/server-harness.js';
 
 let sandbox: RunningSandbox;
@@ -14,7 +23,8 @@ let client: Connected;
 
 const bucketIdOf = (name: string) => sandbox.store.findBucketByName(name)!.bucketId;
 const setFaults = (spec: string) => adminCall(sandbox, 'PUT', '/faults', { spec });
-const injected = async () => Object.values((await adminCall<{ injected: Record<string, number> }>(sandbox, 'GET', '/faults')).injected).reduce((a, b) => a + b, 0);
+const injected = async () =>
+  Object.values((await adminCall<{ injected: Record<string, number> }>(sandbox, 'GET', '/faults')).injected).reduce((a, b) => a + b, 0);
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
@@ -71,7 +81,8 @@ describe('native tools under injected faults', () => {
   });
 
   it('an expired token mid-run is refreshed transparently', async () => {
-    const count = async () => (await adminCall<{ requests: unknown[] }>(sandbox, 'GET', '/requests?operation=b2_authorize_account')).requests.length;
+    const count = async () =>
+      (await adminCall<{ requests: unknown[] }>(sandbox, 'GET', '/requests?operation=b2_authorize_account')).requests.length;
     const before = await count();
     await adminCall(sandbox, 'POST', '/tokens/expire', { applicationKeyId: key.applicationKeyId });
     const result = await client.callTool('b2_list_buckets', {});

@@ -13,18 +13,23 @@ describe('server against the sandbox', () => {
   });
   afterAll(() => sandbox.close());
 
-  it.each(['read-only', 'default'] as const)('a key with the %s profile capabilities sees exactly that profile, unpinned', async (profile) => {
-    const key = await createKey(sandbox, { capabilities: [...PROFILES[profile].capabilities!] });
-    const client = await connectToSandbox(sandbox, key);
-    try {
-      const snapshot = snapshotTools((await client.listTools()).tools as never);
-      const fixture = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tool-contract', `${profile}.modern.json`), 'utf8'));
-      expect(snapshot.names).toEqual(fixture.names);
-      expect(snapshot.hash).toBe(fixture.hash);
-    } finally {
-      await client.close();
-    }
-  });
+  it.each(['read-only', 'default'] as const)(
+    'a key with the %s profile capabilities sees exactly that profile, unpinned',
+    async (profile) => {
+      const key = await createKey(sandbox, { capabilities: [...PROFILES[profile].capabilities!] });
+      const client = await connectToSandbox(sandbox, key);
+      try {
+        const snapshot = snapshotTools((await client.listTools()).tools as never);
+        const fixture = JSON.parse(
+          readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tool-contract', `${profile}.modern.json`), 'utf8'),
+        );
+        expect(snapshot.names).toEqual(fixture.names);
+        expect(snapshot.hash).toBe(fixture.hash);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it('a full key without a Partner credential sees 37 tools', async () => {
     const key = await createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES });

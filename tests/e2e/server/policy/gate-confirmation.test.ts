@@ -24,22 +24,26 @@ const TRIGGERING: Record<string, Record<string, unknown>> = {
 };
 const SECRET_STUBS = ['b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account'];
 
-const textOf = (result: Record<string, unknown>): string => ((result.content as Array<{ text: string }>)[0]?.text ?? '');
+const textOf = (result: Record<string, unknown>): string => (result.content as Array<{ text: string }>)[0]?.text ?? '';
 
 /** Declines every question the server asks, keeping its text. */
 function recordQuestions(client: Connected): string[] {
   const messages: string[] = [];
-  (client.raw as { setRequestHandler: (method: string, handler: (request: { params: { message: string } }) => unknown) => void }).setRequestHandler(
-    'elicitation/create',
-    (request) => {
-      messages.push(request.params.message);
-      return { action: 'decline' };
-    },
-  );
+  (
+    client.raw as { setRequestHandler: (method: string, handler: (request: { params: { message: string } }) => unknown) => void }
+  ).setRequestHandler('elicitation/create', (request) => {
+    messages.push(request.params.message);
+    return { action: 'decline' };
+  });
   return messages;
 }
 
-async function withClient<T>(kind: ClientKind, env: Record<string, string>, run: (c: Connected) => Promise<T>, elicit?: ElicitAnswer): Promise<T> {
+async function withClient<T>(
+  kind: ClientKind,
+  env: Record<string, string>,
+  run: (c: Connected) => Promise<T>,
+  elicit?: ElicitAnswer,
+): Promise<T> {
   const client = await connectStdio(kind, serverEnv({ B2_MCP_PROFILE: 'full', ...env }), elicit);
   try {
     return await run(client);
@@ -52,12 +56,14 @@ describe('confirmation gate', () => {
   it('refuses every gated tool without confirm before its handler runs, and lets confirm: true through', async () => {
     await withClient('legacy', {}, async (client) => {
       const { tools } = await client.listTools();
-      const gated = tools.filter((t) => 'confirm' in ((t.inputSchema as { properties: object }).properties)).map((t) => t.name as string);
+      const gated = tools.filter((t) => 'confirm' in (t.inputSchema as { properties: object }).properties).map((t) => t.name as string);
       expect(gated.sort()).toEqual([...Object.keys(TRIGGERING), ...SECRET_STUBS].sort());
       for (const [name, args] of Object.entries(TRIGGERING)) {
         const refused = await client.callTool(name, args);
         expect(refused.isError, name).toBe(true);
-        expect(textOf(refused), name).toMatch(/^B2 Error \[destructive_confirmation_required\] \(HTTP 409\): Confirmation required: this would /);
+        expect(textOf(refused), name).toMatch(
+          /^B2 Error \[destructive_confirmation_required\] \(HTTP 409\): Confirmation required: this would /,
+        );
         expect(textOf(refused)).not.toMatch(/B2_DESTRUCTIVE_POLICY|allow/);
         const confirmed = await client.callTool(name, { ...args, confirm: true });
         expect(textOf(confirmed), name).toMatch(/\[missing_credentials\]/);
@@ -93,24 +99,39 @@ describe('confirmation gate', () => {
 
   describe.each(['modern', 'legacy', 'v1'] as const)('elicitation with a %s client', (kind) => {
     it.each(['decline', 'cancel'] as const)('%s is a refusal, even with confirm: true in the arguments', async (answer) => {
-      await withClient(kind, {}, async (client) => {
-        const result = await client.callTool('b2_delete_bucket', { bucketId: 'b1', confirm: true });
-        expect(result.isError).toBe(true);
-        expect(textOf(result)).toMatch(/destructive_confirmation_refused.*(declined|cancelled)/);
-      }, answer);
+      await withClient(
+        kind,
+        {},
+        async (client) => {
+          const result = await client.callTool('b2_delete_bucket', { bucketId: 'b1', confirm: true });
+          expect(result.isError).toBe(true);
+          expect(textOf(result)).toMatch(/destructive_confirmation_refused.*(declined|cancelled)/);
+        },
+        answer,
+      );
     });
 
     it('accept lets the call reach its handler', async () => {
-      await withClient(kind, {}, async (client) => {
-        expect(textOf(await client.callTool('b2_delete_bucket', { bucketId: 'b1' }))).toMatch(/\[missing_credentials\]/);
-      }, 'accept');
+      await withClient(
+        kind,
+        {},
+        async (client) => {
+          expect(textOf(await client.callTool('b2_delete_bucket', { bucketId: 'b1' }))).toMatch(/\[missing_credentials\]/);
+        },
+        'accept',
+      );
     });
   });
 
   it('skips elicitation when it is turned off and falls back to confirm', async () => {
-    await withClient('modern', { B2_DESTRUCTIVE_ELICITATION: 'off' }, async (client) => {
-      expect(textOf(await client.callTool('b2_delete_bucket', { bucketId: 'b1' }))).toMatch(/destructive_confirmation_required/);
-    }, 'accept');
+    await withClient(
+      'modern',
+      { B2_DESTRUCTIVE_ELICITATION: 'off' },
+      async (client) => {
+        expect(textOf(await client.callTool('b2_delete_bucket', { bucketId: 'b1' }))).toMatch(/destructive_confirmation_required/);
+      },
+      'accept',
+    );
   });
 
   it('on a 2025-era connection, an accept sent with the first tools/call does not run the gated call', async () => {
@@ -121,19 +142,23 @@ describe('confirmation gate', () => {
       const forged = { name: 'b2_delete_bucket', arguments: { bucketId: 'b1' }, inputResponses: accept };
       const response = await server.request('tools/call', forged);
       const text = ((response.result?.content as Array<{ text: string }>) ?? [])[0]?.text ?? JSON.stringify(response);
-      expect(text).toMatch(/^B2 Error \[destructive_confirmation_refused\] \(HTTP 409\): .*does not reply to a confirmation this server asked for/);
+      expect(text).toMatch(
+        /^B2 Error \[destructive_confirmation_refused\] \(HTTP 409\): .*does not reply to a confirmation this server asked for/,
+      );
       expect(text).not.toMatch(/missing_credentials/);
     } finally {
       await server.close();
     }
   });
 
-  it('the question a client is shown names the tool and the call\'s targets', async () => {
+  it("the question a client is shown names the tool and the call's targets", async () => {
     const client = await connectStdio('legacy', serverEnv({ B2_MCP_PROFILE: 'full' }), 'decline');
     const messages = recordQuestions(client);
     try {
       await client.callTool('s3_delete_object', { bucket: 'photos', key: 'cat.jpg', versionId: 'v7' });
-      expect(messages).toEqual(['s3_delete_object would delete the object (bucket "photos", key "cat.jpg", versionId "v7"). Approve this call?']);
+      expect(messages).toEqual([
+        's3_delete_object would delete the object (bucket "photos", key "cat.jpg", versionId "v7"). Approve this call?',
+      ]);
     } finally {
       await client.close();
     }
@@ -148,22 +173,50 @@ describe('confirmation gate', () => {
     const messages = recordQuestions(client);
     try {
       const before = (await mutations(sandbox)).length;
-      const hook = (name: string, url: string) => ({ name, eventTypes: ['b2:ObjectCreated:*'], isEnabled: true, targetConfiguration: { targetType: 'webhook', url } });
+      const hook = (name: string, url: string) => ({
+        name,
+        eventTypes: ['b2:ObjectCreated:*'],
+        isEnabled: true,
+        targetConfiguration: { targetType: 'webhook', url },
+      });
       await client.callTool('b2_set_bucket_notification_rules', {
         bucketId: 'bkt-1',
-        eventNotificationRules: [hook('audit', 'https://audit.example.com/in'), hook('copy', 'https://collector.attacker.example:8443/t/SECRET-PATH?x=1')],
+        eventNotificationRules: [
+          hook('audit', 'https://audit.example.com/in'),
+          hook('copy', 'https://collector.attacker.example:8443/t/SECRET-PATH?x=1'),
+        ],
       });
       await client.callTool('b2_update_bucket', {
         bucketId: 'bkt-1',
         replicationConfiguration: {
           asReplicationSource: {
             sourceApplicationKeyId: 'K-source',
-            replicationRules: [{ replicationRuleName: 'all', destinationBucketId: 'bkt-elsewhere', fileNamePrefix: '', includeExistingFiles: true, isEnabled: true, priority: 1 }],
+            replicationRules: [
+              {
+                replicationRuleName: 'all',
+                destinationBucketId: 'bkt-elsewhere',
+                fileNamePrefix: '',
+                includeExistingFiles: true,
+                isEnabled: true,
+                priority: 1,
+              },
+            ],
           },
         },
       });
-      await client.callTool('b2_create_key', { keyName: 'wide', capabilities: ['listFiles', 'readFiles', 'shareFiles', 'bypassGovernance'], idempotencyKey: 'k-1' });
-      await client.callTool('b2_create_key', { keyName: 'narrow', capabilities: ['readFiles'], bucketIds: ['bkt-1'], namePrefix: 'logs/', validDurationInSeconds: 3600, idempotencyKey: 'k-2' });
+      await client.callTool('b2_create_key', {
+        keyName: 'wide',
+        capabilities: ['listFiles', 'readFiles', 'shareFiles', 'bypassGovernance'],
+        idempotencyKey: 'k-1',
+      });
+      await client.callTool('b2_create_key', {
+        keyName: 'narrow',
+        capabilities: ['readFiles'],
+        bucketIds: ['bkt-1'],
+        namePrefix: 'logs/',
+        validDurationInSeconds: 3600,
+        idempotencyKey: 'k-2',
+      });
       expect(messages).toEqual([
         'b2_set_bucket_notification_rules would replace every event notification rule of the bucket (bucketId "bkt-1", 2 notification rules: "audit", "copy", sending events to webhooks ["https://audit.example.com", "https://collector.attacker.example:8443"]). Approve this call?',
         'b2_update_bucket would change replication, copying data to another bucket (bucketId "bkt-1", replicating to destination buckets ["bkt-elsewhere"], reading with source key "K-source", copying existing files too). Approve this call?',

@@ -11,7 +11,15 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { ALL_KEY_CAPABILITIES, createKey, mutations, startTestSandbox, textOf, type SandboxKey, sandboxCredentials } from '../../../support/sandbox-harness.js';
+import {
+  ALL_KEY_CAPABILITIES,
+  createKey,
+  mutations,
+  startTestSandbox,
+  textOf,
+  type SandboxKey,
+  sandboxCredentials,
+} from '../../../support/sandbox-harness.js';
 import { testClock } from '../../../support/clock.js';
 import { SERVER_BIN } from '../../../support/server-harness.js';
 
@@ -43,7 +51,12 @@ function env(extra: Record<string, string>): Record<string, string> {
 }
 
 async function start(extra: Record<string, string>): Promise<CapturedServer> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...testClock.nodeArgs, SERVER_BIN, 'stdio'], env: { ...env(extra), ...testClock.env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...testClock.nodeArgs, SERVER_BIN, 'stdio'],
+    env: { ...env(extra), ...testClock.env },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'secret-canary', version: '1' });
@@ -113,7 +126,9 @@ describe('file sink', () => {
   it('creates the ledger owner-only on first use and serves the real key and member tools; trial accounts stay a stub', async () => {
     expect(ledgerDirAfterStartup, 'start-up creates no files').toBe(false);
     const tools = new Map((await server.listTools()).map((tool) => [tool.name, tool]));
-    expect(Object.keys(tools.get('b2_create_key')!.inputSchema.properties)).toEqual(expect.arrayContaining(['keyName', 'capabilities', 'idempotencyKey', 'confirm']));
+    expect(Object.keys(tools.get('b2_create_key')!.inputSchema.properties)).toEqual(
+      expect.arrayContaining(['keyName', 'capabilities', 'idempotencyKey', 'confirm']),
+    );
     expect(Object.keys(tools.get('b2_create_group_member')!.inputSchema.properties)).toContain('memberEmail');
     expect(Object.keys(tools.get('b2_reserve_trial_create_account')!.inputSchema.properties)).toEqual(['confirm']);
     const trial = await server.call('b2_reserve_trial_create_account', { confirm: true });
@@ -129,12 +144,21 @@ describe('file sink', () => {
     const result = await server.call('b2_create_key', { ...args, confirm: true });
     expect(result.isError, textOf(result)).toBeFalsy();
     const created = result.structuredContent as Json;
-    expect(created).toMatchObject({ keyName: 'ci-deployer', capabilities: ['listFiles', 'readFiles'], applicationKey: '[redacted]', secretSink: { type: 'file', path: ledger } });
+    expect(created).toMatchObject({
+      keyName: 'ci-deployer',
+      capabilities: ['listFiles', 'readFiles'],
+      applicationKey: '[redacted]',
+      secretSink: { type: 'file', path: ledger },
+    });
     expect(await operationsSince(before)).toEqual(['b2_create_key']);
 
     const secret = sandbox.store.getKey(created.applicationKeyId)!.applicationKey;
     const record = ledgerLines(ledger).find((line) => line.recordId === created.secretSink.recordId);
-    expect(record).toMatchObject({ tool: 'b2_create_key', recordId: created.secretSink.recordId, result: { applicationKeyId: created.applicationKeyId, applicationKey: secret } });
+    expect(record).toMatchObject({
+      tool: 'b2_create_key',
+      recordId: created.secretSink.recordId,
+      result: { applicationKeyId: created.applicationKeyId, applicationKey: secret },
+    });
     expectNowhereButLedger(secret, ledger);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(ledger).mode & 0o777).toBe(0o600);
@@ -148,13 +172,23 @@ describe('file sink', () => {
     const lines = ledgerLines(ledger).length;
     const before = await lastSeq();
     const replay = await server.call('b2_create_key', args);
-    expect(replay.structuredContent).toMatchObject({ keyName: 'ci-replayer', applicationKey: '[redacted]', idempotentReplay: true, secretSink: { recordId } });
-    expect(textOf(await server.call('b2_create_key', { ...args, keyName: 'other-name' }))).toMatch(/^B2 Error \[idempotency_key_conflict\] \(HTTP 409\)/);
+    expect(replay.structuredContent).toMatchObject({
+      keyName: 'ci-replayer',
+      applicationKey: '[redacted]',
+      idempotentReplay: true,
+      secretSink: { recordId },
+    });
+    expect(textOf(await server.call('b2_create_key', { ...args, keyName: 'other-name' }))).toMatch(
+      /^B2 Error \[idempotency_key_conflict\] \(HTTP 409\)/,
+    );
     const refused = { ...args, idempotencyKey: 'replay-2', bucketIds: ['no-such-bucket'] };
     expect(textOf(await server.call('b2_create_key', refused))).toMatch(/^B2 Error \[bad_bucket_id\] \(HTTP 400\)/);
     expect(await operationsSince(before)).toEqual([]);
     expect(ledgerLines(ledger)).toHaveLength(lines);
-    const fixed = await server.call('b2_create_key', { ...refused, bucketIds: [sandbox.store.findBucketByName('demo-public-site')!.bucketId] });
+    const fixed = await server.call('b2_create_key', {
+      ...refused,
+      bucketIds: [sandbox.store.findBucketByName('demo-public-site')!.bucketId],
+    });
     expect(fixed.isError, textOf(fixed)).toBeFalsy();
     expect(await operationsSince(before)).toEqual(['b2_create_key']);
     expect(ledgerLines(ledger)).toHaveLength(lines + 1);
@@ -164,9 +198,20 @@ describe('file sink', () => {
   it('b2_create_key refuses what the key policy forbids before calling B2', async () => {
     const before = await lastSeq();
     const lines = ledgerLines(ledger).length;
-    const unscoped = await server.call('b2_create_key', { keyName: 'wide-writer', capabilities: ['writeFiles'], idempotencyKey: 'wide-1', confirm: true });
+    const unscoped = await server.call('b2_create_key', {
+      keyName: 'wide-writer',
+      capabilities: ['writeFiles'],
+      idempotencyKey: 'wide-1',
+      confirm: true,
+    });
     expect(textOf(unscoped)).toMatch(/^B2 Error \[key_policy_violation\] \(HTTP 403\): .*must be restricted to buckets/);
-    const admin = await server.call('b2_create_key', { keyName: 'key-admin', capabilities: ['writeKeys'], bucketIds: ['x'], idempotencyKey: 'admin-1', confirm: true });
+    const admin = await server.call('b2_create_key', {
+      keyName: 'key-admin',
+      capabilities: ['writeKeys'],
+      bucketIds: ['x'],
+      idempotencyKey: 'admin-1',
+      confirm: true,
+    });
     expect(textOf(admin)).toMatch(/\[key_policy_violation\].*manage other keys/);
     expect(await operationsSince(before)).toEqual([]);
     expect(ledgerLines(ledger)).toHaveLength(lines);
@@ -174,12 +219,23 @@ describe('file sink', () => {
 
   it('b2_create_group_member: the member key goes to the ledger through the master key', async () => {
     const groupId = sandbox.store.listGroups()[0]!.groupId;
-    const args = { adminAccountId: sandbox.accountId, groupId, memberEmail: 'carol@example.com', region: 'eu-central', idempotencyKey: 'carol-1', confirm: true };
+    const args = {
+      adminAccountId: sandbox.accountId,
+      groupId,
+      memberEmail: 'carol@example.com',
+      region: 'eu-central',
+      idempotencyKey: 'carol-1',
+      confirm: true,
+    };
     const before = await lastSeq();
     const lines = ledgerLines(ledger).length;
     const result = await server.call('b2_create_group_member', args);
     expect(result.isError, textOf(result)).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ applicationKey: '[redacted]', groupMember: { email: 'carol@example.com', region: 'eu-central' }, secretSink: { type: 'file', path: ledger } });
+    expect(result.structuredContent).toMatchObject({
+      applicationKey: '[redacted]',
+      groupMember: { email: 'carol@example.com', region: 'eu-central' },
+      secretSink: { type: 'file', path: ledger },
+    });
     const newMutations = (await mutations(sandbox)).filter((m) => m.seq > before);
     expect(newMutations).toMatchObject([{ operation: 'b2_create_group_member', callerKeyId: sandbox.applicationKeyId }]);
     const record = ledgerLines(ledger).at(-1)!;
@@ -193,7 +249,11 @@ describe('file sink', () => {
 
   it('debug logging names the tool calls but never their values', async () => {
     await server.call('b2_create_key', { keyName: 'log-probe-name', capabilities: ['listFiles'], idempotencyKey: 'log-probe-key' });
-    const lines = server.stderr().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const lines = server
+      .stderr()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     const calls = lines.filter((line) => line.event === 'tool.call' && line.tool === 'b2_create_key');
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.at(-1).argKeys).toEqual(expect.arrayContaining(['keyName', 'idempotencyKey']));
@@ -212,21 +272,39 @@ describe('file sink failure after creation', () => {
     const keysBefore = sandbox.store.allKeys().length;
 
     let before = await lastSeq();
-    const key = await server.call('b2_create_key', { keyName: 'doomed', capabilities: ['listFiles'], idempotencyKey: 'doomed-1', confirm: true });
+    const key = await server.call('b2_create_key', {
+      keyName: 'doomed',
+      capabilities: ['listFiles'],
+      idempotencyKey: 'doomed-1',
+      confirm: true,
+    });
     expect(key.isError).toBe(true);
     expect(key.structuredContent).toBeUndefined();
-    expect(textOf(key)).toMatch(/^B2 Error \[secret_sink_write_failed\] \(HTTP 500\): Could not store the new secret: .*symlink.* The creation was undone: the application key \w+ was deleted\.$/);
+    expect(textOf(key)).toMatch(
+      /^B2 Error \[secret_sink_write_failed\] \(HTTP 500\): Could not store the new secret: .*symlink.* The creation was undone: the application key \w+ was deleted\.$/,
+    );
     expect(await operationsSince(before)).toEqual(['b2_create_key', 'b2_delete_key']);
     expect(sandbox.store.allKeys()).toHaveLength(keysBefore);
 
     before = await lastSeq();
     const groupId = sandbox.store.listGroups()[0]!.groupId;
-    const member = await server.call('b2_create_group_member', { adminAccountId: sandbox.accountId, groupId, memberEmail: 'dave@example.com', idempotencyKey: 'dave-1', confirm: true });
-    expect(textOf(member)).toMatch(/\[secret_sink_write_failed\].*The creation was undone: the group member account \w+ was ejected from the group\.$/);
+    const member = await server.call('b2_create_group_member', {
+      adminAccountId: sandbox.accountId,
+      groupId,
+      memberEmail: 'dave@example.com',
+      idempotencyKey: 'dave-1',
+      confirm: true,
+    });
+    expect(textOf(member)).toMatch(
+      /\[secret_sink_write_failed\].*The creation was undone: the group member account \w+ was ejected from the group\.$/,
+    );
     expect(await operationsSince(before)).toEqual(['b2_create_group_member', 'b2_eject_group_member']);
 
     expect(readFileSync(`${ledger}.real`, 'utf8')).toBe('');
-    const fatal = server.stderr().split('\n').filter((line) => line.includes('secret_sink.write_failed'));
+    const fatal = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('secret_sink.write_failed'));
     expect(fatal).toHaveLength(2);
     expect(JSON.parse(fatal[0]!)).toMatchObject({ level: 'error', tool: 'b2_create_key', recovery: 'undone' });
     // The secrets B2 minted for the undone creations appear nowhere (they were never kept).
@@ -237,21 +315,45 @@ describe('file sink failure after creation', () => {
 describe('inline sink', () => {
   it('returns the secret once with a warning (unsanitized by opt-in), replays redacted, and serves trial accounts', async () => {
     const server = await start({ B2_SECRET_SINK: 'inline' });
-    const result = await server.call('b2_create_key', { keyName: 'inline-key', capabilities: ['listFiles'], idempotencyKey: 'inline-1', confirm: true });
+    const result = await server.call('b2_create_key', {
+      keyName: 'inline-key',
+      capabilities: ['listFiles'],
+      idempotencyKey: 'inline-1',
+      confirm: true,
+    });
     const created = result.structuredContent as Json;
     const secret = sandbox.store.getKey(created.applicationKeyId)!.applicationKey;
     expect(created).toMatchObject({ applicationKey: secret, warning: expect.stringMatching(/shown only once/) });
     expect(textOf(result)).toContain(secret);
     expect(server.stderr()).not.toContain(secret);
 
-    const replay = await server.call('b2_create_key', { keyName: 'inline-key', capabilities: ['listFiles'], idempotencyKey: 'inline-1', confirm: true });
-    expect(replay.structuredContent).toMatchObject({ applicationKeyId: created.applicationKeyId, applicationKey: '[redacted]', idempotentReplay: true });
+    const replay = await server.call('b2_create_key', {
+      keyName: 'inline-key',
+      capabilities: ['listFiles'],
+      idempotencyKey: 'inline-1',
+      confirm: true,
+    });
+    expect(replay.structuredContent).toMatchObject({
+      applicationKeyId: created.applicationKeyId,
+      applicationKey: '[redacted]',
+      idempotentReplay: true,
+    });
     expect(JSON.stringify(replay)).not.toContain(secret);
 
     const before = await lastSeq();
-    const trial = await server.call('b2_reserve_trial_create_account', { email: 'trial@example.com', term: 14, storage: 2, idempotencyKey: 'trial-1', confirm: true });
+    const trial = await server.call('b2_reserve_trial_create_account', {
+      email: 'trial@example.com',
+      term: 14,
+      storage: 2,
+      idempotencyKey: 'trial-1',
+      confirm: true,
+    });
     expect(trial.isError, textOf(trial)).toBeFalsy();
-    expect(trial.structuredContent).toMatchObject({ email: 'trial@example.com', applicationKey: expect.stringMatching(/^(?!\[redacted\]).{20,}/), warning: expect.any(String) });
+    expect(trial.structuredContent).toMatchObject({
+      email: 'trial@example.com',
+      applicationKey: expect.stringMatching(/^(?!\[redacted\]).{20,}/),
+      warning: expect.any(String),
+    });
     expect(await operationsSince(before)).toEqual(['b2_reserve_trial_create_account']);
     expect(server.stderr()).not.toContain((trial.structuredContent as Json).applicationKey);
   });
@@ -263,7 +365,9 @@ describe('sink start-up', () => {
     writeFileSync(join(home, '.b2-mcp'), 'not a directory');
     const server = await start({ HOME: home });
     const result = await server.call('b2_create_key', { confirm: true });
-    expect(textOf(result)).toMatch(/^B2 Error \[tool_unavailable\] \(HTTP 410\): b2_create_key is unavailable: the default secret ledger cannot be used: .*\.b2-mcp/);
+    expect(textOf(result)).toMatch(
+      /^B2 Error \[tool_unavailable\] \(HTTP 410\): b2_create_key is unavailable: the default secret ledger cannot be used: .*\.b2-mcp/,
+    );
     expect(server.stderr()).toMatch(/"event":"secret_sink.unavailable"/);
   });
 
@@ -278,7 +382,12 @@ describe('sink start-up', () => {
     const dir = mkdtempSync(join(tmpdir(), 'b2-secret-bad-'));
     mkdirSync(join(dir, 'shared'), { mode: 0o755 });
     const path = join(dir, 'shared', 'secrets.jsonl');
-    const run = spawnSync(process.execPath, [SERVER_BIN, 'stdio'], { env: env({ B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: path }), input: '', encoding: 'utf8', timeout: 10_000 });
+    const run = spawnSync(process.execPath, [SERVER_BIN, 'stdio'], {
+      env: env({ B2_SECRET_SINK: 'file', B2_SECRET_SINK_FILE: path }),
+      input: '',
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/B2_SECRET_SINK=file: Directory .*shared is readable or writable by group or others/);
     expect(run.stderr).not.toMatch(/\n\s+at /);

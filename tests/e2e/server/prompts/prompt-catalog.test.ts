@@ -26,14 +26,21 @@ describe('workflow prompts', () => {
     for (const kind of ['modern', 'legacy', 'v1'] as const) {
       const client = await connectStdio(kind, serverEnv({ B2_MCP_PROFILE: profile, B2_ENABLE_MCP_PROMPTS: 'true' }));
       try {
-        const { prompts } = (await (client.raw as Client).listPrompts()) as { prompts: Array<{ name: string; description?: string; arguments?: Array<{ name: string; required?: boolean }> }> };
+        const { prompts } = (await (client.raw as Client).listPrompts()) as {
+          prompts: Array<{ name: string; description?: string; arguments?: Array<{ name: string; required?: boolean }> }>;
+        };
         expect(prompts.map((p) => p.name).sort()).toEqual(expected.names);
         for (const prompt of prompts) {
           const entry = expected.prompts.find((p) => p.name === prompt.name)!;
           expect(sha256Hex(prompt.description ?? '')).toBe(entry.descriptionSha256);
           const schema = entry.argsSchema as { properties: object; required?: string[] };
           expect((prompt.arguments ?? []).map((a) => a.name).sort()).toEqual(Object.keys(schema.properties).sort());
-          expect((prompt.arguments ?? []).filter((a) => a.required).map((a) => a.name).sort()).toEqual([...(schema.required ?? [])].sort());
+          expect(
+            (prompt.arguments ?? [])
+              .filter((a) => a.required)
+              .map((a) => a.name)
+              .sort(),
+          ).toEqual([...(schema.required ?? [])].sort());
         }
         listings.push(JSON.stringify(prompts.map((p) => [p.name, p.description, p.arguments])));
       } finally {
@@ -47,11 +54,16 @@ describe('workflow prompts', () => {
     const client = await connectStdio('legacy', serverEnv({ B2_MCP_PROFILE: 'full', B2_ENABLE_MCP_PROMPTS: 'true' }));
     const raw = client.raw as Client;
     try {
-      const result = await raw.getPrompt({ name: 'b2_provision_locked_bucket', arguments: { bucketName: 'vault-bucket', retentionMode: 'compliance', retentionDuration: '30', retentionUnit: 'days' } });
+      const result = await raw.getPrompt({
+        name: 'b2_provision_locked_bucket',
+        arguments: { bucketName: 'vault-bucket', retentionMode: 'compliance', retentionDuration: '30', retentionUnit: 'days' },
+      });
       const text = (result.messages[0]!.content as { text: string }).text;
       expect(text).toContain('vault-bucket');
       expect(text).toMatch(/not approval/);
-      await expect(raw.getPrompt({ name: 'b2_provision_locked_bucket', arguments: { bucketName: 'vault-bucket' } })).rejects.toThrow(/retentionMode|Invalid/);
+      await expect(raw.getPrompt({ name: 'b2_provision_locked_bucket', arguments: { bucketName: 'vault-bucket' } })).rejects.toThrow(
+        /retentionMode|Invalid/,
+      );
     } finally {
       await client.close();
     }

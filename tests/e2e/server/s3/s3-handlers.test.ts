@@ -48,16 +48,28 @@ async function refusal(tool: string, args: ToolArgs, capabilities: ReadonlySet<s
 
 describe('runtime guards behind the schema', () => {
   test('a read-only key cannot mint a PutObject URL, a write-only key cannot mint a GetObject URL', async () => {
-    const put = await refusal('s3_get_presigned_url', { bucket: 'b', key: 'k', operation: 'PutObject' }, new Set(['readFiles', 'listFiles']));
+    const put = await refusal(
+      's3_get_presigned_url',
+      { bucket: 'b', key: 'k', operation: 'PutObject' },
+      new Set(['readFiles', 'listFiles']),
+    );
     expect([put.status, put.code]).toEqual([403, 'missing_capability']);
     expect(put.message).toContain('writeFiles');
-    const get = await refusal('s3_get_presigned_url', { bucket: 'b', key: 'k', operation: 'GetObject', versionId: 'v1' }, new Set(['writeFiles']));
+    const get = await refusal(
+      's3_get_presigned_url',
+      { bucket: 'b', key: 'k', operation: 'GetObject', versionId: 'v1' },
+      new Set(['writeFiles']),
+    );
     expect([get.status, get.code]).toEqual([403, 'missing_capability']);
     expect(get.message).toContain('readFiles');
   });
 
   test('bypassGovernance needs the capability', async () => {
-    const error = await refusal('s3_delete_objects', { bucket: 'b', objects: [{ key: 'k' }], bypassGovernance: true }, new Set(['deleteFiles']));
+    const error = await refusal(
+      's3_delete_objects',
+      { bucket: 'b', objects: [{ key: 'k' }], bypassGovernance: true },
+      new Set(['deleteFiles']),
+    );
     expect([error.status, error.code]).toEqual([403, 'missing_capability']);
   });
 
@@ -65,14 +77,44 @@ describe('runtime guards behind the schema', () => {
     const cases: Array<[string, ToolArgs, RegExp]> = [
       ['s3_put_object', { bucket: 'b', key: 'k', content: '', filePath: '/tmp/x' }, /not both/],
       ['s3_put_object', { bucket: 'b', key: 'k' }, /content .* or filePath/],
-      ['s3_copy_object', { sourceBucket: 'b', sourceKey: 'k', destinationBucket: 'b', destinationKey: 'j', metadata: { a: '1' } }, /REPLACE/],
-      ['s3_complete_multipart_upload', { bucket: 'b', key: 'k', uploadId: 'u', parts: [{ partNumber: 2, etag: 'x' }, { partNumber: 1, etag: 'y' }] }, /ascending/],
+      [
+        's3_copy_object',
+        { sourceBucket: 'b', sourceKey: 'k', destinationBucket: 'b', destinationKey: 'j', metadata: { a: '1' } },
+        /REPLACE/,
+      ],
+      [
+        's3_complete_multipart_upload',
+        {
+          bucket: 'b',
+          key: 'k',
+          uploadId: 'u',
+          parts: [
+            { partNumber: 2, etag: 'x' },
+            { partNumber: 1, etag: 'y' },
+          ],
+        },
+        /ascending/,
+      ],
       ['s3_upload_part_copy', { bucket: 'b', key: 'k', uploadId: 'u', partNumber: 1, copySource: 'no-slash' }, /sourceBucket\/sourceKey/],
-      ['s3_upload_part_copy', { bucket: 'b', key: 'k', uploadId: 'u', partNumber: 1, copySource: 'b/k', copySourceRange: 'bytes=9-2' }, /ends before it starts/],
+      [
+        's3_upload_part_copy',
+        { bucket: 'b', key: 'k', uploadId: 'u', partNumber: 1, copySource: 'b/k', copySourceRange: 'bytes=9-2' },
+        /ends before it starts/,
+      ],
       ['s3_get_presigned_upload_part_url', { bucket: 'b', key: 'k', uploadId: 'u', partNumbers: [1, 1] }, /repeat/],
       ['s3_get_presigned_url', { bucket: 'b', key: 'k', operation: 'GetObject', contentType: 'text/plain' }, /PutObject URLs only/],
       ['s3_list_object_versions', { bucket: 'b', versionIdMarker: 'v' }, /keyMarker/],
-      ['s3_put_bucket_lifecycle', { bucket: 'b', rules: [{ id: 'a', status: 'Enabled' }, { id: 'a', status: 'Disabled' }] }, /unique/],
+      [
+        's3_put_bucket_lifecycle',
+        {
+          bucket: 'b',
+          rules: [
+            { id: 'a', status: 'Enabled' },
+            { id: 'a', status: 'Disabled' },
+          ],
+        },
+        /unique/,
+      ],
     ];
     for (const [tool, args, message] of cases) {
       const error = await refusal(tool, args);
@@ -127,7 +169,7 @@ describe('the AWS SDK is loaded lazily', () => {
 });
 
 describe('integrity headers', () => {
-  test('DeleteObjects and lifecycle requests carry Content-MD5 instead of the SDK\'s CRC32', async () => {
+  test("DeleteObjects and lifecycle requests carry Content-MD5 instead of the SDK's CRC32", async () => {
     const seen: Array<{ url: string; headers: IncomingHttpHeaders; body: Buffer }> = [];
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -148,7 +190,10 @@ describe('integrity headers', () => {
       expect(seen).toHaveLength(2);
       for (const request of seen) {
         expect(request.headers['content-md5'], request.url).toBe(createHash('md5').update(request.body).digest('base64'));
-        expect(Object.keys(request.headers).filter((h) => h.startsWith('x-amz-checksum-') || h === 'x-amz-sdk-checksum-algorithm'), request.url).toEqual([]);
+        expect(
+          Object.keys(request.headers).filter((h) => h.startsWith('x-amz-checksum-') || h === 'x-amz-sdk-checksum-algorithm'),
+          request.url,
+        ).toEqual([]);
       }
     } finally {
       server.close();

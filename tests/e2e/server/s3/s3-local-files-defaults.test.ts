@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { ALL_KEY_CAPABILITIES, connectToSandbox, createKey, startTestSandbox, textOf, type SandboxKey } from '../../../support/sandbox-harness.js';
+import {
+  ALL_KEY_CAPABILITIES,
+  connectToSandbox,
+  createKey,
+  startTestSandbox,
+  textOf,
+  type SandboxKey,
+} from '../../../support/sandbox-harness.js';
 import { connectHttp, startHttpServer, type Connected } from '../../../support/server-harness.js';
 import { lastRequestSeq, requestsSince } from '../../../support/s3.js';
 
@@ -28,7 +35,11 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'lf-home-'));
   // The desktop default: no B2_FILE_ROOT, local files on; HOME is where the default folder goes.
   client = await connectToSandbox(sandbox, key, { env: { HOME: home, B2_MCP_PROFILE: 'full' } });
-  const put = await client.callTool('s3_put_object', { bucket: BUCKET, key: 'attacker/zz.pth', content: Buffer.from(PAYLOAD).toString('base64') });
+  const put = await client.callTool('s3_put_object', {
+    bucket: BUCKET,
+    key: 'attacker/zz.pth',
+    content: Buffer.from(PAYLOAD).toString('base64'),
+  });
   expect(put.isError, textOf(put)).toBeFalsy();
 });
 afterAll(async () => {
@@ -69,7 +80,16 @@ describe('saveToPath never plants a file that something loads or runs by itself'
   });
 
   test('inside the folder, what Python, a shell, the desktop or ssh would load is refused too', async () => {
-    for (const saveToPath of ['venv/lib/python3.11/site-packages/zz.pth', 'zz.pth', 'sitecustomize.py', '.bashrc', 'autostart/x.desktop', '.ssh/authorized_keys', 'node_modules/x/index.js', 'bin/tool']) {
+    for (const saveToPath of [
+      'venv/lib/python3.11/site-packages/zz.pth',
+      'zz.pth',
+      'sitecustomize.py',
+      '.bashrc',
+      'autostart/x.desktop',
+      '.ssh/authorized_keys',
+      'node_modules/x/index.js',
+      'bin/tool',
+    ]) {
       const text = await refused('s3_get_object', { bucket: BUCKET, key: 'attacker/zz.pth', saveToPath });
       expect(text, saveToPath).toContain('never saves a file that something loads or runs by itself');
     }
@@ -87,11 +107,21 @@ describe('saveToPath never plants a file that something loads or runs by itself'
   });
 });
 
-describe('filePath never uploads the client configuration that holds this server\'s key', () => {
-  const config = () => JSON.stringify({ mcpServers: { b2: { command: 'b2-mcp', env: { B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: key.applicationKey } } } }, null, 2);
+describe("filePath never uploads the client configuration that holds this server's key", () => {
+  const config = () =>
+    JSON.stringify(
+      {
+        mcpServers: {
+          b2: { command: 'b2-mcp', env: { B2_APPLICATION_KEY_ID: key.applicationKeyId, B2_APPLICATION_KEY: key.applicationKey } },
+        },
+      },
+      null,
+      2,
+    );
 
   beforeEach(() => {
-    for (const dir of [join(home, 'Library', 'Application Support', 'Claude'), join(home, 'AppData', 'Roaming', 'Claude'), root()]) mkdirSync(dir, { recursive: true });
+    for (const dir of [join(home, 'Library', 'Application Support', 'Claude'), join(home, 'AppData', 'Roaming', 'Claude'), root()])
+      mkdirSync(dir, { recursive: true });
   });
 
   test('where the clients keep it (Application Support, AppData), under its own name in the folder, or copied under another name in any encoding: refused, the key never shown, nothing sent', async () => {
@@ -103,10 +133,16 @@ describe('filePath never uploads the client configuration that holds this server
     writeFileSync(join(root(), 'backup-utf16.txt'), Buffer.from(config(), 'utf16le'));
     writeFileSync(join(root(), 'key-id-only.txt'), `my key id is ${key.applicationKeyId}\n`);
     const before = await lastRequestSeq(sandbox);
-    const outside = [join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json'), join(home, 'AppData', 'Roaming', 'Claude', 'claude_desktop_config.json')];
-    for (const filePath of outside) expect(await refused('s3_put_object', { bucket: BUCKET, key: 'leak.json', filePath }), filePath).toContain('B2_FILE_ROOT');
+    const outside = [
+      join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json'),
+      join(home, 'AppData', 'Roaming', 'Claude', 'claude_desktop_config.json'),
+    ];
+    for (const filePath of outside)
+      expect(await refused('s3_put_object', { bucket: BUCKET, key: 'leak.json', filePath }), filePath).toContain('B2_FILE_ROOT');
     for (const filePath of ['claude_desktop_config.json', 'mcp.json']) {
-      expect(await refused('s3_put_object', { bucket: BUCKET, key: 'leak.json', filePath }), filePath).toContain("MCP client's configuration file");
+      expect(await refused('s3_put_object', { bucket: BUCKET, key: 'leak.json', filePath }), filePath).toContain(
+        "MCP client's configuration file",
+      );
     }
     for (const filePath of ['backup.txt', 'backup-utf16.txt', 'key-id-only.txt']) {
       const text = await refused('s3_put_object', { bucket: BUCKET, key: 'leak.json', filePath });
@@ -125,7 +161,12 @@ describe('filePath never uploads the client configuration that holds this server
     const ledger = join(home, '.b2-mcp', 'secrets.jsonl');
     const withLedger = await connectToSandbox(sandbox, key, { env: { HOME: home, B2_MCP_PROFILE: 'full', B2_SECRET_SINK: 'file' } });
     try {
-      const created = await withLedger.callTool('b2_create_key', { keyName: 'reader', capabilities: ['listFiles', 'readFiles'], idempotencyKey: 'reader-1', confirm: true });
+      const created = await withLedger.callTool('b2_create_key', {
+        keyName: 'reader',
+        capabilities: ['listFiles', 'readFiles'],
+        idempotencyKey: 'reader-1',
+        confirm: true,
+      });
       expect(created.isError, textOf(created)).toBeFalsy();
       const record = JSON.parse(readFileSync(ledger, 'utf8').trim().split('\n').at(-1)!) as { result: { applicationKey: string } };
       const secret = record.result.applicationKey;
@@ -140,7 +181,7 @@ describe('filePath never uploads the client configuration that holds this server
     }
   });
 
-  test('over HTTP in headers mode, a file holding the calling credential\'s own key is refused', async () => {
+  test("over HTTP in headers mode, a file holding the calling credential's own key is refused", async () => {
     const fileRoot = mkdtempSync(join(tmpdir(), 'lf-http-root-'));
     const http = await startHttpServer({
       PATH: process.env.PATH ?? '',
@@ -153,7 +194,9 @@ describe('filePath never uploads the client configuration that holds this server
       B2_FILE_ROOT: fileRoot,
     });
     const tenant = await createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES });
-    const connection = await connectHttp('modern', http.url, { headers: { 'x-b2-mcp-key-id': tenant.applicationKeyId, 'x-b2-mcp-key': tenant.applicationKey } });
+    const connection = await connectHttp('modern', http.url, {
+      headers: { 'x-b2-mcp-key-id': tenant.applicationKeyId, 'x-b2-mcp-key': tenant.applicationKey },
+    });
     try {
       writeFileSync(join(fileRoot, 'env.txt'), `B2_APPLICATION_KEY=${tenant.applicationKey}\n`);
       const before = await lastRequestSeq(sandbox);

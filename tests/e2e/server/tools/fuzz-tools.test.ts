@@ -27,7 +27,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
 import { adminCall, ALL_KEY_CAPABILITIES, createKey, startTestSandbox, sandboxCredentials } from '../../../support/sandbox-harness.js';
 import { serverEnv } from '../../../support/server-harness.js';
-import { isClearJsonRpcError, RawStdioServer, STACK_TRACE, stderrProblems, TOOL_ERROR_SHAPE, type JsonRpcResponse } from '../../../support/fuzz.js';
+import {
+  isClearJsonRpcError,
+  RawStdioServer,
+  STACK_TRACE,
+  stderrProblems,
+  TOOL_ERROR_SHAPE,
+  type JsonRpcResponse,
+} from '../../../support/fuzz.js';
 
 const TOTAL_CALLS = Number(process.env.B2_FUZZ_CALLS ?? 10_000);
 const BATCH = 25;
@@ -58,7 +65,16 @@ let invalid: Side;
 let tools: Tool[] = [];
 /** Requests sandbox I had seen once its server was up (it must never see another). */
 let invalidBaseline = 0;
-const tally = { calls: 0, valid: 0, invalid: 0, byKind: { valid: 0, boundary: 0, hostile: 0 } as Record<Kind, number>, blocked: 0, toolErrors: 0, protocolErrors: 0, validationErrors: 0 };
+const tally = {
+  calls: 0,
+  valid: 0,
+  invalid: 0,
+  byKind: { valid: 0, boundary: 0, hostile: 0 } as Record<Kind, number>,
+  blocked: 0,
+  toolErrors: 0,
+  protocolErrors: 0,
+  validationErrors: 0,
+};
 
 // ── the validator the server uses ──────────────────────────────────────────────────────────
 type Validate = (data: unknown) => boolean;
@@ -87,11 +103,14 @@ class DeepNesting {
 const DEEP_PLACEHOLDER = /"@@deep:(\d+):(array|object)@@"/g;
 
 function nestedText(depth: number, kind: string): string {
-  return kind === 'array' ? `${'['.repeat(depth)}"bottom"${']'.repeat(depth)}` : `${'{"deeper":'.repeat(depth)}"bottom"${'}'.repeat(depth)}`;
+  return kind === 'array'
+    ? `${'['.repeat(depth)}"bottom"${']'.repeat(depth)}`
+    : `${'{"deeper":'.repeat(depth)}"bottom"${'}'.repeat(depth)}`;
 }
 
 /** The frame line: JSON, with deep nesting expanded in place. */
-const frameText = (frame: object): string => JSON.stringify(frame).replace(DEEP_PLACEHOLDER, (_match, depth: string, kind: string) => nestedText(Number(depth), kind));
+const frameText = (frame: object): string =>
+  JSON.stringify(frame).replace(DEEP_PLACEHOLDER, (_match, depth: string, kind: string) => nestedText(Number(depth), kind));
 
 /** The arguments as the server will see them (through JSON; deep nesting as two levels, which every schema refuses alike). */
 const onTheWire = (args: unknown): unknown =>
@@ -123,8 +142,27 @@ function isValidCall(call: Call): boolean {
 
 // ── generators from JSON Schema ────────────────────────────────────────────────────────────
 const KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'propertyNames', 'maxProperties', 'items', 'minItems', 'maxItems', 'minLength',
-  'maxLength', 'pattern', 'enum', 'const', 'format', 'minimum', 'maximum', 'anyOf', 'default', 'description', '$schema',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'maxProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'enum',
+  'const',
+  'format',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'default',
+  'description',
+  '$schema',
 ]);
 
 /** Real names in the sandbox by property name, so valid calls reach real resources. */
@@ -171,7 +209,11 @@ function arrayArbitrary(schema: JsonSchema, mode: Mode, name: string): fc.Arbitr
   if (mode === 'boundary') {
     const lengths = distinct([min, Math.max(min - 1, 0), max ?? 200, (max ?? 200) + 1]);
     // Long arrays repeat one generated element: the bound is what is being tested.
-    return fc.constantFrom(...lengths).chain((length) => (length > 20 ? items.map((item) => Array.from({ length }, () => item)) : fc.array(items, { minLength: length, maxLength: length })));
+    return fc
+      .constantFrom(...lengths)
+      .chain((length) =>
+        length > 20 ? items.map((item) => Array.from({ length }, () => item)) : fc.array(items, { minLength: length, maxLength: length }),
+      );
   }
   return fc.array(items, { minLength: min, maxLength: Math.min(max ?? 4, Math.max(min, 4)) });
 }
@@ -180,15 +222,24 @@ function objectArbitrary(schema: JsonSchema, mode: Mode, name: string): fc.Arbit
   const additional = schema.additionalProperties;
   if (additional !== null && typeof additional === 'object') {
     // A map: keys from propertyNames, values from additionalProperties.
-    const keys = arbitrary({ type: 'string', ...(schema.propertyNames as JsonSchema | undefined) }, mode === 'boundary' ? 'valid' : mode, `${name}.key`);
+    const keys = arbitrary(
+      { type: 'string', ...(schema.propertyNames as JsonSchema | undefined) },
+      mode === 'boundary' ? 'valid' : mode,
+      `${name}.key`,
+    );
     const maxProperties = schema.maxProperties as number | undefined;
     const maxKeys = mode === 'boundary' ? (maxProperties ?? 20) + 1 : Math.min(maxProperties ?? 4, 4);
-    return fc.dictionary(keys, arbitrary(additional as JsonSchema, 'valid', `${name}.value`), { maxKeys, minKeys: mode === 'boundary' ? Math.min(maxKeys, 1) : 0 });
+    return fc.dictionary(keys, arbitrary(additional as JsonSchema, 'valid', `${name}.value`), {
+      maxKeys,
+      minKeys: mode === 'boundary' ? Math.min(maxKeys, 1) : 0,
+    });
   }
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   // At a boundary, each property is at one of its bounds or valid.
   const child = (key: string, childSchema: JsonSchema) =>
-    mode === 'boundary' ? fc.oneof(arbitrary(childSchema, 'boundary', key), arbitrary(childSchema, 'valid', key)) : arbitrary(childSchema, 'valid', key);
+    mode === 'boundary'
+      ? fc.oneof(arbitrary(childSchema, 'boundary', key), arbitrary(childSchema, 'valid', key))
+      : arbitrary(childSchema, 'valid', key);
   const model = Object.fromEntries(Object.entries(properties).map(([key, childSchema]) => [key, child(key, childSchema)]));
   return fc.record(model, { requiredKeys: (schema.required as string[] | undefined) ?? [] }) as fc.Arbitrary<Record<string, unknown>>;
 }
@@ -200,7 +251,9 @@ function arbitrary(schema: JsonSchema, mode: Mode, name = ''): fc.Arbitrary<unkn
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) {
     const members = fc.constantFrom(...(schema.enum as unknown[]));
-    return mode === 'boundary' ? fc.oneof(members, fc.constantFrom('', String(schema.enum[0]).toUpperCase(), `${String(schema.enum[0])} `)) : members;
+    return mode === 'boundary'
+      ? fc.oneof(members, fc.constantFrom('', String(schema.enum[0]).toUpperCase(), `${String(schema.enum[0])} `))
+      : members;
   }
   if (Array.isArray(schema.anyOf)) return fc.oneof(...(schema.anyOf as JsonSchema[]).map((option) => arbitrary(option, mode, name)));
   switch (schema.type) {
@@ -226,11 +279,42 @@ function arbitrary(schema: JsonSchema, mode: Mode, name = ''): fc.Arbitrary<unkn
 const POLLUTING_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom(null, true, false, 0, -1, 1.5, -0, 1e308, 2 ** 53 + 2, '', ' ', '0', 'true', [], {}, [null], { '': '' }) },
-  { weight: 3, arbitrary: fc.oneof(fc.string({ unit: 'binary', maxLength: 64 }), fc.constantFrom('\u0000', '\ud800', '\udfff', '\u202e\u0645', '\ufeffbom', 'e\u0301', '\u2028\u2029', '😀'.repeat(300), '../../etc/passwd', '%00', '${jndi:x}')) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(null, true, false, 0, -1, 1.5, -0, 1e308, 2 ** 53 + 2, '', ' ', '0', 'true', [], {}, [null], { '': '' }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 64 }),
+      fc.constantFrom(
+        '\u0000',
+        '\ud800',
+        '\udfff',
+        '\u202e\u0645',
+        '\ufeffbom',
+        'e\u0301',
+        '\u2028\u2029',
+        '😀'.repeat(300),
+        '../../etc/passwd',
+        '%00',
+        '${jndi:x}',
+      ),
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(65_536, 300_000, 1_100_000).map((length) => 'A'.repeat(length)) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(64, 1_000, 5_000, 50_000), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([depth, kind]) => new DeepNesting(depth, kind)) },
-  { weight: 2, arbitrary: fc.constantFrom('{"__proto__":{"confirm":true,"isError":true}}', '{"constructor":{"prototype":{"confirm":true}}}', '{"__proto__":null}').map((text) => JSON.parse(text) as unknown) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(64, 1_000, 5_000, 50_000), fc.constantFrom<'array' | 'object'>('array', 'object'))
+      .map(([depth, kind]) => new DeepNesting(depth, kind)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom('{"__proto__":{"confirm":true,"isError":true}}', '{"constructor":{"prototype":{"confirm":true}}}', '{"__proto__":null}')
+      .map((text) => JSON.parse(text) as unknown),
+  },
 );
 
 /** An own property, even for `__proto__` (as JSON.parse makes it), never a prototype change. */
@@ -244,35 +328,59 @@ type Mutation = (args: Record<string, unknown>, schema: JsonSchema) => unknown;
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   // a property (existing, required, or any declared one) gets a value of the wrong kind
-  fc.tuple(fc.nat(), hostileValue).map(([pick, value]): Mutation => (args, schema) => {
-    const names = distinct([...Object.keys(args), ...Object.keys((schema.properties ?? {}) as object)]);
-    return names.length === 0 ? withOwn(args, 'unexpected', value) : withOwn(args, names[pick % names.length]!, value);
-  }),
+  fc.tuple(fc.nat(), hostileValue).map(
+    ([pick, value]): Mutation =>
+      (args, schema) => {
+        const names = distinct([...Object.keys(args), ...Object.keys((schema.properties ?? {}) as object)]);
+        return names.length === 0 ? withOwn(args, 'unexpected', value) : withOwn(args, names[pick % names.length]!, value);
+      },
+  ),
   // a required property goes missing
-  fc.nat().map((pick): Mutation => (args, schema) => {
-    const required = (schema.required as string[] | undefined) ?? [];
-    if (required.length === 0) return withOwn(args, 'unexpected', 1);
-    const { [required[pick % required.length]!]: _dropped, ...rest } = args;
-    return rest;
-  }),
+  fc.nat().map(
+    (pick): Mutation =>
+      (args, schema) => {
+        const required = (schema.required as string[] | undefined) ?? [];
+        if (required.length === 0) return withOwn(args, 'unexpected', 1);
+        const { [required[pick % required.length]!]: _dropped, ...rest } = args;
+        return rest;
+      },
+  ),
   // an extra property, often one that pollutes prototypes
-  fc.tuple(fc.oneof(fc.constantFrom(...POLLUTING_KEYS), fc.string({ maxLength: 12 })), hostileValue).map(([key, value]): Mutation => (args) => withOwn(args, key, value)),
+  fc.tuple(fc.oneof(fc.constantFrom(...POLLUTING_KEYS), fc.string({ maxLength: 12 })), hostileValue).map(
+    ([key, value]): Mutation =>
+      (args) =>
+        withOwn(args, key, value),
+  ),
   // a polluting key one level down, inside an object-valued property
-  fc.tuple(fc.constantFrom(...POLLUTING_KEYS), fc.constantFrom<unknown>({ confirm: true }, 'x', null)).map(([key, value]): Mutation => (args) => {
-    const host = Object.keys(args).find((name) => args[name] !== null && typeof args[name] === 'object' && !Array.isArray(args[name]));
-    return host ? withOwn(args, host, withOwn(args[host] as Record<string, unknown>, key, value)) : withOwn(args, key, value);
-  }),
+  fc.tuple(fc.constantFrom(...POLLUTING_KEYS), fc.constantFrom<unknown>({ confirm: true }, 'x', null)).map(
+    ([key, value]): Mutation =>
+      (args) => {
+        const host = Object.keys(args).find((name) => args[name] !== null && typeof args[name] === 'object' && !Array.isArray(args[name]));
+        return host ? withOwn(args, host, withOwn(args[host] as Record<string, unknown>, key, value)) : withOwn(args, key, value);
+      },
+  ),
   // the arguments are not an object at all
-  fc.constantFrom<unknown>(null, [], 5, 'args', true, [{}]).map((replacement): Mutation => () => replacement),
+  fc.constantFrom<unknown>(null, [], 5, 'args', true, [{}]).map(
+    (replacement): Mutation =>
+      () =>
+        replacement,
+  ),
 );
 
 function callArbitrary(tool: Tool): fc.Arbitrary<Call> {
   const schema = tool.inputSchema;
-  const of = (kind: Kind) => (args: unknown): Call => ({ tool: tool.name, kind, args });
+  const of =
+    (kind: Kind) =>
+    (args: unknown): Call => ({ tool: tool.name, kind, args });
   return fc.oneof(
     { weight: 4, arbitrary: arbitrary(schema, 'valid').map(of('valid')) },
     { weight: 2, arbitrary: arbitrary(schema, 'boundary').map(of('boundary')) },
-    { weight: 3, arbitrary: fc.tuple(arbitrary(schema, 'valid'), mutation).map(([args, mutate]) => of('hostile')(mutate(args as Record<string, unknown>, schema))) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(arbitrary(schema, 'valid'), mutation)
+        .map(([args, mutate]) => of('hostile')(mutate(args as Record<string, unknown>, schema))),
+    },
   );
 }
 
@@ -282,8 +390,16 @@ function callArbitrary(tool: Tool): fc.Arbitrary<Call> {
  * taken from the handlers' gate functions, so the oracle does not weaken with the code.
  */
 const ALWAYS_GATED = new Set([
-  'b2_delete_bucket', 'b2_delete_key', 's3_delete_object', 's3_delete_objects', 's3_abort_multipart_upload',
-  'b2_create_key', 'b2_create_group_member', 'b2_reserve_trial_create_account', 'b2_eject_group_member', 'b2_set_bucket_notification_rules',
+  'b2_delete_bucket',
+  'b2_delete_key',
+  's3_delete_object',
+  's3_delete_objects',
+  's3_abort_multipart_upload',
+  'b2_create_key',
+  'b2_create_group_member',
+  'b2_reserve_trial_create_account',
+  'b2_eject_group_member',
+  'b2_set_bucket_notification_rules',
   // Every S3 lifecycle action deletes or discards: expiration, noncurrent expiration, abort of unfinished uploads.
   's3_put_bucket_lifecycle',
 ]);
@@ -299,7 +415,9 @@ const CONDITIONALLY_GATED: Record<string, (args: Rule) => boolean> = {
     a.bucketType === 'allPublic' ||
     a.fileLockEnabled === false ||
     a.defaultRetention !== undefined ||
-    rulesOf(a.lifecycleRules).some((rule) => set(rule.daysFromHidingToDeleting) || set(rule.daysFromStartingToCancelingUnfinishedLargeFiles)) ||
+    rulesOf(a.lifecycleRules).some(
+      (rule) => set(rule.daysFromHidingToDeleting) || set(rule.daysFromStartingToCancelingUnfinishedLargeFiles),
+    ) ||
     a.replicationConfiguration !== undefined ||
     (a.defaultServerSideEncryption as Rule | undefined)?.mode === 'none',
 };
@@ -321,7 +439,9 @@ function judgeValid(call: Call, response: JsonRpcResponse): string | undefined {
   if (STACK_TRACE.test(text)) return `the result shows a stack trace: ${preview(text)}`;
   if (isGatedByContract(call.tool, onTheWire(call.args) as Rule)) {
     tally.blocked += 1;
-    return response.result.isError === true && text.startsWith('B2 Error [destructive_policy_blocked] (HTTP 403)') ? undefined : `a destructive call was not refused: ${preview(text)}`;
+    return response.result.isError === true && text.startsWith('B2 Error [destructive_policy_blocked] (HTTP 403)')
+      ? undefined
+      : `a destructive call was not refused: ${preview(text)}`;
   }
   if (response.result.isError !== true) return undefined;
   tally.toolErrors += 1;
@@ -338,7 +458,9 @@ const INPUT_REFUSAL = /^(Input validation error: )?Invalid arguments for tool [a
 function judgeInvalid(response: JsonRpcResponse): string | undefined {
   if (response.error) {
     tally.protocolErrors += 1;
-    return isClearJsonRpcError(response) && !STACK_TRACE.test(String(response.error.message)) ? undefined : `unclear JSON-RPC error: ${preview(response.error)}`;
+    return isClearJsonRpcError(response) && !STACK_TRACE.test(String(response.error.message))
+      ? undefined
+      : `unclear JSON-RPC error: ${preview(response.error)}`;
   }
   const text = resultText(response);
   if (response.result?.isError !== true) return `a call outside the schema was served: ${preview(text)}`;
@@ -369,7 +491,8 @@ async function runBatch(calls: Call[]): Promise<void> {
     }),
   );
   const leaked = invalid.sandbox.context.requests.list().length - invalidBaseline;
-  if (leaked > 0) problems.push(`calls outside the schema reached sandbox I: ${preview(invalid.sandbox.context.requests.list().slice(-leaked))}`);
+  if (leaked > 0)
+    problems.push(`calls outside the schema reached sandbox I: ${preview(invalid.sandbox.context.requests.list().slice(-leaked))}`);
   if (!valid.server.alive || !invalid.server.alive) problems.push('a server process exited');
   if (problems.length > 0) throw new Error(problems.slice(0, 5).join('\n'));
 }
@@ -399,7 +522,9 @@ function sandboxHints(sandbox: RunningSandbox): Record<string, string[]> {
   const buckets = store.listBuckets().filter((bucket) => bucket.bucketName.startsWith('demo-'));
   const bucketNames = buckets.map((bucket) => bucket.bucketName);
   const assets = store.findBucketByName('demo-private-assets')!;
-  const files = store.listFileNames(assets.bucketId, { maxFileCount: 20 }).entries.flatMap((entry) => (entry.kind === 'version' ? [entry.version] : []));
+  const files = store
+    .listFileNames(assets.bucketId, { maxFileCount: 20 })
+    .entries.flatMap((entry) => (entry.kind === 'version' ? [entry.version] : []));
   const objectKeys = files.map((file) => file.fileName);
   const unfinished = store.listUnfinishedLargeFiles(assets.bucketId, { maxFileCount: 5 }).files;
   const group = store.listGroups()[0]!;
@@ -440,15 +565,23 @@ afterAll(async () => {
 });
 
 /** The probe table rules/probes/gates.json: a second, independent account of every gate trigger. */
-interface GateRow { tool: string; trigger: Rule; harmless?: { arguments: Rule } }
-const GATE_TABLE = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'rules', 'probes', 'gates.json'), 'utf8')) as { gates: GateRow[] }).gates;
+interface GateRow {
+  tool: string;
+  trigger: Rule;
+  harmless?: { arguments: Rule };
+}
+const GATE_TABLE = (
+  JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'rules', 'probes', 'gates.json'), 'utf8')) as {
+    gates: GateRow[];
+  }
+).gates;
 
 describe('the gating oracle agrees with the probe table', () => {
   it('both name the same gated tools', () => {
     expect(GATE_TABLE.map((row) => row.tool).sort()).toEqual([...ALWAYS_GATED, ...Object.keys(CONDITIONALLY_GATED)].sort());
   });
 
-  it.each(GATE_TABLE)('$tool: the table\'s trigger is gated, its harmless twin is not', ({ tool, trigger, harmless }) => {
+  it.each(GATE_TABLE)("$tool: the table's trigger is gated, its harmless twin is not", ({ tool, trigger, harmless }) => {
     expect(isGatedByContract(tool, trigger)).toBe(true);
     if (harmless) expect(isGatedByContract(tool, harmless.arguments)).toBe(false);
     expect(harmless === undefined).toBe(ALWAYS_GATED.has(tool));
@@ -466,18 +599,16 @@ describe('fuzzing every tool inputSchema over stdio', () => {
     const started = performance.now();
     for (const [index, tool] of tools.entries()) {
       const runs = Math.ceil(perTool / BATCH);
-      await fc.assert(
-        fc.asyncProperty(fc.array(callArbitrary(tool), { minLength: BATCH, maxLength: BATCH }), runBatch),
-        {
-          numRuns: runs,
-          seed: SEED + index,
-          endOnFailure: true,
-          // Counterexamples can hold megabyte strings: report the problems and the seed, not the value.
-          reporter: (details) => {
-            if (details.failed) throw new Error(`${tool.name}, seed ${details.seed}: ${(details.errorInstance as Error | undefined)?.message ?? 'failed'}`);
-          },
+      await fc.assert(fc.asyncProperty(fc.array(callArbitrary(tool), { minLength: BATCH, maxLength: BATCH }), runBatch), {
+        numRuns: runs,
+        seed: SEED + index,
+        endOnFailure: true,
+        // Counterexamples can hold megabyte strings: report the problems and the seed, not the value.
+        reporter: (details) => {
+          if (details.failed)
+            throw new Error(`${tool.name}, seed ${details.seed}: ${(details.errorInstance as Error | undefined)?.message ?? 'failed'}`);
         },
-      );
+      });
     }
     const seconds = (performance.now() - started) / 1000;
     console.info(`fuzz: ${tally.calls} calls in ${seconds.toFixed(1)} s — ${JSON.stringify(tally)}`);
@@ -501,7 +632,18 @@ describe('fuzzing every tool inputSchema over stdio', () => {
     const requestsOnI = await adminCall<{ requests: unknown[] }>(invalid.sandbox, 'GET', '/requests');
     expect(requestsOnI.requests.length).toBe(invalidBaseline);
     const mutationsOnV = await adminCall<{ mutations: Array<{ operation: string }> }>(valid.sandbox, 'GET', '/mutations');
-    const alwaysGated = ['b2_delete_bucket', 'b2_delete_key', 'b2_eject_group_member', 'b2_create_group_member', 'b2_reserve_trial_create_account', 'b2_create_key', 'b2_set_bucket_notification_rules', 'AbortMultipartUpload', 'DeleteObject', 'DeleteObjects'];
+    const alwaysGated = [
+      'b2_delete_bucket',
+      'b2_delete_key',
+      'b2_eject_group_member',
+      'b2_create_group_member',
+      'b2_reserve_trial_create_account',
+      'b2_create_key',
+      'b2_set_bucket_notification_rules',
+      'AbortMultipartUpload',
+      'DeleteObject',
+      'DeleteObjects',
+    ];
     expect(mutationsOnV.mutations.filter((entry) => alwaysGated.includes(entry.operation))).toEqual([]);
   });
 });
@@ -536,7 +678,10 @@ describe('destructive calls without confirm under B2_DESTRUCTIVE_POLICY=confirm'
         fc.asyncProperty(calls, async (args) => {
           const response = await side.server.request('tools/call', { name: tool.name, arguments: args }, frameText);
           const text = resultText(response);
-          if (response.result?.isError !== true || !text.startsWith('B2 Error [destructive_confirmation_required] (HTTP 409): Confirmation required')) {
+          if (
+            response.result?.isError !== true ||
+            !text.startsWith('B2 Error [destructive_confirmation_required] (HTTP 409): Confirmation required')
+          ) {
             throw new Error(`${tool.name} ${preview(args)} was not refused: ${preview(response)}`);
           }
           refused += 1;
@@ -549,7 +694,11 @@ describe('destructive calls without confirm under B2_DESTRUCTIVE_POLICY=confirm'
   }
 
   it('every gated tool refuses generated calls that lack confirm, and B2 sees nothing', async () => {
-    expect(gatedTools().map((tool) => tool.name).sort()).toEqual([...ALWAYS_GATED, ...Object.keys(CONDITIONALLY_GATED)].sort());
+    expect(
+      gatedTools()
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual([...ALWAYS_GATED, ...Object.keys(CONDITIONALLY_GATED)].sort());
     const mutationsBefore = (await adminCall<{ mutations: unknown[] }>(side.sandbox, 'GET', '/mutations')).mutations;
     expect(await expectRefusals(10, 1_000)).toBe(gatedTools().length * 10);
     expect((await adminCall<{ mutations: unknown[] }>(side.sandbox, 'GET', '/mutations')).mutations).toEqual(mutationsBefore);
@@ -559,12 +708,23 @@ describe('destructive calls without confirm under B2_DESTRUCTIVE_POLICY=confirm'
     const bucketId = side.sandbox.store.findBucketByName('demo-private-assets')!.bucketId;
     const polluted = (text: string) => JSON.parse(text) as Record<string, unknown>;
     // Top level: __proto__ is refused as an unknown key (the SDK would otherwise drop it silently); constructor too.
-    for (const args of [polluted(`{"bucketId":"${bucketId}","__proto__":{"confirm":true}}`), polluted(`{"bucketId":"${bucketId}","constructor":{"prototype":{"confirm":true}}}`)]) {
+    for (const args of [
+      polluted(`{"bucketId":"${bucketId}","__proto__":{"confirm":true}}`),
+      polluted(`{"bucketId":"${bucketId}","constructor":{"prototype":{"confirm":true}}}`),
+    ]) {
       const response = await side.server.request('tools/call', { name: 'b2_delete_bucket', arguments: args });
       expect(judgeInvalid(response), preview(response)).toBeUndefined();
     }
     // Inside free-form maps the keys are legal: the calls run, and nothing leaks into prototypes.
-    const mapped = await side.server.request('tools/call', { name: 's3_put_object', arguments: { bucket: 'demo-private-assets', key: 'fuzz/proto.txt', content: 'eA==', metadata: polluted('{"__proto__":"x","constructor":"y","prototype":"z"}') } });
+    const mapped = await side.server.request('tools/call', {
+      name: 's3_put_object',
+      arguments: {
+        bucket: 'demo-private-assets',
+        key: 'fuzz/proto.txt',
+        content: 'eA==',
+        metadata: polluted('{"__proto__":"x","constructor":"y","prototype":"z"}'),
+      },
+    });
     expect(mapped.result?.isError, resultText(mapped)).toBeFalsy();
     expect(await expectRefusals(3, 2_000)).toBe(gatedTools().length * 3);
     expect(side.server.alive).toBe(true);

@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { ALL_KEY_CAPABILITIES, connectToSandbox, createKey, mutations, startTestSandbox, textOf, type MutationRecord } from '../../../support/sandbox-harness.js';
+import {
+  ALL_KEY_CAPABILITIES,
+  connectToSandbox,
+  createKey,
+  mutations,
+  startTestSandbox,
+  textOf,
+  type MutationRecord,
+} from '../../../support/sandbox-harness.js';
 import type { Connected } from '../../../support/server-harness.js';
 
 type Json = Record<string, any>;
@@ -23,7 +31,8 @@ const bucketIdOf = (name: string) => sandbox.store.findBucketByName(name)!.bucke
 
 function fileIn(bucketName: string, fileName: string): { fileId: string; fileName: string } {
   const page = sandbox.store.listFileNames(bucketIdOf(bucketName), { maxFileCount: 1000 });
-  for (const entry of page.entries) if (entry.kind === 'version' && entry.version.fileName === fileName) return { fileId: entry.version.fileId, fileName };
+  for (const entry of page.entries)
+    if (entry.kind === 'version' && entry.version.fileName === fileName) return { fileId: entry.version.fileId, fileName };
   throw new Error(`no ${fileName} in ${bucketName}`);
 }
 
@@ -81,12 +90,16 @@ beforeAll(async () => {
   sandbox = await startTestSandbox();
   const [fullKey, limitedKey, restrictedKey] = await Promise.all([
     createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES }),
-    createKey(sandbox, { capabilities: ['listBuckets', 'writeBuckets', 'listFiles', 'readFileRetentions', 'writeFileRetentions', 'readBucketNotifications'] }),
+    createKey(sandbox, {
+      capabilities: ['listBuckets', 'writeBuckets', 'listFiles', 'readFileRetentions', 'writeFileRetentions', 'readBucketNotifications'],
+    }),
     createKey(sandbox, { capabilities: ['listBuckets', 'listFiles', 'readFiles', 'writeBuckets'], bucketNames: ['demo-public-site'] }),
   ]);
   const env = { B2_DESTRUCTIVE_POLICY: 'confirm', B2_DESTRUCTIVE_ELICITATION: 'off' };
   [admin, limited, restricted] = await Promise.all([
-    connectToSandbox(sandbox, fullKey, { env: { ...env, B2_MASTER_KEY_ID: sandbox.applicationKeyId, B2_MASTER_KEY: sandbox.applicationKey } }),
+    connectToSandbox(sandbox, fullKey, {
+      env: { ...env, B2_MASTER_KEY_ID: sandbox.applicationKeyId, B2_MASTER_KEY: sandbox.applicationKey },
+    }),
     connectToSandbox(sandbox, limitedKey, { env }),
     connectToSandbox(sandbox, restrictedKey, { env }),
   ]);
@@ -124,14 +137,24 @@ describe('buckets', { shuffle: false }, () => {
     // Other tests in this file may have created buckets by now: the demo ones must be there, in name order.
     const all = await ok(admin, 'b2_list_buckets', {});
     const names: string[] = all.buckets.map((b: Json) => b.bucketName);
-    expect(names.filter((name) => name.startsWith('demo-'))).toEqual(['demo-empty-bucket', 'demo-locked-records', 'demo-private-assets', 'demo-public-site']);
+    expect(names.filter((name) => name.startsWith('demo-'))).toEqual([
+      'demo-empty-bucket',
+      'demo-locked-records',
+      'demo-private-assets',
+      'demo-public-site',
+    ]);
     expect(names).toEqual([...names].sort());
     const total = names.length;
     expect(all).toMatchObject({ bucket_count: total, total_bucket_count: total });
     expect(all.truncated).toBeUndefined();
 
     const capped = await ok(admin, 'b2_list_buckets', { limit: 2 });
-    expect(capped).toMatchObject({ bucket_count: 2, total_bucket_count: total, truncated: true, note: expect.stringMatching(new RegExp(`Showing 2 of ${total} buckets`)) });
+    expect(capped).toMatchObject({
+      bucket_count: 2,
+      total_bucket_count: total,
+      truncated: true,
+      note: expect.stringMatching(new RegExp(`Showing 2 of ${total} buckets`)),
+    });
     expect(capped.buckets).toHaveLength(2);
 
     const pub = await ok(admin, 'b2_list_buckets', { bucketTypes: ['allPublic'] });
@@ -152,21 +175,54 @@ describe('buckets', { shuffle: false }, () => {
         bucketName: 'native-tools-one',
         bucketType: 'allPrivate',
         bucketInfo: { team: 'qa' },
-        corsRules: [{ corsRuleName: 'downloads', allowedOrigins: ['https://app.example.com'], allowedOperations: ['b2_download_file_by_name'], allowedHeaders: [], maxAgeSeconds: 60 }],
+        corsRules: [
+          {
+            corsRuleName: 'downloads',
+            allowedOrigins: ['https://app.example.com'],
+            allowedOperations: ['b2_download_file_by_name'],
+            allowedHeaders: [],
+            maxAgeSeconds: 60,
+          },
+        ],
         lifecycleRules: [{ fileNamePrefix: 'tmp/', daysFromUploadingToHiding: 7 }],
       },
       'b2_create_bucket',
     );
-    expect(created).toMatchObject({ bucketName: 'native-tools-one', bucketType: 'allPrivate', bucketInfo: { team: 'qa' }, lifecycleRules: [{ fileNamePrefix: 'tmp/' }] });
-    await b2Fails(admin, 'b2_create_bucket', { bucketName: 'native-tools-one', bucketType: 'allPrivate' }, /^B2 Error \[duplicate_bucket_name\] \(HTTP 400\)/);
-    await b2Fails(admin, 'b2_create_bucket', { bucketName: 'native-tools-two', bucketType: 'allPrivate', bucketInfo: { 'B2-owner': 'x' } }, /^B2 Error \[bad_request\] \(HTTP 400\): .*reserved "b2-"/);
+    expect(created).toMatchObject({
+      bucketName: 'native-tools-one',
+      bucketType: 'allPrivate',
+      bucketInfo: { team: 'qa' },
+      lifecycleRules: [{ fileNamePrefix: 'tmp/' }],
+    });
+    await b2Fails(
+      admin,
+      'b2_create_bucket',
+      { bucketName: 'native-tools-one', bucketType: 'allPrivate' },
+      /^B2 Error \[duplicate_bucket_name\] \(HTTP 400\)/,
+    );
+    await b2Fails(
+      admin,
+      'b2_create_bucket',
+      { bucketName: 'native-tools-two', bucketType: 'allPrivate', bucketInfo: { 'B2-owner': 'x' } },
+      /^B2 Error \[bad_request\] \(HTTP 400\): .*reserved "b2-"/,
+    );
     const rule = { corsRuleName: 'same-name', allowedOrigins: ['*'], allowedOperations: ['s3_get'], allowedHeaders: [], maxAgeSeconds: 1 };
-    await b2Fails(admin, 'b2_create_bucket', { bucketName: 'native-tools-two', bucketType: 'allPrivate', corsRules: [rule, rule] }, /\[bad_request\].*more than once/);
+    await b2Fails(
+      admin,
+      'b2_create_bucket',
+      { bucketName: 'native-tools-two', bucketType: 'allPrivate', corsRules: [rule, rule] },
+      /\[bad_request\].*more than once/,
+    );
     expect(sandbox.store.findBucketByName('native-tools-two')).toBeUndefined();
   });
 
   it('b2_create_bucket of a public bucket is gated', async () => {
-    const created = await gated(admin, 'b2_create_bucket', { bucketName: 'native-tools-public', bucketType: 'allPublic' }, 'b2_create_bucket');
+    const created = await gated(
+      admin,
+      'b2_create_bucket',
+      { bucketName: 'native-tools-public', bucketType: 'allPublic' },
+      'b2_create_bucket',
+    );
     expect(created.bucketType).toBe('allPublic');
   });
 
@@ -178,7 +234,12 @@ describe('buckets', { shuffle: false }, () => {
     expect(exposed.bucketType).toBe('allPublic');
     await b2Fails(admin, 'b2_update_bucket', { bucketId }, /^B2 Error \[bad_request\] \(HTTP 400\): Nothing to update/);
     await b2Fails(admin, 'b2_update_bucket', { bucketId, bucketInfo: { a: 'b' }, ifRevisionIs: 1 }, /^B2 Error \[conflict\] \(HTTP 409\)/);
-    await b2Fails(admin, 'b2_update_bucket', { bucketId: 'no-such-bucket', bucketInfo: { a: 'b' } }, /^B2 Error \[bad_bucket_id\] \(HTTP 400\)/);
+    await b2Fails(
+      admin,
+      'b2_update_bucket',
+      { bucketId: 'no-such-bucket', bucketInfo: { a: 'b' } },
+      /^B2 Error \[bad_bucket_id\] \(HTTP 400\)/,
+    );
   });
 
   it('b2_update_bucket asks before cancelling every unfinished large file of the bucket, as cancelling one upload asks; hiding alone does not', async () => {
@@ -189,20 +250,40 @@ describe('buckets', { shuffle: false }, () => {
     expect(refusal).toContain('this would schedule cancellation of unfinished large files, discarding their uploaded parts');
     expect(await since(before)).toEqual([]);
     const confirmed = await gated(admin, 'b2_update_bucket', cancelling, 'b2_update_bucket');
-    expect(confirmed.lifecycleRules).toEqual([expect.objectContaining({ fileNamePrefix: 'uploads/', daysFromStartingToCancelingUnfinishedLargeFiles: 1 })]);
-    await mutates(admin, 'b2_update_bucket', { bucketId, lifecycleRules: [{ fileNamePrefix: 'logs/', daysFromUploadingToHiding: 30 }] }, 'b2_update_bucket');
+    expect(confirmed.lifecycleRules).toEqual([
+      expect.objectContaining({ fileNamePrefix: 'uploads/', daysFromStartingToCancelingUnfinishedLargeFiles: 1 }),
+    ]);
+    await mutates(
+      admin,
+      'b2_update_bucket',
+      { bucketId, lifecycleRules: [{ fileNamePrefix: 'logs/', daysFromUploadingToHiding: 30 }] },
+      'b2_update_bucket',
+    );
   });
 
   it('under block, turning encryption off and replacing the default retention are refused; turning encryption on is not', async () => {
-    const blocking = await connectToSandbox(sandbox, await createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES }), { env: { B2_DESTRUCTIVE_POLICY: 'block' } });
+    const blocking = await connectToSandbox(sandbox, await createKey(sandbox, { capabilities: ALL_KEY_CAPABILITIES }), {
+      env: { B2_DESTRUCTIVE_POLICY: 'block' },
+    });
     try {
       const bucketId = bucketIdOf('native-tools-one');
       for (const [args, effect] of [
         [{ defaultServerSideEncryption: { mode: 'none' } }, /turn default encryption off/],
-        [{ defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } } }, /replace the default retention, which may shorten/],
-        [{ defaultRetention: { mode: 'compliance', period: { duration: 1, unit: 'years' } }, confirm: true }, /replace the default retention/],
+        [
+          { defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } } },
+          /replace the default retention, which may shorten/,
+        ],
+        [
+          { defaultRetention: { mode: 'compliance', period: { duration: 1, unit: 'years' } }, confirm: true },
+          /replace the default retention/,
+        ],
       ] as const) {
-        const text = await b2Fails(blocking, 'b2_update_bucket', { bucketId, ...args }, /^B2 Error \[destructive_policy_blocked\] \(HTTP 403\)/);
+        const text = await b2Fails(
+          blocking,
+          'b2_update_bucket',
+          { bucketId, ...args },
+          /^B2 Error \[destructive_policy_blocked\] \(HTTP 403\)/,
+        );
         expect(text).toMatch(effect);
       }
       const before = await lastSeq();
@@ -213,11 +294,15 @@ describe('buckets', { shuffle: false }, () => {
     }
   });
 
-  it('a missing sub-capability is B2\'s clear refusal; tools beyond the key\'s capabilities are not listed', async () => {
+  it("a missing sub-capability is B2's clear refusal; tools beyond the key's capabilities are not listed", async () => {
     const text = await b2Fails(
       limited,
       'b2_update_bucket',
-      { bucketId: bucketIdOf('native-tools-one'), defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } }, confirm: true },
+      {
+        bucketId: bucketIdOf('native-tools-one'),
+        defaultRetention: { mode: 'governance', period: { duration: 1, unit: 'days' } },
+        confirm: true,
+      },
       /^B2 Error \[unauthorized\] \(HTTP 401\)/,
     );
     expect(text).toMatch(/writeBucketRetentions/);
@@ -227,11 +312,16 @@ describe('buckets', { shuffle: false }, () => {
     expect(names).not.toContain('b2_list_groups');
   });
 
-  it('b2_delete_bucket is gated; a non-empty bucket is B2\'s refusal', async () => {
+  it("b2_delete_bucket is gated; a non-empty bucket is B2's refusal", async () => {
     const deleted = await gated(admin, 'b2_delete_bucket', { bucketId: bucketIdOf('native-tools-public') }, 'b2_delete_bucket');
     expect(deleted.bucketName).toBe('native-tools-public');
     expect(sandbox.store.findBucketByName('native-tools-public')).toBeUndefined();
-    await b2Fails(admin, 'b2_delete_bucket', { bucketId: bucketIdOf('demo-private-assets'), confirm: true }, /^B2 Error \[cannot_delete_non_empty_bucket\] \(HTTP 400\)/);
+    await b2Fails(
+      admin,
+      'b2_delete_bucket',
+      { bucketId: bucketIdOf('demo-private-assets'), confirm: true },
+      /^B2 Error \[cannot_delete_non_empty_bucket\] \(HTTP 400\)/,
+    );
   });
 });
 
@@ -243,7 +333,12 @@ describe('bucket notification rules', () => {
     name: 'new-uploads',
     eventTypes: ['b2:ObjectCreated:*'],
     isEnabled: true,
-    targetConfiguration: { targetType: 'webhook', url, hmacSha256SigningSecret: SIGNING_SECRET, customHeaders: [{ name: 'X-Token', value: HEADER_SECRET }] },
+    targetConfiguration: {
+      targetType: 'webhook',
+      url,
+      hmacSha256SigningSecret: SIGNING_SECRET,
+      customHeaders: [{ name: 'X-Token', value: HEADER_SECRET }],
+    },
   });
 
   it('b2_get_bucket_notification_rules redacts webhook url paths, signing secrets and header values', async () => {
@@ -263,8 +358,17 @@ describe('bucket notification rules', () => {
   it('b2_set_bucket_notification_rules is gated, replaces the rules, and answers redacted', async () => {
     const bucketId = bucketIdOf('demo-empty-bucket');
     const url = `https://93.184.215.14/${WEBHOOK_PATH}`;
-    const result = await gated(admin, 'b2_set_bucket_notification_rules', { bucketId, eventNotificationRules: [rule(url)] }, 'b2_set_bucket_notification_rules');
-    expect(result.eventNotificationRules[0]).toMatchObject({ name: 'new-uploads', objectNamePrefix: '', targetConfiguration: { url: 'https://93.184.215.14/[redacted]', hmacSha256SigningSecret: '[redacted]' } });
+    const result = await gated(
+      admin,
+      'b2_set_bucket_notification_rules',
+      { bucketId, eventNotificationRules: [rule(url)] },
+      'b2_set_bucket_notification_rules',
+    );
+    expect(result.eventNotificationRules[0]).toMatchObject({
+      name: 'new-uploads',
+      objectNamePrefix: '',
+      targetConfiguration: { url: 'https://93.184.215.14/[redacted]', hmacSha256SigningSecret: '[redacted]' },
+    });
     const wire = JSON.stringify(result);
     for (const secret of [WEBHOOK_PATH, SIGNING_SECRET, HEADER_SECRET]) expect(wire).not.toContain(secret);
     const stored = sandbox.store.getNotificationRules(bucketId);
@@ -273,11 +377,31 @@ describe('bucket notification rules', () => {
 
   it('refuses webhooks that are not public https endpoints before calling B2', async () => {
     const bucketId = bucketIdOf('demo-empty-bucket');
-    for (const url of ['https://10.0.0.5/hook', 'http://93.184.215.14/hook', 'https://localhost/hook', 'https://2130706433/hook', 'https://[::1]/hook', 'https://[::127.0.0.1]/hook', 'https://[::a9fe:a9fe]/hook', 'https://[::ffff:0:a9fe:a9fe]/hook', 'https://[5f00::1]/hook']) {
-      const text = await b2Fails(admin, 'b2_set_bucket_notification_rules', { bucketId, eventNotificationRules: [rule(url)], confirm: true }, /^B2 Error \[invalid_webhook_url\] \(HTTP 400\)/);
+    for (const url of [
+      'https://10.0.0.5/hook',
+      'http://93.184.215.14/hook',
+      'https://localhost/hook',
+      'https://2130706433/hook',
+      'https://[::1]/hook',
+      'https://[::127.0.0.1]/hook',
+      'https://[::a9fe:a9fe]/hook',
+      'https://[::ffff:0:a9fe:a9fe]/hook',
+      'https://[5f00::1]/hook',
+    ]) {
+      const text = await b2Fails(
+        admin,
+        'b2_set_bucket_notification_rules',
+        { bucketId, eventNotificationRules: [rule(url)], confirm: true },
+        /^B2 Error \[invalid_webhook_url\] \(HTTP 400\)/,
+      );
       expect(text).not.toContain('/hook');
     }
-    await b2Fails(admin, 'b2_set_bucket_notification_rules', { bucketId: 'no-such-bucket', eventNotificationRules: [], confirm: true }, /^B2 Error \[bad_bucket_id\] \(HTTP 400\)/);
+    await b2Fails(
+      admin,
+      'b2_set_bucket_notification_rules',
+      { bucketId: 'no-such-bucket', eventNotificationRules: [], confirm: true },
+      /^B2 Error \[bad_bucket_id\] \(HTTP 400\)/,
+    );
   });
 });
 
@@ -292,12 +416,17 @@ describe('keys', () => {
     expect(JSON.stringify(all)).not.toContain(canary.applicationKey);
   });
 
-  it('b2_delete_key is gated; an unknown key is B2\'s refusal', async () => {
+  it("b2_delete_key is gated; an unknown key is B2's refusal", async () => {
     const victim = await createKey(sandbox, { capabilities: ['listFiles'], keyName: 'to-delete' });
     const deleted = await gated(admin, 'b2_delete_key', { applicationKeyId: victim.applicationKeyId }, 'b2_delete_key');
     expect(deleted).toMatchObject({ applicationKeyId: victim.applicationKeyId, keyName: 'to-delete' });
     expect(sandbox.store.getKey(victim.applicationKeyId)).toBeUndefined();
-    await b2Fails(admin, 'b2_delete_key', { applicationKeyId: victim.applicationKeyId, confirm: true }, /^B2 Error \[bad_request\] \(HTTP 400\)/);
+    await b2Fails(
+      admin,
+      'b2_delete_key',
+      { applicationKeyId: victim.applicationKeyId, confirm: true },
+      /^B2 Error \[bad_request\] \(HTTP 400\)/,
+    );
   });
 
   it('b2_create_key without a secret sink is a stub that answers 410 at once', async () => {
@@ -308,17 +437,32 @@ describe('keys', () => {
 });
 
 describe('file Object Lock', () => {
-  it('b2_update_file_legal_hold: on at once, off gated; a wrong file name is B2\'s refusal', async () => {
+  it("b2_update_file_legal_hold: on at once, off gated; a wrong file name is B2's refusal", async () => {
     const file = fileIn('demo-locked-records', 'scratch/unprotected.txt');
-    expect(await mutates(admin, 'b2_update_file_legal_hold', { ...file, legalHold: 'on' }, 'b2_update_file_legal_hold')).toMatchObject({ ...file, legalHold: 'on' });
-    expect(await gated(admin, 'b2_update_file_legal_hold', { ...file, legalHold: 'off' }, 'b2_update_file_legal_hold')).toMatchObject({ legalHold: 'off' });
-    await b2Fails(admin, 'b2_update_file_legal_hold', { fileId: file.fileId, fileName: 'wrong-name.txt', legalHold: 'on' }, /^B2 Error \[file_not_present\] \(HTTP 400\)/);
+    expect(await mutates(admin, 'b2_update_file_legal_hold', { ...file, legalHold: 'on' }, 'b2_update_file_legal_hold')).toMatchObject({
+      ...file,
+      legalHold: 'on',
+    });
+    expect(await gated(admin, 'b2_update_file_legal_hold', { ...file, legalHold: 'off' }, 'b2_update_file_legal_hold')).toMatchObject({
+      legalHold: 'off',
+    });
+    await b2Fails(
+      admin,
+      'b2_update_file_legal_hold',
+      { fileId: file.fileId, fileName: 'wrong-name.txt', legalHold: 'on' },
+      /^B2 Error \[file_not_present\] \(HTTP 400\)/,
+    );
   });
 
   it('b2_update_file_retention: setting runs at once; clearing with a governance bypass is gated', async () => {
     const file = fileIn('demo-locked-records', 'scratch/unprotected.txt');
     const until = sandbox.store.now() + 86_400_000;
-    const set = await mutates(admin, 'b2_update_file_retention', { ...file, fileRetention: { mode: 'governance', retainUntilTimestamp: until } }, 'b2_update_file_retention');
+    const set = await mutates(
+      admin,
+      'b2_update_file_retention',
+      { ...file, fileRetention: { mode: 'governance', retainUntilTimestamp: until } },
+      'b2_update_file_retention',
+    );
     expect(set.fileRetention).toEqual({ mode: 'governance', retainUntilTimestamp: until });
     const clear = { ...file, fileRetention: { mode: null, retainUntilTimestamp: null } };
     await b2Fails(admin, 'b2_update_file_retention', { ...clear, confirm: true }, /^B2 Error \[access_denied\] \(HTTP 403\)/);
@@ -329,7 +473,12 @@ describe('file Object Lock', () => {
   it('compliance retention cannot be shortened; bypassGovernance needs the capability', async () => {
     const locked = fileIn('demo-locked-records', 'ledger/2025-12.csv');
     const soon = sandbox.store.now() + 60_000;
-    await b2Fails(admin, 'b2_update_file_retention', { ...locked, fileRetention: { mode: 'compliance', retainUntilTimestamp: soon } }, /^B2 Error \[access_denied\] \(HTTP 403\)/);
+    await b2Fails(
+      admin,
+      'b2_update_file_retention',
+      { ...locked, fileRetention: { mode: 'compliance', retainUntilTimestamp: soon } },
+      /^B2 Error \[access_denied\] \(HTTP 403\)/,
+    );
     const file = fileIn('demo-locked-records', 'ledger/2026-01.csv');
     const text = await b2Fails(
       limited,
@@ -345,28 +494,43 @@ describe('file Object Lock', () => {
 describe('Partner groups (distinct master key)', { shuffle: false }, () => {
   let groupId: string;
 
-  it('b2_list_groups lists the groups through the master key; a foreign admin account is B2\'s refusal', async () => {
+  it("b2_list_groups lists the groups through the master key; a foreign admin account is B2's refusal", async () => {
     const result = await ok(admin, 'b2_list_groups', { adminAccountId: sandbox.accountId });
     expect(result.groups.map((g: Json) => g.groupName)).toEqual(['Demo Partner Group']);
     groupId = result.groups[0].groupId;
     await b2Fails(admin, 'b2_list_groups', { adminAccountId: 'someone-else' }, /^B2 Error \[unauthorized\] \(HTTP 401\)/);
   });
 
-  it('b2_list_group_members pages through members; an unknown group is B2\'s refusal', async () => {
+  it("b2_list_group_members pages through members; an unknown group is B2's refusal", async () => {
     const all = await ok(admin, 'b2_list_group_members', { adminAccountId: sandbox.accountId, groupId });
     expect(all.groupMembers.map((m: Json) => m.email)).toEqual(['alice@example.com', 'bob@example.com']);
     const first = await ok(admin, 'b2_list_group_members', { adminAccountId: sandbox.accountId, groupId, maxMemberCount: 1 });
     expect(first).toMatchObject({ groupMembers: [{ email: 'alice@example.com' }], nextEmail: 'bob@example.com' });
-    await b2Fails(admin, 'b2_list_group_members', { adminAccountId: sandbox.accountId, groupId: '999999' }, /^B2 Error \[\w+\] \(HTTP 4\d\d\)/);
+    await b2Fails(
+      admin,
+      'b2_list_group_members',
+      { adminAccountId: sandbox.accountId, groupId: '999999' },
+      /^B2 Error \[\w+\] \(HTTP 4\d\d\)/,
+    );
   });
 
-  it('b2_eject_group_member is gated and runs with the master key; an unknown member is B2\'s refusal', async () => {
+  it("b2_eject_group_member is gated and runs with the master key; an unknown member is B2's refusal", async () => {
     const members = await ok(admin, 'b2_list_group_members', { adminAccountId: sandbox.accountId, groupId });
     const bob = members.groupMembers.find((m: Json) => m.email === 'bob@example.com');
     const before = await lastSeq();
-    const ejected = await gated(admin, 'b2_eject_group_member', { adminAccountId: sandbox.accountId, groupId, memberAccountId: bob.accountId }, 'b2_eject_group_member');
+    const ejected = await gated(
+      admin,
+      'b2_eject_group_member',
+      { adminAccountId: sandbox.accountId, groupId, memberAccountId: bob.accountId },
+      'b2_eject_group_member',
+    );
     expect(ejected).toMatchObject({ accountId: bob.accountId, email: 'bob@example.com' });
     expect((await since(before))[0]).toMatchObject({ callerKeyId: sandbox.applicationKeyId, memberAccountId: bob.accountId });
-    await b2Fails(admin, 'b2_eject_group_member', { adminAccountId: sandbox.accountId, groupId, memberAccountId: 'no-such-member', confirm: true }, /^B2 Error \[\w+\] \(HTTP 4\d\d\)/);
+    await b2Fails(
+      admin,
+      'b2_eject_group_member',
+      { adminAccountId: sandbox.accountId, groupId, memberAccountId: 'no-such-member', confirm: true },
+      /^B2 Error \[\w+\] \(HTTP 4\d\d\)/,
+    );
   });
 });

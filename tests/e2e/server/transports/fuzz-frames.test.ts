@@ -9,7 +9,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODERN_PROTOCOL_VERSION } from '../../../../src/contract/constants.js';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { ALL_KEY_CAPABILITIES, createKey, startTestSandbox, type SandboxKey, sandboxCredentials } from '../../../support/sandbox-harness.js';
+import {
+  ALL_KEY_CAPABILITIES,
+  createKey,
+  startTestSandbox,
+  type SandboxKey,
+  sandboxCredentials,
+} from '../../../support/sandbox-harness.js';
 import { serverEnv, startHttpServer, type HttpServer } from '../../../support/server-harness.js';
 import { standardHeaders } from '../../../support/http-client.js';
 import { isClearJsonRpcError, RawStdioServer, STACK_TRACE, stderrProblems, type JsonRpcResponse } from '../../../support/fuzz.js';
@@ -33,7 +39,8 @@ afterAll(async () => {
 });
 
 const nestedArrays = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
-const call = (id: unknown, args: string, name = 'b2_list_buckets') => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+const call = (id: unknown, args: string, name = 'b2_list_buckets') =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
 
 /**
  * One frame and the error it must get: `id` is the id the answer carries (null when the server
@@ -63,16 +70,31 @@ const STDIO_CASES: FrameCase[] = [
   { name: 'jsonrpc 1.0', frame: '{"jsonrpc":"1.0","id":"v1","method":"ping"}', id: 'v1', code: INVALID_REQUEST },
   { name: 'a notification with a numeric method', frame: '{"jsonrpc":"2.0","method":5}', id: null, code: INVALID_REQUEST },
   { name: 'an empty batch', frame: '[]', id: null, code: INVALID_REQUEST },
-  { name: 'a batch of requests', frame: '[{"jsonrpc":"2.0","id":107,"method":"ping"},{"jsonrpc":"2.0","id":108,"method":"ping"}]', id: null, code: INVALID_REQUEST },
+  {
+    name: 'a batch of requests',
+    frame: '[{"jsonrpc":"2.0","id":107,"method":"ping"},{"jsonrpc":"2.0","id":108,"method":"ping"}]',
+    id: null,
+    code: INVALID_REQUEST,
+  },
   { name: 'a batch of numbers', frame: '[1,2,3]', id: null, code: INVALID_REQUEST },
   { name: 'a bare number', frame: '42', id: null, code: INVALID_REQUEST },
   { name: 'a bare string', frame: '"tools/list"', id: null, code: INVALID_REQUEST },
   { name: 'null', frame: 'null', id: null, code: INVALID_REQUEST },
   { name: 'an unknown method', frame: '{"jsonrpc":"2.0","id":109,"method":"nope/nope"}', id: 109, code: METHOD_NOT_FOUND },
-  { name: 'an unknown method with a string id', frame: '{"jsonrpc":"2.0","id":"x-1","method":"resources/list"}', id: 'x-1', code: METHOD_NOT_FOUND },
+  {
+    name: 'an unknown method with a string id',
+    frame: '{"jsonrpc":"2.0","id":"x-1","method":"resources/list"}',
+    id: 'x-1',
+    code: METHOD_NOT_FOUND,
+  },
   { name: 'numeric tool arguments', frame: call(110, '5'), id: 110, code: INVALID_PARAMS },
   { name: 'array tool arguments', frame: call(111, '[]'), id: 111, code: INVALID_PARAMS },
-  { name: 'a numeric tool name', frame: '{"jsonrpc":"2.0","id":112,"method":"tools/call","params":{"name":5}}', id: 112, code: INVALID_PARAMS },
+  {
+    name: 'a numeric tool name',
+    frame: '{"jsonrpc":"2.0","id":112,"method":"tools/call","params":{"name":5}}',
+    id: 112,
+    code: INVALID_PARAMS,
+  },
   { name: 'an unknown tool', frame: call(113, '{}', 'b2_no_such_tool'), id: 113, code: INVALID_PARAMS },
   { name: 'a __proto__ argument', frame: call(114, '{"__proto__":{"confirm":true}}'), id: 114, code: INVALID_PARAMS },
   { name: 'a frame past the 10 MiB limit', frame: `{"pad":"${'x'.repeat(11 * MIB)}"}`, id: null, code: INVALID_REQUEST },
@@ -80,9 +102,20 @@ const STDIO_CASES: FrameCase[] = [
 ];
 
 /** Frames that get no answer at all (a response to nothing, blank lines), by JSON-RPC rules. */
-const SILENT_FRAMES = ['', '   ', '\r', '{"jsonrpc":"2.0","id":999,"result":{}}', '{"jsonrpc":"2.0","id":998,"error":{"code":1,"message":"x"}}', '{"jsonrpc":"2.0","id":997,"result":5}'];
+const SILENT_FRAMES = [
+  '',
+  '   ',
+  '\r',
+  '{"jsonrpc":"2.0","id":999,"result":{}}',
+  '{"jsonrpc":"2.0","id":998,"error":{"code":1,"message":"x"}}',
+  '{"jsonrpc":"2.0","id":997,"result":5}',
+];
 
-function expectClearError(response: JsonRpcResponse | undefined, expected: { id: string | number | null; code: number }, label: string): void {
+function expectClearError(
+  response: JsonRpcResponse | undefined,
+  expected: { id: string | number | null; code: number },
+  label: string,
+): void {
   expect(response, `${label}: no answer`).toBeDefined();
   expect(isClearJsonRpcError(response!), `${label}: ${JSON.stringify(response)}`).toBe(true);
   expect(response!.error!.code, label).toBe(expected.code);
@@ -118,11 +151,14 @@ describe('malformed frames on stdio', () => {
     return answered;
   };
 
-  it.each(STDIO_CASES.map((frame) => [frame.name, frame] as const))('%s: a clear JSON-RPC error, and the server goes on', async (_name, frame) => {
-    expectClearError(await answerTo(frame), frame, frame.name);
-    const listed = await server.request('tools/list');
-    expect((listed.result?.tools as unknown[]).length).toBe(40);
-  });
+  it.each(STDIO_CASES.map((frame) => [frame.name, frame] as const))(
+    '%s: a clear JSON-RPC error, and the server goes on',
+    async (_name, frame) => {
+      expectClearError(await answerTo(frame), frame, frame.name);
+      const listed = await server.request('tools/list');
+      expect((listed.result?.tools as unknown[]).length).toBe(40);
+    },
+  );
 
   it('responses to nothing and blank lines are ignored without an answer', async () => {
     for (const frame of SILENT_FRAMES) await server.write(frame);
@@ -138,7 +174,7 @@ describe('malformed frames on stdio', () => {
 
     const big = await server.request('tools/call', { name: 'b2_list_buckets', arguments: { bucketName: 'b'.repeat(9 * MIB) } });
     expect(big.result?.isError).toBe(true);
-    expect(((big.result?.content as Array<{ text: string }>)[0]!.text)).toMatch(/^B2 Error \[\w+\] \(HTTP \d{3}\): /);
+    expect((big.result?.content as Array<{ text: string }>)[0]!.text).toMatch(/^B2 Error \[\w+\] \(HTTP \d{3}\): /);
   });
 
   it('generated garbage lines: each gets a parse error or an invalid-request error', async () => {
@@ -146,8 +182,20 @@ describe('malformed frames on stdio', () => {
       fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }),
       fc.json().filter((text) => !text.startsWith('{')),
       // a notification whose method is not a string (a string one would be a valid notification, silently ignored)
-      fc.jsonValue().filter((value) => typeof value !== 'string').map((value) => JSON.stringify({ jsonrpc: '2.0', method: value })),
-      fc.tuple(fc.jsonValue(), fc.jsonValue()).map(([id, params]) => JSON.stringify({ jsonrpc: '2.0', id: Array.isArray(id) || (id !== null && typeof id === 'object') ? id : [id], method: 'tools/list', params })),
+      fc
+        .jsonValue()
+        .filter((value) => typeof value !== 'string')
+        .map((value) => JSON.stringify({ jsonrpc: '2.0', method: value })),
+      fc
+        .tuple(fc.jsonValue(), fc.jsonValue())
+        .map(([id, params]) =>
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: Array.isArray(id) || (id !== null && typeof id === 'object') ? id : [id],
+            method: 'tools/list',
+            params,
+          }),
+        ),
     );
     await fc.assert(
       fc.asyncProperty(garbage, async (line) => {
@@ -174,7 +222,11 @@ describe('malformed frames on stdio', () => {
 describe('malformed requests on HTTP', () => {
   let http: HttpServer;
   let stderr = '';
-  const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION, 'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+    'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
   const meta = JSON.stringify(envelope);
 
   beforeAll(async () => {
@@ -205,37 +257,93 @@ describe('malformed requests on HTTP', () => {
   };
 
   const post = async (body: string | Buffer, contentType = 'application/json') => {
-    const response = await fetch(http.url, { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json, text/event-stream', ...headersFor(body) }, body });
+    const response = await fetch(http.url, {
+      method: 'POST',
+      headers: { 'content-type': contentType, accept: 'application/json, text/event-stream', ...headersFor(body) },
+      body,
+    });
     const text = await response.text();
     return { status: response.status, text };
   };
 
   /** The JSON-RPC message in a response body (JSON, or the first SSE `data:` line). */
-  const messageOf = (text: string): JsonRpcResponse => JSON.parse(text.startsWith('event:') || text.startsWith('data:') ? /^data: (.*)$/m.exec(text)![1]! : text) as JsonRpcResponse;
+  const messageOf = (text: string): JsonRpcResponse =>
+    JSON.parse(text.startsWith('event:') || text.startsWith('data:') ? /^data: (.*)$/m.exec(text)![1]! : text) as JsonRpcResponse;
 
   const HTTP_CASES: Array<FrameCase & { status: number }> = [
     { name: 'truncated JSON', frame: '{"jsonrpc":"2.0","id":1,"method":"tools/li', id: null, code: PARSE_ERROR, status: 400 },
     { name: 'an empty body', frame: '', id: null, code: PARSE_ERROR, status: 400 },
     { name: 'invalid UTF-8', frame: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), id: null, code: PARSE_ERROR, status: 400 },
-    { name: 'an object id', frame: `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list","params":{"_meta":${meta}}}`, id: null, code: INVALID_REQUEST, status: 400 },
-    { name: 'a numeric method', frame: `{"jsonrpc":"2.0","id":2,"method":42,"params":{"_meta":${meta}}}`, id: null, code: INVALID_REQUEST, status: 400 },
-    { name: 'string params', frame: '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"x"}', id: 3, code: INVALID_REQUEST, status: 400 },
+    {
+      name: 'an object id',
+      frame: `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list","params":{"_meta":${meta}}}`,
+      id: null,
+      code: INVALID_REQUEST,
+      status: 400,
+    },
+    {
+      name: 'a numeric method',
+      frame: `{"jsonrpc":"2.0","id":2,"method":42,"params":{"_meta":${meta}}}`,
+      id: null,
+      code: INVALID_REQUEST,
+      status: 400,
+    },
+    {
+      name: 'string params',
+      frame: '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"x"}',
+      id: 3,
+      code: INVALID_REQUEST,
+      status: 400,
+    },
     { name: 'an empty batch', frame: '[]', id: null, code: INVALID_REQUEST, status: 400 },
-    { name: 'a batch of modern requests', frame: `[{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":${meta}}},{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":${meta}}}]`, id: null, code: INVALID_REQUEST, status: 400 },
+    {
+      name: 'a batch of modern requests',
+      frame: `[{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":${meta}}},{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":${meta}}}]`,
+      id: null,
+      code: INVALID_REQUEST,
+      status: 400,
+    },
     { name: 'a bare number', frame: '42', id: null, code: INVALID_REQUEST, status: 400 },
     { name: '100,000 nested arrays', frame: nestedArrays(100_000), id: null, code: INVALID_REQUEST, status: 400 },
-    { name: 'an unknown method', frame: `{"jsonrpc":"2.0","id":6,"method":"nope/nope","params":{"_meta":${meta}}}`, id: 6, code: METHOD_NOT_FOUND, status: 404 },
-    { name: 'numeric tool arguments', frame: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"b2_list_buckets","arguments":5,"_meta":${meta}}}`, id: 7, code: INVALID_PARAMS, status: 200 },
-    { name: 'a __proto__ argument (modern)', frame: `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"b2_list_buckets","arguments":{"__proto__":{"x":1}},"_meta":${meta}}}`, id: 8, code: INVALID_PARAMS, status: 200 },
+    {
+      name: 'an unknown method',
+      frame: `{"jsonrpc":"2.0","id":6,"method":"nope/nope","params":{"_meta":${meta}}}`,
+      id: 6,
+      code: METHOD_NOT_FOUND,
+      status: 404,
+    },
+    {
+      name: 'numeric tool arguments',
+      frame: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"b2_list_buckets","arguments":5,"_meta":${meta}}}`,
+      id: 7,
+      code: INVALID_PARAMS,
+      status: 200,
+    },
+    {
+      name: 'a __proto__ argument (modern)',
+      frame: `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"b2_list_buckets","arguments":{"__proto__":{"x":1}},"_meta":${meta}}}`,
+      id: 8,
+      code: INVALID_PARAMS,
+      status: 200,
+    },
     { name: 'a __proto__ argument (2025 era)', frame: call(9, '{"__proto__":{"confirm":true}}'), id: 9, code: INVALID_PARAMS, status: 200 },
-    { name: 'an unsupported protocol revision', frame: `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"_meta":${JSON.stringify({ ...envelope, 'io.modelcontextprotocol/protocolVersion': '1999-01-01' })}}}`, id: 10, code: -32022, status: 400 },
+    {
+      name: 'an unsupported protocol revision',
+      frame: `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"_meta":${JSON.stringify({ ...envelope, 'io.modelcontextprotocol/protocolVersion': '1999-01-01' })}}}`,
+      id: 10,
+      code: -32022,
+      status: 400,
+    },
   ];
 
-  it.each(HTTP_CASES.map((frame) => [frame.name, frame] as const))('%s: a clear JSON-RPC error with the right status', async (_name, frame) => {
-    const { status, text } = await post(frame.frame);
-    expect(status, text).toBe(frame.status);
-    expectClearError(messageOf(text), frame, frame.name);
-  });
+  it.each(HTTP_CASES.map((frame) => [frame.name, frame] as const))(
+    '%s: a clear JSON-RPC error with the right status',
+    async (_name, frame) => {
+      const { status, text } = await post(frame.frame);
+      expect(status, text).toBe(frame.status);
+      expectClearError(messageOf(text), frame, frame.name);
+    },
+  );
 
   it('a body that is not JSON-typed gets 415, an oversized one 413, both with a clear error', async () => {
     const typed = await post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', 'text/plain');
@@ -256,7 +364,8 @@ describe('malformed requests on HTTP', () => {
       fc.asyncProperty(body, async (text) => {
         const { status, text: answer } = await post(text);
         if (status >= 500) throw new Error(`${JSON.stringify(text).slice(0, 200)} got HTTP ${status}: ${answer.slice(0, 200)}`);
-        if (status >= 400 && !isClearJsonRpcError(messageOf(answer))) throw new Error(`${JSON.stringify(text).slice(0, 200)} got HTTP ${status}: ${answer.slice(0, 200)}`);
+        if (status >= 400 && !isClearJsonRpcError(messageOf(answer)))
+          throw new Error(`${JSON.stringify(text).slice(0, 200)} got HTTP ${status}: ${answer.slice(0, 200)}`);
       }),
       { numRuns: 200, seed: 4343 },
     );

@@ -13,7 +13,9 @@ describe('b2-mcp http: the shared HTTP guard cases', () => {
 describe('b2-mcp http: what only a socket can show', () => {
   let http: HttpServer;
   beforeAll(async () => {
-    http = await startHttpServer(serverEnv({ B2_MCP_PROFILE: 'default', B2_API_URL: 'http://127.0.0.1:9', B2_HTTP_CREDENTIAL_MODE: 'headers' }));
+    http = await startHttpServer(
+      serverEnv({ B2_MCP_PROFILE: 'default', B2_API_URL: 'http://127.0.0.1:9', B2_HTTP_CREDENTIAL_MODE: 'headers' }),
+    );
   });
   afterAll(() => http?.stop());
 
@@ -24,7 +26,9 @@ describe('b2-mcp http: what only a socket can show', () => {
 
   it('answers a request target no URL can hold with 400, and keeps serving', async () => {
     const reply = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(http.url.port), http.url.hostname, () => socket.write('GET //[ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'));
+      const socket = connect(Number(http.url.port), http.url.hostname, () =>
+        socket.write('GET //[ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'),
+      );
       let text = '';
       socket.on('data', (chunk) => (text += chunk.toString()));
       socket.once('close', () => resolve(text));

@@ -11,7 +11,13 @@ import { JSON_HEADERS, modernMessage, postJson, rawRequest } from '../../../supp
 
 const key = (name: string) => ({ 'x-b2-mcp-key-id': `${name}-id`, 'x-b2-mcp-key': `${name}-secret-0123456789` });
 const ATTACKER_ADDRESS = { 'x-forwarded-for': '198.51.100.9' };
-const BASE_ENV = { B2_MCP_PROFILE: 'default', B2_API_URL: 'http://127.0.0.1:9', B2_HTTP_CREDENTIAL_MODE: 'headers', B2_DESTRUCTIVE_POLICY: 'confirm', B2_TRUST_PROXY_HEADERS: 'true' };
+const BASE_ENV = {
+  B2_MCP_PROFILE: 'default',
+  B2_API_URL: 'http://127.0.0.1:9',
+  B2_HTTP_CREDENTIAL_MODE: 'headers',
+  B2_DESTRUCTIVE_POLICY: 'confirm',
+  B2_TRUST_PROXY_HEADERS: 'true',
+};
 
 let server: HttpServer | undefined;
 /** Calls still held when a test ends, closed before the server drains. */
@@ -24,7 +30,12 @@ afterEach(async () => {
 
 /** Opens a 2025-06-18 session that can answer form elicitations; returns the headers that continue it. */
 async function openSession(url: URL, headers: Record<string, string>): Promise<Record<string, string>> {
-  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'held', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'held', version: '1' } },
+  };
   const opened = await postJson(url, initialize, headers);
   expect(opened.status).toBe(200);
   const session = { ...headers, 'mcp-session-id': String(opened.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
@@ -42,8 +53,20 @@ interface GatedCall {
 
 /** A gated tools/call whose confirmation question the client never answers. */
 function gatedCall(url: URL, session: Record<string, string>, id: number): GatedCall {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'b2_delete_bucket', arguments: { bucketId: `bucket-${id}` } } });
-  const req = request({ host: url.hostname, port: url.port, method: 'POST', path: '/mcp', headers: { ...JSON_HEADERS, ...session }, agent: false });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'b2_delete_bucket', arguments: { bucketId: `bucket-${id}` } },
+  });
+  const req = request({
+    host: url.hostname,
+    port: url.port,
+    method: 'POST',
+    path: '/mcp',
+    headers: { ...JSON_HEADERS, ...session },
+    agent: false,
+  });
   let settle!: (value: Awaited<GatedCall['settled']>) => void;
   const settled = new Promise<Awaited<GatedCall['settled']>>((resolve) => (settle = resolve));
   const ended = new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -75,7 +98,8 @@ describe('held confirmation questions over HTTP', () => {
     server = await startHttpServer(serverEnv({ ...BASE_ENV, B2_MAX_SESSIONS: '12', B2_MAX_SESSIONS_PER_KEY: '4' }));
     const url = server.url;
     const sessions = [];
-    for (const name of ['made-up-1', 'made-up-2', 'made-up-3']) sessions.push(await openSession(url, { ...key(name), ...ATTACKER_ADDRESS }));
+    for (const name of ['made-up-1', 'made-up-2', 'made-up-3'])
+      sessions.push(await openSession(url, { ...key(name), ...ATTACKER_ADDRESS }));
     // Four unanswered questions per key, one after another, as an attacker would pile them up.
     const outcomes: string[] = [];
     for (const [index, session] of sessions.entries()) {
@@ -91,7 +115,9 @@ describe('held confirmation questions over HTTP', () => {
 
   it('a question is dropped after B2_ELICITATION_TIMEOUT_MS although the client keeps sending progress about it', async () => {
     // Limits high enough that every progress notification gets through, as the worst case.
-    server = await startHttpServer(serverEnv({ ...BASE_ENV, B2_ELICITATION_TIMEOUT_MS: '1000', B2_MCP_RATE_LIMIT_RPS: '100000', B2_MCP_RATE_LIMIT_BURST: '100000' }));
+    server = await startHttpServer(
+      serverEnv({ ...BASE_ENV, B2_ELICITATION_TIMEOUT_MS: '1000', B2_MCP_RATE_LIMIT_RPS: '100000', B2_MCP_RATE_LIMIT_BURST: '100000' }),
+    );
     const url = server.url;
     const session = await openSession(url, key('patient'));
     const started = Date.now();
@@ -104,13 +130,19 @@ describe('held confirmation questions over HTTP', () => {
     // Progress about the question, each sent as soon as the last was accepted, for as long as the call is held.
     const GIVE_UP_MS = 8_000;
     for (let progress = 1; !ended && Date.now() - started < GIVE_UP_MS; progress++) {
-      const sent = await postJson(url, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: question.progressToken, progress } }, session);
+      const sent = await postJson(
+        url,
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: question.progressToken, progress } },
+        session,
+      );
       expect(sent.status).toBe(202);
     }
     expect(ended, `the question was still held after ${GIVE_UP_MS} ms of progress notifications`).toBe(true);
     const { status, text } = await answer;
     // The call ends unapproved: its answer is a tool error, and nothing ran.
-    const answered = text.match(/^data: .*$/gm)!.map((line) => JSON.parse(line.slice(6)) as { id?: number; result?: { isError?: boolean; content: Array<{ text: string }> } });
+    const answered = text
+      .match(/^data: .*$/gm)!
+      .map((line) => JSON.parse(line.slice(6)) as { id?: number; result?: { isError?: boolean; content: Array<{ text: string }> } });
     const result = answered.find((message) => message.id === 1)?.result;
     expect([status, result?.isError, result?.content[0]?.text]).toEqual([200, true, expect.stringMatching(/timed out/i)]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);

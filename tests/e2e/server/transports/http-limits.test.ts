@@ -11,7 +11,9 @@ const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-s
 const TENANT_B = { 'x-b2-mcp-key-id': 'tenant-b-id', 'x-b2-mcp-key': 'tenant-b-secret' };
 
 function withServer(env: Record<string, string>): Promise<HttpServer> {
-  return startHttpServer(serverEnv({ B2_MCP_PROFILE: 'default', B2_API_URL: 'http://127.0.0.1:9', B2_HTTP_CREDENTIAL_MODE: 'headers', ...env }));
+  return startHttpServer(
+    serverEnv({ B2_MCP_PROFILE: 'default', B2_API_URL: 'http://127.0.0.1:9', B2_HTTP_CREDENTIAL_MODE: 'headers', ...env }),
+  );
 }
 
 async function inFlight(http: HttpServer): Promise<number> {
@@ -60,7 +62,9 @@ describe('HTTP timeouts', () => {
   });
 
   it('closes a request whose body does not arrive in time with 408', async () => {
-    const { reply, ms } = await rawExchange('POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"json');
+    const { reply, ms } = await rawExchange(
+      'POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"json',
+    );
     expect(reply).toMatch(/^HTTP\/1\.1 408 /);
     expect(ms).toBeGreaterThanOrEqual(1_100);
     expect(ms).toBeLessThan(3_000);
@@ -74,8 +78,16 @@ describe('HTTP settings validation', () => {
     ['B2_MAX_SESSIONS', '0', 'B2_MAX_SESSIONS must be a positive whole number (got "0").'],
     ['B2_HTTP_REQUEST_TIMEOUT_MS', '-5', 'B2_HTTP_REQUEST_TIMEOUT_MS must be a positive whole number (got "-5").'],
     ['B2_HTTP_CREDENTIAL_MODE', 'oauth', 'B2_HTTP_CREDENTIAL_MODE must be one of headers, server, principal (got "oauth").'],
-    ['B2_HTTP_CREDENTIAL_MODE', 'principal', 'B2_HTTP_CREDENTIAL_MODE=principal needs B2_OAUTH_ISSUER: the B2 key is chosen by the verified token subject.'],
-    ['B2_APPLICATION_KEY_FILE', '/nonexistent/b2-key', 'B2_APPLICATION_KEY_FILE names a file that cannot be read (/nonexistent/b2-key: ENOENT).'],
+    [
+      'B2_HTTP_CREDENTIAL_MODE',
+      'principal',
+      'B2_HTTP_CREDENTIAL_MODE=principal needs B2_OAUTH_ISSUER: the B2 key is chosen by the verified token subject.',
+    ],
+    [
+      'B2_APPLICATION_KEY_FILE',
+      '/nonexistent/b2-key',
+      'B2_APPLICATION_KEY_FILE names a file that cannot be read (/nonexistent/b2-key: ENOENT).',
+    ],
     ['B2_TRUST_PROXY_HEADERS', 'yes', 'B2_TRUST_PROXY_HEADERS must be one of true, false (got "yes").'],
     ['B2_TRUSTED_PROXY_HOPS', '0', 'B2_TRUSTED_PROXY_HOPS must be a positive whole number (got "0").'],
     ['B2_ELICITATION_TIMEOUT_MS', '1.5', 'B2_ELICITATION_TIMEOUT_MS must be a positive whole number of milliseconds (got "1.5").'],

@@ -9,7 +9,14 @@ import type { CredentialSession, ServerRuntime } from '../../../../src/server/se
 import { createRuntime, CredentialError } from '../../../../src/server/start.js';
 import { serveOverHttp, type HttpHandle } from '../../../../src/server/transports/http.js';
 import { loadHttpSettings } from '../../../../src/server/transports/http-settings.js';
-import { connectHttp, serverEnv, startHttpServer, type ClientKind, type ElicitAnswer, type HttpServer } from '../../../support/server-harness.js';
+import {
+  connectHttp,
+  serverEnv,
+  startHttpServer,
+  type ClientKind,
+  type ElicitAnswer,
+  type HttpServer,
+} from '../../../support/server-harness.js';
 import { modernMessage, postJson, rawRequest, standardHeaders } from '../../../support/http-client.js';
 
 const TENANT_A = { 'x-b2-mcp-key-id': 'tenant-a-id', 'x-b2-mcp-key': 'tenant-a-secret-0123456789' };
@@ -139,8 +146,12 @@ describe('per-request credential isolation (in process)', () => {
     const a = credentialsSeen.filter((c) => c.applicationKeyId === 'tenant-a-id');
     const b = credentialsSeen.filter((c) => c.applicationKeyId === 'tenant-b-id');
     expect([a.length, b.length]).toEqual([50, 50]);
-    expect(new Set(a.map((c) => JSON.stringify(c)))).toEqual(new Set([JSON.stringify({ applicationKeyId: 'tenant-a-id', applicationKey: TENANT_A['x-b2-mcp-key'] })]));
-    expect(new Set(b.map((c) => JSON.stringify(c)))).toEqual(new Set([JSON.stringify({ applicationKeyId: 'tenant-b-id', applicationKey: TENANT_B['x-b2-key'] })]));
+    expect(new Set(a.map((c) => JSON.stringify(c)))).toEqual(
+      new Set([JSON.stringify({ applicationKeyId: 'tenant-a-id', applicationKey: TENANT_A['x-b2-mcp-key'] })]),
+    );
+    expect(new Set(b.map((c) => JSON.stringify(c)))).toEqual(
+      new Set([JSON.stringify({ applicationKeyId: 'tenant-b-id', applicationKey: TENANT_B['x-b2-key'] })]),
+    );
 
     const [sessionA, sessionB] = ['tenant-a-id', 'tenant-b-id'].map((id) => [...sessionsByKeyId.get(id)!]);
     expect([sessionA!.length, sessionB!.length]).toEqual([1, 1]);
@@ -148,7 +159,12 @@ describe('per-request credential isolation (in process)', () => {
   });
 
   it('never hands credential headers to the MCP handler, nor writes them to the log', async () => {
-    const res = await postJson(url, modernMessage('tools/list'), { ...TENANT_A, authorization: 'Bearer not-for-mcp', cookie: 'c=1', 'x-custom': 'x' });
+    const res = await postJson(url, modernMessage('tools/list'), {
+      ...TENANT_A,
+      authorization: 'Bearer not-for-mcp',
+      cookie: 'c=1',
+      'x-custom': 'x',
+    });
     expect(res.status).toBe(200);
     expect(headersAtHandler.length).toBeGreaterThan(0);
     const allowed = /^(accept|content-type|content-length|last-event-id|traceparent|tracestate|baggage|mcp-.*)$/;
@@ -184,10 +200,17 @@ describe('session resolution failures (in process)', () => {
       const rejected = await postJson(url, modernMessage('tools/list', {}, 1), TENANT_A);
       expect([rejected.status, rejected.json()]).toEqual([
         401,
-        { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'The application key was rejected by B2.', data: { code: 'bad_auth_token', status: 401 } } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          error: { code: -32001, message: 'The application key was rejected by B2.', data: { code: 'bad_auth_token', status: 401 } },
+        },
       ]);
       const broken = await postJson(url, modernMessage('tools/list', {}, 2), TENANT_A);
-      expect([broken.status, broken.json()]).toEqual([500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal server error' } }]);
+      expect([broken.status, broken.json()]).toEqual([
+        500,
+        { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal server error' } },
+      ]);
     } finally {
       await handle.drain(500);
     }

@@ -28,7 +28,8 @@ const oauthEnv = (): Record<string, string> => ({
 });
 
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
-const token = (claims: Record<string, unknown> = {}): Promise<string> => issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin', ...claims });
+const token = (claims: Record<string, unknown> = {}): Promise<string> =>
+  issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin', ...claims });
 
 async function toolCount(target: GuardTarget, headers: Record<string, string>): Promise<number | string> {
   const res = await target.send({ headers: { ...LIST_HEADERS, ...headers }, body: JSON.stringify(modernMessage('tools/list')) });
@@ -81,7 +82,10 @@ describe.each([
   it('accepts a valid token, and its scope narrows the surface: admin 40, write 37, read 20 tools', async () => {
     expect(await toolCount(target, bearer(await token()))).toBe(40);
     for (const typ of ['JWT', 'jwt', 'application/at+jwt', 'AT+JWT']) {
-      expect(await toolCount(target, bearer(await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ } }))), typ).toBe(40);
+      expect(
+        await toolCount(target, bearer(await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ } }))),
+        typ,
+      ).toBe(40);
     }
     expect(await toolCount(target, bearer(await token({ scope: 'openid b2:write' })))).toBe(37);
     expect(await toolCount(target, bearer(await token({ scope: 'b2:read' })))).toBe(20);
@@ -89,7 +93,10 @@ describe.each([
   });
 
   it('refuses a token with none of the b2 scopes with 403 insufficient_scope', async () => {
-    const res = await target.send({ headers: { ...LIST_HEADERS, ...bearer(await token({ scope: 'openid profile' })) }, body: JSON.stringify(modernMessage('tools/list')) });
+    const res = await target.send({
+      headers: { ...LIST_HEADERS, ...bearer(await token({ scope: 'openid profile' })) },
+      body: JSON.stringify(modernMessage('tools/list')),
+    });
     expect([res.status, res.header('www-authenticate')]).toEqual([
       403,
       `Bearer resource_metadata="${METADATA_URL}", error="insufficient_scope", error_description="The token holds none of the b2:* scopes.", scope="b2:admin b2:write b2:read"`,
@@ -110,14 +117,36 @@ describe.each([
       ['empty subject', await token({ sub: '' }), "The token's sub claim is not accepted."],
       ['issued ten years ahead', await token({ iat: nowSeconds + 10 * 365 * 86_400 }), "The token's iat claim is not accepted."],
       ['issued beyond the skew', await token({ iat: nowSeconds + 3600 }), "The token's iat claim is not accepted."],
-      ['a logout token', await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: 'logout+jwt' } }), "The token's typ header is not accepted."],
-      ['an ID token type', await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: 'id_token+jwt' } }), "The token's typ header is not accepted."],
-      ['no typ', await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: undefined } }), "The token's typ header is not accepted."],
-      ['wrong key', await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { key: foreign }), 'The token could not be verified.'],
-      ['alg none', new UnsecuredJWT({ iss: issuer.issuer, sub: 'user-1', aud: RESOURCE, scope: 'b2:admin', exp: nowSeconds + 600 }).encode(), 'The token could not be verified.'],
+      [
+        'a logout token',
+        await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: 'logout+jwt' } }),
+        "The token's typ header is not accepted.",
+      ],
+      [
+        'an ID token type',
+        await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: 'id_token+jwt' } }),
+        "The token's typ header is not accepted.",
+      ],
+      [
+        'no typ',
+        await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { header: { typ: undefined } }),
+        "The token's typ header is not accepted.",
+      ],
+      [
+        'wrong key',
+        await issuer.sign({ sub: 'user-1', aud: RESOURCE, scope: 'b2:admin' }, { key: foreign }),
+        'The token could not be verified.',
+      ],
+      [
+        'alg none',
+        new UnsecuredJWT({ iss: issuer.issuer, sub: 'user-1', aud: RESOURCE, scope: 'b2:admin', exp: nowSeconds + 600 }).encode(),
+        'The token could not be verified.',
+      ],
       [
         'HS256',
-        await new SignJWT({ iss: issuer.issuer, sub: 'user-1', aud: RESOURCE, scope: 'b2:admin', exp: nowSeconds + 600 }).setProtectedHeader({ alg: 'HS256', kid: 'key-1' }).sign(new TextEncoder().encode('x'.repeat(32))),
+        await new SignJWT({ iss: issuer.issuer, sub: 'user-1', aud: RESOURCE, scope: 'b2:admin', exp: nowSeconds + 600 })
+          .setProtectedHeader({ alg: 'HS256', kid: 'key-1' })
+          .sign(new TextEncoder().encode('x'.repeat(32))),
         'The token could not be verified.',
       ],
     ];
@@ -149,11 +178,24 @@ describe.each([
 
 describe('OAuth: who the limits count, and the headers credential mode', () => {
   const list = (handler: ReturnType<typeof createFetchHandler>, headers: Record<string, string>) =>
-    handler(new Request(RESOURCE, { method: 'POST', headers: { ...LIST_HEADERS, ...headers }, body: JSON.stringify(modernMessage('tools/list')) }));
+    handler(
+      new Request(RESOURCE, {
+        method: 'POST',
+        headers: { ...LIST_HEADERS, ...headers },
+        body: JSON.stringify(modernMessage('tools/list')),
+      }),
+    );
 
   it('in server mode, rate-limits each token subject across client addresses', async () => {
     const handler = createFetchHandler({
-      env: { ...oauthEnv(), B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_MCP_RATE_LIMIT_RPS: '0.1', B2_MCP_RATE_LIMIT_BURST: '2', B2_TRUST_PROXY_HEADERS: 'true' },
+      env: {
+        ...oauthEnv(),
+        B2_SECRET_SINK: 'off',
+        LOG_LEVEL: 'silent',
+        B2_MCP_RATE_LIMIT_RPS: '0.1',
+        B2_MCP_RATE_LIMIT_BURST: '2',
+        B2_TRUST_PROXY_HEADERS: 'true',
+      },
     });
     const alice = bearer(await token({ sub: 'alice' }));
     expect((await list(handler, { ...alice, 'x-forwarded-for': '10.9.0.1' })).status).toBe(200);
@@ -164,9 +206,12 @@ describe('OAuth: who the limits count, and the headers credential mode', () => {
   });
 
   it('in headers mode, needs both the token and the B2 key, and the scope still narrows the key’s surface', async () => {
-    const handler = createFetchHandler({ env: { ...oauthEnv(), B2_HTTP_CREDENTIAL_MODE: 'headers', B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' } });
+    const handler = createFetchHandler({
+      env: { ...oauthEnv(), B2_HTTP_CREDENTIAL_MODE: 'headers', B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' },
+    });
     const key = { 'x-b2-mcp-key-id': 'tenant-id', 'x-b2-mcp-key': 'tenant-secret' };
-    const count = async (headers: Record<string, string>) => ((await (await list(handler, headers)).json()) as { result: { tools: unknown[] } }).result.tools.length;
+    const count = async (headers: Record<string, string>) =>
+      ((await (await list(handler, headers)).json()) as { result: { tools: unknown[] } }).result.tools.length;
     expect(await count({ ...key, ...bearer(await token()) })).toBe(37);
     expect(await count({ ...key, ...bearer(await token({ scope: 'b2:read' })) })).toBe(20);
     expect((await list(handler, key)).status).toBe(401);
@@ -174,14 +219,19 @@ describe('OAuth: who the limits count, and the headers credential mode', () => {
   });
 
   it('with B2_OAUTH_ALLOWED_SUBJECTS, only the subjects listed use the server; another valid token gets 403 access_denied', async () => {
-    const handler = createFetchHandler({ env: { ...oauthEnv(), B2_OAUTH_ALLOWED_SUBJECTS: 'ops-bot, user-1', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' } });
+    const handler = createFetchHandler({
+      env: { ...oauthEnv(), B2_OAUTH_ALLOWED_SUBJECTS: 'ops-bot, user-1', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' },
+    });
     try {
       expect((await list(handler, bearer(await token()))).status).toBe(200);
       expect((await list(handler, bearer(await token({ sub: 'ops-bot', scope: 'b2:read' })))).status).toBe(200);
       // A subject that only prints as an allowed one is not a subject at all.
       for (const sub of [['ops-bot'], ['user-1'], ['ops-bot', 'user-1']]) {
         const res = await list(handler, bearer(await token({ sub })));
-        expect([res.status, await res.json()], JSON.stringify(sub)).toEqual([401, { error: 'invalid_token', error_description: "The token's sub claim is not accepted." }]);
+        expect([res.status, await res.json()], JSON.stringify(sub)).toEqual([
+          401,
+          { error: 'invalid_token', error_description: "The token's sub claim is not accepted." },
+        ]);
       }
       for (const sub of ['user-2', 'USER-1', 'user-1 ']) {
         const res = await list(handler, bearer(await token({ sub })));
@@ -207,7 +257,13 @@ describe('OAuth: tokens stay out of the logs', () => {
       const good = await token();
       const expired = await token({ exp: Math.floor(Date.now() / 1000) - 10 });
       for (const jwt of [good, expired, `${good}tampered`]) {
-        await handler(new Request(RESOURCE, { method: 'POST', headers: { ...LIST_HEADERS, ...bearer(jwt) }, body: JSON.stringify(modernMessage('tools/list')) }));
+        await handler(
+          new Request(RESOURCE, {
+            method: 'POST',
+            headers: { ...LIST_HEADERS, ...bearer(jwt) },
+            body: JSON.stringify(modernMessage('tools/list')),
+          }),
+        );
       }
       const log = readFileSync(logFile, 'utf8');
       expect(log).toMatch(/"event":"http.oauth_refused"/);

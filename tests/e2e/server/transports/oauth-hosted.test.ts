@@ -93,14 +93,30 @@ describe('principal credential mode: each token subject uses its own B2 key (b2-
     const res = await listTools(target, bearer(await token('carol')));
     expect([res.status, res.json()]).toEqual([
       403,
-      { jsonrpc: '2.0', id: 1, error: { code: -32001, message: "No B2 key is mapped to this token's subject (B2_PRINCIPAL_CREDENTIAL_MAP).", data: { code: 'principal_not_mapped', status: 403 } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32001,
+          message: "No B2 key is mapped to this token's subject (B2_PRINCIPAL_CREDENTIAL_MAP).",
+          data: { code: 'principal_not_mapped', status: 403 },
+        },
+      },
     ]);
-    for (const secret of [aliceKey.applicationKey, bobKey.applicationKey, aliceKey.applicationKeyId]) expect(res.text).not.toContain(secret);
+    for (const secret of [aliceKey.applicationKey, bobKey.applicationKey, aliceKey.applicationKeyId])
+      expect(res.text).not.toContain(secret);
   });
 
   it('refuses credential headers, and a request without a token', async () => {
-    const withKey = await listTools(target, { ...bearer(await token('alice')), 'x-b2-mcp-key-id': bobKey.applicationKeyId, 'x-b2-mcp-key': bobKey.applicationKey });
-    expect([withKey.status, (withKey.json() as { error: { data: unknown } }).error.data]).toEqual([400, { code: 'credential_headers_rejected', status: 400 }]);
+    const withKey = await listTools(target, {
+      ...bearer(await token('alice')),
+      'x-b2-mcp-key-id': bobKey.applicationKeyId,
+      'x-b2-mcp-key': bobKey.applicationKey,
+    });
+    expect([withKey.status, (withKey.json() as { error: { data: unknown } }).error.data]).toEqual([
+      400,
+      { code: 'credential_headers_rejected', status: 400 },
+    ]);
     expect((await listTools(target, {})).status).toBe(401);
   });
 
@@ -130,16 +146,26 @@ describe('principal mode settings are checked at start-up', () => {
     [{ B2_PRINCIPAL_CREDENTIAL_MAP: '{"alice":' }, /must be a JSON object.*not JSON/],
     [{ B2_PRINCIPAL_CREDENTIAL_MAP: '["alice"]' }, /must be a JSON object/],
     [{ B2_PRINCIPAL_CREDENTIAL_MAP: '{"alice":"../etc"}' }, /a reference is 1-80 letters/],
-    [{ B2_PRINCIPAL_CREDENTIAL_MAP: '{"alice":"a-b","bob":"A_B"}', B2_CREDENTIAL_A_B_APPLICATION_KEY_ID: 'id', B2_CREDENTIAL_A_B_APPLICATION_KEY: 'k' }, /"a-b" and "A_B" both read B2_CREDENTIAL_A_B_/],
-    [{ B2_PRINCIPAL_CREDENTIAL_MAP: '{"alice":"t1"}', B2_CREDENTIAL_T1_APPLICATION_KEY_ID: 'id-only' }, /B2_CREDENTIAL_T1_APPLICATION_KEY_ID and B2_CREDENTIAL_T1_APPLICATION_KEY .* are not both set/],
+    [
+      {
+        B2_PRINCIPAL_CREDENTIAL_MAP: '{"alice":"a-b","bob":"A_B"}',
+        B2_CREDENTIAL_A_B_APPLICATION_KEY_ID: 'id',
+        B2_CREDENTIAL_A_B_APPLICATION_KEY: 'k',
+      },
+      /"a-b" and "A_B" both read B2_CREDENTIAL_A_B_/,
+    ],
+    [
+      { B2_PRINCIPAL_CREDENTIAL_MAP: '{"alice":"t1"}', B2_CREDENTIAL_T1_APPLICATION_KEY_ID: 'id-only' },
+      /B2_CREDENTIAL_T1_APPLICATION_KEY_ID and B2_CREDENTIAL_T1_APPLICATION_KEY .* are not both set/,
+    ],
   ] as Array<[Record<string, string>, RegExp]>)('%j is refused', (extra, message) => {
     expect(() => createFetchHandler({ env: env(extra) })).toThrow(message);
   });
 
   it('the map needs principal mode', () => {
-    expect(() => createFetchHandler({ env: { ...oauthEnv(), B2_HTTP_CREDENTIAL_MODE: 'server', B2_PRINCIPAL_CREDENTIAL_MAP: '{"a":"b"}' } })).toThrow(
-      'B2_PRINCIPAL_CREDENTIAL_MAP needs B2_HTTP_CREDENTIAL_MODE=principal.',
-    );
+    expect(() =>
+      createFetchHandler({ env: { ...oauthEnv(), B2_HTTP_CREDENTIAL_MODE: 'server', B2_PRINCIPAL_CREDENTIAL_MAP: '{"a":"b"}' } }),
+    ).toThrow('B2_PRINCIPAL_CREDENTIAL_MAP needs B2_HTTP_CREDENTIAL_MODE=principal.');
   });
 });
 
@@ -206,7 +232,12 @@ describe('opaque tokens through RFC 7662 introspection (createFetchHandler and b
           ['a refresh token', { token_type: 'refresh_token' }, 401, "The token's token_type is not accepted."],
           ['no subject', { sub: undefined }, 401, "The token's sub claim is not accepted."],
           ['a subject not allowed', { sub: 'carol' }, 403, "The token's subject may not use this server."],
-          ['alice only under another issuer name', { sub: `https://evil.example#alice` }, 403, "The token's subject may not use this server."],
+          [
+            'alice only under another issuer name',
+            { sub: `https://evil.example#alice` },
+            403,
+            "The token's subject may not use this server.",
+          ],
           ['no b2 scope', { scope: 'openid' }, 403, 'The token holds none of the b2:* scopes.'],
         ];
         for (const [what, claims, status, description] of cases) {
@@ -226,7 +257,10 @@ describe('opaque tokens through RFC 7662 introspection (createFetchHandler and b
       expect([res.status, res.header('retry-after'), res.json()]).toEqual([
         503,
         '1',
-        { error: 'temporarily_unavailable', error_description: 'The introspection endpoint of the authorization server could not be reached.' },
+        {
+          error: 'temporarily_unavailable',
+          error_description: 'The introspection endpoint of the authorization server could not be reached.',
+        },
       ]);
       expect(res.text).not.toContain('wrong-introspection-secret');
     } finally {
@@ -236,7 +270,9 @@ describe('opaque tokens through RFC 7662 introspection (createFetchHandler and b
 
   it('needs the client id and secret with the endpoint', () => {
     const { B2_OAUTH_INTROSPECTION_CLIENT_SECRET: _secret, ...withoutSecret } = introspectionEnv();
-    expect(() => createFetchHandler({ env: withoutSecret })).toThrow(/B2_OAUTH_INTROSPECTION_ENDPOINT needs B2_OAUTH_INTROSPECTION_CLIENT_ID and B2_OAUTH_INTROSPECTION_CLIENT_SECRET/);
+    expect(() => createFetchHandler({ env: withoutSecret })).toThrow(
+      /B2_OAUTH_INTROSPECTION_ENDPOINT needs B2_OAUTH_INTROSPECTION_CLIENT_ID and B2_OAUTH_INTROSPECTION_CLIENT_SECRET/,
+    );
   });
 });
 
@@ -258,7 +294,9 @@ describe('B2_OAUTH_REQUIRED_SCOPES and B2_OAUTH_RESOURCE', () => {
   it('the metadata names the resource and the required scopes; the challenge points at the resource’s metadata', async () => {
     const metadata = await target.send({ method: 'GET', path: '/.well-known/oauth-protected-resource' });
     expect(metadata.json()).toMatchObject({ resource, scopes_supported: ['b2:admin', 'b2:write', 'b2:read', 'mcp:use', 'tenant:acme'] });
-    expect((await listTools(target, {})).header('www-authenticate')).toBe('Bearer resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource/tenant/mcp"');
+    expect((await listTools(target, {})).header('www-authenticate')).toBe(
+      'Bearer resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource/tenant/mcp"',
+    );
   });
 
   it('a token for the resource with every required scope is served; one lacking a required scope gets 403 insufficient_scope', async () => {
@@ -275,7 +313,9 @@ describe('B2_OAUTH_REQUIRED_SCOPES and B2_OAUTH_RESOURCE', () => {
 
   it('a b2 scope cannot be a required scope, and OAuth needs a public URL or a resource', () => {
     expect(() => createFetchHandler({ env: { ...oauthEnv(), B2_OAUTH_REQUIRED_SCOPES: 'b2:admin' } })).toThrow(/must not name b2:admin/);
-    expect(() => createFetchHandler({ env: { ...oauthEnv(), B2_MCP_PUBLIC_URL: '' } })).toThrow(/needs B2_MCP_PUBLIC_URL .* or B2_OAUTH_RESOURCE/);
+    expect(() => createFetchHandler({ env: { ...oauthEnv(), B2_MCP_PUBLIC_URL: '' } })).toThrow(
+      /needs B2_MCP_PUBLIC_URL .* or B2_OAUTH_RESOURCE/,
+    );
   });
 });
 
@@ -301,14 +341,22 @@ describe('secrets from *_FILE reach the server and never its logs', () => {
     const handler = createFetchHandler({ env });
     try {
       const token = issuer.opaqueToken({ sub: 'alice', aud: RESOURCE, scope: 'b2:read' });
-      const res = await handler(new Request(RESOURCE, { method: 'POST', headers: { ...JSON_HEADERS, 'mcp-method': 'tools/list', ...bearer(token) }, body: JSON.stringify(modernMessage('tools/list')) }));
+      const res = await handler(
+        new Request(RESOURCE, {
+          method: 'POST',
+          headers: { ...JSON_HEADERS, 'mcp-method': 'tools/list', ...bearer(token) },
+          body: JSON.stringify(modernMessage('tools/list')),
+        }),
+      );
       expect(res.status).toBe(200);
       const health = await handler(new Request(`${PUBLIC_URL}/health`));
       expect(health.status).toBe(200);
       const log = readFileSync(logFile, 'utf8');
       expect(log).toMatch(/"status":200/);
       for (const secret of ['file-held-application-key', INTROSPECTION_CLIENT.secret]) expect(log).not.toContain(secret);
-      expect(() => createFetchHandler({ env: { ...env, B2_APPLICATION_KEY: 'also-set' } })).toThrow('Set B2_APPLICATION_KEY or B2_APPLICATION_KEY_FILE, not both.');
+      expect(() => createFetchHandler({ env: { ...env, B2_APPLICATION_KEY: 'also-set' } })).toThrow(
+        'Set B2_APPLICATION_KEY or B2_APPLICATION_KEY_FILE, not both.',
+      );
     } finally {
       await handler.close();
       rmSync(dir, { recursive: true, force: true });

@@ -22,14 +22,19 @@ describe('idempotency records belong to the key that made them, not to its id', 
   const clients: Connected[] = [];
 
   const connect = async (keyId: string, secret: string): Promise<Connected> => {
-    const client = await connectHttp('legacy', new URL('/mcp', http.url), { headers: { 'x-b2-mcp-key-id': keyId, 'x-b2-mcp-key': secret } });
+    const client = await connectHttp('legacy', new URL('/mcp', http.url), {
+      headers: { 'x-b2-mcp-key-id': keyId, 'x-b2-mcp-key': secret },
+    });
     clients.push(client);
     return client;
   };
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    alice = await createKey(sandbox, { keyName: 'alice', capabilities: ['listKeys', 'writeKeys', 'listBuckets', 'listFiles', 'readFiles'] });
+    alice = await createKey(sandbox, {
+      keyName: 'alice',
+      capabilities: ['listKeys', 'writeKeys', 'listBuckets', 'listFiles', 'readFiles'],
+    });
     home = mkdtempSync(join(tmpdir(), 'tenant-isolation-'));
     http = await startHttpServer(
       serverEnv({
@@ -93,7 +98,10 @@ describe('with OAuth in server mode every subject shares the server key, but not
   beforeAll(async () => {
     sandbox = await startTestSandbox();
     issuer = await startLocalIssuer();
-    const key = await createKey(sandbox, { keyName: 'shared', capabilities: ['listKeys', 'writeKeys', 'listBuckets', 'listFiles', 'readFiles'] });
+    const key = await createKey(sandbox, {
+      keyName: 'shared',
+      capabilities: ['listKeys', 'writeKeys', 'listBuckets', 'listFiles', 'readFiles'],
+    });
     home = mkdtempSync(join(tmpdir(), 'tenant-isolation-oauth-'));
     http = await startHttpServer(
       serverEnv({
@@ -136,13 +144,19 @@ describe('with OAuth in server mode every subject shares the server key, but not
     const otherInput = await (await connectAs('carol')).callTool('b2_create_key', { ...args, capabilities: ['readFiles'] });
     for (const answer of [other, otherInput]) expect(textOf(answer)).not.toMatch(/idempotency_key_conflict/);
 
-    expect((await alice.callTool('b2_create_key', args)).structuredContent).toMatchObject({ applicationKeyId: herId, idempotentReplay: true });
+    expect((await alice.callTool('b2_create_key', args)).structuredContent).toMatchObject({
+      applicationKeyId: herId,
+      idempotentReplay: true,
+    });
   });
 });
 
 describe('the credential session cache is bounded by memory', () => {
   const env = { B2_MCP_PROFILE: 'default', B2_API_URL: 'http://127.0.0.1:9', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent' };
-  const madeUp = (i: number) => ({ applicationKeyId: `000madeup${String(i).padStart(16, '0')}`, applicationKey: `K000madeupkey${String(i).padStart(18, '0')}` });
+  const madeUp = (i: number) => ({
+    applicationKeyId: `000madeup${String(i).padStart(16, '0')}`,
+    applicationKey: `K000madeupkey${String(i).padStart(18, '0')}`,
+  });
 
   it('a budget holds no more sessions than it has room for at the measured cost, least recently used going first', async () => {
     const room = 8;

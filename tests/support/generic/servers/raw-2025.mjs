@@ -35,7 +35,11 @@ function answer(request) {
     // A closed schema refuses what it does not declare, unless the surface says this tool obeys anything.
     const declared = Object.keys(tool.inputSchema?.properties ?? {});
     const undeclared = Object.keys(params?.arguments ?? {}).filter((name) => !declared.includes(name));
-    if (undeclared.length > 0 && tool.inputSchema?.additionalProperties === false && !(surface.acceptsUndeclared ?? []).includes(tool.name)) {
+    if (
+      undeclared.length > 0 &&
+      tool.inputSchema?.additionalProperties === false &&
+      !(surface.acceptsUndeclared ?? []).includes(tool.name)
+    ) {
       return { content: [{ type: 'text', text: `unknown argument ${undeclared[0]}` }], isError: true };
     }
     const structured = { tool: tool.name, arguments: params?.arguments ?? {} };
@@ -55,7 +59,10 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   }
   if (request.id === undefined) return; // a notification
   const result = answer(request);
-  const reply = () => (result === undefined ? send({ id: request.id, error: { code: -32601, message: `method not found: ${request.method}` } }) : send({ id: request.id, result }));
+  const reply = () =>
+    result === undefined
+      ? send({ id: request.id, error: { code: -32601, message: `method not found: ${request.method}` } })
+      : send({ id: request.id, result });
   // A tool the surface makes slow answers its calls late, so latency budgets can be missed for sure.
   const delay = request.method === 'tools/call' ? surface.delayMs?.[request.params?.name] : undefined;
   if (delay) setTimeout(reply, delay);
