@@ -37,7 +37,7 @@ export default {
     'src/server/policy/toon.ts',
     'src/server/s3/local-files.ts',
     'src/server/s3/local-file-rules.ts',
-    'src/server/tools/buckets.ts:57-73',
+    'src/server/tools/buckets.ts:71-92',
     'src/server/tools/files.ts:26-31',
     'src/server/tools/webhook-guard.ts',
     'src/server/transports/http-credentials.ts',
