@@ -37,7 +37,7 @@ function specifiersOf(source: string): string[] {
 }
 
 /** Every way the tests under `root`/tests break the layout, one sentence each (none: the layout holds). */
-export function layoutProblems(root: string): string[] {
+function layoutProblems(root: string): string[] {
   const testsDir = join(root, 'tests');
   const problems: string[] = [];
   const testFilesByName = new Map<string, string[]>();

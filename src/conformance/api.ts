@@ -162,7 +162,7 @@ export interface OptionNames {
   lint: string;
 }
 
-export const API_OPTION_NAMES: OptionNames = {
+const API_OPTION_NAMES: OptionNames = {
   server: 'server',
   url: 'url',
   headers: 'headers',

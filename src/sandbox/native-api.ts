@@ -109,7 +109,7 @@ export function createNativeFrontEnd(ctx: SandboxContext): (req: IncomingMessage
     const key = store.resolveToken(authorizationOf(req, url));
     if (op === 'b2_download_file_by_id') {
       const file = store.findFile((input as NativeRequest<'b2_download_file_by_id'>).fileId);
-      if (!file || file.action !== 'upload') throw notFound(`file not found: ${(input as { fileId: string }).fileId}`);
+      if (file?.action !== 'upload') throw notFound(`file not found: ${(input as { fileId: string }).fileId}`);
       requireAccess(key, { capability: 'readFiles', bucket: store.requireBucket(file.bucketId), fileName: file.fileName });
       return { kind: 'download', file, key, head: method === 'HEAD' };
     }

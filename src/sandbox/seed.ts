@@ -281,7 +281,7 @@ const gb = (n: number) => n.toFixed(6);
  */
 async function seedUsageReports(store: SandboxStore, today: number, subjects: ReportSubject[]): Promise<void> {
   const reports = store.createBucket({ bucketName: `b2-reports-${store.accountId}`, bucketType: 'allPrivate', reserved: true });
-  const csv = (rows: string[][]) => rows.map((r) => r.map(csvField).join(',')).join('\n') + '\n';
+  const csv = (rows: string[][]) => `${rows.map((r) => r.map(csvField).join(',')).join('\n')}\n`;
   for (let daysAgo = USAGE_REPORT_DAYS; daysAgo >= 1; daysAgo--) {
     const dayIndex = USAGE_REPORT_DAYS - daysAgo;
     const date = new Date(today - daysAgo * DAY_MS).toISOString().slice(0, 10);

@@ -748,7 +748,7 @@ export class SandboxStore {
 
   requireUnfinished(fileId: string): FileVersion {
     const file = this.filesById.get(fileId);
-    if (!file || file.action !== 'start') throw badRequest(`no unfinished large file with id ${fileId}`);
+    if (file?.action !== 'start') throw badRequest(`no unfinished large file with id ${fileId}`);
     return file;
   }
 

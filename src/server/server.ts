@@ -11,7 +11,7 @@ import { B2Error } from './b2/errors.js';
 import type { Credentials, ServerConfig } from './config.js';
 import type { ToolContext } from './context.js';
 import type { Logger } from './logger.js';
-import { ConfirmationStates, evaluateGate } from './policy/gate.js';
+import { type ConfirmationStates, evaluateGate } from './policy/gate.js';
 import type { Sanitizer } from './policy/sanitize.js';
 import { lazyInputValidator } from './policy/input-validator.js';
 import { errorResult, formatToolError, successResult, type TextEncoder } from './policy/serialize.js';

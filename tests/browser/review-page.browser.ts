@@ -230,6 +230,7 @@ describe.skipIf(!executable)('the review page in headless Chromium', () => {
 
   test('hostile: the hostile names are shown as text, and the page stays readable', async () => {
     const { page, log, url } = await open('hostile');
+    // biome-ignore lint/performance/useDomNodeTextContent: innerText is the text a reader sees (CSS applied); textContent is not
     const body = await page.$eval('body', (element) => element.innerText);
     expect(body).toContain('<script src="https://evil.example/x.js"></script>');
     expect(body).toContain('javascript:alert(1)');
@@ -388,6 +389,7 @@ describe.skipIf(!executable)('the review page of a tool with long schemas, at co
   test('line breaks of a text are kept, never shown as \\n', async () => {
     const { page } = await watchedPage(wide);
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    // biome-ignore lint/performance/useDomNodeTextContent: innerText is the text a reader sees (CSS applied); textContent is not
     const shown = await page.$eval('section[data-tool] .text', (element) => (element as HTMLElement).innerText);
     expect(shown).toContain('Updates the lifecycle rules.\n');
     expect(shown).toMatch(/\nA third line\.$/);

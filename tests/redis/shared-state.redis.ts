@@ -216,7 +216,7 @@ describe.skipIf(!REDIS_SERVER)('limits shared through Redis', () => {
 
   describe('the store on its own (a manual clock passed to the scripts)', () => {
     const clock = manualClock();
-    let stores: Array<Awaited<ReturnType<typeof connectRedisState>>> = [];
+    const stores: Array<Awaited<ReturnType<typeof connectRedisState>>> = [];
     /** Releases a slot and waits until Redis has it. */
     const released = async (state: Awaited<ReturnType<typeof open>>, slot: LimitSlot): Promise<void> => {
       slot.release();

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const REPORT_PATH = join(import.meta.dirname, '..', '..', 'docs', 's3-real.md');
+const REPORT_PATH = join(import.meta.dirname, '..', '..', 'docs', 's3-real.md');
 
 export interface ToolRow {
   tool: string;

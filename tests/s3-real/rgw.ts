@@ -15,7 +15,7 @@ import { freePort } from '../../scripts/free-port.js';
 const run = promisify(execFile);
 
 /** The packages that bring ceph-mon, ceph-osd, radosgw and the ceph/radosgw-admin tools. */
-export const RGW_PACKAGES = ['radosgw', 'ceph-mon', 'ceph-osd'];
+const RGW_PACKAGES = ['radosgw', 'ceph-mon', 'ceph-osd'];
 const BINARIES = ['setpriv', 'ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-admin', 'ceph', 'monmaptool', 'ceph-authtool'];
 /** Per apt-get step; `.ci/run` gives the whole suite 14 minutes. */
 const INSTALL_TIMEOUT_MS = 5 * 60_000;

@@ -75,7 +75,7 @@ export async function snapshotFixtures(target: Target, era: EraChoice = 'both'):
   return dir;
 }
 
-export function readFixtureFile(dir: string, era: 'modern' | 'legacy'): ToolFixture {
+function readFixtureFile(dir: string, era: 'modern' | 'legacy'): ToolFixture {
   return JSON.parse(readFileSync(join(dir, `${PROFILE}.${era}.json`), 'utf8')) as ToolFixture;
 }
 

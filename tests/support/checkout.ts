@@ -16,7 +16,7 @@ import { tempDir } from './checker-harness.js';
 const OBJECT = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' } as const;
 
 /** Six tools: three native, two S3, one analytics; one of them gated by `confirm`. */
-export const CHECKOUT_TOOLS: (ListedTool & { backing: BackingCategory })[] = [
+const CHECKOUT_TOOLS: (ListedTool & { backing: BackingCategory })[] = [
   {
     name: 'b2_authorize_account',
     backing: 'nativeB2Sdk',
@@ -55,7 +55,7 @@ export const CHECKOUT_TOOLS: (ListedTool & { backing: BackingCategory })[] = [
   },
 ];
 
-export const CHECKOUT_PROFILES: Record<string, string[]> = {
+const CHECKOUT_PROFILES: Record<string, string[]> = {
   full: CHECKOUT_TOOLS.map((tool) => tool.name),
   'read-only': ['b2_authorize_account', 'b2_list_buckets', 's3_get_object', 'b2_list_largest_files'],
 };

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContractArtifact } from '../../src/contract/artifact.js';
-import { namingPolicyFor } from '../../src/conformance/diff/naming-policy.js';
 import type { RuleContext } from '../../src/conformance/rules/types.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -1,7 +1,7 @@
 import { ConformError } from '../errors.js';
 
 /** `--max-duration`'s default: the whole run, probes included. */
-export const DEFAULT_MAX_DURATION_MS = 5 * 60_000;
+const DEFAULT_MAX_DURATION_MS = 5 * 60_000;
 
 /** When the run started and must be over, on its clock. */
 export interface Budget {
@@ -13,7 +13,7 @@ export interface Budget {
 }
 
 /** `5 min`, `90 s`, `1500 ms`: a duration as messages show it. */
-export function durationLabel(ms: number): string {
+function durationLabel(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
   if (ms % 1000 === 0) return `${ms / 1000} s`;
   return `${ms} ms`;

@@ -100,7 +100,7 @@ interface Session {
 }
 
 /** The identity a connection presents, with `--client-info` applied (overrides go to the connections in their fixed order). */
-export function identityOf(connection: ConnectionId, overrides: readonly ClientInfo[] = []): ClientIdentity {
+function identityOf(connection: ConnectionId, overrides: readonly ClientInfo[] = []): ClientIdentity {
   const spec = CONNECTION_SPECS[connection];
   const identity = presentedIdentity(spec.identity, CONNECTIONS.indexOf(connection), overrides);
   return spec.capabilities ? { ...identity, capabilities: spec.capabilities } : identity;

@@ -38,7 +38,7 @@ const CAUSE = /error|cannot|can't|could not|fatal|exception|fail|denied|not foun
 const ERROR_CODE = /\bE[A-Z]{3,}\b/;
 
 /** The stderr lines that most likely name why the server stopped: cause lines first, else the first meaningful ones. */
-export function meaningfulStderr(diagnostics: ChildDiagnostics, count = 2): string[] {
+function meaningfulStderr(diagnostics: ChildDiagnostics, count = 2): string[] {
   const lines = [...diagnostics.stderrHead, ...diagnostics.stderrTail.filter((line) => !diagnostics.stderrHead.includes(line))];
   const meaningful = lines.filter((line) => !NOISE.some((pattern) => pattern.test(line)));
   const causes = meaningful.filter((line) => CAUSE.test(line) || ERROR_CODE.test(line));

@@ -17,7 +17,7 @@ export const MAX_NESTING = 256;
  * Most tools (or prompts) one listing may hold, all pages together: far beyond any real server,
  * and few enough that every finding about each of them still fits one report.
  */
-export const MAX_LISTED = 10_000;
+const MAX_LISTED = 10_000;
 
 /** The listings read page by page, each bounded as a whole. */
 export type ListingMethod = 'tools/list' | 'prompts/list';
@@ -84,7 +84,7 @@ export function nestingDepth(value: unknown): number {
  * Depth and member count (object keys and array items, at every level) of a JSON value, in one
  * pass without recursion.
  */
-export function jsonExtent(value: unknown): { depth: number; members: number } {
+function jsonExtent(value: unknown): { depth: number; members: number } {
   let deepest = 0;
   let members = 0;
   const nodes: object[] = [];

@@ -115,7 +115,7 @@ export function metaSchemaErrors(schema: unknown, name: DialectName): ErrorObjec
 }
 
 /** A server's schema compiled in the dialect it declares; undefined when it cannot be (the schema rules say why). */
-export function compileInDialect(schema: unknown): ValidateFunction | undefined {
+function compileInDialect(schema: unknown): ValidateFunction | undefined {
   const declared = declaredDialect(schema);
   if (!declared.known) return undefined;
   try {

@@ -7,7 +7,7 @@ import { profileSpellings } from '../connect/target.js';
 import { contractBeside, loadContract } from './fixtures.js';
 
 /** The name a profile has in another contract, under any spelling of it (`phase1-default` is `default`). */
-export function counterpartOf(name: string, other: LoadedContract): string | undefined {
+function counterpartOf(name: string, other: LoadedContract): string | undefined {
   return profileSpellings(name).find((spelling) => Object.hasOwn(other.profiles, spelling));
 }
 
@@ -92,7 +92,7 @@ function profileChanges(name: string, a: LoadedContractProfile, b: LoadedContrac
  * (reported under the newer name; a profile on one side only is a profile change of its own), and
  * the parts one side lacks (not compared).
  */
-export function diffContracts(
+function diffContracts(
   a: LoadedContract,
   b: LoadedContract,
   renames: ReadonlyMap<string, string> = new Map(),

@@ -29,7 +29,6 @@ function diffAnnotations(a: unknown, b: unknown, emit: Emit): void {
       const now = hintValue(after, hint);
       if (hintValue(before, hint) !== now) emit(now ? HINTS[hint].toTrue : HINTS[hint].toFalse, where, before[key], after[key]);
     } else if (deepEqual(before[key], after[key])) {
-      continue;
     } else if (key === 'title') {
       emit('description-changed', where, before[key], after[key]);
     } else {
@@ -71,8 +70,8 @@ function onlyTakesAway(kind: SchemaChangeKind, was: unknown, now: unknown): bool
 /** The output schema compared like the input schema, with the direction reversed: the server writes, the client reads. */
 function diffOutputSchema(before: unknown, after: unknown, emit: Emit): void {
   if (deepEqual(before, after)) return;
-  if (before === undefined) return emit('output-schema-added', 'outputSchema', before, after);
-  if (after === undefined) return emit('output-schema-removed', 'outputSchema', before, after);
+  if (before === undefined) return void emit('output-schema-added', 'outputSchema', before, after);
+  if (after === undefined) return void emit('output-schema-removed', 'outputSchema', before, after);
   diffSchema(before, after, 'outputSchema', (kind, path, was, now) => {
     // A field new and required at once is a field added; an existing one made required is a narrowing.
     if (kind === 'required-added') return emit(was === undefined ? 'output-field-added' : 'output-narrowed', path, was, now);
@@ -163,7 +162,7 @@ function inputNames(tool: NormalizedTool): { properties: Set<string>; required: 
 }
 
 /** The words of a name in any naming style: `getTinyImage`, `get_tiny_image` and `get-tiny-image` are get, tiny, image. */
-export function wordsOf(name: string): string[] {
+function wordsOf(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')

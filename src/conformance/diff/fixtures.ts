@@ -54,7 +54,7 @@ export function parseFixture(file: string): ToolFixture {
 }
 
 /** Parse one fixture file; refuses a file whose recorded hash does not cover its own tools. */
-export function readFixture(file: string): ToolFixture {
+function readFixture(file: string): ToolFixture {
   const fixture = parseFixture(file);
   if (profileHash(fixture.names, fixture.tools) !== fixture.hash) {
     throw new ConformError(
@@ -106,7 +106,7 @@ export function parsePromptFixture(file: string): PromptFixture {
 }
 
 /** Parse one prompt fixture; refuses a file whose recorded hash does not cover its own prompts. */
-export function readPromptFixture(file: string): PromptFixture {
+function readPromptFixture(file: string): PromptFixture {
   const fixture = parsePromptFixture(file);
   if (profileHash(fixture.names, fixture.prompts, 'prompts') !== fixture.hash) {
     throw new ConformError(

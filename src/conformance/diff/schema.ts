@@ -63,8 +63,8 @@ function diffEnum(a: Schema, b: Schema, path: string, emit: SchemaEmit): void {
   if (deepEqual(before, after)) return;
   const where = joinPath(path, Array.isArray(b.enum) || Array.isArray(a.enum) ? 'enum' : 'const');
   const covers = (values: unknown[] | null, value: unknown) => values === null || values.some((item) => deepEqual(item, value));
-  const widened = after === null || (before !== null && before.every((value) => covers(after, value)));
-  const reordered = widened && after !== null && after.every((value) => covers(before, value));
+  const widened = after === null || before?.every((value) => covers(after, value));
+  const reordered = widened && after?.every((value) => covers(before, value));
   // Same values in another order: validation is unchanged, only what the model reads first.
   emit(reordered ? 'meta-changed' : widened ? 'enum-widened' : 'enum-narrowed', where, before ?? undefined, after ?? undefined);
 }
@@ -320,7 +320,7 @@ function diffSubschemas(a: Schema, b: Schema, path: string, emit: SchemaEmit): v
     if (deepEqual(before, after)) continue;
     const where = joinPath(path, keyword);
     if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
-      before.forEach((item, index) => diffSchema(item, after[index], joinPath(where, index), emit));
+      for (const [index, item] of before.entries()) diffSchema(item, after[index], joinPath(where, index), emit);
       continue;
     }
     // No alternatives at all accepts every value: adding them narrows, dropping them widens.

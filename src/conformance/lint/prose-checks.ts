@@ -6,7 +6,7 @@ import { fixtureProfiles, knownNames } from './profiles.js';
 import type { LintInput, LintText } from './types.js';
 
 /** A tool-shaped name: `b2_`, `s3_` or `bz_` and lowercase words, not part of a path, a variable, a pattern or a wildcard (`s3_presign_*`). */
-const TOOL_SHAPED = /(?<![A-Za-z0-9_\-./$^])((?:b2|s3|bz)_[a-z0-9]+(?:_[a-z0-9]+)*)(?![A-Za-z0-9_*\-])/g;
+const TOOL_SHAPED = /(?<![A-Za-z0-9_\-./$^])((?:b2|s3|bz)_[a-z0-9]+(?:_[a-z0-9]+)*)(?![A-Za-z0-9_*-])/g;
 
 /**
  * Tool counts stated in prose, each with what it is a count of: a named profile's total

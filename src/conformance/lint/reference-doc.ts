@@ -23,7 +23,7 @@ interface Section {
 }
 
 /** The summary table (`| `full` | 40 | 21 | 19 | 0 | … | `d2303ac12643` |`) and one section per profile (`## `full``). */
-export function parseReferenceDoc(text: string): { rows: Map<string, TableRow>; sections: Map<string, Section> } {
+function parseReferenceDoc(text: string): { rows: Map<string, TableRow>; sections: Map<string, Section> } {
   const rows = new Map<string, TableRow>();
   const sections = new Map<string, Section>();
   let section: Section | undefined;

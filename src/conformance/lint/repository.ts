@@ -11,9 +11,9 @@ import { jsonLines } from './lines.js';
 import type { LintEvidence, LintInput, LintManifest, LintText } from './types.js';
 
 /** Where a checkout keeps its tool fixtures: our layout, then upstream's. */
-export const FIXTURE_LOCATIONS = [TOOL_FIXTURES_DIR, 'tests/fixtures/tool-contract'] as const;
+const FIXTURE_LOCATIONS = [TOOL_FIXTURES_DIR, 'tests/fixtures/tool-contract'] as const;
 /** Where it keeps the generated profile reference: ours, then upstream's. */
-export const REFERENCE_DOC_LOCATIONS = [PROFILES_DOC_PATH, 'docs/TOOL_PROFILES.md'] as const;
+const REFERENCE_DOC_LOCATIONS = [PROFILES_DOC_PATH, 'docs/TOOL_PROFILES.md'] as const;
 /** Where plugin and bundle manifests that may list tools are looked for (JSON files with a top-level `tools` list). */
 const MANIFEST_DIRS = ['.', '.claude-plugin', 'skills'] as const;
 /** Folders whose Markdown is prose a reader or a model follows: docs and skill playbooks. */

@@ -32,7 +32,7 @@ export function mutationText(mutations: readonly MutationRecord[]): string {
 }
 
 /** `2 version removed, 1 bucket changed`: what a state comparison found, by kind and change. */
-export function changeCounts(changes: readonly DigestChange[]): Map<string, number> {
+function changeCounts(changes: readonly DigestChange[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const { kind, change } of changes) counts.set(`${kind} ${change}`, (counts.get(`${kind} ${change}`) ?? 0) + 1);
   return counts;

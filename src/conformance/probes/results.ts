@@ -22,7 +22,7 @@ export function hasSignedUrl(outcome: CallOutcome): boolean {
 }
 
 /** How much of a server's error text a finding quotes. */
-export const QUOTED_ERROR_LIMIT = 160;
+const QUOTED_ERROR_LIMIT = 160;
 
 /** The server's own words, bounded and quoted as a JSON string (control characters escaped); reports escape it further for their format. */
 export function quoteServerText(text: string): string {

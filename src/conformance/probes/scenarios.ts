@@ -93,7 +93,7 @@ export function parseToolCall(spec: string, cwd: string): ToolCall {
  * equal to structuredContent (clients that show only text must not see something else). A
  * result without structuredContent, or an error result, has nothing to compare.
  */
-export function judgeTextBlock(call: ToolCall, outcome: CallOutcome): ScenarioObservation[] {
+function judgeTextBlock(call: ToolCall, outcome: CallOutcome): ScenarioObservation[] {
   const base = { scenario: `--call-tool ${call.tool}`, tool: call.tool };
   if (!outcome.result)
     return [

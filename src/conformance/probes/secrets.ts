@@ -32,7 +32,7 @@ const WORK_FLOOR = 64 * 1024;
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 const ESCAPE =
   /\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#x([0-9a-fA-F]{1,6});|&#(\d{1,7});|\b0x([0-9a-fA-F]{2,6})\b/g;
-const CHAR_CODES = /\b\d{1,7}(?:[\s,;:|.\-]+\d{1,7}){11,}\b/g;
+const CHAR_CODES = /\b\d{1,7}(?:[\s,;:|.-]+\d{1,7}){11,}\b/g;
 const HEX_RUN = new RegExp(`[0-9a-fA-F]{2}(?:[\\s:,.\\-]?[0-9a-fA-F]{2}){${MIN_RUN / 2 - 1},}`, 'g');
 const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_RUN},}={0,2}`, 'g');
 const BASE64_START = /^[ \t]*[A-Za-z0-9+/]+={0,2}/;
@@ -102,11 +102,11 @@ function decodings(text: string, limit: number): View[] {
   });
   if (unescaped !== text) views.push({ text: unescaped, how: ['escaped characters'] });
   for (const [run] of text.matchAll(CHAR_CODES)) {
-    const codes = run.split(/[\s,;:|.\-]+/).map(Number);
+    const codes = run.split(/[\s,;:|.-]+/).map(Number);
     if (codes.every((code) => code <= 0x10ffff)) views.push({ text: String.fromCodePoint(...codes), how: ['character codes'] });
   }
   for (const [run] of text.matchAll(HEX_RUN)) {
-    const digits = run.replace(/[\s:,.\-]/g, '');
+    const digits = run.replace(/[\s:,.-]/g, '');
     views.push(...bytesToViews(Buffer.from(digits, 'hex'), 'hex', limit));
     views.push(...bytesToViews(Buffer.from(reverse(digits), 'hex'), 'reversed hex', limit));
   }
@@ -236,9 +236,9 @@ export class CanaryScanner {
       const readable = view.how.length === 0 || printable(view.text);
       const bare = readable ? alphanumeric(view.text) : '';
       for (const needle of this.needles) {
-        if (found.has(needle.canary + '\u0000' + needle.value)) continue;
+        if (found.has(`${needle.canary}\u0000${needle.value}`)) continue;
         const encoding = matchIn(view, bare, needle);
-        if (encoding) found.set(needle.canary + '\u0000' + needle.value, { canary: needle.canary, encoding });
+        if (encoding) found.set(`${needle.canary}\u0000${needle.value}`, { canary: needle.canary, encoding });
       }
       if (view.how.length >= MAX_DEPTH || !readable) continue;
       for (const next of decodings(view.text, budget)) {

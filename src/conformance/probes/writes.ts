@@ -22,7 +22,7 @@ function nameParts(name: string): { bucket: string; key: string } {
 }
 
 /** The changes a call made, each with its facts as the sandbox states them now. */
-export async function observedChanges(run: ProbeRun, changes: readonly DigestChange[]): Promise<ObservedChange[]> {
+async function observedChanges(run: ProbeRun, changes: readonly DigestChange[]): Promise<ObservedChange[]> {
   const named = changes.filter((change) => change.kind === 'version' || change.kind === 'upload');
   const facts = await describedThings(
     run.sandbox,
@@ -145,7 +145,7 @@ export interface WriteStep {
 }
 
 /** How often each write tool is called, each time on a fresh target: a fork that changes on a later call meets it. */
-export const WRITE_REPEATS = 2;
+const WRITE_REPEATS = 2;
 
 /** Steps per write tool ({@link WRITE_REPEATS}): seed its target, call it once, compare what happened with its declared effect. */
 export function writeSteps(

@@ -110,7 +110,7 @@ function describe(target: Record<string, unknown>): string {
     .join('; ');
 }
 
-export function driftText(drift: Evidence['hashes'][string]['drift']): string {
+function driftText(drift: Evidence['hashes'][string]['drift']): string {
   if (drift.status === 'match') return 'match';
   if (drift.status === 'tool-set-differs') {
     const parts = [
@@ -123,7 +123,7 @@ export function driftText(drift: Evidence['hashes'][string]['drift']): string {
   return `same names, definitions differ: ${drift.tools.map(({ tool, paths }) => `${tool} (${paths.join(', ')})`).join('; ')}`;
 }
 
-export function promptDriftText(drift: NonNullable<Evidence['promptHashes']>[string]['drift']): string {
+function promptDriftText(drift: NonNullable<Evidence['promptHashes']>[string]['drift']): string {
   if (drift.status === 'match') return 'match';
   if (drift.status === 'prompt-set-differs') {
     const parts = [

@@ -117,7 +117,7 @@ export function connectionEvidence(surfaces: readonly LiveSurface[]): Partial<Re
   return out;
 }
 
-export function configEvidence(config: ConformConfig, findings: readonly Finding[], outcome: SuppressionOutcome): Evidence['config'] {
+function configEvidence(config: ConformConfig, findings: readonly Finding[], outcome: SuppressionOutcome): Evidence['config'] {
   return {
     file: config.file,
     source: config.source,

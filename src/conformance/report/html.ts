@@ -94,16 +94,10 @@ function schemaLines(value: unknown, path: string, out: SchemaLine[], indent = '
   }
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   out.push({ text: `${indent}${label}${open}`, path });
-  entries.forEach(([key, item], index) =>
-    schemaLines(
-      item,
-      joinPath(path, key),
-      out,
-      `${indent}  `,
-      typeof key === 'number' ? '' : `${JSON.stringify(key)}: `,
-      index < entries.length - 1 ? ',' : '',
-    ),
-  );
+  for (const [index, [key, item]] of entries.entries()) {
+    const label = typeof key === 'number' ? '' : `${JSON.stringify(key)}: `;
+    schemaLines(item, joinPath(path, key), out, `${indent}  `, label, index < entries.length - 1 ? ',' : '');
+  }
   out.push({ text: `${indent}${close}${comma}`, path });
 }
 
@@ -123,9 +117,7 @@ function schemaSide(schema: unknown, changed: readonly string[]): string {
 function schemasHtml(findings: readonly Finding[]): string {
   const schemas = findings.find((finding) => finding.schemas)?.schemas;
   if (!schemas) return '';
-  const changed = findings
-    .map((finding) => finding.path)
-    .filter((path): path is string => path !== undefined && path.startsWith('inputSchema'));
+  const changed = findings.map((finding) => finding.path).filter((path): path is string => path?.startsWith('inputSchema') ?? false);
   return `<div class="sides"><div><div class="muted">Fixture</div><pre data-schema="before">${schemaSide(schemas.before, changed)}</pre></div><div><div class="muted">Live</div><pre data-schema="after">${schemaSide(schemas.after, changed)}</pre></div></div>`;
 }
 

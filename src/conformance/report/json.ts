@@ -6,7 +6,7 @@ import { jsonSafe } from './escape/json.js';
 import { verdictLine, type Verdict } from './verdict.js';
 
 /** Version of the JSON report shape documented in docs/report.schema.json. */
-export const REPORT_SCHEMA_VERSION = 2;
+const REPORT_SCHEMA_VERSION = 2;
 
 type SchemaPair = NonNullable<Finding['schemas']>;
 
@@ -19,7 +19,7 @@ export type ReportFinding = Omit<Finding, 'schemas'> & { schemasRef?: string };
  * A finding that carried a pair names that one; the others, the pair of their tool seen in one of
  * their scopes, else the tool's first.
  */
-export function sharedSchemas(findings: readonly Finding[]): { findings: ReportFinding[]; schemas: Record<string, SchemaPair> } {
+function sharedSchemas(findings: readonly Finding[]): { findings: ReportFinding[]; schemas: Record<string, SchemaPair> } {
   const schemas: Record<string, SchemaPair> = {};
   const pairsOf = new Map<string, { key: string; pair: SchemaPair; scopes: string[] }[]>();
   const keyOf = (tool: string, pair: SchemaPair, scopes: readonly string[]): string => {
@@ -44,7 +44,7 @@ export function sharedSchemas(findings: readonly Finding[]): { findings: ReportF
   return { findings: shared, schemas };
 }
 
-export function jsonReport(result: RunResult, verdict: Verdict): Record<string, unknown> {
+function jsonReport(result: RunResult, verdict: Verdict): Record<string, unknown> {
   const { findings, schemas } = sharedSchemas(result.findings);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,

@@ -41,7 +41,7 @@ function fileFor(finding: Finding, result: RunResult): string | undefined {
   return evidence.command === 'diff' ? comparison.found.source : comparison.expected.source;
 }
 
-export function uriOf(file: string, root: string): string {
+function uriOf(file: string, root: string): string {
   const rel = relative(root, file);
   if (rel && !rel.startsWith('..') && !isAbsolute(rel)) return rel.split('\\').join('/');
   return pathToFileURL(file).href;

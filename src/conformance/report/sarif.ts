@@ -11,7 +11,7 @@ import { verdictLine, type Verdict } from './verdict.js';
 
 const LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
 /** Key under which each result's fingerprint is published (versioned, as SARIF recommends). */
-export const FINGERPRINT_KEY = 'b2McpConform/v1';
+const FINGERPRINT_KEY = 'b2McpConform/v1';
 
 /**
  * Where a rule's page is: under the package's `homepage` when package.json names one (the
@@ -19,7 +19,7 @@ export const FINGERPRINT_KEY = 'b2McpConform/v1';
  */
 let homepage: unknown;
 
-export function helpUri(doc: string): string {
+function helpUri(doc: string): string {
   homepage ??= (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { homepage?: unknown }).homepage ?? null;
   if (typeof homepage === 'string' && /^https?:\/\//.test(homepage))
     return new URL(doc, homepage.endsWith('/') ? homepage : `${homepage}/`).href;
@@ -28,7 +28,7 @@ export function helpUri(doc: string): string {
 }
 
 /** SARIF 2.1.0, loadable by GitHub code scanning (every result carries a physical location). */
-export function sarifReport(result: RunResult, verdict: Verdict, cwd = process.cwd()): Record<string, unknown> {
+function sarifReport(result: RunResult, verdict: Verdict, cwd = process.cwd()): Record<string, unknown> {
   const rules = result.rules.rules;
   const index = new Map(rules.map((rule, position) => [rule.id, position]));
   return {

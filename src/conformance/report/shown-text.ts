@@ -12,7 +12,7 @@ export type ShownText = { kind: 'added' | 'removed'; text: string } | { kind: 'd
 export type TextStyle = Record<DiffPart['kind'], (text: string) => string>;
 
 /** Characters of text one finding shows in the formats that have no --verbose (SARIF, JUnit, GitHub). */
-export const TEXT_LIMIT = 1000;
+const TEXT_LIMIT = 1000;
 
 /**
  * What a finding's text shows, bounded to `limit` characters with an ellipsis (none: in full); a
@@ -69,18 +69,22 @@ export function styledText(shown: ShownText, style: TextStyle): string {
 }
 
 /** Plain-text marks, as `git diff --word-diff` writes them: `[-removed-]{+added+}`; a whole text is left bare. */
-export function plainStyle(escape: (text: string) => string): TextStyle {
-  return { same: escape, removed: (text) => `[-${escape(text)}-]`, added: (text) => `{+${escape(text)}+}` };
+export function plainStyle(escapeText: (text: string) => string): TextStyle {
+  return { same: escapeText, removed: (text) => `[-${escapeText(text)}-]`, added: (text) => `{+${escapeText(text)}+}` };
 }
 
 /** No marks at all: a whole new or removed text is plain text after its label. */
-export function bareStyle(escape: (text: string) => string): TextStyle {
-  return { same: escape, removed: escape, added: escape };
+export function bareStyle(escapeText: (text: string) => string): TextStyle {
+  return { same: escapeText, removed: escapeText, added: escapeText };
 }
 
 /** `label: text` in plain marks, for the formats that show one line of text per finding. */
-export function plainTextLine(finding: Pick<Finding, 'text'>, escape: (text: string) => string, limit = TEXT_LIMIT): string | undefined {
+export function plainTextLine(
+  finding: Pick<Finding, 'text'>,
+  escapeText: (text: string) => string,
+  limit = TEXT_LIMIT,
+): string | undefined {
   const shown = shownText(finding, limit);
   if (!shown) return undefined;
-  return `${textLabel(shown)}: ${styledText(shown, shown.kind === 'diff' ? plainStyle(escape) : bareStyle(escape))}`;
+  return `${textLabel(shown)}: ${styledText(shown, shown.kind === 'diff' ? plainStyle(escapeText) : bareStyle(escapeText))}`;
 }

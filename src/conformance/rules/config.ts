@@ -37,7 +37,7 @@ export interface ConformConfig {
 }
 
 /** The JSON Schema of b2-mcp-conform.config.json (also printed in docs/conformance.md). */
-export const CONFIG_SCHEMA = {
+const CONFIG_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   additionalProperties: false,
@@ -71,7 +71,7 @@ export const CONFIG_SCHEMA = {
   },
 } as const;
 
-export const EMPTY_CONFIG: ConformConfig = {
+const EMPTY_CONFIG: ConformConfig = {
   rules: {},
   suppressions: [],
   file: null,

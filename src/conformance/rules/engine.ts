@@ -160,7 +160,7 @@ function formatValue(value: unknown): string {
   return String(value);
 }
 
-export function renderMessage(template: string, values: Record<string, unknown>): string {
+function renderMessage(template: string, values: Record<string, unknown>): string {
   return template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (token, name: string) =>
     values[name] === undefined ? token : formatValue(values[name]),
   );

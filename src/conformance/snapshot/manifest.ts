@@ -115,7 +115,7 @@ export function recordLooks(looks: readonly LiveSurface[]): Partial<Record<Conne
   );
 }
 
-export const SNAPSHOT_MANIFEST = 'snapshot.json';
+const SNAPSHOT_MANIFEST = 'snapshot.json';
 
 export function writeSnapshotManifest(dir: string, manifest: SnapshotManifest): WrittenFixture {
   const file = join(dir, SNAPSHOT_MANIFEST);

@@ -23,7 +23,7 @@ export interface LiveSurface extends ToolSnapshot {
   prompts: LivePrompts | null;
 }
 
-export function snapshotObservation(observation: Observation, profile: string, target: Target): LiveSurface {
+function snapshotObservation(observation: Observation, profile: string, target: Target): LiveSurface {
   const fixture = buildToolFixture({
     profile,
     era: observation.era,

@@ -7,7 +7,7 @@ import { hasCapability } from '../access.js';
 import type { BucketRecord, FileVersion } from '../model.js';
 import { compareCodePoints } from '../../contract/code-point-order.js';
 import { fileIdSeq, validateFileName } from '../store.js';
-import { SandboxError } from '../errors.js';
+import type { SandboxError } from '../errors.js';
 import { S3Failure, invalidArgument, malformedXml, noSuchUpload } from './errors.js';
 import { ingestBody, readSmallBody } from './ingest.js';
 import { copySourceFor } from './objects.js';
@@ -42,7 +42,7 @@ const XML_BODY_LIMIT = 4 * 1024 * 1024;
 function uploadFor(state: S3State, call: S3Call, bucket: BucketRecord): FileVersion {
   const uploadId = param(call, 'uploadId') ?? '';
   const file = state.ctx.store.findFile(uploadId);
-  if (!file || file.action !== 'start' || file.bucketId !== bucket.bucketId || file.fileName !== call.key) throw noSuchUpload(uploadId);
+  if (file?.action !== 'start' || file.bucketId !== bucket.bucketId || file.fileName !== call.key) throw noSuchUpload(uploadId);
   return file;
 }
 

@@ -10,7 +10,7 @@
  * - Bounded by `maxAttempts` and by `budgetMs` from the first attempt: a retry whose wait would
  *   end past the budget is not made.
  */
-import { B2Error, B2InvalidResponseError, B2TransportError } from './errors.js';
+import { type B2Error, B2InvalidResponseError, B2TransportError } from './errors.js';
 
 export interface RetryOptions {
   /** Total attempts including the first (default 4). */

@@ -47,7 +47,7 @@ function indent(depth: number): string {
 }
 
 function line(depth: number, content: string): void {
-  out += '\n' + indent(depth) + content;
+  out += `\n${indent(depth)}${content}`;
 }
 
 /**
@@ -85,7 +85,7 @@ function writeObjectFields(obj: JsonObject, keys: readonly string[], from: numbe
 function writeField(lineStart: string, key: string, value: unknown, childDepth: number): void {
   const head = lineStart + encodeKey(key);
   if (value === null || typeof value !== 'object') {
-    out += '\n' + head + ': ' + encodePrimitive(value);
+    out += `\n${head}: ${encodePrimitive(value)}`;
   } else if (Array.isArray(value)) {
     writeArray(head, value, childDepth, 'field');
   } else {
@@ -94,7 +94,7 @@ function writeField(lineStart: string, key: string, value: unknown, childDepth: 
     if (keyed) {
       writeKeyedTable(head, value as JsonObject, keys, keyed, childDepth);
     } else {
-      out += '\n' + head + ':';
+      out += `\n${head}:`;
       writeObjectFields(value as JsonObject, keys, 0, childDepth);
     }
   }
@@ -103,7 +103,7 @@ function writeField(lineStart: string, key: string, value: unknown, childDepth: 
 function writeArray(head: string, items: readonly unknown[], childDepth: number, place: ArrayPlace): void {
   const count = items.length;
   if (count === 0) {
-    out += '\n' + (place === 'field' ? head + ': []' : place === 'root' ? '[]' : head + '[0]:');
+    out += `\n${place === 'field' ? `${head}: []` : place === 'root' ? '[]' : `${head}[0]:`}`;
     return;
   }
   let allPrimitive = true;
@@ -119,30 +119,30 @@ function writeArray(head: string, items: readonly unknown[], childDepth: number,
     if (!allPrimitive && !allObjects) break;
   }
   if (allPrimitive) {
-    out += '\n' + head + '[' + count + ']: ' + joinPrimitives(items);
+    out += `\n${head}[${count}]: ${joinPrimitives(items)}`;
     return;
   }
   if (allObjects && place !== 'listItem') {
     const fields = tableFields(items as readonly JsonObject[]);
     if (fields) {
-      out += '\n' + head + '[' + count + ']{' + fieldHeader(fields) + '}:';
+      out += `\n${head}[${count}]{${fieldHeader(fields)}}:`;
       const rowIndent = indent(childDepth);
       for (let i = 0; i < count; i++) {
-        out += '\n' + rowIndent;
+        out += `\n${rowIndent}`;
         writeRowCells(items[i] as JsonObject, fields, true);
       }
       return;
     }
   }
-  out += '\n' + head + '[' + count + ']:';
+  out += `\n${head}[${count}]:`;
   for (let i = 0; i < count; i++) writeListItem(items[i], childDepth);
 }
 
 function writeListItem(item: unknown, depth: number): void {
   if (item === null || typeof item !== 'object') {
-    line(depth, '- ' + encodePrimitive(item));
+    line(depth, `- ${encodePrimitive(item)}`);
   } else if (Array.isArray(item)) {
-    writeArray(indent(depth) + '- ', item, depth + 1, 'listItem');
+    writeArray(`${indent(depth)}- `, item, depth + 1, 'listItem');
   } else {
     const keys = Object.keys(item);
     if (keys.length === 0) {
@@ -150,17 +150,17 @@ function writeListItem(item: unknown, depth: number): void {
       return;
     }
     // First field on the dash line, its nested content two levels deeper; the rest one level deeper.
-    writeField(indent(depth) + '- ', keys[0]!, (item as JsonObject)[keys[0]!], depth + 2);
+    writeField(`${indent(depth)}- `, keys[0]!, (item as JsonObject)[keys[0]!], depth + 2);
     writeObjectFields(item as JsonObject, keys, 1, depth + 1);
   }
 }
 
 /** Keyed object table extension: `key[N:]{fields}:` then `entryKey: cells` rows. */
 function writeKeyedTable(head: string, obj: JsonObject, keys: readonly string[], fields: TableField[], childDepth: number): void {
-  out += '\n' + head + '[' + keys.length + ':]{' + fieldHeader(fields) + '}:';
+  out += `\n${head}[${keys.length}:]{${fieldHeader(fields)}}:`;
   const rowIndent = indent(childDepth);
   for (const key of keys) {
-    out += '\n' + rowIndent + encodeKey(key) + ': ';
+    out += `\n${rowIndent}${encodeKey(key)}: `;
     writeRowCells(obj[key] as JsonObject, fields, true);
   }
 }
@@ -171,7 +171,7 @@ function writeRowCells(row: JsonObject, fields: readonly TableField[], firstCell
     if (field.children) {
       firstCell = writeRowCells(value as JsonObject, field.children, firstCell);
     } else {
-      out += firstCell ? encodePrimitive(value) : ',' + encodePrimitive(value);
+      out += firstCell ? encodePrimitive(value) : `,${encodePrimitive(value)}`;
       firstCell = false;
     }
   }
@@ -184,7 +184,7 @@ function fieldHeader(fields: readonly TableField[]): string {
     const field = fields[i]!;
     if (i > 0) header += ',';
     header += encodeKey(field.key);
-    if (field.children) header += '{' + fieldHeader(field.children) + '}';
+    if (field.children) header += `{${fieldHeader(field.children)}}`;
   }
   return header;
 }
@@ -244,7 +244,7 @@ function keyedTableFields(obj: JsonObject, keys: readonly string[]): TableField[
 
 function joinPrimitives(items: readonly unknown[]): string {
   let joined = encodePrimitive(items[0]);
-  for (let i = 1; i < items.length; i++) joined += ',' + encodePrimitive(items[i]);
+  for (let i = 1; i < items.length; i++) joined += `,${encodePrimitive(items[i])}`;
   return joined;
 }
 
@@ -273,7 +273,7 @@ ASCII_CLASS[0x22] = ESCAPE; // "
 ASCII_CLASS[0x5c] = ESCAPE; // \
 
 const ESCAPED_CONTROL: string[] = [];
-for (let code = 0; code < 0x20; code++) ESCAPED_CONTROL.push('\\u' + code.toString(16).padStart(4, '0'));
+for (let code = 0; code < 0x20; code++) ESCAPED_CONTROL.push(`\\u${code.toString(16).padStart(4, '0')}`);
 ESCAPED_CONTROL[0x0a] = '\\n';
 ESCAPED_CONTROL[0x0d] = '\\r';
 ESCAPED_CONTROL[0x09] = '\\t';
@@ -295,7 +295,7 @@ function encodeString(text: string): string {
       i = checkSurrogatePair(text, i);
     }
   }
-  if (quote || looksLikeLiteral(text, first)) return '"' + text + '"';
+  if (quote || looksLikeLiteral(text, first)) return `"${text}"`;
   return text;
 }
 
@@ -348,17 +348,17 @@ function quoteString(text: string): string {
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    let escape: string | undefined;
-    if (code < 0x20) escape = ESCAPED_CONTROL[code];
-    else if (code === 0x22) escape = '\\"';
-    else if (code === 0x5c) escape = '\\\\';
+    let escaped: string | undefined;
+    if (code < 0x20) escaped = ESCAPED_CONTROL[code];
+    else if (code === 0x22) escaped = '\\"';
+    else if (code === 0x5c) escaped = '\\\\';
     else if (code >= 0xd800 && code <= 0xdfff) i = checkSurrogatePair(text, i);
-    if (escape !== undefined) {
-      quoted += text.slice(from, i) + escape;
+    if (escaped !== undefined) {
+      quoted += text.slice(from, i) + escaped;
       from = i + 1;
     }
   }
-  return quoted + text.slice(from) + '"';
+  return `${quoted}${text.slice(from)}"`;
 }
 
 /** Validates the surrogate at `index`; returns the index of the pair's last code unit. */

@@ -52,6 +52,7 @@ const CASES: [string, string, Record<string, unknown>, Record<string, unknown>, 
   [
     'draft-07',
     DRAFT_07,
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, not a promise
     { type: 'array', items: [{ type: 'string' }], if: { minItems: 1 }, then: { maxItems: 3 } },
     { type: 'object', properties: { a: { type: 'strin' } } },
     'inputSchema.properties.a.type',

@@ -9,7 +9,7 @@ import { CanaryScanner } from '../../../src/conformance/probes/secrets.js';
 import { PROBE_TABLES_DIR, fillTemplate, loadProbeTables } from '../../../src/conformance/probes/table.js';
 import type { TargetSeeder } from '../../../src/conformance/probes/targets.js';
 import { CHECK_KINDS } from '../../../src/conformance/rules/kinds/index.js';
-import { FakeSandbox, REFUSAL, fakeSession, probeRun, text } from '../../support/probe-fakes.js';
+import { FakeSandbox, REFUSAL, fakeSession, probeRun } from '../../support/probe-fakes.js';
 import { contextOf } from '../../support/rule-context.js';
 
 /** Edges of the probe judgements: answers with parts missing, encodings at their length limits, odd inputs. */

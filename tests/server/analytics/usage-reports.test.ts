@@ -130,7 +130,7 @@ describe('usage-report scan', () => {
     const files = [
       day('2025-12-15', ['acct1,b1,old,1,99']),
       day('2025-12-16', ['acct1,b1,one,1,1']),
-      { name: '2025-12-16/usage.audit-account-acct1.csv', body: HEADER + '2025-12-16,acct1,b1,one,1,1\n' },
+      { name: '2025-12-16/usage.audit-account-acct1.csv', body: `${HEADER}2025-12-16,acct1,b1,one,1,1\n` },
       { name: '2025-12-16/usage.account-acct1.reportingLocations.csv', body: 'date,group_id\n' },
       { name: 'notes/usage.account-acct1.csv', body: HEADER },
       day('2026-01-14', ['acct1,b1,one,1,2']),

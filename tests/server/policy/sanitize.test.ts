@@ -427,6 +427,7 @@ describe('structure handling', () => {
     expect(results.value(null)).toBeNull();
     expect(results.value(true)).toBe(true);
     // eslint-disable-next-line no-sparse-arrays
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the case under test
     expect(serialized(results.value([1, , 3]))).toBe('[1,null,3]');
   });
 

@@ -43,7 +43,7 @@ let garbage: string | undefined;
 /** DeleteObject's answer headers. */
 let deleteAnswer: Record<string, string>;
 
-function listing(root: string, entries: string, query: URLSearchParams, page: string[], encoded: (k: string) => string): string {
+function listing(root: string, entries: string, page: string[], encoded: (k: string) => string): string {
   const last = page.at(-1);
   const truncated = last !== undefined && KEYS.indexOf(last) < KEYS.length - 1 && !rawKeys;
   const marker = truncated ? `<NextKeyMarker>${xmlText(spelling.encodeMarker ? encoded(last) : last)}</NextKeyMarker>` : '';
@@ -74,20 +74,20 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     const entries = spelled(page)
       .map((k, i) => `<Version><Key>${xmlText(k)}</Key><VersionId>v${i}</VersionId><IsLatest>true</IsLatest><Size>1</Size></Version>`)
       .join('');
-    return xml(200, listing('ListVersionsResult', entries, query, page, formEncoded));
+    return void xml(200, listing('ListVersionsResult', entries, page, formEncoded));
   }
   if (req.method === 'GET' && query.has('uploads')) {
     const page = pageAfter(query);
     const entries = spelled(page)
       .map((k) => `<Upload><Key>${xmlText(k)}</Key><UploadId>u-${xmlText(k)}</UploadId></Upload>`)
       .join('');
-    return xml(200, listing('ListMultipartUploadsResult', entries, query, page, formEncoded));
+    return void xml(200, listing('ListMultipartUploadsResult', entries, page, formEncoded));
   }
   if (req.method === 'GET' && query.get('list-type') === '2') {
     const entries = spelled(KEYS)
       .map((k) => `<Contents><Key>${xmlText(k)}</Key><Size>1</Size></Contents>`)
       .join('');
-    return xml(
+    return void xml(
       200,
       `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult>${spelling.encodeKeys ? '<EncodingType>url</EncodingType>' : ''}<IsTruncated>false</IsTruncated><KeyCount>${KEYS.length}</KeyCount>${entries}</ListBucketResult>`,
     );
@@ -96,9 +96,9 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     completion.attempts += 1;
     if (completion.attempts === 1 && completion.loseFirstAnswer) return void req.socket.destroy();
     if (completion.attempts > 1 && completion.forgetsCompleted) {
-      return xml(404, '<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>');
+      return void xml(404, '<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>');
     }
-    return xml(
+    return void xml(
       200,
       `<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>${xmlText(completion.answerEtag)}</ETag></CompleteMultipartUploadResult>`,
     );

@@ -28,7 +28,7 @@ function endless(res, prefix, chunk) {
 const collected = [];
 
 const ROUTES = {
-  redirect: (req, res) => res.writeHead(307, { location: `http://localhost:${server.address().port}/collect/mcp` }).end(),
+  redirect: (_req, res) => res.writeHead(307, { location: `http://localhost:${server.address().port}/collect/mcp` }).end(),
   collect: (req, res) => {
     collected.push(req.headers);
     res.writeHead(404).end();

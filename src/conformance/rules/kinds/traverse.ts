@@ -37,7 +37,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 /** Visit every object key at any depth, with its JSON path. */
 export function walkKeys(value: unknown, path: string, visit: (key: string, child: unknown, childPath: string) => void): void {
   if (Array.isArray(value)) {
-    value.forEach((item, index) => walkKeys(item, joinPath(path, index), visit));
+    for (const [index, item] of value.entries()) walkKeys(item, joinPath(path, index), visit);
   } else if (isObject(value)) {
     for (const [key, child] of Object.entries(value)) {
       const childPath = joinPath(path, key);
@@ -58,7 +58,7 @@ export interface PropertyVisit {
 /** Every named property declared by a schema (`properties` maps), through all subschemas. */
 export function walkProperties(schema: unknown, path: string, visit: (property: PropertyVisit) => void, depth = 0): void {
   if (Array.isArray(schema)) {
-    schema.forEach((item, index) => walkProperties(item, joinPath(path, index), visit, depth));
+    for (const [index, item] of schema.entries()) walkProperties(item, joinPath(path, index), visit, depth);
     return;
   }
   if (!isObject(schema)) return;

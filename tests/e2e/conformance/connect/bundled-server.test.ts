@@ -15,7 +15,9 @@ import { connectionSettings } from '../../../../src/conformance/api.js';
  * must the same server over stdio, its default transport.
  */
 const children: ChildProcess[] = [];
-afterAll(() => children.forEach((child) => child.kill()));
+afterAll(() => {
+  for (const child of children) child.kill();
+});
 
 test('the server is built (npm test builds it first)', () => {
   expect(existsSync(BUNDLED.serverEntry), `${BUNDLED.serverEntry} missing: run npm run build`).toBe(true);

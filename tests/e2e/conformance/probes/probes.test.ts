@@ -251,7 +251,9 @@ function startByHand(env: Record<string, string>): Promise<{ url: string; stop: 
   });
 }
 const stopLater: (() => void)[] = [];
-afterAll(() => stopLater.forEach((stop) => stop()));
+afterAll(() => {
+  for (const stop of stopLater) stop();
+});
 
 test('--sandbox-env keeps a sandbox for a server started by hand; check --url --probes uses it; the admin token stays with the checker', {
   timeout: PROBE_RUN_TIMEOUT_MS,

@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BUNDLED } from '../../../../src/conformance/package-root.js';
 import { render, type Format } from '../../../../src/conformance/report/index.js';
 import { locate } from '../../../../src/conformance/report/locations.js';
 import type { RunResult } from '../../../../src/conformance/report/evidence.js';
@@ -144,12 +143,12 @@ describe('text reports', () => {
     const text = renderAs('pretty');
     expect(text).not.toMatch(/\u001b\[/);
     expect(text.indexOf('Summary: ')).toBeLessThan(text.indexOf('✖ s3_put_object'));
-    expect(text).toMatch(/^  by class: \d+ breaking, \d+ non-breaking, \d+ info changes; \d+ other findings$/m);
-    expect(text).toMatch(/^  by rule: .*credentials\/prohibited-field 1/m);
+    expect(text).toMatch(/^ {2}by class: \d+ breaking, \d+ non-breaking, \d+ info changes; \d+ other findings$/m);
+    expect(text).toMatch(/^ {2}by rule: .*credentials\/prohibited-field 1/m);
     expect(text).toMatch(
-      /^✖ s3_put_object \(\d+\)\n(    .*\n)*    ✖ credentials\/prohibited-field inputSchema\.properties\.apiKey — Tool s3_put_object declares/m,
+      /^✖ s3_put_object \(\d+\)\n( {4}.*\n)* {4}✖ credentials\/prohibited-field inputSchema\.properties\.apiKey — Tool s3_put_object declares/m,
     );
-    expect(text).toMatch(/^  credentials\/prohibited-field: Remove "apiKey" from s3_put_object/m);
+    expect(text).toMatch(/^ {2}credentials\/prohibited-field: Remove "apiKey" from s3_put_object/m);
     expect(text).toMatch(/^FAIL /m);
     const verbose = render('pretty', result, { failOn: 'error', color: false, verbose: true });
     expect(verbose).toMatch(/✖ credentials\/prohibited-field inputSchema\.properties\.apiKey \(modern, legacy\)/);

@@ -50,7 +50,7 @@ const VARIANTS: Variant[] = [
   {
     rule: 'naming/prefix-backing',
     contract: (c) =>
-      void ((c.toolBacking['s3_put_object'] = 'nativeB2Sdk'),
+      void ((c.toolBacking.s3_put_object = 'nativeB2Sdk'),
       (c.profiles.default.backingCounts = { nativeB2Sdk: 5, awsS3Sdk: 2, customMcp: 2 })),
   },
   { rule: 'naming/snake-case', surface: (s) => rename(s, 'b2_list_buckets', 'b2_listBuckets') },

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { PromptFixture } from '../../../../src/contract/prompt-fixture.js';
 import { sha256Hex } from '../../../../src/contract/normalize.js';

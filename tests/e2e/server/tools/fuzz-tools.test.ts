@@ -626,7 +626,7 @@ describe('fuzzing every tool inputSchema over stdio', () => {
     for (const side of [valid, invalid]) {
       expect(side.server.alive).toBe(true);
       const listed = await side.server.request('tools/list');
-      expect((listed.result?.tools as unknown[]).length).toBe(40);
+      expect((listed.result!.tools as unknown[]).length).toBe(40);
       expect(stderrProblems(side.server.stderr)).toEqual([]);
     }
     const requestsOnI = await adminCall<{ requests: unknown[] }>(invalid.sandbox, 'GET', '/requests');

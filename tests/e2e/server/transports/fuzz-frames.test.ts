@@ -156,7 +156,7 @@ describe('malformed frames on stdio', () => {
     async (_name, frame) => {
       expectClearError(await answerTo(frame), frame, frame.name);
       const listed = await server.request('tools/list');
-      expect((listed.result?.tools as unknown[]).length).toBe(40);
+      expect((listed.result!.tools as unknown[]).length).toBe(40);
     },
   );
 
@@ -174,7 +174,7 @@ describe('malformed frames on stdio', () => {
 
     const big = await server.request('tools/call', { name: 'b2_list_buckets', arguments: { bucketName: 'b'.repeat(9 * MIB) } });
     expect(big.result?.isError).toBe(true);
-    expect((big.result?.content as Array<{ text: string }>)[0]!.text).toMatch(/^B2 Error \[\w+\] \(HTTP \d{3}\): /);
+    expect((big.result!.content as Array<{ text: string }>)[0]!.text).toMatch(/^B2 Error \[\w+\] \(HTTP \d{3}\): /);
   });
 
   it('generated garbage lines: each gets a parse error or an invalid-request error', async () => {
@@ -186,16 +186,14 @@ describe('malformed frames on stdio', () => {
         .jsonValue()
         .filter((value) => typeof value !== 'string')
         .map((value) => JSON.stringify({ jsonrpc: '2.0', method: value })),
-      fc
-        .tuple(fc.jsonValue(), fc.jsonValue())
-        .map(([id, params]) =>
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: Array.isArray(id) || (id !== null && typeof id === 'object') ? id : [id],
-            method: 'tools/list',
-            params,
-          }),
-        ),
+      fc.tuple(fc.jsonValue(), fc.jsonValue()).map(([id, params]) =>
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: Array.isArray(id) || (id !== null && typeof id === 'object') ? id : [id],
+          method: 'tools/list',
+          params,
+        }),
+      ),
     );
     await fc.assert(
       fc.asyncProperty(garbage, async (line) => {
