@@ -7,7 +7,7 @@ import { jsonSchemaValidator } from '../connect/json-schema.js';
 import { BUNDLED } from '../package-root.js';
 import type { ConnectionSettings } from '../connect/settings.js';
 import type { judgeUndeclared } from './arguments.js';
-import type { CallOutcome, ProbeServer } from './sessions.js';
+import type { CallOutcome, ProbeServer, ProbeSession } from './sessions.js';
 
 /** One pointer assertion on a result's structuredContent. */
 export interface Assertion {
@@ -328,7 +328,7 @@ export async function runScenarios(
 ): Promise<ScenarioOutcome> {
   const { openSession } = await import('./sessions.js');
   const { judgeUndeclared } = await import('./arguments.js');
-  let session: Awaited<ReturnType<typeof openSession>>;
+  let session: ProbeSession;
   try {
     session = await openSession(
       server,
