@@ -11,7 +11,7 @@ import { verdictOf } from './verdict.js';
 
 import type { Format } from './formats.js';
 
-export { FORMATS, type Format } from './formats.js';
+export type { Format } from './formats.js';
 
 /** Every report is a rendering of the same findings and evidence. */
 export interface RenderOptions {
