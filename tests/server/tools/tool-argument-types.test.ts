@@ -66,7 +66,7 @@ export const mismatched = defineTool({
   name: 'mismatched',
   title: 'Mismatched',
   description: 'A handler written for another input.',
-  input: toolInput({ key: string() }, ['key']), // TS2322
+  input: toolInput({ key: string() }, ['key']), // TS2375
   backing: 'customMcp',
   capabilities: 'unmapped',
   effect: 'read',
