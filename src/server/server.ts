@@ -12,7 +12,7 @@ import type { Credentials, ServerConfig } from './config.js';
 import type { ToolContext } from './context.js';
 import type { Logger } from './logger.js';
 import { type ConfirmationStates, evaluateGate } from './policy/gate.js';
-import type { Sanitizer } from './policy/sanitize.js';
+import { type Sanitizer, sanitizeProviderCode, sanitizeRequestId } from './policy/sanitize.js';
 import { lazyInputValidator } from './policy/input-validator.js';
 import { errorResult, formatToolError, successResult, type TextEncoder } from './policy/serialize.js';
 import { TOON_SPEC_VERSION } from './policy/toon.js';
@@ -198,10 +198,17 @@ export function createServerFactory(runtime: Omit<ServerRuntime, 'sessionFor'>, 
           } catch (error) {
             const known = knownFailure(error);
             const toolError = known ?? new ToolError(500, 'internal_error', 'The tool failed unexpectedly; see the server log.');
-            outcomeLabel = toolError.code;
+            // A backend's code and request id reach the model and the log only if they look like a code and an id.
+            const shown = {
+              status: toolError.status,
+              code: sanitizeProviderCode(toolError.code, sanitizer),
+              message: toolError.message,
+              requestId: sanitizeRequestId(toolError.requestId, sanitizer),
+            };
+            outcomeLabel = shown.code;
             // The logger sanitizes in log mode, which keeps an Error's name, message and stack (the result sanitizer would leave {}).
             if (!known) logger.error('tool.error', { tool: definition.name, error });
-            return errorResult(sanitizer.text(formatToolError(toolError)));
+            return errorResult(sanitizer.text(formatToolError(shown)));
           } finally {
             logger.info('tool.call', {
               tool: definition.name,

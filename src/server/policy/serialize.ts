@@ -52,7 +52,7 @@ export function successResult(outcome: ToolOutcome, encoder: TextEncoder): CallT
 }
 
 /** The one error shape every tool failure takes. */
-export function formatToolError(error: StatusError): string {
+export function formatToolError(error: Pick<StatusError, 'status' | 'code' | 'message'> & { requestId?: string | undefined }): string {
   const suffix = error.requestId ? ` (requestId: ${error.requestId})` : '';
   return `B2 Error [${error.code}] (HTTP ${error.status}): ${error.message}${suffix}`;
 }
