@@ -20,6 +20,7 @@ export default defineConfig({
       'tests/server/analytics/analytics-reports.test.ts',
       'tests/server/faults-races.test.ts',
       'tests/server/fetch-handler.test.ts',
+      'tests/server/tool-errors.test.ts',
       // ...race a file swap on purpose (nondeterministic, see the local-files survivors below)...
       'tests/server/s3/s3-local-files.test.ts',
       // ...read the source tree, which Stryker's sandbox holds instrumented...
