@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CorpusEntry } from './result-corpus.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { packageRoot } from '../src/server/package-info.js';
+import { B2_CAPABILITIES } from '../src/server/b2/capabilities.js';
 
 const root = packageRoot();
 const outDir = join(root, 'fixtures', 'result-corpus');
@@ -26,36 +27,9 @@ const admin = async (method: string, path: string, body?: unknown) => {
   if (!response.ok) throw new Error(`admin ${path}: ${response.status} ${await response.text()}`);
   return response.json() as Promise<Record<string, unknown>>;
 };
-const ALL = [
-  'listKeys',
-  'writeKeys',
-  'deleteKeys',
-  'listBuckets',
-  'readBuckets',
-  'writeBuckets',
-  'deleteBuckets',
-  'listFiles',
-  'readFiles',
-  'shareFiles',
-  'writeFiles',
-  'deleteFiles',
-  'readBucketEncryption',
-  'writeBucketEncryption',
-  'readBucketRetentions',
-  'writeBucketRetentions',
-  'readFileRetentions',
-  'writeFileRetentions',
-  'readFileLegalHolds',
-  'writeFileLegalHolds',
-  'bypassGovernance',
-  'readBucketReplications',
-  'writeBucketReplications',
-  'readBucketNotifications',
-  'writeBucketNotifications',
-];
 const key = (await admin('POST', '/keys', {
   keyName: 'corpus',
-  capabilities: ALL,
+  capabilities: B2_CAPABILITIES,
   applicationKeyId: '0051corpuskey0000000000001',
   applicationKey: 'K005CorpusSecretValue0000000000',
 })) as { applicationKeyId: string; applicationKey: string };

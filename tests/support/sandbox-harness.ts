@@ -1,40 +1,15 @@
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { testClock, type TestClock } from './clock.js';
 import { connectStdio, serverEnv, type ClientKind, type Connected, type ElicitAnswer } from './server-harness.js';
+import { B2_CAPABILITIES } from '../../src/server/b2/capabilities.js';
 
 export interface SandboxKey {
   applicationKeyId: string;
   applicationKey: string;
 }
 
-/** Every capability a key can hold (the master key's set). */
-export const ALL_KEY_CAPABILITIES = [
-  'listKeys',
-  'writeKeys',
-  'deleteKeys',
-  'listBuckets',
-  'readBuckets',
-  'writeBuckets',
-  'deleteBuckets',
-  'listFiles',
-  'readFiles',
-  'shareFiles',
-  'writeFiles',
-  'deleteFiles',
-  'readBucketEncryption',
-  'writeBucketEncryption',
-  'readBucketRetentions',
-  'writeBucketRetentions',
-  'readFileRetentions',
-  'writeFileRetentions',
-  'readFileLegalHolds',
-  'writeFileLegalHolds',
-  'bypassGovernance',
-  'readBucketReplications',
-  'writeBucketReplications',
-  'readBucketNotifications',
-  'writeBucketNotifications',
-];
+/** Every capability a tool of ours is mapped to: a key holding them all is shown the full profile. */
+export const ALL_KEY_CAPABILITIES = [...B2_CAPABILITIES];
 
 export async function adminCall<T = unknown>(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${sandbox.adminUrl}${path}`, {
