@@ -4,17 +4,14 @@
  * version, so several versions of one package sit side by side. A version already installed is
  * left as it is. Run as a script, it installs what is missing.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../src/server/package-info.js';
+import { holdsVersion, installInto, packageDirIn, type PinnedPackage } from './npm-prefix.js';
 
-export interface RealServerVersion {
-  package: string;
-  version: string;
-}
+export type RealServerVersion = PinnedPackage;
 
 /** Every pinned version, each package's in release order (tests/real-servers/servers.json). */
 export function realServerVersions(): { package: string; versions: string[] }[] {
@@ -33,40 +30,14 @@ export function prefixOf({ package: name, version }: RealServerVersion): string 
 }
 
 /** The installed package's own directory. */
-export function installedPackageDir(server: RealServerVersion): string {
-  return join(prefixOf(server), 'node_modules', ...server.package.split('/'));
-}
-
-function isInstalled(server: RealServerVersion): boolean {
-  const manifest = join(installedPackageDir(server), 'package.json');
-  return existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === server.version;
-}
+export const installedPackageDir = (server: RealServerVersion): string => packageDirIn(prefixOf(server), server.package);
 
 /** Install every pinned version not yet in the cache (no install scripts run: the servers need none to list their tools). */
 export function installRealServers(log: (line: string) => void = console.log): void {
   for (const { package: name, versions } of realServerVersions()) {
     for (const version of versions) {
       const server = { package: name, version };
-      if (isInstalled(server)) continue;
-      const prefix = prefixOf(server);
-      mkdirSync(prefix, { recursive: true });
-      log(`installing ${name}@${version} into ${prefix}`);
-      execFileSync(
-        'npm',
-        [
-          'install',
-          '--prefix',
-          prefix,
-          '--no-save',
-          '--no-package-lock',
-          '--no-audit',
-          '--no-fund',
-          '--ignore-scripts',
-          '--loglevel=error',
-          `${name}@${version}`,
-        ],
-        { stdio: 'inherit' },
-      );
+      if (!holdsVersion(prefixOf(server), server)) installInto(prefixOf(server), server, false, log);
     }
   }
 }

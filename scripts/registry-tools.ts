@@ -5,15 +5,13 @@
  * prefix per package version. A version already installed is left as it is. Run as a script with
  * tool names (`node dist/scripts/registry-tools.js node22 conformance`), it installs those.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { holdsVersion, installInto, packageDirIn, type PinnedPackage } from './npm-prefix.js';
 
-export interface RegistryTool {
-  package: string;
-  version: string;
+export interface RegistryTool extends PinnedPackage {
   /** The executable inside the installed package. */
   binary: string;
 }
@@ -37,46 +35,18 @@ export function registryToolsCache(): string {
 const prefixOf = (tool: RegistryTool): string => join(registryToolsCache(), `${tool.package.replace('/', '+')}-${tool.version}`);
 
 /** The installed package's own directory. */
-export function toolDir(name: ToolName): string {
-  const tool = REGISTRY_TOOLS[name];
-  return join(prefixOf(tool), 'node_modules', ...tool.package.split('/'));
-}
+export const toolDir = (name: ToolName): string => packageDirIn(prefixOf(REGISTRY_TOOLS[name]), REGISTRY_TOOLS[name].package);
 
 /** The tool's executable (a script for Node where the package ships one). */
 export const toolBinary = (name: ToolName): string => join(toolDir(name), REGISTRY_TOOLS[name].binary);
 
-function isInstalled(name: ToolName): boolean {
-  const manifest = join(toolDir(name), 'package.json');
-  return (
-    existsSync(manifest) &&
-    existsSync(toolBinary(name)) &&
-    (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === REGISTRY_TOOLS[name].version
-  );
-}
+const isInstalled = (name: ToolName): boolean =>
+  holdsVersion(prefixOf(REGISTRY_TOOLS[name]), REGISTRY_TOOLS[name]) && existsSync(toolBinary(name));
 
 /** Installs the named tools not yet in the cache (install scripts run: Bun and Deno place their binary in one). */
 export function installRegistryTools(names: readonly ToolName[], log: (line: string) => void = console.log): void {
   for (const name of names) {
-    if (isInstalled(name)) continue;
-    const tool = REGISTRY_TOOLS[name];
-    const prefix = prefixOf(tool);
-    mkdirSync(prefix, { recursive: true });
-    log(`installing ${tool.package}@${tool.version} into ${prefix}`);
-    execFileSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        prefix,
-        '--no-save',
-        '--no-package-lock',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        `${tool.package}@${tool.version}`,
-      ],
-      { stdio: 'inherit' },
-    );
+    if (!isInstalled(name)) installInto(prefixOf(REGISTRY_TOOLS[name]), REGISTRY_TOOLS[name], true, log);
   }
 }
 
