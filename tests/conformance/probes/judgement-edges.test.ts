@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { argumentSteps, judgeUndeclared } from '../../../src/conformance/probes/arguments.js';
+import { gateSteps } from '../../../src/conformance/probes/gate.js';
 import { loadProbeTables } from '../../../src/conformance/probes/table.js';
 import type { TargetSeeder } from '../../../src/conformance/probes/targets.js';
 import { judgeWriteEffect, writeSteps } from '../../../src/conformance/probes/writes.js';
@@ -155,7 +156,6 @@ describe('more edges', () => {
   });
 
   it('a logged change uses the gate target up even when the state digest shows none', async () => {
-    const { gateSteps } = await import('../../../src/conformance/probes/gate.js');
     const sandbox = new FakeSandbox();
     let seeded = 0;
     const seeder = { seed: async () => ({ bucketName: `b${++seeded}` }) } as unknown as TargetSeeder;

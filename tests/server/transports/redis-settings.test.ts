@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { redisUrlPasswords } from '../../../src/server/config.js';
+import { createRuntime } from '../../../src/server/start.js';
 import { loadHttpSettings } from '../../../src/server/transports/http-settings.js';
 
 const CANARY = 'redis-url-password-canary-51e2';
@@ -34,7 +36,6 @@ describe('B2_MCP_REDIS_URL and B2_MCP_REDIS_FAILURE', () => {
 
 describe('the password in B2_MCP_REDIS_URL', () => {
   it('is redacted from results and logs like any other secret, as written and decoded', async () => {
-    const { createRuntime } = await import('../../../src/server/start.js');
     const encoded = 'p%40ss-redis-canary-9d1f';
     const runtime = await createRuntime(
       { B2_MCP_PROFILE: 'default', B2_SECRET_SINK: 'off', LOG_LEVEL: 'silent', B2_MCP_REDIS_URL: `redis://default:${encoded}@cache:6379` },
@@ -44,8 +45,7 @@ describe('the password in B2_MCP_REDIS_URL', () => {
     expect(text).not.toContain('redis-canary');
   });
 
-  it('is nothing to redact when the URL has none or does not parse', async () => {
-    const { redisUrlPasswords } = await import('../../../src/server/config.js');
+  it('is nothing to redact when the URL has none or does not parse', () => {
     expect(redisUrlPasswords({ B2_MCP_REDIS_URL: 'redis://cache:6379' })).toEqual([]);
     expect(redisUrlPasswords({ B2_MCP_REDIS_URL: 'not a url' })).toEqual([]);
     expect(redisUrlPasswords({})).toEqual([]);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { main } from '../../../src/conformance/cli.js';
+import { main } from '../../../../src/conformance/cli.js';
 
 /**
  * docs/conformance.md: a --server process gets only the few variables every process needs
