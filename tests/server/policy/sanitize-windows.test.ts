@@ -37,6 +37,18 @@ function leaks(bytes: Buffer, secret: string): boolean {
   return texts.some((text) => pieces.some((piece) => text.includes(piece)));
 }
 
+/** The bytes with every redaction marker, in any of the layouts, taken out. */
+function withoutMarkers(bytes: Buffer): Buffer {
+  const markers = [latin1(REDACTED), utf16le(REDACTED), utf16le(REDACTED).swap16()];
+  let out = bytes;
+  for (const marker of markers) {
+    for (let at = out.indexOf(marker); at !== -1; at = out.indexOf(marker)) {
+      out = Buffer.concat([out.subarray(0, at), out.subarray(at + marker.length)]);
+    }
+  }
+  return out;
+}
+
 describe('two secrets in two layouts in one buffer', () => {
   const layouts: Record<string, Buffer> = {
     'one-byte text, then UTF-16LE': Buffer.concat([
@@ -54,6 +66,7 @@ describe('two secrets in two layouts in one buffer', () => {
       latin1(' tail'),
     ]),
     'one-byte text touching UTF-16LE': Buffer.concat([latin1('head '), latin1(FIRST), utf16le(SECOND), latin1(' tail')]),
+    'UTF-16LE touching one-byte text': Buffer.concat([latin1('head '), utf16le(FIRST), latin1(SECOND), latin1(' tail')]),
   };
 
   it.each(Object.keys(layouts))('%s: a window over all of it gives neither secret and keeps the text around them', (name) => {
@@ -66,6 +79,12 @@ describe('two secrets in two layouts in one buffer', () => {
     expect(text.startsWith('head ')).toBe(true);
     expect(text.endsWith(' tail')).toBe(true);
     if (!name.includes('touching')) expect(text).toContain(' the words between ');
+  });
+
+  it.each(Object.keys(layouts))('%s: markers aside, the window keeps exactly the text that is no secret', (name) => {
+    const bytes = layouts[name]!;
+    const kept = withoutMarkers(sanitizer.window(bytes, 0, bytes.length)).toString('latin1');
+    expect(kept).toBe(name.includes('touching') ? 'head  tail' : 'head  the words between  tail');
   });
 
   it.each(Object.keys(layouts))('%s: carried as base64 in a string, neither secret survives', (name) => {
