@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffExecution, diffTools, explainDrift, renameSimilarity } from '../../../src/conformance/diff/diff.js';
+import { diffExecution, diffModernBlock, diffTools, explainDrift, renameSimilarity } from '../../../src/conformance/diff/diff.js';
 import type { Change } from '../../../src/conformance/diff/changes.js';
 import type { NormalizedTool } from '../../../src/contract/normalize.js';
 
@@ -28,6 +28,11 @@ describe('the output schema, read by the client: fewer values are a narrowing, o
     [{ type: 'number' }, { type: 'integer' }, [['output-narrowed', 'outputSchema.type', 'number', 'integer']]],
     [{ type: 'string' }, { type: 'number' }, [['output-changed', 'outputSchema.type', 'string', 'number']]],
     [{ type: ['number', 'string'] }, { type: 'boolean' }, [['output-changed', 'outputSchema.type', ['number', 'string'], 'boolean']]],
+    [
+      { type: ['number', 'string'] },
+      { type: ['boolean', 'string'] },
+      [['output-changed', 'outputSchema.type', ['number', 'string'], ['boolean', 'string']]],
+    ],
     [{ type: 'integer' }, { type: 'number' }, [['output-widened', 'outputSchema.type', 'integer', 'number']]],
     [{}, { type: 'string' }, [['output-narrowed', 'outputSchema.type', undefined, 'string']]],
     // Enums: values dropped, or a value swapped for another.
@@ -111,6 +116,8 @@ describe('execution.taskSupport: the ways a client may call the tool', () => {
       ['meta-changed', 'execution.alpha', 1, 2],
       ['meta-changed', 'execution.zeta', 1, 2],
     ]);
+    // Only taskSupport names ways of calling: another key holding the same words is metadata.
+    expect(run({ mode: 'optional' }, { mode: 'required' })).toEqual([['meta-changed', 'execution.mode', 'optional', 'required']]);
   });
 });
 
@@ -232,5 +239,22 @@ describe('drift explanations with renames', () => {
       status: 'definitions-differ',
       tools: [],
     });
+  });
+});
+
+describe('the modern block when the fixtures record the capabilities on their own', () => {
+  const block = (capabilities: unknown, ttlMs: number) =>
+    ({ discover: { supportedVersions: ['v'], capabilities, ttlMs, cacheScope: 'private' } }) as never;
+
+  it('a capability change is named by the capability comparison, not again here', () => {
+    expect(diffModernBlock(block({ tools: {} }, 1), block({ logging: {} }, 2), { capabilities: false })).toEqual([
+      { kind: 'modern-block-changed', path: 'modern.discover.ttlMs', before: 1, after: 2 },
+    ]);
+    expect(diffModernBlock(block({ tools: {} }, 1), block({ logging: {} }, 1), { capabilities: true })).toEqual([
+      { kind: 'modern-block-changed', path: 'modern.discover.capabilities', before: { tools: {} }, after: { logging: {} } },
+    ]);
+    // Only the capabilities leave the prompts entry to the prompt comparison.
+    const odd = (prompts: number) => ({ discover: { ttlMs: { prompts } } }) as never;
+    expect(diffModernBlock(odd(1), odd(2)).map(({ path }) => path)).toEqual(['modern.discover.ttlMs']);
   });
 });
