@@ -91,7 +91,11 @@ export function diffExecution(a: unknown, b: unknown, emit: Emit): void {
   for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
     if (deepEqual(before[key], after[key])) continue;
     const where = joinPath('execution', key);
-    const ways = (value: unknown) => TASK_SUPPORT[typeof value === 'string' ? value : 'forbidden'];
+    // Own keys only: a server's "constructor" or "__proto__" is an unknown value, not an inherited one.
+    const ways = (value: unknown) => {
+      const name = typeof value === 'string' ? value : 'forbidden';
+      return Object.hasOwn(TASK_SUPPORT, name) ? TASK_SUPPORT[name] : undefined;
+    };
     if (key !== 'taskSupport' || !ways(before[key]) || !ways(after[key])) {
       emit('meta-changed', where, before[key], after[key]);
       continue;

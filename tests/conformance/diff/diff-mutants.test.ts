@@ -104,6 +104,9 @@ describe('execution.taskSupport: the ways a client may call the tool', () => {
     [{ taskSupport: 'forbidden' }, 'not an object', 'meta-changed'],
     [{ taskSupport: 'sometimes' }, { taskSupport: 'optional' }, 'meta-changed'],
     [{ taskSupport: 'optional' }, { taskSupport: 'sometimes' }, 'meta-changed'],
+    // A server's value that names a property every object inherits is just as unknown.
+    [{ taskSupport: 'optional' }, { taskSupport: 'constructor' }, 'meta-changed'],
+    [{ taskSupport: '__proto__' }, { taskSupport: 'toString' }, 'meta-changed'],
   ])('%j → %j is %s', (before, after, kind) => {
     const value = (side: unknown) =>
       typeof side === 'object' && side !== null ? (side as Record<string, unknown>).taskSupport : undefined;
