@@ -38,14 +38,15 @@ const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_RUN},}={0,2}`, 'g');
 const BASE64_START = /^[ \t]*[A-Za-z0-9+/]+={0,2}/;
 const BASE64_CHAR = /[A-Za-z0-9+/]/;
 
-/** The base64 run a line ends with (walked back from the end: linear whatever the line). */
+/**
+ * The base64 run a line ends with (walked back from the end: linear whatever the line). A line that
+ * ends in padding ends its data there (decoding stops at `=`), so it starts no wrapped block.
+ */
 function trailingBase64(line: string): string {
-  const padded = line.trimEnd();
-  let end = padded.length;
-  while (end > 0 && padded.length - end < 2 && padded[end - 1] === '=') end--;
-  let start = end;
-  while (start > 0 && BASE64_CHAR.test(padded[start - 1]!)) start--;
-  return padded.slice(start);
+  const trimmed = line.trimEnd();
+  let start = trimmed.length;
+  while (start > 0 && BASE64_CHAR.test(trimmed[start - 1]!)) start--;
+  return trimmed.slice(start);
 }
 /** Base32 stands alone: a stretch of a longer base64 run is not read as base32 too. */
 const BASE32_RUN = new RegExp(`(?<![A-Za-z0-9+/_-])[A-Za-z2-7]{${MIN_RUN},}=*(?![A-Za-z0-9+/_-])`, 'g');
@@ -115,7 +116,8 @@ function decodings(text: string, limit: number): View[] {
     for (const offset of offsets(4)) views.push(...bytesToViews(Buffer.from(run.slice(offset), 'base64'), name, limit));
   }
   for (const [run] of text.matchAll(BASE32_RUN)) {
-    const upper = run.toUpperCase().replace(/=+$/, '');
+    // base32-decode drops the padding itself.
+    const upper = run.toUpperCase();
     for (const offset of offsets(8)) {
       try {
         views.push(...bytesToViews(Buffer.from(base32Decode(upper.slice(offset), 'RFC4648')), 'base32', limit));
@@ -144,9 +146,9 @@ function wrappedBase64(text: string): string[] {
     const whole = /^[ \t]*([A-Za-z0-9+/]{16,}={0,2})[ \t]*$/.exec(line);
     if (block.length > 0 && whole) block.push(whole[1]!);
     else {
-      close(block.length > 0 ? (BASE64_START.exec(line)?.[0].trim() ?? '') : '');
+      close(BASE64_START.exec(line)?.[0].trim() ?? '');
       const end = trailingBase64(line);
-      if (end.replace(/=+$/, '').length >= MIN_RUN) block.push(end);
+      if (end.length >= MIN_RUN) block.push(end);
     }
   }
   close();

@@ -17,8 +17,7 @@ export type ObservedChange = { change: string; bucket?: string; key?: string } &
 /** `bucket/key#fileId` → bucket and key. */
 function nameParts(name: string): { bucket: string; key: string } {
   const slash = name.indexOf('/');
-  const hash = name.lastIndexOf('#');
-  return { bucket: name.slice(0, slash), key: name.slice(slash + 1, hash > slash ? hash : undefined) };
+  return { bucket: name.slice(0, slash), key: name.slice(slash + 1, name.lastIndexOf('#')) };
 }
 
 /** The changes a call made, each with its facts as the sandbox states them now. */
