@@ -3,7 +3,8 @@
  * in one buffer, windows that end or start exactly at a secret, base64 runs cut at a ranged
  * read's edge, hex and base64 runs whose characters carry the secret exactly, the shortest
  * encoded run, text that merely looks like the sanitizer's own working characters, and an object
- * whose property vanishes while it is copied.
+ * whose property vanishes while it is copied; also a short secret beside a long one, and an Error
+ * whose `name` is a getter.
  */
 import { describe, expect, it } from 'vitest';
 import { REDACTED, createSanitizer } from '../../../src/server/policy/sanitize.js';
@@ -231,5 +232,28 @@ describe('objects that change while they are copied', () => {
       },
     );
     expect(sanitizer.value(vanishing)).toEqual({ kept: 1 });
+  });
+});
+
+describe('secrets of different lengths and odd errors', () => {
+  it('a string shorter than the longest secret still loses a shorter secret it holds', () => {
+    // Made inside the test: the sanitizer's set-up is part of what is checked.
+    const mixed = createSanitizer(['Qz7kL2pW', FIRST]);
+    expect(mixed.text('x Qz7kL2pW')).toBe(`x ${REDACTED}`);
+  });
+
+  it('an error whose name is a getter: the getter never runs, so neither is the stack read', () => {
+    let calls = 0;
+    const error = new Error('plain message');
+    Object.defineProperty(error, 'name', {
+      get() {
+        calls += 1;
+        return 'Leaky';
+      },
+    });
+    const out = createSanitizer([], { mode: 'log' }).value(error) as Record<string, unknown>;
+    expect(calls).toBe(0);
+    expect(out.name).toBe('[accessor]');
+    expect(out.stack).toBe('[accessor]');
   });
 });
