@@ -135,7 +135,8 @@ function decodings(text: string, limit: number): View[] {
  * line after them.
  */
 function wrappedBase64(text: string): string[] {
-  const lines = text.split(/\r?\n|\\r?\\n/);
+  // Real line breaks, or the escaped ones of a JSON string (`\n`, `\r\n`).
+  const lines = text.split(/\r?\n|(?:\\r)?\\n/);
   const blocks: string[] = [];
   let block: string[] = [];
   const close = (tail = '') => {

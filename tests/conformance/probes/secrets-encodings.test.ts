@@ -105,6 +105,13 @@ describe('base32 and wrapped base64', () => {
     expect(scanner().scan(narrowlyWrapped('', ''))).toEqual(leak('base64'));
   });
 
+  it('base64 wrapped inside a JSON string, its line breaks escaped as \\n or \\r\\n, is joined too', () => {
+    const escaped = (separator: string) => JSON.stringify({ pem: narrowlyWrapped('', '') }).replaceAll('\\n', separator);
+    expect(escaped('\\n')).toContain('\\n');
+    expect(scanner().scan(escaped('\\n'))).toEqual(leak('base64'));
+    expect(scanner().scan(escaped('\\r\\n'))).toEqual(leak('base64'));
+  });
+
   it('wrapped lines may be indented and end in spaces or tabs', () => {
     expect(scanner().scan(narrowlyWrapped('  ', ' \t'))).toEqual(leak('base64'));
   });
