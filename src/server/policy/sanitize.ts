@@ -143,7 +143,19 @@ const MIN_REDACTABLE_LENGTH = 8;
 // shortest thing S1–S4 can change.
 const MIN_ENCODED_RUN = 11;
 const ENCODED_RUN = /[A-Za-z0-9+/_-]{11,}={0,2}/g;
-const HEX_RUN = /^[0-9A-Fa-f]+$/;
+const HEX_RUN = /^(?:0[xX])?([0-9A-Fa-f]+)$/;
+
+/** The hex a run may carry (after a `0x`; with an odd digit count, at either alignment), each with where it starts in the run. */
+function hexReadings(run: string): Array<{ offset: number; hex: string }> {
+  const digits = HEX_RUN.exec(run)?.[1];
+  if (digits === undefined) return [];
+  const start = run.length - digits.length;
+  if (digits.length % 2 === 0) return [{ offset: start, hex: digits }];
+  return [
+    { offset: start, hex: digits.slice(0, -1) },
+    { offset: start + 1, hex: digits.slice(1) },
+  ];
+}
 const URL_SAFE_BASE64 = /[-_]/;
 
 /**
@@ -421,9 +433,9 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
 
   /** Characters of an encoded run (at `at` in its text) that carry a secret; a run cut off at a window's edge is tried at each alignment. */
   function runRanges(run: string, at: number): Array<[number, number]> {
-    if (run.length % 2 === 0 && HEX_RUN.test(run)) {
-      const spans = byteSpans(Buffer.from(run, 'hex'), false);
-      if (spans.length > 0) return spans.map((span) => [at + 2 * span.start, at + 2 * span.end]);
+    for (const { offset, hex } of hexReadings(run)) {
+      const spans = byteSpans(Buffer.from(hex, 'hex'), false);
+      if (spans.length > 0) return spans.map((span) => [at + offset + 2 * span.start, at + offset + 2 * span.end]);
     }
     for (let skip = 0; skip < 4; skip++) {
       const spans = byteSpans(Buffer.from(run.slice(skip), 'base64'), false);
@@ -459,9 +471,11 @@ export function createSanitizer(secretValues: readonly string[], options: Saniti
 
   /** S5: a base64 or hex run whose decoded bytes hold a secret, re-encoded from the redacted bytes. */
   function encodedRun(run: string): string {
-    if (run.length % 2 === 0 && HEX_RUN.test(run)) {
-      const redacted = redactedBytes(Buffer.from(run, 'hex'));
-      if (redacted) return run === run.toUpperCase() ? redacted.toString('hex').toUpperCase() : redacted.toString('hex');
+    for (const { offset, hex } of hexReadings(run)) {
+      const redacted = redactedBytes(Buffer.from(hex, 'hex'));
+      if (!redacted) continue;
+      const encoded = hex === hex.toUpperCase() ? redacted.toString('hex').toUpperCase() : redacted.toString('hex');
+      return run.slice(0, offset) + encoded + run.slice(offset + hex.length);
     }
     const redacted = redactedBytes(Buffer.from(run, 'base64'));
     if (!redacted) return run;

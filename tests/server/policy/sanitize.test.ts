@@ -236,6 +236,23 @@ describe('S5: secrets inside encoded runs', () => {
     }
   });
 
+  it('finds a secret in hex written with a 0x prefix or with an odd digit before or after it, and keeps the rest of the run', () => {
+    const hex = Buffer.from(`key ${CONFIGURED}`).toString('hex');
+    for (const [run, prefix, suffix] of [
+      [`0x${hex}`, '0x', ''],
+      [`0X${hex.toUpperCase()}`, '0X', ''],
+      [`7${hex}`, '7', ''],
+      [`${hex}7`, '', '7'],
+    ] as const) {
+      const out = results.text(`dump: ${run} end`);
+      expect(out).not.toContain(hex.slice(8, 40));
+      const redacted = out.slice('dump: '.length, -' end'.length);
+      expect([redacted.slice(0, prefix.length), redacted.slice(redacted.length - suffix.length)]).toEqual([prefix, suffix]);
+      const digits = redacted.slice(prefix.length, redacted.length - suffix.length);
+      expect(Buffer.from(digits, 'hex').toString('latin1')).toBe(`key ${REDACTED}`);
+    }
+  });
+
   it('finds the shortest configured secret (8 bytes) in the shortest run that carries it', () => {
     const short = createSanitizer(['abcdefgh']);
     expect(short.text(Buffer.from('abcdefgh').toString('base64'))).not.toBe(Buffer.from('abcdefgh').toString('base64'));
